@@ -1,0 +1,404 @@
+//! The `heavydp` command-line tool. See CONTRACT.md for the user-facing names.
+
+mod demo;
+
+use clap::{Args, Parser, Subcommand};
+use heavydp::algorithms::{self, Observer, ParamMap, PrivateAlgorithm, Problem};
+use heavydp::constraints::DomainSpec;
+use heavydp::data::{self, scenarios};
+use heavydp::loss::LossKind;
+use heavydp::model::{self, ModelFile};
+use heavydp::noise::make_rng;
+use heavydp::privacy::Budget;
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+#[derive(Parser)]
+#[command(
+    name = "heavydp",
+    version,
+    about = "Differentially private optimisation and estimation on heavy-tailed, high-dimensional data",
+    long_about = "Differentially private optimisation and estimation on heavy-tailed, high-dimensional data.\n\n\
+Neighbouring datasets differ in one record replaced; n is public. Results go to stdout as JSON unless --out names a file."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate heavy-tailed data, fit private models and the non-private floor, print their errors.
+    Demo {
+        /// Seed of the ChaCha20 generator (data and noise); default 7.
+        #[arg(long, default_value_t = 7)]
+        seed: u64,
+    },
+    /// List every algorithm: name, paper, privacy model, losses, domains.
+    Algorithms {
+        /// Print a JSON array with the parameters of each algorithm.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a synthetic dataset from the papers' generators.
+    #[command(long_about = SIMULATE_HELP)]
+    Simulate(SimulateArgs),
+    /// Fit a private model and write the model file.
+    Fit(FitArgs),
+    /// Predictions of a model on a CSV file (one `prediction` per row).
+    Predict {
+        #[arg(long)]
+        model: String,
+        #[arg(long)]
+        data: String,
+        /// Output CSV (default: stdout).
+        #[arg(long)]
+        out: Option<String>,
+    },
+    /// Metrics of a model on a CSV file (JSON): mse, mae, risk; with --truth also excess_risk, l2_error, support_recall.
+    Evaluate {
+        #[arg(long)]
+        model: String,
+        #[arg(long)]
+        data: String,
+        #[arg(long)]
+        truth: Option<String>,
+    },
+}
+
+const SIMULATE_HELP: &str = "Write a synthetic dataset from the papers' generators (CSV: features x1..xd, then y).\n\n\
+Scenarios (distribution parameters are standard deviations unless 'variance' is said):\n\
+  hu-linear-lognormal          x ~ Lognormal(0, variance 0.6); y = <w*, x> + N(0, variance 0.1); w* = g/||g||_1\n\
+  hu-logistic-lognormal        x ~ Lognormal(0, variance 0.6); y = sign(<x, w*>) in {-1, +1}\n\
+  hu-linear-student            x ~ Student t (10 d.o.f.); y = <w*, x> + N(0, variance 0.1)\n\
+  hu-sparse-lognormal-noise    x ~ N(0, variance 5); noise Lognormal(0, variance 0.5); s*-sparse unit-l2 w*\n\
+  hu-sparse-loglogistic-noise  x ~ N(0, variance 5); noise log-logistic c = 0.1\n\
+  hu-sparse-loggamma-noise     x ~ N(0, variance 5); noise log-gamma c = 0.5\n\
+  hu-sparse-logistic-gaussian  x ~ N(0, variance 5); y = sign(<x, w*> + logistic(0, scale 0.5))\n\
+  hu-sparse-logistic-laplace   x ~ Laplace(0, scale 5); y = sign(<x, w*> + log-gamma(c = 0.5))\n\
+  tian-sparse-student          x ~ N(0, I); y = <b*, x> + Student t (nu = 3 for --param zeta=1 [default], 1.75 for zeta=0.5);\n\
+                               b* has s* entries beta_scale * N(0, 1) (--param beta_scale=1)\n\n\
+Hu's sparse truth: N(0, 100^2) entries on a random support of size s* (default 20), scaled to ||w*||_2 = 1.\n\
+Tian's default s* = 5. Noises are not centred (as in the paper). truth.json holds w_star, loss and domain.";
+
+#[derive(Args)]
+struct SimulateArgs {
+    #[arg(long)]
+    scenario: String,
+    #[arg(long)]
+    n: usize,
+    #[arg(long)]
+    d: usize,
+    #[arg(long)]
+    sparsity: Option<usize>,
+    /// Scenario parameter KEY=VALUE (repeatable).
+    #[arg(long = "param")]
+    params: Vec<String>,
+    #[arg(long)]
+    seed: Option<u64>,
+    #[arg(long)]
+    out: String,
+    #[arg(long)]
+    truth: Option<String>,
+}
+
+#[derive(Args)]
+struct FitArgs {
+    #[arg(long)]
+    algorithm: String,
+    #[arg(long)]
+    data: String,
+    #[arg(long, default_value = "y")]
+    target: String,
+    /// Privacy budget epsilon (> 0, or 'inf' for the non-private run).
+    #[arg(long, allow_hyphen_values = true)]
+    epsilon: String,
+    /// Privacy budget delta in [0, 1) (default 0).
+    #[arg(long, allow_hyphen_values = true)]
+    delta: Option<String>,
+    #[arg(long)]
+    loss: Option<String>,
+    #[arg(long)]
+    domain: Option<String>,
+    #[arg(long, allow_hyphen_values = true)]
+    radius: Option<String>,
+    #[arg(long)]
+    sparsity: Option<usize>,
+    /// Hyperparameter KEY=VALUE (repeatable); see `heavydp algorithms --json`.
+    #[arg(long = "param")]
+    params: Vec<String>,
+    #[arg(long)]
+    seed: Option<u64>,
+    #[arg(long)]
+    out: String,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Demo { seed } => demo::run(seed),
+        Command::Algorithms { json } => cmd_algorithms(json),
+        Command::Simulate(a) => cmd_simulate(a),
+        Command::Fit(a) => cmd_fit(a),
+        Command::Predict { model, data, out } => cmd_predict(&model, &data, out.as_deref()),
+        Command::Evaluate { model, data, truth } => cmd_evaluate(&model, &data, truth.as_deref()),
+    };
+    if let Err(msg) = result {
+        eprintln!("error: {msg}");
+        std::process::exit(2);
+    }
+}
+
+/// Parses repeated `KEY=VALUE` flags; a key given twice is an error.
+pub fn parse_params(raw: &[String]) -> Result<ParamMap, String> {
+    let mut m = ParamMap::new();
+    for p in raw {
+        let (k, v) = p.split_once('=').ok_or_else(|| format!("--param '{p}': expected KEY=VALUE"))?;
+        let (k, v) = (k.trim(), v.trim());
+        if k.is_empty() || v.is_empty() {
+            return Err(format!("--param '{p}': expected KEY=VALUE"));
+        }
+        if m.insert(k.to_string(), v.to_string()).is_some() {
+            return Err(format!("--param {k} is given more than once"));
+        }
+    }
+    Ok(m)
+}
+
+fn parse_number(flag: &str, v: &str) -> Result<f64, String> {
+    v.trim().parse::<f64>().map_err(|_| format!("{flag} must be a number; got '{v}'"))
+}
+
+/// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename),
+/// so a failure never leaves a half-written file.
+pub fn write_atomic(path: &str, bytes: &[u8]) -> Result<(), String> {
+    let p = Path::new(path);
+    let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(format!("{path}: the folder {} does not exist", dir.display()));
+    }
+    let tmp = dir.join(format!(".{}.tmp{}", p.file_name().and_then(|s| s.to_str()).unwrap_or("out"), std::process::id()));
+    let res = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, p)
+    })();
+    if let Err(e) = res {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("{path}: cannot write: {e}"));
+    }
+    Ok(())
+}
+
+fn cmd_algorithms(json: bool) -> Result<(), String> {
+    let cat = algorithms::catalogue();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&cat).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    println!("{:<26} {:<36} {:<8} {:<28} domains", "name", "paper", "privacy", "losses");
+    for a in cat {
+        println!("{:<26} {:<36} {:<8} {:<28} {}", a.name, a.paper, a.privacy, a.losses.join(","), a.domains.join(","));
+    }
+    Ok(())
+}
+
+fn cmd_simulate(a: SimulateArgs) -> Result<(), String> {
+    let raw = parse_params(&a.params)?;
+    let mut params = BTreeMap::new();
+    for (k, v) in raw {
+        params.insert(k.clone(), parse_number(&format!("--param {k}"), &v)?);
+    }
+    let mut rng = make_rng(a.seed);
+    let (ds, truth) = scenarios::simulate(&a.scenario, a.n, a.d, a.sparsity, &params, &mut rng).map_err(|e| e.to_string())?;
+    let mut buf = Vec::with_capacity(a.n * (a.d + 1) * 20);
+    data::write_csv(&ds, &mut buf).map_err(|e| e.to_string())?;
+    let truth_json = serde_json::to_vec_pretty(&serde_json::json!({
+        "scenario": truth.scenario, "w_star": truth.w_star, "loss": truth.loss, "domain": truth.domain,
+        "n": truth.n, "d": truth.d, "sparsity": truth.sparsity, "parameters": truth.parameters, "seed": a.seed,
+    }))
+    .map_err(|e| e.to_string())?;
+    if let Some(t) = &a.truth {
+        // check the truth folder before writing anything
+        let dir = Path::new(t).parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            return Err(format!("{t}: the folder {} does not exist", dir.display()));
+        }
+    }
+    write_atomic(&a.out, &buf)?;
+    if let Some(t) = &a.truth {
+        write_atomic(t, &truth_json)?;
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal.
+struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    fn new() -> Self {
+        Progress(None)
+    }
+}
+
+impl Observer for Progress {
+    fn on_start(&mut self, total: usize) {
+        if std::io::stderr().is_terminal() && total > 0 {
+            let pb = indicatif::ProgressBar::new(total as u64);
+            pb.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} iterations {pos}/{len} [{bar:30}] {eta}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            self.0 = Some(pb);
+        }
+    }
+    fn on_iteration(&mut self, it: usize) {
+        if let Some(pb) = &self.0 {
+            pb.set_position(it as u64);
+        }
+    }
+    fn on_finish(&mut self) {
+        if let Some(pb) = self.0.take() {
+            pb.finish_and_clear();
+        }
+    }
+}
+
+/// Everything `fit` needs, resolved from flags before reading the data.
+pub struct FitSetup {
+    pub algorithm: Box<dyn PrivateAlgorithm>,
+    pub loss: LossKind,
+    pub domain: DomainSpec,
+    pub budget: Budget,
+}
+
+/// Resolves algorithm, loss, domain and budget from the flags. Loss parameters (`tau`,
+/// `c`) and the polytope vertex file (`vertices`) are taken out of the parameter map; the
+/// rest goes to the algorithm, which rejects unknown keys.
+#[allow(clippy::too_many_arguments)]
+pub fn resolve_fit(
+    algorithm: &str,
+    loss: Option<&str>,
+    domain: Option<&str>,
+    radius: Option<f64>,
+    sparsity: Option<usize>,
+    mut params: ParamMap,
+    epsilon: f64,
+    delta: f64,
+) -> Result<FitSetup, String> {
+    let budget = Budget::new(epsilon, delta).map_err(|e| e.to_string())?;
+    let (dl, dd) = algorithms::default_loss_and_domain(algorithm);
+    let loss_name = loss.unwrap_or(dl);
+    let domain_name = domain.unwrap_or(dd);
+    let mut take_num = |key: &str, applies: bool, what: &str| -> Result<Option<f64>, String> {
+        match params.remove(key) {
+            None => Ok(None),
+            Some(_) if !applies => Err(format!("--param {key} applies only to {what}")),
+            Some(v) => parse_number(&format!("--param {key}"), &v).map(Some),
+        }
+    };
+    let tau = take_num("tau", loss_name == "huber", "--loss huber")?;
+    let c = take_num("c", loss_name == "biweight", "--loss biweight")?;
+    let vertices = match params.remove("vertices") {
+        Some(_) if domain_name != "polytope" => return Err("--param vertices applies only to --domain polytope".into()),
+        v => v,
+    };
+    let loss = LossKind::parse(loss_name, tau, c).map_err(|e| e.to_string())?;
+    let domain = DomainSpec::parse(domain_name, radius, sparsity, vertices.as_deref()).map_err(|e| e.to_string())?;
+    let algorithm = algorithms::build(algorithm, &params).map_err(|e| e.to_string())?;
+    Ok(FitSetup {
+        algorithm,
+        loss,
+        domain,
+        budget,
+    })
+}
+
+fn cmd_fit(a: FitArgs) -> Result<(), String> {
+    let params = parse_params(&a.params)?;
+    let epsilon = parse_number("--epsilon", &a.epsilon)?;
+    let delta = match &a.delta {
+        Some(d) => parse_number("--delta", d)?,
+        None => 0.0,
+    };
+    let radius = match &a.radius {
+        Some(r) => Some(parse_number("--radius", r)?),
+        None => None,
+    };
+    let setup = resolve_fit(&a.algorithm, a.loss.as_deref(), a.domain.as_deref(), radius, a.sparsity, params, epsilon, delta)?;
+    // Check the output folder before any work.
+    let dir = Path::new(&a.out).parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(format!("{}: the folder {} does not exist", a.out, dir.display()));
+    }
+    let mut ds = data::read_csv(&a.data, &a.target).map_err(|e| e.to_string())?;
+    setup.loss.prepare_labels(ds.y_mut()).map_err(|e| format!("{}: {e}", a.data))?;
+    let domain = setup.domain.build(ds.d()).map_err(|e| e.to_string())?;
+    let problem = Problem {
+        data: &ds,
+        loss: setup.loss,
+        domain: domain.as_ref(),
+    };
+    let mut rng = make_rng(a.seed);
+    let report = setup
+        .algorithm
+        .fit(&problem, setup.budget, &mut rng, &mut Progress::new())
+        .map_err(|e| e.to_string())?;
+    let m = ModelFile::from_report(setup.algorithm.name(), &setup.loss, domain.describe(), &ds, &report, a.seed);
+    let text = serde_json::to_vec_pretty(&m).map_err(|e| e.to_string())?;
+    write_atomic(&a.out, &text)
+}
+
+fn load_for_model(m: &ModelFile, data_path: &str) -> Result<data::Dataset, String> {
+    data::read_csv_features(data_path, Some(&m.features)).map_err(|e| e.to_string())
+}
+
+fn cmd_predict(model_path: &str, data_path: &str, out: Option<&str>) -> Result<(), String> {
+    let m = ModelFile::read(model_path).map_err(|e| e.to_string())?;
+    let ds = load_for_model(&m, data_path)?;
+    let preds = m.predict(&ds);
+    let mut s = String::with_capacity(preds.len() * 20 + 16);
+    s.push_str("prediction\n");
+    for p in preds {
+        s.push_str(&data::format_float(p));
+        s.push('\n');
+    }
+    match out {
+        Some(o) => write_atomic(o, s.as_bytes()),
+        None => std::io::stdout().write_all(s.as_bytes()).map_err(|e| e.to_string()),
+    }
+}
+
+fn cmd_evaluate(model_path: &str, data_path: &str, truth: Option<&str>) -> Result<(), String> {
+    let m = ModelFile::read(model_path).map_err(|e| e.to_string())?;
+    let loss = m.loss_kind().map_err(|e| e.to_string())?;
+    let mut ds = data::read_csv(data_path, &m.target).map_err(|e| e.to_string())?;
+    // Features in model order.
+    let feats = data::read_csv_features(data_path, Some(&m.features)).map_err(|e| e.to_string())?;
+    let mut y = ds.y().to_vec();
+    loss.prepare_labels(&mut y).map_err(|e| format!("{data_path}: {e}"))?;
+    ds = data::Dataset::new(feats.x().to_vec(), y, feats.d(), m.features.clone(), m.target.clone()).map_err(|e| e.to_string())?;
+    let w_star = match truth {
+        None => None,
+        Some(t) => {
+            let text = std::fs::read_to_string(t).map_err(|e| format!("{t}: cannot read the truth file: {e}"))?;
+            let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{t}: not a JSON file: {e}"))?;
+            let w: Vec<f64> = serde_json::from_value(v.get("w_star").cloned().unwrap_or(serde_json::Value::Null))
+                .map_err(|_| format!("{t}: no numeric array 'w_star'"))?;
+            if w.len() != m.d {
+                return Err(model::ModelError::TruthShape {
+                    path: t.to_string(),
+                    found: w.len(),
+                    expected: m.d,
+                }
+                .to_string());
+            }
+            Some(w)
+        }
+    };
+    let metrics = model::evaluate(&loss, &ds, &m.weights, w_star.as_deref());
+    println!("{}", serde_json::to_string_pretty(&metrics).map_err(|e| e.to_string())?);
+    Ok(())
+}

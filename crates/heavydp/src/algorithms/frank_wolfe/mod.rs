@@ -1,0 +1,640 @@
+//! Frank–Wolfe (conditional gradient) methods of Talwar, Thakurta & Zhang:
+//! `frank-wolfe` (Alg. 3, non-private), `dp-frank-wolfe` (Alg. 4, Laplace
+//! report-noisy-min over the vertices of a polytope) and `dp-frank-wolfe-gaussian`
+//! (Alg. 5, Gaussian-perturbed gradient and an exact linear minimisation oracle).
+//!
+//! Spec: `spec/talwar-thakurta-zhang-geometry.md` §7–§10, ambiguities A15–A18.
+//!
+//! # Algorithm
+//!
+//! ```text
+//! θ_1 = start(C)                       # centre of C (0 for balls, uniform for the simplex)
+//! for t = 1 … T−1:
+//!     g_t = ∇L(θ_t; D)                 # full mean gradient on the clipped data
+//!     s_t = LMO(g_t)                   # Alg. 3: exact
+//!         | argmin_v ⟨v, g_t⟩ + Lap(b)  # Alg. 4: report-noisy-min over the vertices
+//!         | LMO(g_t + N(0, σ²I))       # Alg. 5
+//!     θ_{t+1} = (1 − μ_t) θ_t + μ_t s_t,  μ_t = 2/(t + 1)   (first step 1; spec §7, A15)
+//! output θ_T
+//! ```
+//!
+//! # Privacy (records clipped to ‖x‖_∞ ≤ B, |y| ≤ B; replace-one neighbours)
+//!
+//! * **Alg. 4**: each vertex score ⟨v, ∇L⟩ has sensitivity Δ_s = 2 L₁ ‖C‖₁ / n, and
+//!   report-noisy-min with Lap(b) over scores that can move in opposite directions is
+//!   (2Δ_s/b)-DP per step (spec §8, A16). Default `calibration = accountant`: the T − 1
+//!   steps compose in zCDP (ρ = (T−1)ε_step²/2) to the budget (ε, δ) by Lemma 1(4) of
+//!   Zhao et al. `calibration = paper` uses the printed b = L₁‖C‖₁√(8T ln(1/δ))/(nε), which
+//!   certifies only ≈ 2ε: it is refused unless its certified ε fits the budget.
+//! * **Alg. 5**: the mean gradient has ℓ2 sensitivity 2L/n; default `calibration = paper`
+//!   uses σ² = 32 L² T ln²(T/δ)/(nε)² (spec §9, A17), charged as Gaussian zCDP steps; when
+//!   that does not certify (ε, δ) (ε > 8 or δ > 1/e) the zCDP-calibrated
+//!   σ = (2L/n)/√(2ρ*/(T−1)) is used instead (recorded in the model file).
+//! * ε = ∞ sets b = σ = 0 and reproduces `frank-wolfe` exactly (same T, steps, clipping).
+//!
+//! # Parameters
+//!
+//! | name | symbol | default | source |
+//! |---|---|---|---|
+//! | `bound` | B | required (private algorithms); optional for `frank-wolfe` | CONTRACT; spec §10 |
+//! | `T` | T | Alg. 3: ⌈√n⌉ clamped to [2, 10⁴]; Alg. 4: ⌈(Γ nε)^{2/3}/(L₁‖C‖₁)^{2/3}⌉; Alg. 5: ⌈(Γ nε)^{2/3}/(L G_C)^{2/3}⌉ (≥ 2) | Thm 5.2 (error 2Γ/(T+1) below 1/√n); Thm 5.5; Thm B.2 |
+//! | `fw_step` | μ_t | `default` = 2/(t+1); `paper` = 1/(T+2) | spec §7, A15 |
+//! | `calibration` | b, σ | Alg. 4 `accountant`; Alg. 5 `paper` | spec A16, A17 |
+//!
+//! Constants: L₁ = sup|f'|·B, L = sup|f'|·B√d, Γ = sup f''·(B·diam₁ C)², with
+//! sup|f'| over |⟨x, θ⟩| ≤ B‖C‖₁ (see [`BoundedConstants`]).
+//!
+//! # Errors
+//! Unknown parameters, a missing `bound`, δ = 0 for the private variants, losses without
+//! a Lipschitz gradient (absolute, biweight), non-polytope domains for Alg. 4.
+//!
+//! # Example
+//! ```
+//! use heavydp::algorithms::{frank_wolfe::DpFrankWolfe, NoObserver, PrivateAlgorithm, Problem};
+//! use heavydp::constraints::L1Ball;
+//! use heavydp::data::Dataset;
+//! use heavydp::loss::LossKind;
+//! use heavydp::noise::rng_from_seed;
+//! use heavydp::privacy::Budget;
+//! let data = Dataset::from_rows(vec![0.5, -0.2, 0.1, 0.9, -0.4, 0.3], vec![0.2, 0.5, -0.1], 2).unwrap();
+//! let domain = L1Ball { d: 2, radius: 1.0 };
+//! let alg = DpFrankWolfe { bound: 1.0, ..DpFrankWolfe::default() };
+//! let problem = Problem { data: &data, loss: LossKind::Squared, domain: &domain };
+//! let report = alg.fit(&problem, Budget::new(1.0, 1e-5).unwrap(), &mut rng_from_seed(1), &mut NoObserver).unwrap();
+//! assert_eq!(report.weights.len(), 2);
+//! assert!(report.privacy.epsilon <= 1.0);
+//! ```
+
+use super::*;
+use crate::linalg::{mean_gradient, GradientWorkspace};
+use crate::mechanisms::{release, GaussianMechanism, ReportNoisyMin};
+use crate::privacy::{approx_to_zcdp_rho, calibration_target, zcdp_to_approx, Accountant, PrivacyLedger};
+
+const LOSSES: &[&str] = &["squared", "logistic", "huber"];
+const POLYTOPES: &[&str] = &["l1-ball", "simplex", "polytope"];
+const CONVEX: &[&str] = &["l1-ball", "l2-ball", "simplex", "polytope"];
+
+/// Step-size rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepRule {
+    /// μ_t = 2/(t + 1), t = 1, 2, … (first step 1).
+    Standard,
+    /// μ = 1/(T + 2) for every step (as printed in Algs. 4–5).
+    Paper,
+}
+
+impl StepRule {
+    fn mu(self, t: usize, big_t: usize) -> f64 {
+        match self {
+            StepRule::Standard => 2.0 / (t as f64 + 1.0),
+            StepRule::Paper => 1.0 / (big_t as f64 + 2.0),
+        }
+    }
+    fn parse(p: &Params) -> Result<Self, FitError> {
+        Ok(match p.choice("fw_step", &["default", "paper"])? {
+            Some("paper") => StepRule::Paper,
+            _ => StepRule::Standard,
+        })
+    }
+    fn name(self) -> &'static str {
+        match self {
+            StepRule::Standard => "default",
+            StepRule::Paper => "paper",
+        }
+    }
+}
+
+/// How each iteration picks its direction.
+enum Direction<'a> {
+    Exact,
+    NoisyMin(&'a ReportNoisyMin),
+    NoisyGradient(&'a GaussianMechanism),
+}
+
+/// The shared Frank–Wolfe loop over (already clipped) data.
+#[allow(clippy::too_many_arguments)]
+fn run(
+    data: &Dataset,
+    loss: &LossKind,
+    domain: &dyn ConstraintSet,
+    big_t: usize,
+    step: StepRule,
+    direction: Direction,
+    ledger: &mut PrivacyLedger,
+    rng: &mut dyn RngCore,
+    observer: &mut dyn Observer,
+) -> Result<(Vec<f64>, Vec<TraceRecord>), FitError> {
+    let d = data.d();
+    let mut w = domain.start();
+    let mut grad = vec![0.0; d];
+    let mut s = vec![0.0; d];
+    let mut ws = GradientWorkspace::new();
+    let poly = domain.as_polytope();
+    let mut scores = vec![0.0; poly.map_or(0, |p| p.num_vertices())];
+    let mut trace = Vec::with_capacity(big_t.saturating_sub(1));
+    observer.on_start(big_t.saturating_sub(1));
+    for t in 1..big_t {
+        mean_gradient(loss, data.x(), data.y(), d, &w, &mut grad, &mut ws);
+        let noise_scale;
+        match &direction {
+            Direction::NoisyGradient(g) => {
+                grad = release(ledger, "noisy gradient (Alg. 5)", *g, &grad, rng)?;
+                noise_scale = g.sigma;
+            }
+            Direction::NoisyMin(m) => noise_scale = m.scale,
+            Direction::Exact => noise_scale = 0.0,
+        }
+        let mu = step.mu(t, big_t);
+        match poly {
+            Some(p) => {
+                p.vertex_scores(&grad, &mut scores);
+                let i = match &direction {
+                    Direction::NoisyMin(m) => release(ledger, "vertex selection (Alg. 4)", *m, &scores, rng)?,
+                    _ => crate::mechanisms::argmin(&scores).expect("vertices"),
+                };
+                p.move_toward_vertex(&mut w, i, mu);
+            }
+            None => {
+                domain.lmo(&grad, &mut s);
+                for (wi, si) in w.iter_mut().zip(&s) {
+                    *wi = (1.0 - mu) * *wi + mu * si;
+                }
+            }
+        }
+        trace.push(TraceRecord {
+            iteration: t,
+            step_size: mu,
+            noise_scale,
+            epsilon_spent: ledger.spent().0,
+        });
+        observer.on_iteration(t);
+    }
+    observer.on_finish();
+    Ok((w, trace))
+}
+
+fn default_nonprivate_t(n: usize) -> usize {
+    ((n as f64).sqrt().ceil() as usize).clamp(2, 10_000)
+}
+
+fn t_param(p: &Params) -> Result<Option<usize>, FitError> {
+    p.integer("T", 2)
+}
+
+fn common_params() -> Vec<ParamInfo> {
+    vec![
+        ParamInfo {
+            name: "fw_step",
+            default: "default",
+            meaning: "step rule: default = 2/(t+1) (first step 1), paper = 1/(T+2)",
+            source: "spec Talwar §7, A15",
+        },
+    ]
+}
+
+fn prepare<'a>(problem: &Problem<'a>, bound: Option<f64>) -> (std::borrow::Cow<'a, Dataset>, Option<BoundedConstants>) {
+    match bound {
+        Some(b) => (
+            std::borrow::Cow::Owned(clip_for(problem.data, &problem.loss, b)),
+            Some(BoundedConstants::new(&problem.loss, problem.domain, b)),
+        ),
+        None => (std::borrow::Cow::Borrowed(problem.data), None),
+    }
+}
+
+// ------------------------------------------------------------------ Alg. 3
+
+/// `frank-wolfe`: non-private Frank–Wolfe (Talwar et al. Alg. 3). See the module docs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrankWolfe {
+    /// Optional public clipping bound B (so it can be compared with the private variants).
+    pub bound: Option<f64>,
+    /// Number of iterates T (T − 1 updates); `None` = ⌈√n⌉ clamped to [2, 10⁴].
+    pub t: Option<usize>,
+    pub step: StepRule,
+}
+
+impl Default for FrankWolfe {
+    fn default() -> Self {
+        FrankWolfe {
+            bound: None,
+            t: None,
+            step: StepRule::Standard,
+        }
+    }
+}
+
+impl FrankWolfe {
+    pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
+        let p = Params::new("frank-wolfe", params, &["bound", "T", "fw_step"])?;
+        Ok(FrankWolfe {
+            bound: p.positive("bound")?,
+            t: t_param(&p)?,
+            step: StepRule::parse(&p)?,
+        })
+    }
+
+    pub fn info() -> AlgorithmInfo {
+        let mut parameters = vec![
+            ParamInfo {
+                name: "bound",
+                default: "none (no clipping)",
+                meaning: "optional public bound B: features and target clipped to [-B, B]",
+                source: "CONTRACT",
+            },
+            ParamInfo {
+                name: "T",
+                default: "ceil(sqrt(n)) clamped to [2, 10000]",
+                meaning: "number of iterates (T-1 updates)",
+                source: "Talwar Thm 5.2: optimisation error 2*Gamma/(T+1) below the 1/sqrt(n) statistical error",
+            },
+        ];
+        parameters.extend(common_params());
+        AlgorithmInfo {
+            name: "frank-wolfe",
+            paper: "Talwar, Thakurta & Zhang, Alg. 3",
+            privacy: "none",
+            losses: LOSSES.to_vec(),
+            domains: CONVEX.to_vec(),
+            parameters,
+        }
+    }
+
+    fn big_t(&self, n: usize) -> usize {
+        self.t.unwrap_or_else(|| default_nonprivate_t(n))
+    }
+}
+
+impl PrivateAlgorithm for FrankWolfe {
+    fn name(&self) -> &'static str {
+        "frank-wolfe"
+    }
+    fn privacy_model(&self) -> PrivacyModel {
+        PrivacyModel::None
+    }
+    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
+        check_common(self.name(), self.privacy_model(), problem, budget, LOSSES, CONVEX)
+    }
+    fn fit(&self, problem: &Problem, budget: Budget, rng: &mut dyn RngCore, observer: &mut dyn Observer) -> Result<FitReport, FitError> {
+        self.validate(problem, &budget)?;
+        let (data, _) = prepare(problem, self.bound);
+        let big_t = self.big_t(data.n());
+        let mut ledger = PrivacyLedger::new(Budget::non_private(), Accountant::Basic);
+        let (w, trace) = run(&data, &problem.loss, problem.domain, big_t, self.step, Direction::Exact, &mut ledger, rng, observer)?;
+        let mut h = BTreeMap::new();
+        hp(&mut h, "T", big_t);
+        hp(&mut h, "fw_step", self.step.name());
+        if let Some(b) = self.bound {
+            hp(&mut h, "bound", b);
+        }
+        Ok(FitReport {
+            weights: w,
+            status: FitStatus::MaxIterations,
+            privacy: ledger.summary(PrivacyModel::None),
+            hyperparameters: h,
+            trace,
+            notes: vec![],
+        })
+    }
+}
+
+// ------------------------------------------------------------------ Alg. 4
+
+/// Alg. 4 noise calibration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FwCalibration {
+    /// Per-step ε from the zCDP accountant (default; spec §8).
+    Accountant,
+    /// The printed Laplace scale (certifies ≈ 2ε; refused when over budget).
+    Paper,
+}
+
+/// `dp-frank-wolfe`: Talwar et al. Alg. 4. See the module docs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DpFrankWolfe {
+    /// Public clipping bound B (required).
+    pub bound: f64,
+    /// Number of iterates; `None` = Theorem 5.5.
+    pub t: Option<usize>,
+    pub step: StepRule,
+    pub calibration: FwCalibration,
+}
+
+impl Default for DpFrankWolfe {
+    fn default() -> Self {
+        DpFrankWolfe {
+            bound: f64::NAN,
+            t: None,
+            step: StepRule::Standard,
+            calibration: FwCalibration::Accountant,
+        }
+    }
+}
+
+/// Resolved noise plan for Alg. 4.
+#[derive(Debug, Clone, Copy)]
+struct Alg4Plan {
+    big_t: usize,
+    score_sensitivity: f64,
+    scale: f64,
+    certified_epsilon: f64,
+}
+
+impl DpFrankWolfe {
+    pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
+        let p = Params::new("dp-frank-wolfe", params, &["bound", "T", "fw_step", "calibration"])?;
+        Ok(DpFrankWolfe {
+            bound: required_bound("dp-frank-wolfe", &p)?,
+            t: t_param(&p)?,
+            step: StepRule::parse(&p)?,
+            calibration: match p.choice("calibration", &["accountant", "paper"])? {
+                Some("paper") => FwCalibration::Paper,
+                _ => FwCalibration::Accountant,
+            },
+        })
+    }
+
+    pub fn info() -> AlgorithmInfo {
+        let mut parameters = vec![
+            ParamInfo {
+                name: "bound",
+                default: "required",
+                meaning: "public bound B: features and target clipped to [-B, B]",
+                source: "CONTRACT; Talwar §5.3 (spec §10)",
+            },
+            ParamInfo {
+                name: "T",
+                default: "ceil((Gamma*n*eps)^(2/3) / (L1*||C||_1)^(2/3)), >= 2",
+                meaning: "number of iterates (T-1 private vertex selections)",
+                source: "Talwar Thm 5.5",
+            },
+            ParamInfo {
+                name: "calibration",
+                default: "accountant",
+                meaning: "accountant: Laplace scale from zCDP composition of the T-1 report-noisy-min steps; paper: printed scale (certifies ~2 eps, refused if over budget)",
+                source: "spec Talwar §8, A16",
+            },
+        ];
+        parameters.extend(common_params());
+        AlgorithmInfo {
+            name: "dp-frank-wolfe",
+            paper: "Talwar, Thakurta & Zhang, Alg. 4",
+            privacy: "approx",
+            losses: LOSSES.to_vec(),
+            domains: POLYTOPES.to_vec(),
+            parameters,
+        }
+    }
+
+    fn plan(&self, problem: &Problem, budget: &Budget) -> Alg4Plan {
+        let n = problem.data.n() as f64;
+        let c = BoundedConstants::new(&problem.loss, problem.domain, self.bound);
+        let c1 = problem.domain.l1_radius();
+        let eps = budget.epsilon;
+        let big_t = match self.t {
+            Some(t) => t,
+            None if budget.is_non_private() => default_nonprivate_t(problem.data.n()),
+            None => {
+                let t = (c.curvature * n * eps).powf(2.0 / 3.0) / (c.lipschitz_inf * c1).powf(2.0 / 3.0);
+                (t.ceil() as usize).max(2)
+            }
+        };
+        let score_sensitivity = 2.0 * c.lipschitz_inf * c1 / n;
+        if budget.is_non_private() {
+            return Alg4Plan {
+                big_t,
+                score_sensitivity,
+                scale: 0.0,
+                certified_epsilon: f64::INFINITY,
+            };
+        }
+        let steps = (big_t - 1) as f64;
+        let scale = match self.calibration {
+            FwCalibration::Accountant => {
+                let rho = approx_to_zcdp_rho(calibration_target(eps), budget.delta);
+                let eps_step = (2.0 * rho / steps).sqrt();
+                2.0 * score_sensitivity / eps_step
+            }
+            FwCalibration::Paper => c.lipschitz_inf * c1 * (8.0 * big_t as f64 * (-budget.delta.ln())).sqrt() / (n * eps),
+        };
+        let eps_step = 2.0 * score_sensitivity / scale;
+        let certified_epsilon = zcdp_to_approx(steps * eps_step * eps_step / 2.0, budget.delta);
+        Alg4Plan {
+            big_t,
+            score_sensitivity,
+            scale,
+            certified_epsilon,
+        }
+    }
+}
+
+impl PrivateAlgorithm for DpFrankWolfe {
+    fn name(&self) -> &'static str {
+        "dp-frank-wolfe"
+    }
+    fn privacy_model(&self) -> PrivacyModel {
+        PrivacyModel::Approx
+    }
+    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
+        check_common(self.name(), self.privacy_model(), problem, budget, LOSSES, POLYTOPES)?;
+        if !(self.bound.is_finite() && self.bound > 0.0) {
+            return Err(FitError::BoundRequired { algorithm: "dp-frank-wolfe" });
+        }
+        let plan = self.plan(problem, budget);
+        if plan.certified_epsilon > budget.epsilon {
+            return Err(FitError::BadParameter {
+                algorithm: "dp-frank-wolfe",
+                param: "calibration".into(),
+                reason: format!(
+                    "the printed Laplace scale certifies only epsilon = {:.4} under replace-one neighbours (spec Talwar A16), above the budget {}; use calibration=accountant",
+                    plan.certified_epsilon, budget.epsilon
+                ),
+            });
+        }
+        Ok(())
+    }
+    fn fit(&self, problem: &Problem, budget: Budget, rng: &mut dyn RngCore, observer: &mut dyn Observer) -> Result<FitReport, FitError> {
+        self.validate(problem, &budget)?;
+        let plan = self.plan(problem, &budget);
+        let (data, _) = prepare(problem, Some(self.bound));
+        let mech = if plan.scale == 0.0 {
+            ReportNoisyMin {
+                sensitivity: plan.score_sensitivity,
+                scale: 0.0,
+            }
+        } else {
+            ReportNoisyMin::with_scale(plan.score_sensitivity, plan.scale)?
+        };
+        let mut ledger = PrivacyLedger::new(budget, Accountant::Zcdp);
+        let (w, trace) = run(&data, &problem.loss, problem.domain, plan.big_t, self.step, Direction::NoisyMin(&mech), &mut ledger, rng, observer)?;
+        let mut h = BTreeMap::new();
+        hp(&mut h, "bound", self.bound);
+        hp(&mut h, "T", plan.big_t);
+        hp(&mut h, "fw_step", self.step.name());
+        hp(&mut h, "calibration", if self.calibration == FwCalibration::Paper { "paper" } else { "accountant" });
+        hp(&mut h, "laplace_scale", plan.scale);
+        hp(&mut h, "score_sensitivity", plan.score_sensitivity);
+        Ok(FitReport {
+            weights: w,
+            status: FitStatus::MaxIterations,
+            privacy: ledger.summary(PrivacyModel::Approx),
+            hyperparameters: h,
+            trace,
+            notes: vec![],
+        })
+    }
+}
+
+// ------------------------------------------------------------------ Alg. 5
+
+/// `dp-frank-wolfe-gaussian`: Talwar et al. Alg. 5. See the module docs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DpFrankWolfeGaussian {
+    /// Public clipping bound B (required).
+    pub bound: f64,
+    /// Number of iterates; `None` = Theorem B.2.
+    pub t: Option<usize>,
+    pub step: StepRule,
+    /// `true`: always use the zCDP-calibrated σ (the fallback) instead of the printed one.
+    pub zcdp_calibration: bool,
+}
+
+impl Default for DpFrankWolfeGaussian {
+    fn default() -> Self {
+        DpFrankWolfeGaussian {
+            bound: f64::NAN,
+            t: None,
+            step: StepRule::Standard,
+            zcdp_calibration: false,
+        }
+    }
+}
+
+/// σ for T − 1 Gaussian gradient releases of ℓ2-sensitivity `sens` under budget (ε, δ):
+/// the printed σ² = 32 L² T ln²(T/δ)/(nε)² when it certifies (ε, δ) through zCDP, else (or
+/// when `force_zcdp`) σ = sens/√(2ρ*/(T−1)). Returns (σ, calibration name). Shared with
+/// noisy mirror descent (same σ, spec §2).
+pub fn gaussian_gradient_sigma(lipschitz: f64, n: usize, big_t: usize, steps: usize, budget: &Budget, force_zcdp: bool) -> (f64, &'static str) {
+    if budget.is_non_private() || steps == 0 {
+        return (0.0, "none");
+    }
+    let n = n as f64;
+    let sens = 2.0 * lipschitz / n;
+    let t = big_t as f64;
+    let printed = (32.0 * lipschitz * lipschitz * t * (t / budget.delta).ln().powi(2)).sqrt() / (n * budget.epsilon);
+    let certified = zcdp_to_approx(steps as f64 * crate::privacy::gaussian_zcdp_rho(sens, printed), budget.delta);
+    if !force_zcdp && certified <= calibration_target(budget.epsilon) {
+        return (printed, "paper");
+    }
+    let rho = approx_to_zcdp_rho(calibration_target(budget.epsilon), budget.delta) / steps as f64;
+    (sens / (2.0 * rho).sqrt() * (1.0 + 1e-12), "zcdp")
+}
+
+impl DpFrankWolfeGaussian {
+    pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
+        let p = Params::new("dp-frank-wolfe-gaussian", params, &["bound", "T", "fw_step", "calibration"])?;
+        Ok(DpFrankWolfeGaussian {
+            bound: required_bound("dp-frank-wolfe-gaussian", &p)?,
+            t: t_param(&p)?,
+            step: StepRule::parse(&p)?,
+            zcdp_calibration: p.choice("calibration", &["paper", "zcdp"])? == Some("zcdp"),
+        })
+    }
+
+    pub fn info() -> AlgorithmInfo {
+        let mut parameters = vec![
+            ParamInfo {
+                name: "bound",
+                default: "required",
+                meaning: "public bound B: features and target clipped to [-B, B]",
+                source: "CONTRACT",
+            },
+            ParamInfo {
+                name: "T",
+                default: "ceil((Gamma*n*eps)^(2/3) / (L*G_C)^(2/3)), >= 2",
+                meaning: "number of iterates (T-1 noisy gradients)",
+                source: "Talwar Thm B.2",
+            },
+            ParamInfo {
+                name: "calibration",
+                default: "paper",
+                meaning: "paper: sigma^2 = 32 L^2 T ln^2(T/delta)/(n eps)^2 (falls back to zcdp when it does not certify); zcdp: sigma from exact zCDP composition",
+                source: "spec Talwar §9, A17, §2 check",
+            },
+        ];
+        parameters.extend(common_params());
+        AlgorithmInfo {
+            name: "dp-frank-wolfe-gaussian",
+            paper: "Talwar, Thakurta & Zhang, Alg. 5",
+            privacy: "approx",
+            losses: LOSSES.to_vec(),
+            domains: CONVEX.to_vec(),
+            parameters,
+        }
+    }
+
+    fn big_t(&self, problem: &Problem, budget: &Budget) -> usize {
+        match self.t {
+            Some(t) => t,
+            None if budget.is_non_private() => default_nonprivate_t(problem.data.n()),
+            None => {
+                let c = BoundedConstants::new(&problem.loss, problem.domain, self.bound);
+                let n = problem.data.n() as f64;
+                let t = (c.curvature * n * budget.epsilon).powf(2.0 / 3.0) / (c.lipschitz_l2 * problem.domain.gaussian_width()).powf(2.0 / 3.0);
+                (t.ceil() as usize).max(2)
+            }
+        }
+    }
+}
+
+impl PrivateAlgorithm for DpFrankWolfeGaussian {
+    fn name(&self) -> &'static str {
+        "dp-frank-wolfe-gaussian"
+    }
+    fn privacy_model(&self) -> PrivacyModel {
+        PrivacyModel::Approx
+    }
+    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
+        check_common(self.name(), self.privacy_model(), problem, budget, LOSSES, CONVEX)?;
+        if !(self.bound.is_finite() && self.bound > 0.0) {
+            return Err(FitError::BoundRequired { algorithm: "dp-frank-wolfe-gaussian" });
+        }
+        Ok(())
+    }
+    fn fit(&self, problem: &Problem, budget: Budget, rng: &mut dyn RngCore, observer: &mut dyn Observer) -> Result<FitReport, FitError> {
+        self.validate(problem, &budget)?;
+        let big_t = self.big_t(problem, &budget);
+        let c = BoundedConstants::new(&problem.loss, problem.domain, self.bound);
+        let n = problem.data.n();
+        let (sigma, calib) = gaussian_gradient_sigma(c.lipschitz_l2, n, big_t, big_t - 1, &budget, self.zcdp_calibration);
+        let sens = 2.0 * c.lipschitz_l2 / n as f64;
+        let mech = GaussianMechanism { sensitivity: sens, sigma };
+        let (data, _) = prepare(problem, Some(self.bound));
+        let mut ledger = PrivacyLedger::new(budget, Accountant::Zcdp);
+        let (w, trace) = run(&data, &problem.loss, problem.domain, big_t, self.step, Direction::NoisyGradient(&mech), &mut ledger, rng, observer)?;
+        let mut h = BTreeMap::new();
+        hp(&mut h, "bound", self.bound);
+        hp(&mut h, "T", big_t);
+        hp(&mut h, "fw_step", self.step.name());
+        hp(&mut h, "calibration", calib);
+        hp(&mut h, "sigma", sigma);
+        hp(&mut h, "gradient_sensitivity", sens);
+        Ok(FitReport {
+            weights: w,
+            status: FitStatus::MaxIterations,
+            privacy: ledger.summary(PrivacyModel::Approx),
+            hyperparameters: h,
+            trace,
+            notes: vec![],
+        })
+    }
+}
+
+/// Charges-free helper used by tests: the per-step ε of Alg. 4 under the accountant.
+pub fn accountant_step_epsilon(steps: usize, budget: &Budget) -> f64 {
+    let rho = approx_to_zcdp_rho(calibration_target(budget.epsilon), budget.delta);
+    (2.0 * rho / steps as f64).sqrt()
+}
+
+#[cfg(test)]
+mod tests;

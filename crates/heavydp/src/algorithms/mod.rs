@@ -1,0 +1,387 @@
+//! Private algorithms: the common interface, fit reports, parameter handling and
+//! the registry of CONTRACT names.
+//!
+//! | `--algorithm` | module | paper | privacy |
+//! |---|---|---|---|
+//! | `frank-wolfe` | [`frank_wolfe`] | Talwar et al. Alg. 3 | none |
+//! | `dp-frank-wolfe` | [`frank_wolfe`] | Talwar et al. Alg. 4 | approx |
+//! | `dp-frank-wolfe-gaussian` | [`frank_wolfe`] | Talwar et al. Alg. 5 | approx |
+//! | `noisy-mirror-descent` | [`mirror_descent`] | Talwar et al. Alg. 1 + App. A | approx |
+//! | `objective-perturbation` | [`objective_perturbation`] | Talwar et al. Alg. 2 | approx |
+
+pub mod frank_wolfe;
+pub mod mirror_descent;
+pub mod objective_perturbation;
+
+use crate::constraints::{ConstraintSet, DomainError};
+use crate::data::{DataError, Dataset};
+use crate::loss::{Loss, LossError, LossKind};
+use crate::privacy::{Budget, PrivacyError, PrivacyModel, PrivacySpent};
+use rand::RngCore;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// Errors of algorithm construction, validation and fitting. Messages depend only on
+/// names, shapes, flags and public parameters — never on data values.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum FitError {
+    #[error("unknown algorithm '{0}' (run `heavydp algorithms` for the list)")]
+    UnknownAlgorithm(String),
+    #[error("{algorithm}: unknown parameter '{param}' (accepted: {accepted})")]
+    UnknownParameter {
+        algorithm: &'static str,
+        param: String,
+        accepted: String,
+    },
+    #[error("{algorithm}: parameter {param}: {reason}")]
+    BadParameter {
+        algorithm: &'static str,
+        param: String,
+        reason: String,
+    },
+    #[error("{algorithm}: {reason}")]
+    Unsupported { algorithm: &'static str, reason: String },
+    #[error("{algorithm} assumes bounded data: give the public bound with --param bound=B (features and target are clipped to [-B, B]; the bound is never read from the data)")]
+    BoundRequired { algorithm: &'static str },
+    #[error("{algorithm}: n = {n} records is too few for {needed} disjoint data chunks")]
+    TooFewRecords {
+        algorithm: &'static str,
+        n: usize,
+        needed: usize,
+    },
+    #[error(transparent)]
+    Privacy(#[from] PrivacyError),
+    #[error(transparent)]
+    Loss(#[from] LossError),
+    #[error(transparent)]
+    Domain(#[from] DomainError),
+    #[error(transparent)]
+    Data(#[from] DataError),
+}
+
+/// How a fit ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FitStatus {
+    /// A tolerance-based stopping rule was met (inner solvers).
+    Converged,
+    /// The planned number of iterations ran (the normal end of a private iterative method).
+    MaxIterations,
+    /// The inner solver stopped before its tolerance; the guarantee that needs an exact
+    /// minimiser (objective perturbation) is then only approximate.
+    ToleranceNotReached,
+}
+
+/// One line of a fit's trace. Only public quantities (iteration number, step size,
+/// noise scale, privacy spent so far) — never a data-dependent value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceRecord {
+    pub iteration: usize,
+    pub step_size: f64,
+    pub noise_scale: f64,
+    pub epsilon_spent: f64,
+}
+
+/// The result of a fit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FitReport {
+    pub weights: Vec<f64>,
+    pub status: FitStatus,
+    pub privacy: PrivacySpent,
+    /// Every hyperparameter actually used (defaults resolved).
+    pub hyperparameters: BTreeMap<String, serde_json::Value>,
+    pub trace: Vec<TraceRecord>,
+    /// Public remarks (e.g. "T capped at max_steps; sigma recomputed for T = 2000").
+    pub notes: Vec<String>,
+}
+
+/// Receives progress callbacks (public quantities only); the CLI draws a progress bar.
+pub trait Observer {
+    fn on_start(&mut self, _total_iterations: usize) {}
+    fn on_iteration(&mut self, _iteration: usize) {}
+    fn on_finish(&mut self) {}
+}
+
+/// An observer that does nothing.
+pub struct NoObserver;
+impl Observer for NoObserver {}
+
+/// What an algorithm is asked to fit: data, loss and constraint set.
+pub struct Problem<'a> {
+    pub data: &'a Dataset,
+    pub loss: LossKind,
+    pub domain: &'a dyn ConstraintSet,
+}
+
+/// A (possibly private) learning algorithm.
+pub trait PrivateAlgorithm {
+    /// The CONTRACT name.
+    fn name(&self) -> &'static str;
+    /// The privacy model of the guarantee.
+    fn privacy_model(&self) -> PrivacyModel;
+    /// Checks the problem and budget before any work; errors depend only on public inputs.
+    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError>;
+    /// Fits. Calls `validate` first.
+    fn fit(&self, problem: &Problem, budget: Budget, rng: &mut dyn RngCore, observer: &mut dyn Observer) -> Result<FitReport, FitError>;
+}
+
+/// A parameter's documentation for `heavydp algorithms --json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParamInfo {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub meaning: &'static str,
+    pub source: &'static str,
+}
+
+/// An algorithm's row in `heavydp algorithms`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AlgorithmInfo {
+    pub name: &'static str,
+    pub paper: &'static str,
+    pub privacy: &'static str,
+    pub losses: Vec<&'static str>,
+    pub domains: Vec<&'static str>,
+    pub parameters: Vec<ParamInfo>,
+}
+
+/// Raw `--param KEY=VALUE` pairs.
+pub type ParamMap = BTreeMap<String, String>;
+
+/// Typed access to a [`ParamMap`] that rejects unknown keys and malformed values.
+pub struct Params<'a> {
+    algorithm: &'static str,
+    map: &'a ParamMap,
+}
+
+impl<'a> Params<'a> {
+    /// Checks that every key is in `accepted`.
+    pub fn new(algorithm: &'static str, map: &'a ParamMap, accepted: &[&str]) -> Result<Self, FitError> {
+        for k in map.keys() {
+            if !accepted.contains(&k.as_str()) {
+                return Err(FitError::UnknownParameter {
+                    algorithm,
+                    param: k.clone(),
+                    accepted: if accepted.is_empty() { "none".into() } else { accepted.join(", ") },
+                });
+            }
+        }
+        Ok(Params { algorithm, map })
+    }
+
+    fn bad(&self, key: &str, reason: impl Into<String>) -> FitError {
+        FitError::BadParameter {
+            algorithm: self.algorithm,
+            param: key.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A positive finite number.
+    pub fn positive(&self, key: &str) -> Result<Option<f64>, FitError> {
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(v) => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() && x > 0.0 => Ok(Some(x)),
+                _ => Err(self.bad(key, format!("expected a number > 0, got '{v}'"))),
+            },
+        }
+    }
+
+    /// A non-negative finite number.
+    pub fn non_negative(&self, key: &str) -> Result<Option<f64>, FitError> {
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(v) => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
+                _ => Err(self.bad(key, format!("expected a number >= 0, got '{v}'"))),
+            },
+        }
+    }
+
+    /// An integer ≥ `min`.
+    pub fn integer(&self, key: &str, min: usize) -> Result<Option<usize>, FitError> {
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(v) => match v.parse::<usize>() {
+                Ok(x) if x >= min => Ok(Some(x)),
+                _ => Err(self.bad(key, format!("expected an integer >= {min}, got '{v}'"))),
+            },
+        }
+    }
+
+    /// One of a fixed set of words.
+    pub fn choice(&self, key: &str, options: &[&'static str]) -> Result<Option<&'static str>, FitError> {
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(v) => options
+                .iter()
+                .find(|o| **o == v.as_str())
+                .copied()
+                .map(Some)
+                .ok_or_else(|| self.bad(key, format!("expected one of {}, got '{v}'", options.join(", ")))),
+        }
+    }
+
+    /// The raw string value.
+    pub fn string(&self, key: &str) -> Option<&'a str> {
+        self.map.get(key).map(|s| s.as_str())
+    }
+}
+
+/// Public constants of a problem whose records are clipped to ‖x‖_∞ ≤ B, |y| ≤ B
+/// (|y| ≤ 1 for the logistic loss), over a constraint set C. Every bound holds for
+/// **every** possible record, which is what the privacy proofs need.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct BoundedConstants {
+    /// B.
+    pub bound: f64,
+    /// sup |⟨x, w⟩| = B·‖C‖₁.
+    pub margin_bound: f64,
+    /// sup |y|.
+    pub y_bound: f64,
+    /// sup |f'(a, y)| over the admissible margins and responses.
+    pub derivative_bound: f64,
+    /// ℓ∞ Lipschitz constant L₁ of the per-sample loss: sup ‖∇ℓ‖_∞ = f'·B.
+    pub lipschitz_inf: f64,
+    /// ℓ2 Lipschitz constant L of the per-sample loss: sup ‖∇ℓ‖₂ = f'·B·√d.
+    pub lipschitz_l2: f64,
+    /// Curvature constant Γ_L ≤ sup f'' · (B · ℓ1-diameter of C)² (Talwar Def. 5.1, Remark 4);
+    /// ∞ for losses without a Lipschitz derivative.
+    pub curvature: f64,
+    /// sup ‖∇²ℓ‖ = sup f'' · B²·d (for objective perturbation).
+    pub hessian_bound: f64,
+}
+
+impl BoundedConstants {
+    /// Computes the constants for `loss` on records clipped at `bound` over `domain`.
+    pub fn new(loss: &LossKind, domain: &dyn ConstraintSet, bound: f64) -> Self {
+        let d = domain.dim() as f64;
+        let margin_bound = bound * domain.l1_radius();
+        let y_bound = if matches!(loss, LossKind::Logistic) { 1.0 } else { bound };
+        let fprime = loss.derivative_bound(margin_bound, y_bound);
+        let curv = loss.curvature_bound();
+        BoundedConstants {
+            bound,
+            margin_bound,
+            y_bound,
+            derivative_bound: fprime,
+            lipschitz_inf: fprime * bound,
+            lipschitz_l2: fprime * bound * d.sqrt(),
+            curvature: curv.map_or(f64::INFINITY, |c| c * (bound * domain.l1_diameter()).powi(2)),
+            hessian_bound: curv.map_or(f64::INFINITY, |c| c * bound * bound * d),
+        }
+    }
+}
+
+/// Reads the required `bound` parameter of a bounded-data algorithm.
+pub fn required_bound(algorithm: &'static str, p: &Params) -> Result<f64, FitError> {
+    p.positive("bound")?.ok_or(FitError::BoundRequired { algorithm })
+}
+
+/// The data a bounded-data algorithm sees: features clipped to [−B, B], and the
+/// response clipped too unless the loss is logistic (labels ±1). A copy, made once
+/// per fit.
+pub fn clip_for(data: &Dataset, loss: &LossKind, bound: f64) -> Dataset {
+    let mut c = data.clone();
+    if matches!(loss, LossKind::Logistic) {
+        let y = c.y().to_vec();
+        c.clip_in_place(bound);
+        c.y_mut().copy_from_slice(&y);
+    } else {
+        c.clip_in_place(bound);
+    }
+    c
+}
+
+/// Common checks: shapes, loss parameters and labels are validated by the caller; this
+/// checks the budget's δ against the privacy model and that the loss/domain are accepted.
+pub fn check_common(
+    algorithm: &'static str,
+    model: PrivacyModel,
+    problem: &Problem,
+    budget: &Budget,
+    losses: &[&str],
+    domains: &[&str],
+) -> Result<(), FitError> {
+    if !losses.contains(&problem.loss.name()) {
+        return Err(FitError::Unsupported {
+            algorithm,
+            reason: format!("loss '{}' is not supported (supported: {})", problem.loss.name(), losses.join(", ")),
+        });
+    }
+    let dname = problem.domain.describe()["kind"].as_str().unwrap_or("").to_string();
+    if !domains.contains(&dname.as_str()) {
+        return Err(FitError::Unsupported {
+            algorithm,
+            reason: format!("domain '{dname}' is not supported (supported: {})", domains.join(", ")),
+        });
+    }
+    if problem.domain.dim() != problem.data.d() {
+        return Err(FitError::Unsupported {
+            algorithm,
+            reason: format!("the domain has dimension {} but the data have d = {}", problem.domain.dim(), problem.data.d()),
+        });
+    }
+    if model == PrivacyModel::Approx && !budget.is_non_private() && budget.delta <= 0.0 {
+        return Err(PrivacyError::DeltaRequired {
+            algorithm: algorithm.to_string(),
+        }
+        .into());
+    }
+    if matches!(problem.loss, LossKind::Logistic) && problem.data.y().iter().any(|y| *y != 1.0 && *y != -1.0) {
+        return Err(FitError::Unsupported {
+            algorithm,
+            reason: "logistic loss needs labels prepared as -1/+1 (LossKind::prepare_labels)".into(),
+        });
+    }
+    Ok(())
+}
+
+/// The registry: builds an algorithm from its CONTRACT name and `--param` values.
+pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>, FitError> {
+    Ok(match name {
+        "frank-wolfe" => Box::new(frank_wolfe::FrankWolfe::from_params(params)?),
+        "dp-frank-wolfe" => Box::new(frank_wolfe::DpFrankWolfe::from_params(params)?),
+        "dp-frank-wolfe-gaussian" => Box::new(frank_wolfe::DpFrankWolfeGaussian::from_params(params)?),
+        "noisy-mirror-descent" => Box::new(mirror_descent::NoisyMirrorDescent::from_params(params)?),
+        "objective-perturbation" => Box::new(objective_perturbation::ObjectivePerturbation::from_params(params)?),
+        other => return Err(FitError::UnknownAlgorithm(other.to_string())),
+    })
+}
+
+/// Every implemented algorithm's documentation row.
+pub fn catalogue() -> Vec<AlgorithmInfo> {
+    vec![
+        frank_wolfe::FrankWolfe::info(),
+        frank_wolfe::DpFrankWolfe::info(),
+        frank_wolfe::DpFrankWolfeGaussian::info(),
+        mirror_descent::NoisyMirrorDescent::info(),
+        objective_perturbation::ObjectivePerturbation::info(),
+    ]
+}
+
+/// The default loss and domain of an algorithm (used by the CLI when `--loss` / `--domain`
+/// are not given).
+pub fn default_loss_and_domain(name: &str) -> (&'static str, &'static str) {
+    match name {
+        "noisy-mirror-descent" | "objective-perturbation" => ("squared", "l2-ball"),
+        _ => ("squared", "l1-ball"),
+    }
+}
+
+/// Helper for algorithms' hyperparameter maps.
+pub fn hp(map: &mut BTreeMap<String, serde_json::Value>, key: &str, v: impl Into<serde_json::Value>) {
+    map.insert(key.to_string(), v.into());
+}
+
+/// Evaluates the mean loss of `w` on a dataset (a convenience for tests and reports).
+pub fn empirical_risk(loss: &LossKind, data: &Dataset, w: &[f64]) -> f64 {
+    crate::linalg::mean_loss(loss, data.x(), data.y(), data.d(), w)
+}
+
+/// The loss trait object for a kind (handy for generic kernels).
+pub fn as_loss(l: &LossKind) -> &dyn Loss {
+    l
+}

@@ -1,0 +1,226 @@
+//! Datasets: an n × d row-major feature matrix stored once, contiguously, plus a
+//! response vector; the CSV reader of the CONTRACT; the papers' synthetic scenarios.
+
+mod csv_reader;
+pub mod scenarios;
+
+pub use csv_reader::{read_csv, read_csv_column, read_csv_features, read_csv_str};
+
+use thiserror::Error;
+
+/// Errors of data loading and validation. Messages name the file, the row and the
+/// column, and say what is wrong; they never contain a data value.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum DataError {
+    #[error("{path}: cannot read the file: {reason}")]
+    Io { path: String, reason: String },
+    #[error("{path}: the file is empty (expected a header row and at least one data row)")]
+    Empty { path: String },
+    #[error("{path}: the file has a header but no data rows")]
+    NoRows { path: String },
+    #[error("{path}: header column {column} is empty")]
+    EmptyColumnName { path: String, column: usize },
+    #[error("{path}: column name '{name}' appears more than once in the header")]
+    DuplicateColumn { path: String, name: String },
+    #[error("{path}: target column '{target}' is not in the header (use --target to name the response column)")]
+    MissingTarget { path: String, target: String },
+    #[error("{path}: there are no feature columns (only the target '{target}')")]
+    NoFeatures { path: String, target: String },
+    #[error("{path}: data row {row} has {found} fields, but the header has {expected}")]
+    Ragged {
+        path: String,
+        row: usize,
+        expected: usize,
+        found: usize,
+    },
+    #[error("{path}: data row {row}, column '{column}': not a number")]
+    NonNumeric { path: String, row: usize, column: String },
+    #[error("{path}: data row {row}, column '{column}': NaN or infinite values are not allowed")]
+    NonFinite { path: String, row: usize, column: String },
+    #[error("{path}: missing column '{column}' required by the model")]
+    MissingFeature { path: String, column: String },
+    #[error("{path}: malformed CSV at data row {row}: {reason}")]
+    Malformed { path: String, row: usize, reason: String },
+    #[error("invalid dataset: {0}")]
+    Shape(String),
+    #[error("unknown scenario '{0}' (see `heavydp simulate --help` for the list)")]
+    UnknownScenario(String),
+    #[error("scenario {scenario}: {reason}")]
+    BadScenario { scenario: String, reason: String },
+}
+
+/// A dataset: features `x` (n × d, row-major, contiguous) and response `y`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    n: usize,
+    d: usize,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    feature_names: Vec<String>,
+    target_name: String,
+}
+
+impl Dataset {
+    /// Builds a dataset, checking shapes and that every value is finite.
+    pub fn new(x: Vec<f64>, y: Vec<f64>, d: usize, feature_names: Vec<String>, target_name: String) -> Result<Self, DataError> {
+        let n = y.len();
+        if n == 0 {
+            return Err(DataError::Shape("no rows".into()));
+        }
+        if d == 0 {
+            return Err(DataError::Shape("no feature columns".into()));
+        }
+        if x.len() != n * d {
+            return Err(DataError::Shape(format!("x has {} values, expected n*d = {}*{}", x.len(), n, d)));
+        }
+        if feature_names.len() != d {
+            return Err(DataError::Shape(format!("{} feature names for d = {}", feature_names.len(), d)));
+        }
+        if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+            return Err(DataError::Shape(format!(
+                "row {}, feature '{}': NaN or infinite value",
+                i / d + 1,
+                feature_names[i % d]
+            )));
+        }
+        if let Some(i) = y.iter().position(|v| !v.is_finite()) {
+            return Err(DataError::Shape(format!("row {}, target: NaN or infinite value", i + 1)));
+        }
+        Ok(Dataset {
+            n,
+            d,
+            x,
+            y,
+            feature_names,
+            target_name,
+        })
+    }
+
+    /// A dataset with default names `x1..xd` and target `y`.
+    pub fn from_rows(x: Vec<f64>, y: Vec<f64>, d: usize) -> Result<Self, DataError> {
+        Self::new(x, y, d, default_feature_names(d), "y".to_string())
+    }
+
+    pub fn n(&self) -> usize {
+        self.n
+    }
+    pub fn d(&self) -> usize {
+        self.d
+    }
+    /// The row-major feature matrix.
+    pub fn x(&self) -> &[f64] {
+        &self.x
+    }
+    pub fn y(&self) -> &[f64] {
+        &self.y
+    }
+    /// Mutable response (for label preparation).
+    pub fn y_mut(&mut self) -> &mut [f64] {
+        &mut self.y
+    }
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.x[i * self.d..(i + 1) * self.d]
+    }
+    pub fn feature_names(&self) -> &[String] {
+        &self.feature_names
+    }
+    pub fn target_name(&self) -> &str {
+        &self.target_name
+    }
+
+    /// Rows `start..end` as borrowed slices `(x, y)`.
+    pub fn rows(&self, start: usize, end: usize) -> (&[f64], &[f64]) {
+        (&self.x[start * self.d..end * self.d], &self.y[start..end])
+    }
+
+    /// Clips every feature and the response to [−B, B] in place (record by record; does
+    /// not change the neighbouring relation). `B` must be a public bound.
+    pub fn clip_in_place(&mut self, bound: f64) {
+        for v in self.x.iter_mut().chain(self.y.iter_mut()) {
+            *v = v.clamp(-bound, bound);
+        }
+    }
+
+    /// A copy with every feature and the response clipped to [−B, B].
+    pub fn clipped(&self, bound: f64) -> Dataset {
+        let mut c = self.clone();
+        c.clip_in_place(bound);
+        c
+    }
+
+    /// A copy with the rows in `idx` order (for data-independent permutations).
+    pub fn select_rows(&self, idx: &[usize]) -> Dataset {
+        let mut x = Vec::with_capacity(idx.len() * self.d);
+        let mut y = Vec::with_capacity(idx.len());
+        for &i in idx {
+            x.extend_from_slice(self.row(i));
+            y.push(self.y[i]);
+        }
+        Dataset {
+            n: idx.len(),
+            d: self.d,
+            x,
+            y,
+            feature_names: self.feature_names.clone(),
+            target_name: self.target_name.clone(),
+        }
+    }
+}
+
+/// `x1, …, xd`.
+pub fn default_feature_names(d: usize) -> Vec<String> {
+    (1..=d).map(|j| format!("x{j}")).collect()
+}
+
+/// Writes a dataset as CSV (features then target) with 17 significant digits, so a
+/// round trip is exact.
+pub fn write_csv<W: std::io::Write>(data: &Dataset, mut w: W) -> std::io::Result<()> {
+    let mut header = data.feature_names.join(",");
+    header.push(',');
+    header.push_str(&data.target_name);
+    writeln!(w, "{header}")?;
+    let mut line = String::with_capacity(24 * (data.d + 1));
+    for i in 0..data.n {
+        line.clear();
+        for v in data.row(i) {
+            line.push_str(&format_float(*v));
+            line.push(',');
+        }
+        line.push_str(&format_float(data.y[i]));
+        line.push('\n');
+        w.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Shortest representation that round-trips exactly (Rust's `Display` for `f64`).
+pub fn format_float(v: f64) -> String {
+    v.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dataset_rejects_bad_shapes_and_values() {
+        assert!(Dataset::from_rows(vec![], vec![], 2).is_err());
+        assert!(Dataset::from_rows(vec![1.0; 3], vec![1.0; 2], 2).is_err());
+        let e = Dataset::from_rows(vec![1.0, f64::NAN, 0.0, 0.0], vec![1.0, 2.0], 2).unwrap_err();
+        assert!(e.to_string().contains("row 1") && e.to_string().contains("x2"), "{e}");
+    }
+
+    #[test]
+    fn clipping_and_round_trip() {
+        let d = Dataset::from_rows(vec![3.0, -0.5, 0.1, -7.0], vec![2.0, -0.25], 2).unwrap();
+        let c = d.clipped(1.0);
+        assert_eq!(c.x(), &[1.0, -0.5, 0.1, -1.0]);
+        assert_eq!(c.y(), &[1.0, -0.25]);
+        let mut buf = Vec::new();
+        write_csv(&d, &mut buf).unwrap();
+        let back = read_csv_str(std::str::from_utf8(&buf).unwrap(), "mem", "y").unwrap();
+        assert_eq!(back, d);
+        let x = 0.1f64 + 0.2;
+        assert_eq!(format_float(x).parse::<f64>().unwrap(), x);
+    }
+}

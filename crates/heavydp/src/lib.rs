@@ -1,0 +1,45 @@
+//! # heavydp
+//!
+//! Differentially private optimisation and estimation on heavy-tailed,
+//! high-dimensional data.
+//!
+//! ## Tour
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`data`] | [`data::Dataset`] (n × d row-major, contiguous), the CSV reader, the papers' synthetic scenarios |
+//! | [`privacy`] | budgets, composition (basic, advanced, zCDP, parallel), conversions, the [`privacy::PrivacyLedger`] |
+//! | [`noise`] | the ChaCha20 generator and the Laplace / Gaussian / Gumbel samplers |
+//! | [`mechanisms`] | Laplace, Gaussian, exponential (Gumbel-max), report-noisy-min; every release is charged first |
+//! | [`loss`] | squared, logistic, Huber, absolute, biweight losses in residual form |
+//! | [`constraints`] | ℓ1 ball, ℓ2 ball, simplex, vertex polytope, sparse set: projection, LMO, vertex scores |
+//! | [`linalg`] | deterministic parallel gradient / risk passes |
+//! | [`algorithms`] | the private algorithms and their registry |
+//! | [`model`] | the model file (`heavydp-model/1`), predictions and evaluation metrics |
+//!
+//! ## Paper → algorithm map
+//!
+//! | paper | algorithm | CLI name | module |
+//! |---|---|---|---|
+//! | Talwar, Thakurta & Zhang, Alg. 3 | Frank–Wolfe (non-private) | `frank-wolfe` | [`algorithms::frank_wolfe`] |
+//! | Talwar, Thakurta & Zhang, Alg. 4 | private Frank–Wolfe over a polytope | `dp-frank-wolfe` | [`algorithms::frank_wolfe`] |
+//! | Talwar, Thakurta & Zhang, Alg. 5 | private Frank–Wolfe, Gaussian gradient noise | `dp-frank-wolfe-gaussian` | [`algorithms::frank_wolfe`] |
+//! | Talwar, Thakurta & Zhang, Alg. 1 + App. A | noisy mirror descent | `noisy-mirror-descent` | [`algorithms::mirror_descent`] |
+//! | Talwar, Thakurta & Zhang, Alg. 2 | objective perturbation | `objective-perturbation` | [`algorithms::objective_perturbation`] |
+//!
+//! Neighbouring datasets differ in one record replaced; n is public.
+
+#![forbid(unsafe_code)]
+
+pub mod algorithms;
+pub mod constraints;
+pub mod data;
+pub mod linalg;
+pub mod loss;
+pub mod mechanisms;
+pub mod model;
+pub mod noise;
+pub mod privacy;
+
+/// The crate version written into model files.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

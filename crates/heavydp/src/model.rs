@@ -1,0 +1,230 @@
+//! The model file (`format: heavydp-model/1`), predictions and evaluation metrics.
+
+use crate::algorithms::FitReport;
+use crate::data::Dataset;
+use crate::linalg::{dot, norm2};
+use crate::loss::{Loss, LossKind};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// The format tag written into every model file.
+pub const FORMAT: &str = "heavydp-model/1";
+
+/// Errors reading or using a model file.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ModelError {
+    #[error("{path}: cannot read the model file: {reason}")]
+    Io { path: String, reason: String },
+    #[error("{path}: not a heavydp model file: {reason}")]
+    Invalid { path: String, reason: String },
+    #[error("{path}: unsupported model format '{found}' (expected '{FORMAT}')")]
+    Format { path: String, found: String },
+    #[error("{path}: truth has {found} coefficients but the model has d = {expected}")]
+    TruthShape { path: String, found: usize, expected: usize },
+}
+
+/// A fitted model as stored on disk (CONTRACT "Model file").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelFile {
+    pub format: String,
+    pub algorithm: String,
+    pub loss: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub loss_parameters: BTreeMap<String, f64>,
+    pub domain: serde_json::Value,
+    pub features: Vec<String>,
+    pub target: String,
+    pub weights: Vec<f64>,
+    pub privacy: serde_json::Value,
+    pub hyperparameters: BTreeMap<String, serde_json::Value>,
+    pub n: usize,
+    pub d: usize,
+    pub seed: Option<u64>,
+    pub heavydp_version: String,
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl ModelFile {
+    /// Assembles the model file of a fit.
+    pub fn from_report(
+        algorithm: &str,
+        loss: &LossKind,
+        domain: serde_json::Value,
+        data: &Dataset,
+        report: &FitReport,
+        seed: Option<u64>,
+    ) -> ModelFile {
+        let mut loss_parameters = BTreeMap::new();
+        match loss {
+            LossKind::Huber { tau } => {
+                loss_parameters.insert("tau".to_string(), *tau);
+            }
+            LossKind::Biweight { c } => {
+                loss_parameters.insert("c".to_string(), *c);
+            }
+            _ => {}
+        }
+        ModelFile {
+            format: FORMAT.to_string(),
+            algorithm: algorithm.to_string(),
+            loss: loss.name().to_string(),
+            loss_parameters,
+            domain,
+            features: data.feature_names().to_vec(),
+            target: data.target_name().to_string(),
+            weights: report.weights.clone(),
+            privacy: serde_json::to_value(&report.privacy).expect("serialisable"),
+            hyperparameters: report.hyperparameters.clone(),
+            n: data.n(),
+            d: data.d(),
+            seed,
+            heavydp_version: crate::VERSION.to_string(),
+            status: Some(serde_json::to_value(report.status).expect("status").as_str().unwrap_or("").to_string()),
+            notes: report.notes.clone(),
+        }
+    }
+
+    /// Reads and checks a model file.
+    pub fn read(path: &str) -> Result<ModelFile, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ModelError::Io {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
+        let m: ModelFile = serde_json::from_str(&text).map_err(|e| ModelError::Invalid {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
+        if m.format != FORMAT {
+            return Err(ModelError::Format {
+                path: path.into(),
+                found: m.format,
+            });
+        }
+        if m.weights.len() != m.features.len() || m.weights.len() != m.d {
+            return Err(ModelError::Invalid {
+                path: path.into(),
+                reason: "weights, features and d disagree".into(),
+            });
+        }
+        if m.weights.iter().any(|w| !w.is_finite()) {
+            return Err(ModelError::Invalid {
+                path: path.into(),
+                reason: "non-finite weight".into(),
+            });
+        }
+        m.loss_kind().map_err(|e| ModelError::Invalid {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
+        Ok(m)
+    }
+
+    /// The loss as a [`LossKind`].
+    pub fn loss_kind(&self) -> Result<LossKind, crate::loss::LossError> {
+        LossKind::parse(&self.loss, self.loss_parameters.get("tau").copied(), self.loss_parameters.get("c").copied())
+    }
+
+    /// Predictions for each row of `data` (features in model order): the regression value,
+    /// or P(y = 1) for the logistic loss.
+    pub fn predict(&self, data: &Dataset) -> Vec<f64> {
+        let loss = self.loss_kind().unwrap_or(LossKind::Squared);
+        crate::linalg::margins(data.x(), data.d(), &self.weights)
+            .into_iter()
+            .map(|m| loss.predict(m))
+            .collect()
+    }
+}
+
+/// Evaluation metrics (`heavydp evaluate`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Metrics {
+    pub n: usize,
+    pub mse: f64,
+    pub mae: f64,
+    pub risk: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accuracy: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excess_risk: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub l2_error: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub support_recall: Option<f64>,
+}
+
+/// Computes the metrics of weights `w` on `data` (features in model order, the response
+/// prepared for `loss` — ±1 labels for logistic), optionally against a true parameter.
+///
+/// * `mse`, `mae`: of the prediction (regression value, or P(y = 1) against the 0/1 label);
+/// * `risk`: mean loss; `excess_risk` = risk(w) − risk(w*) on the same data;
+/// * `l2_error` = ‖w − w*‖₂; `support_recall` = |supp w ∩ supp w*| / |supp w*| when w* has
+///   zeros; `accuracy`: share of correct signs for the logistic loss.
+pub fn evaluate(loss: &LossKind, data: &Dataset, w: &[f64], w_star: Option<&[f64]>) -> Metrics {
+    let n = data.n();
+    let d = data.d();
+    let logistic = matches!(loss, LossKind::Logistic);
+    let mut se = 0.0;
+    let mut ae = 0.0;
+    let mut risk = 0.0;
+    let mut correct = 0usize;
+    for i in 0..n {
+        let m = dot(data.row(i), w);
+        let y = data.y()[i];
+        let (pred, target) = if logistic { (loss.predict(m), if y > 0.0 { 1.0 } else { 0.0 }) } else { (m, y) };
+        se += (pred - target) * (pred - target);
+        ae += (pred - target).abs();
+        risk += loss.value(m, y);
+        if logistic && ((m >= 0.0) == (y > 0.0)) {
+            correct += 1;
+        }
+    }
+    let nf = n as f64;
+    let mut out = Metrics {
+        n,
+        mse: se / nf,
+        mae: ae / nf,
+        risk: risk / nf,
+        accuracy: logistic.then(|| correct as f64 / nf),
+        excess_risk: None,
+        l2_error: None,
+        support_recall: None,
+    };
+    if let Some(ws) = w_star {
+        let r_star = crate::linalg::mean_loss(loss, data.x(), data.y(), d, ws);
+        out.excess_risk = Some(out.risk - r_star);
+        let diff: Vec<f64> = w.iter().zip(ws).map(|(a, b)| a - b).collect();
+        out.l2_error = Some(norm2(&diff));
+        let support: Vec<usize> = (0..d).filter(|&j| ws[j] != 0.0).collect();
+        if support.len() < d && !support.is_empty() {
+            let hit = support.iter().filter(|&&j| w[j] != 0.0).count();
+            out.support_recall = Some(hit as f64 / support.len() as f64);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_by_hand() {
+        let data = Dataset::from_rows(vec![1.0, 0.0, 0.0, 1.0], vec![1.0, 3.0], 2).unwrap();
+        let m = evaluate(&LossKind::Squared, &data, &[1.0, 1.0], Some(&[1.0, 0.0]));
+        // predictions 1, 1: errors 0, 2
+        assert_eq!(m.mse, 2.0);
+        assert_eq!(m.mae, 1.0);
+        assert_eq!(m.risk, 2.0);
+        // w* predictions 1, 0: squared errors 0, 9 -> risk 4.5
+        assert_eq!(m.excess_risk, Some(2.0 - 4.5));
+        assert_eq!(m.l2_error, Some(1.0));
+        assert_eq!(m.support_recall, Some(1.0));
+        let lab = Dataset::from_rows(vec![1.0, -1.0], vec![1.0, 1.0], 1).unwrap();
+        let m = evaluate(&LossKind::Logistic, &lab, &[2.0], None);
+        assert_eq!(m.accuracy, Some(0.5));
+    }
+}

@@ -1,0 +1,730 @@
+//! Privacy budgets, composition theorems, conversions and the privacy ledger.
+//!
+//! Neighbouring datasets differ in **one record replaced**; the number of
+//! records `n` is public. Every private release in heavydp goes through a
+//! [`PrivacyLedger`], which
+//!
+//! 1. knows the cost of a mechanism *before* it runs ([`crate::mechanisms::Mechanism::cost`]),
+//! 2. adds that cost to what has been spent under the ledger's [`Accountant`],
+//!    rounding every floating-point step **up** (`f64::next_up`),
+//! 3. refuses the release (returns [`PrivacyError::BudgetExceeded`]) when the
+//!    total would exceed the budget, and only then lets the mechanism run.
+//!
+//! Because the ledger rounds up, calibrations that split a budget exactly would
+//! be refused by a few ulps; calibrations therefore aim at
+//! [`calibration_target`], a hair (relative 1e-9) below the budget.
+//!
+//! ## Composition and conversion formulas
+//!
+//! | function | statement | source |
+//! |---|---|---|
+//! | [`basic_composition`] | ε and δ add | Dwork & Roth, Thm 3.16 |
+//! | [`advanced_composition`] | k-fold (ε₀, δ₀) ⇒ (√(2k ln(1/δ'))ε₀ + kε₀(e^ε₀ − 1), kδ₀ + δ') | Zhao et al. Lemma 1(1); Hu et al. Lemma 2 |
+//! | [`hu_advanced_per_step_epsilon`] | ε' = ε / (2√(2T ln(2/δ))) per step | Hu et al. Lemma 2 (spec B.3) |
+//! | [`pure_to_zcdp`] | ε-DP ⇒ (ε²/2)-zCDP | Zhao et al. Lemma 1(3) |
+//! | [`zcdp_to_approx`] | ρ-zCDP ⇒ (ρ + 2√(ρ ln(1/δ)), δ)-DP | Zhao et al. Lemma 1(4) |
+//! | [`approx_to_zcdp_rho`] | the largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε | inverse of Lemma 1(4) |
+//! | [`zhao_rho_eq15`] | ρ = ε² / (1 + 2√(ln(1/δ)))² (valid for ε ≤ 1) | Zhao et al. eq. (15), Thm 3 |
+//! | [`gaussian_zcdp_rho`] | N(0, σ²) on ℓ2-sensitivity Δ is Δ²/(2σ²)-zCDP | Zhao et al. Lemma 2 |
+
+use serde::Serialize;
+use thiserror::Error;
+
+/// Errors of the privacy core. Messages name parameters, never data values.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum PrivacyError {
+    #[error("--epsilon must be a number > 0 (or 'inf' for the non-private run); got {0}")]
+    InvalidEpsilon(f64),
+    #[error("--delta must be in [0, 1); got {0}")]
+    InvalidDelta(f64),
+    #[error("{algorithm} gives (epsilon, delta)-DP and needs --delta > 0")]
+    DeltaRequired { algorithm: String },
+    #[error(
+        "privacy budget exceeded: releasing '{release}' would spend epsilon {would_epsilon:.6}, delta {would_delta:.3e}, \
+         over the budget epsilon {budget_epsilon}, delta {budget_delta:e}"
+    )]
+    BudgetExceeded {
+        release: String,
+        would_epsilon: f64,
+        would_delta: f64,
+        budget_epsilon: f64,
+        budget_delta: f64,
+    },
+    #[error("the {accountant} accountant cannot compose a {cost} charge")]
+    IncompatibleCost {
+        accountant: &'static str,
+        cost: &'static str,
+    },
+    #[error("invalid mechanism parameter: {0}")]
+    InvalidMechanism(String),
+}
+
+/// The privacy model an algorithm's guarantee is stated in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PrivacyModel {
+    /// Pure ε-DP.
+    Pure,
+    /// Approximate (ε, δ)-DP.
+    Approx,
+    /// ρ-zero-concentrated DP (reported together with its (ε, δ) conversion).
+    Zcdp,
+    /// No privacy (non-private baselines, or ε = ∞).
+    None,
+}
+
+impl PrivacyModel {
+    /// The name used in `heavydp algorithms` and model files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PrivacyModel::Pure => "pure",
+            PrivacyModel::Approx => "approx",
+            PrivacyModel::Zcdp => "zcdp",
+            PrivacyModel::None => "none",
+        }
+    }
+}
+
+/// A user's privacy budget: a total (ε, δ). `ε = ∞` means "non-private".
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Budget {
+    pub epsilon: f64,
+    pub delta: f64,
+}
+
+impl Budget {
+    /// Validates ε > 0 (∞ allowed) and δ ∈ [0, 1).
+    pub fn new(epsilon: f64, delta: f64) -> Result<Self, PrivacyError> {
+        if epsilon.is_nan() || epsilon <= 0.0 {
+            return Err(PrivacyError::InvalidEpsilon(epsilon));
+        }
+        if !delta.is_finite() || !(0.0..1.0).contains(&delta) {
+            return Err(PrivacyError::InvalidDelta(delta));
+        }
+        Ok(Budget { epsilon, delta })
+    }
+
+    /// Pure ε-DP budget.
+    pub fn pure(epsilon: f64) -> Result<Self, PrivacyError> {
+        Budget::new(epsilon, 0.0)
+    }
+
+    /// The non-private "budget" ε = ∞, δ = 0.
+    pub fn non_private() -> Self {
+        Budget {
+            epsilon: f64::INFINITY,
+            delta: 0.0,
+        }
+    }
+
+    /// True when ε = ∞ (the run must reproduce the non-private algorithm exactly).
+    pub fn is_non_private(&self) -> bool {
+        self.epsilon.is_infinite()
+    }
+}
+
+/// The privacy cost of one mechanism invocation, known before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Cost {
+    /// ε-DP.
+    Pure { epsilon: f64 },
+    /// (ε, δ)-DP.
+    Approx { epsilon: f64, delta: f64 },
+    /// ρ-zCDP.
+    Zcdp { rho: f64 },
+}
+
+impl Cost {
+    fn kind(&self) -> &'static str {
+        match self {
+            Cost::Pure { .. } => "pure",
+            Cost::Approx { .. } => "approx",
+            Cost::Zcdp { .. } => "zcdp",
+        }
+    }
+}
+
+/// How the ledger composes the charges it receives.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Accountant {
+    /// Basic composition: ε's and δ's add. Accepts pure and approximate charges.
+    Basic,
+    /// zCDP composition (ρ's add; pure ε-DP charges count as ε²/2), converted to
+    /// (ε, δ) at the budget's δ by Lemma 1(4) of Zhao et al.
+    Zcdp,
+    /// Advanced composition of k charges with slack `delta_slack` (δ' of Lemma 1(1)):
+    /// total (√(2k ln(1/δ'))·max ε_i + k·max ε_i(e^{max ε_i} − 1), Σδ_i + δ'), never more than
+    /// the basic sum.
+    Advanced { delta_slack: f64 },
+    /// Parallel composition over disjoint data chunks (replace-one, n public): charges
+    /// name the chunk they read; the total is the maximum over chunks of the basic sum.
+    Parallel,
+}
+
+impl Accountant {
+    fn name(&self) -> &'static str {
+        match self {
+            Accountant::Basic => "basic",
+            Accountant::Zcdp => "zcdp",
+            Accountant::Advanced { .. } => "advanced",
+            Accountant::Parallel => "parallel",
+        }
+    }
+}
+
+/// `x` rounded up to the next representable double (identity for ±∞ and 0). Used after
+/// transcendental functions (ln, exp, sqrt), whose results are not correctly rounded.
+#[inline]
+pub fn up(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        x
+    } else {
+        x.next_up()
+    }
+}
+
+/// a + b rounded upward: exact sums stay exact, inexact ones go to the next double up
+/// (error-free transformation TwoSum).
+#[inline]
+pub fn add_up(a: f64, b: f64) -> f64 {
+    let s = a + b;
+    if !s.is_finite() {
+        return s;
+    }
+    let bb = s - a;
+    let err = (a - (s - bb)) + (b - bb);
+    if err > 0.0 {
+        s.next_up()
+    } else {
+        s
+    }
+}
+
+/// a · b rounded upward (exactness checked with a fused multiply-add).
+#[inline]
+pub fn mul_up(a: f64, b: f64) -> f64 {
+    let p = a * b;
+    if !p.is_finite() {
+        return p;
+    }
+    if a.mul_add(b, -p) > 0.0 {
+        p.next_up()
+    } else {
+        p
+    }
+}
+
+/// a / b rounded upward, for b > 0.
+#[inline]
+pub fn div_up(a: f64, b: f64) -> f64 {
+    let q = a / b;
+    if !q.is_finite() {
+        return q;
+    }
+    // q·b − a < 0 exactly means q is below the true quotient.
+    if q.mul_add(b, -a) < 0.0 {
+        q.next_up()
+    } else {
+        q
+    }
+}
+
+/// The value calibrations aim at for a budget `epsilon`: relative 1e-9 below it,
+/// so that the ledger's upward rounding never refuses an exact split.
+pub fn calibration_target(epsilon: f64) -> f64 {
+    epsilon * (1.0 - 1e-9)
+}
+
+/// Basic composition of (ε_i, δ_i), rounded up.
+pub fn basic_composition(costs: &[(f64, f64)]) -> (f64, f64) {
+    let mut e = 0.0;
+    let mut d = 0.0;
+    for &(ei, di) in costs {
+        e = add_up(e, ei);
+        d = add_up(d, di);
+    }
+    (e, d)
+}
+
+/// Advanced composition (Zhao et al. Lemma 1(1), Dwork–Rothblum–Vadhan):
+/// k-fold adaptive composition of (ε₀, δ₀)-DP mechanisms is
+/// (√(2k ln(1/δ'))·ε₀ + k·ε₀·(e^{ε₀} − 1), k·δ₀ + δ')-DP. Rounded up.
+pub fn advanced_composition(k: usize, eps0: f64, delta0: f64, delta_slack: f64) -> (f64, f64) {
+    let k = k as f64;
+    let a = mul_up(up(mul_up(2.0 * k, up(-delta_slack.ln())).sqrt()), eps0);
+    let b = mul_up(mul_up(k, eps0), up(eps0.exp_m1()));
+    (add_up(a, b), add_up(mul_up(k, delta0), delta_slack))
+}
+
+/// Per-step ε of Hu et al. Lemma 2 (spec B.3): ε' = ε / (2√(2T ln(2/δ))). T pure ε'-DP
+/// steps compose by [`advanced_composition`] (slack δ) to at most ε for ε ≤ 1.
+pub fn hu_advanced_per_step_epsilon(epsilon: f64, steps: usize, delta: f64) -> f64 {
+    epsilon / (2.0 * (2.0 * steps as f64 * (2.0 / delta).ln()).sqrt())
+}
+
+/// ε-DP ⇒ (ε²/2)-zCDP (Zhao et al. Lemma 1(3)). Rounded up.
+pub fn pure_to_zcdp(epsilon: f64) -> f64 {
+    mul_up(epsilon, epsilon) / 2.0
+}
+
+/// ρ-zCDP ⇒ (ρ + 2√(ρ ln(1/δ)), δ)-DP (Zhao et al. Lemma 1(4)). Returns ε, rounded up.
+/// δ = 0 gives ε = ∞ (zCDP does not imply pure DP).
+pub fn zcdp_to_approx(rho: f64, delta: f64) -> f64 {
+    if rho == 0.0 {
+        return 0.0;
+    }
+    if delta <= 0.0 {
+        return f64::INFINITY;
+    }
+    let l = up(-delta.ln());
+    add_up(rho, 2.0 * up(mul_up(rho, l).sqrt()))
+}
+
+/// The largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε (the exact inverse of [`zcdp_to_approx`]):
+/// √ρ = √(ln(1/δ) + ε) − √(ln(1/δ)). Rounded *down* (a calibration, not a charge).
+pub fn approx_to_zcdp_rho(epsilon: f64, delta: f64) -> f64 {
+    if epsilon.is_infinite() {
+        return f64::INFINITY;
+    }
+    let l = -delta.ln();
+    // Stable difference of square roots: ε / (√(l+ε) + √l).
+    let r = epsilon / ((l + epsilon).sqrt() + l.sqrt());
+    (r * r).next_down()
+}
+
+/// Zhao et al. eq. (15): ρ = ε² / (1 + 2√(ln(1/δ)))², which guarantees (ε, δ)-DP for ε ≤ 1.
+pub fn zhao_rho_eq15(epsilon: f64, delta: f64) -> f64 {
+    let den = 1.0 + 2.0 * (-delta.ln()).sqrt();
+    epsilon * epsilon / (den * den)
+}
+
+/// The Gaussian mechanism N(0, σ²I) on a query of ℓ2-sensitivity Δ is Δ²/(2σ²)-zCDP
+/// (Zhao et al. Lemma 2). Rounded up. σ = 0 gives ∞.
+pub fn gaussian_zcdp_rho(sensitivity: f64, sigma: f64) -> f64 {
+    if sigma == 0.0 {
+        return f64::INFINITY;
+    }
+    // denominator 2σ² rounded down (so the quotient is an upper bound)
+    let s2 = sigma * sigma;
+    let s2_down = if sigma.mul_add(sigma, -s2) < 0.0 { s2.next_down() } else { s2 };
+    div_up(mul_up(sensitivity, sensitivity), 2.0 * s2_down)
+}
+
+/// One line of the ledger: a release label, its per-invocation cost, and how many
+/// consecutive invocations with that label and cost were charged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LedgerEntry {
+    pub release: String,
+    pub cost: Cost,
+    pub count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<usize>,
+}
+
+/// What a fit spent, as written into the model file's `privacy` object.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PrivacySpent {
+    /// The privacy model of the guarantee (`pure`, `approx`, `zcdp`, `none`).
+    pub model: PrivacyModel,
+    /// Total ε actually certified (rounded up); `null` in JSON when non-private.
+    pub epsilon: f64,
+    /// Total δ actually certified.
+    pub delta: f64,
+    /// Total ρ when the accountant is zCDP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rho: Option<f64>,
+    /// The budget the user gave.
+    pub budget_epsilon: f64,
+    pub budget_delta: f64,
+    /// How the charges were composed.
+    pub accountant: &'static str,
+    /// Number of mechanism invocations charged.
+    pub releases: usize,
+    /// The charges, consecutive identical ones merged.
+    pub ledger: Vec<LedgerEntry>,
+}
+
+/// The one place privacy is spent. See the module documentation.
+#[derive(Debug, Clone)]
+pub struct PrivacyLedger {
+    budget: Budget,
+    accountant: Accountant,
+    entries: Vec<LedgerEntry>,
+    releases: usize,
+    // running totals (all rounded up)
+    sum_eps: f64,
+    sum_delta: f64,
+    sum_rho: f64,
+    max_eps: f64,
+    max_delta: f64,
+    chunk_totals: Vec<(f64, f64)>,
+}
+
+impl PrivacyLedger {
+    /// A ledger for `budget`, composing with `accountant`.
+    pub fn new(budget: Budget, accountant: Accountant) -> Self {
+        PrivacyLedger {
+            budget,
+            accountant,
+            entries: Vec::new(),
+            releases: 0,
+            sum_eps: 0.0,
+            sum_delta: 0.0,
+            sum_rho: 0.0,
+            max_eps: 0.0,
+            max_delta: 0.0,
+            chunk_totals: Vec::new(),
+        }
+    }
+
+    /// The budget this ledger enforces.
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// The accountant this ledger uses.
+    pub fn accountant(&self) -> Accountant {
+        self.accountant
+    }
+
+    /// Total (ε, δ) spent so far (rounded up).
+    pub fn spent(&self) -> (f64, f64) {
+        self.totals_with(None).unwrap_or((f64::INFINITY, 1.0))
+    }
+
+    fn totals_with(&self, extra: Option<(Cost, Option<usize>)>) -> Result<(f64, f64), PrivacyError> {
+        let mut sum_eps = self.sum_eps;
+        let mut sum_delta = self.sum_delta;
+        let mut sum_rho = self.sum_rho;
+        let mut max_eps = self.max_eps;
+        let mut max_delta = self.max_delta;
+        let mut k = self.releases;
+        let mut chunk_max = self
+            .chunk_totals
+            .iter()
+            .fold((0.0f64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+        if let Some((cost, chunk)) = extra {
+            k += 1;
+            match (self.accountant, cost) {
+                (Accountant::Zcdp, Cost::Pure { epsilon }) => sum_rho = add_up(sum_rho, pure_to_zcdp(epsilon)),
+                (Accountant::Zcdp, Cost::Zcdp { rho }) => sum_rho = add_up(sum_rho, rho),
+                (Accountant::Zcdp, c) => {
+                    return Err(PrivacyError::IncompatibleCost {
+                        accountant: "zcdp",
+                        cost: c.kind(),
+                    })
+                }
+                (Accountant::Parallel, c) => {
+                    let (e, d) = match c {
+                        Cost::Pure { epsilon } => (epsilon, 0.0),
+                        Cost::Approx { epsilon, delta } => (epsilon, delta),
+                        Cost::Zcdp { .. } => {
+                            return Err(PrivacyError::IncompatibleCost {
+                                accountant: "parallel",
+                                cost: "zcdp",
+                            })
+                        }
+                    };
+                    let idx = chunk.unwrap_or(usize::MAX);
+                    let prev = if idx == usize::MAX {
+                        // A charge on the whole data set touches every chunk.
+                        chunk_max
+                    } else {
+                        self.chunk_totals.get(idx).copied().unwrap_or((0.0, 0.0))
+                    };
+                    let (ne, nd) = (add_up(prev.0, e), add_up(prev.1, d));
+                    chunk_max = (chunk_max.0.max(ne), chunk_max.1.max(nd));
+                }
+                (_, Cost::Pure { epsilon }) => {
+                    sum_eps = add_up(sum_eps, epsilon);
+                    max_eps = max_eps.max(epsilon);
+                }
+                (_, Cost::Approx { epsilon, delta }) => {
+                    sum_eps = add_up(sum_eps, epsilon);
+                    sum_delta = add_up(sum_delta, delta);
+                    max_eps = max_eps.max(epsilon);
+                    max_delta = max_delta.max(delta);
+                }
+                (acc, Cost::Zcdp { .. }) => {
+                    return Err(PrivacyError::IncompatibleCost {
+                        accountant: acc.name(),
+                        cost: "zcdp",
+                    })
+                }
+            }
+        }
+        Ok(match self.accountant {
+            Accountant::Basic => (sum_eps, sum_delta),
+            Accountant::Zcdp => (zcdp_to_approx(sum_rho, self.budget.delta), if sum_rho > 0.0 { self.budget.delta } else { 0.0 }),
+            Accountant::Advanced { delta_slack } => {
+                if k == 0 {
+                    (0.0, 0.0)
+                } else {
+                    let (ae, ad) = advanced_composition(k, max_eps, max_delta, delta_slack);
+                    if ae < sum_eps {
+                        (ae, ad)
+                    } else {
+                        (sum_eps, sum_delta)
+                    }
+                }
+            }
+            Accountant::Parallel => chunk_max,
+        })
+    }
+
+    /// Charges `cost` for the release `release` (on the whole data set). Refuses, and
+    /// changes nothing, when the total would exceed the budget.
+    pub fn charge(&mut self, release: &str, cost: Cost) -> Result<(), PrivacyError> {
+        self.charge_inner(release, cost, None)
+    }
+
+    /// Charges `cost` for a release that reads only the disjoint data chunk `chunk`
+    /// (parallel composition; only meaningful with [`Accountant::Parallel`], where a
+    /// plain [`PrivacyLedger::charge`] counts against every chunk).
+    pub fn charge_on_chunk(&mut self, release: &str, chunk: usize, cost: Cost) -> Result<(), PrivacyError> {
+        self.charge_inner(release, cost, Some(chunk))
+    }
+
+    fn charge_inner(&mut self, release: &str, cost: Cost, chunk: Option<usize>) -> Result<(), PrivacyError> {
+        let (e, d) = self.totals_with(Some((cost, chunk)))?;
+        if e > self.budget.epsilon || d > self.budget.delta {
+            return Err(PrivacyError::BudgetExceeded {
+                release: release.to_string(),
+                would_epsilon: e,
+                would_delta: d,
+                budget_epsilon: self.budget.epsilon,
+                budget_delta: self.budget.delta,
+            });
+        }
+        // Commit.
+        self.releases += 1;
+        match (self.accountant, cost) {
+            (Accountant::Zcdp, Cost::Pure { epsilon }) => self.sum_rho = add_up(self.sum_rho, pure_to_zcdp(epsilon)),
+            (Accountant::Zcdp, Cost::Zcdp { rho }) => self.sum_rho = add_up(self.sum_rho, rho),
+            (Accountant::Parallel, c) => {
+                let (ce, cd) = match c {
+                    Cost::Pure { epsilon } => (epsilon, 0.0),
+                    Cost::Approx { epsilon, delta } => (epsilon, delta),
+                    Cost::Zcdp { .. } => unreachable!("rejected by totals_with"),
+                };
+                match chunk {
+                    Some(i) => {
+                        if self.chunk_totals.len() <= i {
+                            self.chunk_totals.resize(i + 1, (0.0, 0.0));
+                        }
+                        let t = &mut self.chunk_totals[i];
+                        *t = (add_up(t.0, ce), add_up(t.1, cd));
+                    }
+                    None => {
+                        if self.chunk_totals.is_empty() {
+                            self.chunk_totals.push((0.0, 0.0));
+                        }
+                        for t in &mut self.chunk_totals {
+                            *t = (add_up(t.0, ce), add_up(t.1, cd));
+                        }
+                    }
+                }
+            }
+            (_, Cost::Pure { epsilon }) => {
+                self.sum_eps = add_up(self.sum_eps, epsilon);
+                self.max_eps = self.max_eps.max(epsilon);
+            }
+            (_, Cost::Approx { epsilon, delta }) => {
+                self.sum_eps = add_up(self.sum_eps, epsilon);
+                self.sum_delta = add_up(self.sum_delta, delta);
+                self.max_eps = self.max_eps.max(epsilon);
+                self.max_delta = self.max_delta.max(delta);
+            }
+            (_, Cost::Zcdp { .. }) => unreachable!("rejected by totals_with"),
+        }
+        match self.entries.last_mut() {
+            Some(last) if last.release == release && last.cost == cost && last.chunk.is_none() && chunk.is_none() => {
+                last.count += 1
+            }
+            _ => self.entries.push(LedgerEntry {
+                release: release.to_string(),
+                cost,
+                count: 1,
+                chunk,
+            }),
+        }
+        Ok(())
+    }
+
+    /// Number of mechanism invocations charged so far.
+    pub fn releases(&self) -> usize {
+        self.releases
+    }
+
+    /// The summary written into model files. `model` is the algorithm's privacy model.
+    pub fn summary(&self, model: PrivacyModel) -> PrivacySpent {
+        let (mut epsilon, mut delta) = self.spent();
+        let model = if self.budget.is_non_private() || model == PrivacyModel::None {
+            // No guarantee: report epsilon = infinity (null in JSON).
+            epsilon = f64::INFINITY;
+            delta = 0.0;
+            PrivacyModel::None
+        } else {
+            model
+        };
+        let mut entries = self.entries.clone();
+        // Keep model files small: merge chunk entries with identical label and cost.
+        if entries.len() > 64 {
+            let mut merged: Vec<LedgerEntry> = Vec::new();
+            for e in entries {
+                match merged.iter_mut().find(|m| m.release == e.release && m.cost == e.cost) {
+                    Some(m) => {
+                        m.count += e.count;
+                        m.chunk = None;
+                    }
+                    None => merged.push(LedgerEntry { chunk: None, ..e }),
+                }
+            }
+            entries = merged;
+        }
+        PrivacySpent {
+            model,
+            epsilon,
+            delta,
+            rho: match self.accountant {
+                Accountant::Zcdp => Some(self.sum_rho),
+                _ => None,
+            },
+            budget_epsilon: self.budget.epsilon,
+            budget_delta: self.budget.delta,
+            accountant: self.accountant.name(),
+            releases: self.releases,
+            ledger: entries,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_validation() {
+        assert!(Budget::new(1.0, 1e-5).is_ok());
+        assert!(Budget::new(f64::INFINITY, 0.0).is_ok());
+        assert_eq!(Budget::new(0.0, 0.0), Err(PrivacyError::InvalidEpsilon(0.0)));
+        assert_eq!(Budget::new(-1.0, 0.0), Err(PrivacyError::InvalidEpsilon(-1.0)));
+        assert!(matches!(Budget::new(f64::NAN, 0.0), Err(PrivacyError::InvalidEpsilon(_))));
+        assert_eq!(Budget::new(1.0, 1.0), Err(PrivacyError::InvalidDelta(1.0)));
+        assert_eq!(Budget::new(1.0, -0.1), Err(PrivacyError::InvalidDelta(-0.1)));
+    }
+
+    #[test]
+    fn zcdp_conversion_hand_calculation() {
+        // rho = 0.5, delta = e^-2: eps = 0.5 + 2 sqrt(0.5 * 2) = 2.5
+        let e = zcdp_to_approx(0.5, (-2.0f64).exp());
+        assert!((e - 2.5).abs() < 1e-12 && e >= 2.5 - 1e-15);
+        // inverse
+        let r = approx_to_zcdp_rho(2.5, (-2.0f64).exp());
+        assert!((r - 0.5).abs() < 1e-12 && r <= 0.5);
+        assert_eq!(pure_to_zcdp(2.0), 2.0);
+        // eq. (15): eps = 1, delta = e^-4: rho = 1/(1+4)^2 = 0.04
+        assert!((zhao_rho_eq15(1.0, (-4.0f64).exp()) - 0.04).abs() < 1e-15);
+        // and eq. (15) is indeed (1, delta)-DP through Lemma 1(4)
+        assert!(zcdp_to_approx(0.04, (-4.0f64).exp()) <= 1.0);
+        // Gaussian: Delta = 2, sigma = 2 => rho = 4/8 = 0.5
+        assert!((gaussian_zcdp_rho(2.0, 2.0) - 0.5).abs() < 1e-15);
+    }
+
+    #[test]
+    fn advanced_composition_hand_calculation() {
+        // k = 100, eps0 = 0.01, delta' = e^-5: sqrt(2*100*5)*0.01 + 100*0.01*(e^0.01 - 1)
+        let (e, d) = advanced_composition(100, 0.01, 1e-7, (-5.0f64).exp());
+        let expect = (1000.0f64).sqrt() * 0.01 + 1.0 * (0.01f64).exp_m1();
+        assert!(e >= expect && (e - expect) < 1e-12, "{e} vs {expect}");
+        assert!((d - (1e-5 + (-5.0f64).exp())).abs() < 1e-15);
+        // Hu's per-step epsilon composes to at most epsilon (for eps <= 1)
+        for &(eps, t, delta) in &[(1.0, 40, 1e-5), (0.5, 100, 1e-6), (1.0, 10, 1e-3)] {
+            let e0 = hu_advanced_per_step_epsilon(eps, t, delta);
+            let (tot, _) = advanced_composition(t, e0, 0.0, delta);
+            assert!(tot <= eps, "{tot} > {eps}");
+        }
+    }
+
+    #[test]
+    fn ledger_refuses_overspend_and_changes_nothing() {
+        let mut l = PrivacyLedger::new(Budget::pure(1.0).unwrap(), Accountant::Basic);
+        l.charge("a", Cost::Pure { epsilon: 0.6 }).unwrap();
+        let before = l.spent();
+        let err = l.charge("b", Cost::Pure { epsilon: 0.6 }).unwrap_err();
+        assert!(matches!(err, PrivacyError::BudgetExceeded { .. }));
+        assert_eq!(l.spent(), before);
+        assert_eq!(l.releases(), 1);
+        l.charge("c", Cost::Pure { epsilon: 0.3 }).unwrap();
+        assert!(l.spent().0 >= 0.9);
+    }
+
+    #[test]
+    fn directed_rounding_helpers() {
+        assert_eq!(add_up(1.0, 2.0), 3.0);
+        assert_eq!(add_up(0.5, 0.5), 1.0);
+        // 0.1 + 0.2 is inexact: the upward result must be >= the true sum 0.3000000000000000166...
+        assert!(add_up(0.1, 0.2) >= 0.1 + 0.2);
+        assert_eq!(mul_up(3.0, 0.5), 1.5);
+        assert!(mul_up(0.1, 3.0) >= 0.1 * 3.0);
+        assert_eq!(div_up(1.0, 4.0), 0.25);
+        let q = div_up(1.0, 3.0);
+        assert!(q.mul_add(3.0, -1.0) >= 0.0);
+    }
+
+    #[test]
+    fn ledger_rounds_up_never_below_exact_sum() {
+        let mut l = PrivacyLedger::new(Budget::pure(10.0).unwrap(), Accountant::Basic);
+        for _ in 0..10 {
+            l.charge("x", Cost::Pure { epsilon: 0.1 }).unwrap();
+        }
+        // 0.1 summed ten times in round-to-nearest gives 0.9999999999999999; we must not report less than 1.
+        assert!(l.spent().0 >= 1.0);
+        assert_eq!(l.summary(PrivacyModel::Pure).ledger.len(), 1);
+        assert_eq!(l.summary(PrivacyModel::Pure).ledger[0].count, 10);
+    }
+
+    #[test]
+    fn ledger_zcdp_accountant() {
+        let delta = 1e-6;
+        let rho = approx_to_zcdp_rho(calibration_target(1.0), delta);
+        let mut l = PrivacyLedger::new(Budget::new(1.0, delta).unwrap(), Accountant::Zcdp);
+        let per = rho / 10.0;
+        for _ in 0..10 {
+            l.charge("g", Cost::Zcdp { rho: per * (1.0 - 1e-12) }).unwrap();
+        }
+        let (e, d) = l.spent();
+        assert!(e <= 1.0 && e > 0.999, "{e}");
+        assert_eq!(d, delta);
+        assert!(l.charge("g", Cost::Zcdp { rho: per }).is_err());
+        // approx charges are not composable under zCDP
+        assert!(matches!(
+            l.charge("a", Cost::Approx { epsilon: 0.1, delta: 0.0 }),
+            Err(PrivacyError::IncompatibleCost { .. })
+        ));
+    }
+
+    #[test]
+    fn ledger_parallel_accountant_takes_max_over_chunks() {
+        let mut l = PrivacyLedger::new(Budget::pure(1.0).unwrap(), Accountant::Parallel);
+        for c in 0..50 {
+            l.charge_on_chunk("em", c, Cost::Pure { epsilon: 1.0 }).unwrap();
+        }
+        assert_eq!(l.spent(), (1.0, 0.0));
+        // a second charge on chunk 3 is over budget
+        assert!(l.charge_on_chunk("em", 3, Cost::Pure { epsilon: 0.1 }).is_err());
+        // a whole-data charge is over budget too
+        assert!(l.charge("all", Cost::Pure { epsilon: 0.1 }).is_err());
+    }
+
+    #[test]
+    fn non_private_ledger_reports_none() {
+        let mut l = PrivacyLedger::new(Budget::non_private(), Accountant::Basic);
+        l.charge("x", Cost::Pure { epsilon: f64::INFINITY }).unwrap();
+        let s = l.summary(PrivacyModel::Approx);
+        assert_eq!(s.model, PrivacyModel::None);
+        assert!(s.epsilon.is_infinite());
+    }
+}
