@@ -35,7 +35,15 @@ pub fn run(seed: u64) -> Result<(), String> {
     let epsilon = 1.0;
     let delta = 1.0 / (n as f64).powf(1.1);
     let mut rng = rng_from_seed(derive_seed(seed, &["demo", "data"]));
-    let (data, truth) = scenarios::simulate("hu-linear-lognormal", n, d, None, &BTreeMap::new(), &mut rng).map_err(|e| e.to_string())?;
+    let (data, truth) = scenarios::simulate(
+        "hu-linear-lognormal",
+        n,
+        d,
+        None,
+        &BTreeMap::new(),
+        &mut rng,
+    )
+    .map_err(|e| e.to_string())?;
     let loss = LossKind::Squared;
     println!("heavydp demo: scenario hu-linear-lognormal (Hu et al. §6.3), n = {n}, d = {d}, squared loss, unit l1-ball truth, seed {seed}");
     println!(
@@ -55,13 +63,36 @@ pub fn run(seed: u64) -> Result<(), String> {
     let bound = BOUND.to_string();
     let runs: Vec<(&str, &str, Vec<(&str, &str)>, bool)> = vec![
         ("frank-wolfe", "l1-ball", vec![], false),
-        ("dp-frank-wolfe", "l1-ball", vec![("bound", bound.as_str())], true),
-        ("dp-frank-wolfe-gaussian", "l1-ball", vec![("bound", bound.as_str())], true),
-        ("noisy-mirror-descent", "l1-ball", vec![("bound", bound.as_str())], true),
-        ("objective-perturbation", "l1-ball", vec![("bound", bound.as_str())], true),
+        (
+            "dp-frank-wolfe",
+            "l1-ball",
+            vec![("bound", bound.as_str())],
+            true,
+        ),
+        (
+            "dp-frank-wolfe-gaussian",
+            "l1-ball",
+            vec![("bound", bound.as_str())],
+            true,
+        ),
+        (
+            "noisy-mirror-descent",
+            "l1-ball",
+            vec![("bound", bound.as_str())],
+            true,
+        ),
+        (
+            "objective-perturbation",
+            "l1-ball",
+            vec![("bound", bound.as_str())],
+            true,
+        ),
     ];
     for (name, dom, params, private) in runs {
-        let params: ParamMap = params.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let params: ParamMap = params
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         let alg = algorithms::build(name, &params).map_err(|e| e.to_string())?;
         let domain = DomainSpec::parse(dom, Some(1.0), None, None)
             .and_then(|s| s.build(d))
@@ -71,16 +102,31 @@ pub fn run(seed: u64) -> Result<(), String> {
             loss,
             domain: domain.as_ref(),
         };
-        let budget = if private { Budget::new(epsilon, delta) } else { Ok(Budget::non_private()) }.map_err(|e| e.to_string())?;
+        let budget = if private {
+            Budget::new(epsilon, delta)
+        } else {
+            Ok(Budget::non_private())
+        }
+        .map_err(|e| e.to_string())?;
         let mut r = rng_from_seed(derive_seed(seed, &["demo", name]));
         let t0 = Instant::now();
-        let report = alg.fit(&problem, budget, &mut r, &mut NoObserver).map_err(|e| format!("{name}: {e}"))?;
+        let report = alg
+            .fit(&problem, budget, &mut r, &mut NoObserver)
+            .map_err(|e| format!("{name}: {e}"))?;
         let secs = t0.elapsed().as_secs_f64();
         let m = evaluate(&loss, &data, &report.weights, Some(&truth.w_star));
         rows.push(Row {
-            method: if private { name.to_string() } else { format!("{name} (non-private floor)") },
+            method: if private {
+                name.to_string()
+            } else {
+                format!("{name} (non-private floor)")
+            },
             privacy: report.privacy.model.as_str().to_string(),
-            epsilon: report.privacy.epsilon.is_finite().then_some(report.privacy.epsilon),
+            epsilon: report
+                .privacy
+                .epsilon
+                .is_finite()
+                .then_some(report.privacy.epsilon),
             delta: report.privacy.delta,
             excess_risk: m.excess_risk.unwrap_or(f64::NAN),
             l2_error: m.l2_error.unwrap_or(f64::NAN),
@@ -97,7 +143,11 @@ pub fn run(seed: u64) -> Result<(), String> {
             r.method,
             r.privacy,
             r.epsilon.map_or("-".to_string(), |e| format!("{e:.4}")),
-            if r.delta > 0.0 { format!("{:.2e}", r.delta) } else { "0".to_string() },
+            if r.delta > 0.0 {
+                format!("{:.2e}", r.delta)
+            } else {
+                "0".to_string()
+            },
             r.excess_risk,
             r.l2_error,
             r.seconds

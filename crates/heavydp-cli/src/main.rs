@@ -154,7 +154,9 @@ fn main() {
 pub fn parse_params(raw: &[String]) -> Result<ParamMap, String> {
     let mut m = ParamMap::new();
     for p in raw {
-        let (k, v) = p.split_once('=').ok_or_else(|| format!("--param '{p}': expected KEY=VALUE"))?;
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| format!("--param '{p}': expected KEY=VALUE"))?;
         let (k, v) = (k.trim(), v.trim());
         if k.is_empty() || v.is_empty() {
             return Err(format!("--param '{p}': expected KEY=VALUE"));
@@ -167,18 +169,30 @@ pub fn parse_params(raw: &[String]) -> Result<ParamMap, String> {
 }
 
 fn parse_number(flag: &str, v: &str) -> Result<f64, String> {
-    v.trim().parse::<f64>().map_err(|_| format!("{flag} must be a number; got '{v}'"))
+    v.trim()
+        .parse::<f64>()
+        .map_err(|_| format!("{flag} must be a number; got '{v}'"))
 }
 
 /// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename),
 /// so a failure never leaves a half-written file.
 pub fn write_atomic(path: &str, bytes: &[u8]) -> Result<(), String> {
     let p = Path::new(path);
-    let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     if !dir.is_dir() {
-        return Err(format!("{path}: the folder {} does not exist", dir.display()));
+        return Err(format!(
+            "{path}: the folder {} does not exist",
+            dir.display()
+        ));
     }
-    let tmp = dir.join(format!(".{}.tmp{}", p.file_name().and_then(|s| s.to_str()).unwrap_or("out"), std::process::id()));
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        p.file_name().and_then(|s| s.to_str()).unwrap_or("out"),
+        std::process::id()
+    ));
     let res = (|| -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -195,12 +209,25 @@ pub fn write_atomic(path: &str, bytes: &[u8]) -> Result<(), String> {
 fn cmd_algorithms(json: bool) -> Result<(), String> {
     let cat = algorithms::catalogue();
     if json {
-        println!("{}", serde_json::to_string_pretty(&cat).map_err(|e| e.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&cat).map_err(|e| e.to_string())?
+        );
         return Ok(());
     }
-    println!("{:<26} {:<36} {:<8} {:<28} domains", "name", "paper", "privacy", "losses");
+    println!(
+        "{:<26} {:<36} {:<8} {:<28} domains",
+        "name", "paper", "privacy", "losses"
+    );
     for a in cat {
-        println!("{:<26} {:<36} {:<8} {:<28} {}", a.name, a.paper, a.privacy, a.losses.join(","), a.domains.join(","));
+        println!(
+            "{:<26} {:<36} {:<8} {:<28} {}",
+            a.name,
+            a.paper,
+            a.privacy,
+            a.losses.join(","),
+            a.domains.join(",")
+        );
     }
     Ok(())
 }
@@ -212,7 +239,8 @@ fn cmd_simulate(a: SimulateArgs) -> Result<(), String> {
         params.insert(k.clone(), parse_number(&format!("--param {k}"), &v)?);
     }
     let mut rng = make_rng(a.seed);
-    let (ds, truth) = scenarios::simulate(&a.scenario, a.n, a.d, a.sparsity, &params, &mut rng).map_err(|e| e.to_string())?;
+    let (ds, truth) = scenarios::simulate(&a.scenario, a.n, a.d, a.sparsity, &params, &mut rng)
+        .map_err(|e| e.to_string())?;
     let mut buf = Vec::with_capacity(a.n * (a.d + 1) * 20);
     data::write_csv(&ds, &mut buf).map_err(|e| e.to_string())?;
     let truth_json = serde_json::to_vec_pretty(&serde_json::json!({
@@ -222,7 +250,10 @@ fn cmd_simulate(a: SimulateArgs) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     if let Some(t) = &a.truth {
         // check the truth folder before writing anything
-        let dir = Path::new(t).parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = Path::new(t)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         if !dir.is_dir() {
             return Err(format!("{t}: the folder {} does not exist", dir.display()));
         }
@@ -248,8 +279,10 @@ impl Observer for Progress {
         if std::io::stderr().is_terminal() && total > 0 {
             let pb = indicatif::ProgressBar::new(total as u64);
             pb.set_style(
-                indicatif::ProgressStyle::with_template("{spinner} iterations {pos}/{len} [{bar:30}] {eta}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} iterations {pos}/{len} [{bar:30}] {eta}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
             self.0 = Some(pb);
         }
@@ -302,11 +335,14 @@ pub fn resolve_fit(
     let tau = take_num("tau", loss_name == "huber", "--loss huber")?;
     let c = take_num("c", loss_name == "biweight", "--loss biweight")?;
     let vertices = match params.remove("vertices") {
-        Some(_) if domain_name != "polytope" => return Err("--param vertices applies only to --domain polytope".into()),
+        Some(_) if domain_name != "polytope" => {
+            return Err("--param vertices applies only to --domain polytope".into())
+        }
         v => v,
     };
     let loss = LossKind::parse(loss_name, tau, c).map_err(|e| e.to_string())?;
-    let domain = DomainSpec::parse(domain_name, radius, sparsity, vertices.as_deref()).map_err(|e| e.to_string())?;
+    let domain = DomainSpec::parse(domain_name, radius, sparsity, vertices.as_deref())
+        .map_err(|e| e.to_string())?;
     let algorithm = algorithms::build(algorithm, &params).map_err(|e| e.to_string())?;
     Ok(FitSetup {
         algorithm,
@@ -327,14 +363,33 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
         Some(r) => Some(parse_number("--radius", r)?),
         None => None,
     };
-    let setup = resolve_fit(&a.algorithm, a.loss.as_deref(), a.domain.as_deref(), radius, a.sparsity, params, epsilon, delta)?;
+    let setup = resolve_fit(
+        &a.algorithm,
+        a.loss.as_deref(),
+        a.domain.as_deref(),
+        radius,
+        a.sparsity,
+        params,
+        epsilon,
+        delta,
+    )?;
     // Check the output folder before any work.
-    let dir = Path::new(&a.out).parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = Path::new(&a.out)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     if !dir.is_dir() {
-        return Err(format!("{}: the folder {} does not exist", a.out, dir.display()));
+        return Err(format!(
+            "{}: the folder {} does not exist",
+            a.out,
+            dir.display()
+        ));
     }
     let mut ds = data::read_csv(&a.data, &a.target).map_err(|e| e.to_string())?;
-    setup.loss.prepare_labels(ds.y_mut()).map_err(|e| format!("{}: {e}", a.data))?;
+    setup
+        .loss
+        .prepare_labels(ds.y_mut())
+        .map_err(|e| format!("{}: {e}", a.data))?;
     let domain = setup.domain.build(ds.d()).map_err(|e| e.to_string())?;
     let problem = Problem {
         data: &ds,
@@ -346,7 +401,14 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
         .algorithm
         .fit(&problem, setup.budget, &mut rng, &mut Progress::new())
         .map_err(|e| e.to_string())?;
-    let m = ModelFile::from_report(setup.algorithm.name(), &setup.loss, domain.describe(), &ds, &report, a.seed);
+    let m = ModelFile::from_report(
+        setup.algorithm.name(),
+        &setup.loss,
+        domain.describe(),
+        &ds,
+        &report,
+        a.seed,
+    );
     let text = serde_json::to_vec_pretty(&m).map_err(|e| e.to_string())?;
     write_atomic(&a.out, &text)
 }
@@ -367,7 +429,9 @@ fn cmd_predict(model_path: &str, data_path: &str, out: Option<&str>) -> Result<(
     }
     match out {
         Some(o) => write_atomic(o, s.as_bytes()),
-        None => std::io::stdout().write_all(s.as_bytes()).map_err(|e| e.to_string()),
+        None => std::io::stdout()
+            .write_all(s.as_bytes())
+            .map_err(|e| e.to_string()),
     }
 }
 
@@ -378,15 +442,26 @@ fn cmd_evaluate(model_path: &str, data_path: &str, truth: Option<&str>) -> Resul
     // Features in model order.
     let feats = data::read_csv_features(data_path, Some(&m.features)).map_err(|e| e.to_string())?;
     let mut y = ds.y().to_vec();
-    loss.prepare_labels(&mut y).map_err(|e| format!("{data_path}: {e}"))?;
-    ds = data::Dataset::new(feats.x().to_vec(), y, feats.d(), m.features.clone(), m.target.clone()).map_err(|e| e.to_string())?;
+    loss.prepare_labels(&mut y)
+        .map_err(|e| format!("{data_path}: {e}"))?;
+    ds = data::Dataset::new(
+        feats.x().to_vec(),
+        y,
+        feats.d(),
+        m.features.clone(),
+        m.target.clone(),
+    )
+    .map_err(|e| e.to_string())?;
     let w_star = match truth {
         None => None,
         Some(t) => {
-            let text = std::fs::read_to_string(t).map_err(|e| format!("{t}: cannot read the truth file: {e}"))?;
-            let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{t}: not a JSON file: {e}"))?;
-            let w: Vec<f64> = serde_json::from_value(v.get("w_star").cloned().unwrap_or(serde_json::Value::Null))
-                .map_err(|_| format!("{t}: no numeric array 'w_star'"))?;
+            let text = std::fs::read_to_string(t)
+                .map_err(|e| format!("{t}: cannot read the truth file: {e}"))?;
+            let v: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("{t}: not a JSON file: {e}"))?;
+            let w: Vec<f64> =
+                serde_json::from_value(v.get("w_star").cloned().unwrap_or(serde_json::Value::Null))
+                    .map_err(|_| format!("{t}: no numeric array 'w_star'"))?;
             if w.len() != m.d {
                 return Err(model::ModelError::TruthShape {
                     path: t.to_string(),
@@ -399,6 +474,9 @@ fn cmd_evaluate(model_path: &str, data_path: &str, truth: Option<&str>) -> Resul
         }
     };
     let metrics = model::evaluate(&loss, &ds, &m.weights, w_star.as_deref());
-    println!("{}", serde_json::to_string_pretty(&metrics).map_err(|e| e.to_string())?);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&metrics).map_err(|e| e.to_string())?
+    );
     Ok(())
 }

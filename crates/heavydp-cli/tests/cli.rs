@@ -1,0 +1,680 @@
+//! End-to-end tests of the `heavydp` binary: CSV → model file → predictions / metrics,
+//! and the rejection of bad input (specific message, non-zero exit, no output file).
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+fn heavydp() -> Command {
+    Command::cargo_bin("heavydp").unwrap()
+}
+
+fn p(dir: &TempDir, name: &str) -> String {
+    dir.path().join(name).to_str().unwrap().to_string()
+}
+
+fn read_json(path: &str) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Bounded-ish data for the Talwar algorithms: hu-linear-lognormal, small.
+fn simulate(dir: &TempDir, scenario: &str, n: usize, d: usize) -> (String, String) {
+    let data = p(dir, "data.csv");
+    let truth = p(dir, "truth.json");
+    heavydp()
+        .args([
+            "simulate",
+            "--scenario",
+            scenario,
+            "--n",
+            &n.to_string(),
+            "--d",
+            &d.to_string(),
+            "--seed",
+            "3",
+            "--out",
+            &data,
+            "--truth",
+            &truth,
+        ])
+        .assert()
+        .success();
+    (data, truth)
+}
+
+fn fit(data: &str, out: &str, algorithm: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
+    let mut c = heavydp();
+    c.args([
+        "fit",
+        "--algorithm",
+        algorithm,
+        "--data",
+        data,
+        "--out",
+        out,
+    ]);
+    c.args(extra);
+    c.assert()
+}
+
+#[test]
+fn every_algorithm_end_to_end_from_csv_to_model_file() {
+    let dir = TempDir::new().unwrap();
+    let (data, truth) = simulate(&dir, "hu-linear-lognormal", 2000, 5);
+    let cases: &[(&str, &[&str])] = &[
+        ("frank-wolfe", &["--epsilon", "inf"]),
+        (
+            "dp-frank-wolfe",
+            &["--epsilon", "1", "--delta", "1e-5", "--param", "bound=4"],
+        ),
+        (
+            "dp-frank-wolfe-gaussian",
+            &["--epsilon", "1", "--delta", "1e-5", "--param", "bound=4"],
+        ),
+        (
+            "noisy-mirror-descent",
+            &[
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "--param",
+                "bound=4",
+                "--domain",
+                "l1-ball",
+            ],
+        ),
+        (
+            "objective-perturbation",
+            &[
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "--param",
+                "bound=4",
+                "--domain",
+                "l1-ball",
+            ],
+        ),
+    ];
+    for (alg, args) in cases {
+        let out = p(&dir, &format!("{alg}.json"));
+        let mut a: Vec<&str> = args.to_vec();
+        a.extend(["--seed", "11"]);
+        fit(&data, &out, alg, &a).success();
+        let m = read_json(&out);
+        assert_eq!(m["format"], "heavydp-model/1");
+        assert_eq!(m["algorithm"], *alg);
+        assert_eq!(m["loss"], "squared");
+        assert_eq!(m["features"].as_array().unwrap().len(), 5);
+        assert_eq!(m["target"], "y");
+        assert_eq!(m["n"], 2000);
+        assert_eq!(m["d"], 5);
+        assert_eq!(m["seed"], 11);
+        assert_eq!(m["weights"].as_array().unwrap().len(), 5);
+        assert!(m["hyperparameters"].is_object());
+        let privacy = &m["privacy"];
+        if *alg == "frank-wolfe" {
+            assert_eq!(privacy["model"], "none");
+        } else {
+            assert_eq!(privacy["model"], "approx");
+            assert!(privacy["epsilon"].as_f64().unwrap() <= 1.0);
+            assert!(privacy["delta"].as_f64().unwrap() <= 1e-5);
+        }
+        // Same seed, same model file.
+        let again = p(&dir, &format!("{alg}-again.json"));
+        fit(&data, &again, alg, &a).success();
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            std::fs::read(&again).unwrap(),
+            "{alg} is not reproducible"
+        );
+        // predict and evaluate
+        let preds = heavydp()
+            .args(["predict", "--model", &out, "--data", &data])
+            .assert()
+            .success();
+        let text = String::from_utf8(preds.get_output().stdout.clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "prediction");
+        assert_eq!(lines.len(), 2001);
+        let ev = heavydp()
+            .args([
+                "evaluate", "--model", &out, "--data", &data, "--truth", &truth,
+            ])
+            .assert()
+            .success();
+        let v: serde_json::Value = serde_json::from_slice(&ev.get_output().stdout).unwrap();
+        for k in ["mse", "mae", "risk", "excess_risk", "l2_error"] {
+            assert!(v[k].is_number(), "{alg}: {k} missing in {v}");
+        }
+    }
+}
+
+#[test]
+fn epsilon_infinity_matches_frank_wolfe_through_the_cli() {
+    let dir = TempDir::new().unwrap();
+    let (data, _) = simulate(&dir, "hu-linear-lognormal", 500, 4);
+    let a = p(&dir, "fw.json");
+    let b = p(&dir, "dpfw.json");
+    fit(
+        &data,
+        &a,
+        "frank-wolfe",
+        &["--epsilon", "inf", "--param", "bound=3", "--param", "T=40"],
+    )
+    .success();
+    fit(
+        &data,
+        &b,
+        "dp-frank-wolfe",
+        &[
+            "--epsilon",
+            "inf",
+            "--param",
+            "bound=3",
+            "--param",
+            "T=40",
+            "--seed",
+            "5",
+        ],
+    )
+    .success();
+    assert_eq!(read_json(&a)["weights"], read_json(&b)["weights"]);
+}
+
+#[test]
+fn logistic_models_predict_probabilities() {
+    let dir = TempDir::new().unwrap();
+    let (data, truth) = simulate(&dir, "hu-logistic-lognormal", 1000, 4);
+    let out = p(&dir, "m.json");
+    fit(
+        &data,
+        &out,
+        "dp-frank-wolfe",
+        &[
+            "--epsilon",
+            "2",
+            "--delta",
+            "1e-5",
+            "--loss",
+            "logistic",
+            "--param",
+            "bound=4",
+            "--seed",
+            "1",
+        ],
+    )
+    .success();
+    let preds = heavydp()
+        .args(["predict", "--model", &out, "--data", &data])
+        .assert()
+        .success();
+    let text = String::from_utf8(preds.get_output().stdout.clone()).unwrap();
+    for l in text.lines().skip(1) {
+        let v: f64 = l.parse().unwrap();
+        assert!((0.0..=1.0).contains(&v));
+    }
+    let ev = heavydp()
+        .args([
+            "evaluate", "--model", &out, "--data", &data, "--truth", &truth,
+        ])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&ev.get_output().stdout).unwrap();
+    assert!(v["accuracy"].as_f64().unwrap() > 0.5);
+}
+
+#[test]
+fn algorithms_json_lists_parameters() {
+    let out = heavydp().args(["algorithms", "--json"]).assert().success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let arr = v.as_array().unwrap();
+    let names: Vec<&str> = arr.iter().map(|a| a["name"].as_str().unwrap()).collect();
+    for n in [
+        "frank-wolfe",
+        "dp-frank-wolfe",
+        "dp-frank-wolfe-gaussian",
+        "noisy-mirror-descent",
+        "objective-perturbation",
+    ] {
+        assert!(names.contains(&n), "{n} missing");
+    }
+    for a in arr {
+        for k in [
+            "name",
+            "paper",
+            "privacy",
+            "losses",
+            "domains",
+            "parameters",
+        ] {
+            assert!(!a[k].is_null(), "{k} missing in {a}");
+        }
+        for prm in a["parameters"].as_array().unwrap() {
+            for k in ["name", "default", "meaning", "source"] {
+                assert!(prm[k].is_string(), "{k} missing in {prm}");
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------ bad input
+
+fn write(dir: &TempDir, name: &str, text: &str) -> String {
+    let path = p(dir, name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `fit` on `data` and asserts failure with `msg` in stderr and no output file.
+fn fit_fails(dir: &TempDir, data: &str, extra: &[&str], msg: &str) {
+    let out = p(dir, "model.json");
+    let mut args = vec!["--epsilon", "1", "--delta", "1e-5", "--param", "bound=2"];
+    // later flags may override nothing: clap rejects duplicates, so extra holds other flags only
+    args.extend_from_slice(extra);
+    let a = fit(data, &out, "dp-frank-wolfe", &args).failure();
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(err.contains(msg), "expected '{msg}' in: {err}");
+    assert_eq!(
+        err.trim().lines().count(),
+        1,
+        "error is not one line: {err}"
+    );
+    assert!(!Path::new(&out).exists(), "an output file was written");
+    let leftovers: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty());
+}
+
+#[test]
+fn bad_data_files_are_rejected_with_row_and_column() {
+    let dir = TempDir::new().unwrap();
+    let cases = [
+        (
+            "nan.csv",
+            "x1,x2,y\n1,2,3\n1,NaN,3\n",
+            "data row 2, column 'x2': NaN or infinite values are not allowed",
+        ),
+        (
+            "inf.csv",
+            "x1,x2,y\n1,2,inf\n",
+            "data row 1, column 'y': NaN or infinite values are not allowed",
+        ),
+        (
+            "ragged.csv",
+            "x1,x2,y\n1,2,3\n4,5\n",
+            "data row 2 has 2 fields, but the header has 3",
+        ),
+        (
+            "text.csv",
+            "x1,x2,y\n1,2,3\n4,abc,6\n",
+            "data row 2, column 'x2': not a number",
+        ),
+        ("empty.csv", "", "the file is empty"),
+        (
+            "header.csv",
+            "x1,x2,y\n",
+            "the file has a header but no data rows",
+        ),
+        (
+            "notarget.csv",
+            "x1,x2,z\n1,2,3\n",
+            "target column 'y' is not in the header",
+        ),
+    ];
+    for (name, text, msg) in cases {
+        let f = write(&dir, name, text);
+        fit_fails(&dir, &f, &[], msg);
+    }
+    fit_fails(&dir, &p(&dir, "missing.csv"), &[], "cannot read the file");
+    // The data file is never modified.
+    let f = write(&dir, "keep.csv", "x1,y\n1,2\n");
+    let _ = fit(
+        &f,
+        &p(&dir, "m.json"),
+        "dp-frank-wolfe",
+        &["--epsilon", "1", "--delta", "1e-5", "--param", "bound=0.5"],
+    );
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "x1,y\n1,2\n");
+}
+
+#[test]
+fn bad_flags_are_rejected_before_any_output() {
+    let dir = TempDir::new().unwrap();
+    let data = write(&dir, "ok.csv", "x1,x2,y\n1,2,3\n0.5,0.1,0.2\n");
+    let out = p(&dir, "model.json");
+    let cases: Vec<(&str, Vec<&str>, &str)> = vec![
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "0", "--param", "bound=1"],
+            "--epsilon must be a number > 0",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "-1", "--param", "bound=1"],
+            "--epsilon must be a number > 0",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "abc", "--param", "bound=1"],
+            "--epsilon must be a number",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "1", "--delta", "1", "--param", "bound=1"],
+            "--delta must be in [0, 1)",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "1", "--delta", "-0.1", "--param", "bound=1"],
+            "--delta must be in [0, 1)",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "1", "--param", "bound=1"],
+            "needs --delta > 0",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "1", "--delta", "1e-5"],
+            "--param bound=B",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec![
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "--param",
+                "bound=1",
+                "--param",
+                "zeta=3",
+            ],
+            "unknown parameter 'zeta'",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "1", "--delta", "1e-5", "--param", "bound=-2"],
+            "parameter bound: expected a number > 0",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "1", "--delta", "1e-5", "--param", "bound"],
+            "expected KEY=VALUE",
+        ),
+        (
+            "no-such-algorithm",
+            vec!["--epsilon", "1"],
+            "unknown algorithm 'no-such-algorithm'",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec![
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "--param",
+                "bound=1",
+                "--loss",
+                "hinge",
+            ],
+            "unknown loss 'hinge'",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec![
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "--param",
+                "bound=1",
+                "--domain",
+                "box",
+            ],
+            "unknown domain 'box'",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec![
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "--param",
+                "bound=1",
+                "--domain",
+                "l2-ball",
+            ],
+            "domain 'l2-ball' is not supported",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec![
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "--param",
+                "bound=1",
+                "--radius",
+                "0",
+            ],
+            "--radius must be a finite number > 0",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec![
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "--param",
+                "bound=1",
+                "--domain",
+                "polytope",
+            ],
+            "needs --param vertices=FILE.csv",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec![
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "--param",
+                "bound=1",
+                "--param",
+                "tau=1",
+            ],
+            "--param tau applies only to --loss huber",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec![
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "--param",
+                "bound=1",
+                "--target",
+                "x9",
+            ],
+            "target column 'x9' is not in the header",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec![
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-5",
+                "--param",
+                "bound=1",
+                "--loss",
+                "logistic",
+            ],
+            "logistic loss needs labels",
+        ),
+    ];
+    for (alg, args, msg) in cases {
+        let a = fit(&data, &out, alg, &args).failure();
+        let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+        assert!(
+            err.contains(msg),
+            "{alg} {args:?}: expected '{msg}' in: {err}"
+        );
+        assert!(!Path::new(&out).exists());
+    }
+    // Output folder that does not exist.
+    let a = fit(
+        &data,
+        &p(&dir, "nope/model.json"),
+        "dp-frank-wolfe",
+        &["--epsilon", "1", "--delta", "1e-5", "--param", "bound=1"],
+    )
+    .failure();
+    assert!(String::from_utf8_lossy(&a.get_output().stderr).contains("does not exist"));
+}
+
+#[test]
+fn simulate_rejects_bad_requests_and_writes_nothing() {
+    let dir = TempDir::new().unwrap();
+    let out = p(&dir, "d.csv");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["--scenario", "nope", "--n", "10", "--d", "3"],
+            "unknown scenario 'nope'",
+        ),
+        (
+            vec!["--scenario", "hu-linear-lognormal", "--n", "0", "--d", "3"],
+            "--n must be at least 1",
+        ),
+        (
+            vec![
+                "--scenario",
+                "hu-sparse-lognormal-noise",
+                "--n",
+                "10",
+                "--d",
+                "3",
+                "--sparsity",
+                "5",
+            ],
+            "--sparsity must be in 1..=d",
+        ),
+        (
+            vec![
+                "--scenario",
+                "tian-sparse-student",
+                "--n",
+                "10",
+                "--d",
+                "30",
+                "--param",
+                "zeta=0.7",
+            ],
+            "zeta must be 0.5",
+        ),
+        (
+            vec![
+                "--scenario",
+                "hu-linear-lognormal",
+                "--n",
+                "10",
+                "--d",
+                "3",
+                "--param",
+                "k=1",
+            ],
+            "unknown parameter 'k'",
+        ),
+    ];
+    for (args, msg) in cases {
+        let mut c = heavydp();
+        c.arg("simulate").args(&args).args(["--out", &out]);
+        let a = c.assert().failure();
+        let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+        assert!(err.contains(msg), "{args:?}: expected '{msg}' in: {err}");
+        assert!(!Path::new(&out).exists());
+    }
+}
+
+#[test]
+fn simulate_is_reproducible_and_documents_scenarios() {
+    let dir = TempDir::new().unwrap();
+    let a = p(&dir, "a.csv");
+    let b = p(&dir, "b.csv");
+    for f in [&a, &b] {
+        heavydp()
+            .args([
+                "simulate",
+                "--scenario",
+                "tian-sparse-student",
+                "--n",
+                "50",
+                "--d",
+                "20",
+                "--seed",
+                "9",
+                "--out",
+                f,
+            ])
+            .assert()
+            .success();
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let h = heavydp().args(["simulate", "--help"]).assert().success();
+    let text = String::from_utf8(h.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("variance 0.6") && text.contains("tian-sparse-student"));
+}
+
+#[test]
+fn predict_and_evaluate_reject_bad_input() {
+    let dir = TempDir::new().unwrap();
+    let (data, _) = simulate(&dir, "hu-linear-lognormal", 200, 3);
+    let model = p(&dir, "m.json");
+    fit(&data, &model, "frank-wolfe", &["--epsilon", "inf"]).success();
+    let other = write(&dir, "other.csv", "a,b,y\n1,2,3\n");
+    let a = heavydp()
+        .args(["predict", "--model", &model, "--data", &other])
+        .assert()
+        .failure();
+    assert!(String::from_utf8_lossy(&a.get_output().stderr)
+        .contains("missing column 'x1' required by the model"));
+    let bad = write(&dir, "bad.json", "{\"format\": \"x\"}");
+    let a = heavydp()
+        .args(["predict", "--model", &bad, "--data", &data])
+        .assert()
+        .failure();
+    assert!(String::from_utf8_lossy(&a.get_output().stderr).contains("not a heavydp model file"));
+    let out = p(&dir, "preds.csv");
+    heavydp()
+        .args(["predict", "--model", &model, "--data", &data, "--out", &out])
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .starts_with("prediction\n"));
+    // the target column, if present, is ignored: features-only data works too
+    let feats = write(&dir, "feats.csv", "x3,x1,x2\n1,2,3\n");
+    let a = heavydp()
+        .args(["predict", "--model", &model, "--data", &feats])
+        .assert()
+        .success();
+    assert_eq!(
+        String::from_utf8_lossy(&a.get_output().stdout)
+            .lines()
+            .count(),
+        2
+    );
+}
