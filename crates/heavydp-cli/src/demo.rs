@@ -61,7 +61,9 @@ pub fn run(seed: u64) -> Result<(), String> {
         seconds: 0.0,
     }];
     let bound = BOUND.to_string();
-    let runs: Vec<(&str, &str, Vec<(&str, &str)>, bool)> = vec![
+    // (algorithm, domain, parameters, private?)
+    type Run<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>, bool);
+    let runs: Vec<Run> = vec![
         ("frank-wolfe", "l1-ball", vec![], false),
         (
             "dp-frank-wolfe",

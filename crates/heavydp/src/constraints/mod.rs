@@ -378,14 +378,14 @@ impl ConstraintSet for VertexPolytope {
         let mut grad = vec![0.0; k];
         for _ in 0..20_000 {
             p.iter_mut().for_each(|x| *x = 0.0);
-            for i in 0..k {
-                crate::linalg::axpy(y[i], self.v(i), &mut p);
+            for (i, yi) in y.iter().enumerate() {
+                crate::linalg::axpy(*yi, self.v(i), &mut p);
             }
             for (pi, vi) in p.iter_mut().zip(v.iter()) {
                 *pi -= vi;
             }
-            for i in 0..k {
-                grad[i] = dot(self.v(i), &p);
+            for (i, gi) in grad.iter_mut().enumerate() {
+                *gi = dot(self.v(i), &p);
             }
             let mut next: Vec<f64> = y.iter().zip(&grad).map(|(a, g)| a - g / lip).collect();
             project_simplex(&mut next);
@@ -673,9 +673,9 @@ mod tests {
             let mut scores = vec![0.0; 8];
             l1.vertex_scores(&g, &mut scores);
             let mut v = vec![0.0; 4];
-            for i in 0..8 {
+            for (i, si) in scores.iter().enumerate() {
                 l1.vertex(i, &mut v);
-                prop_assert!((dot(&v, &g) - scores[i]).abs() < 1e-12);
+                prop_assert!((dot(&v, &g) - si).abs() < 1e-12);
             }
             // LMO closed form: -r sign(g_j) e_j at j = argmax |g_j|
             let mut s = vec![0.0; 4];

@@ -28,6 +28,9 @@ use rand_distr::{Distribution, Gamma, LogNormal, Normal, StudentT};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// A noise sampler.
+type NoiseFn = Box<dyn FnMut(&mut dyn RngCore) -> f64>;
+
 /// Every scenario name of the CONTRACT.
 pub const SCENARIOS: &[&str] = &[
     "hu-linear-lognormal",
@@ -187,7 +190,7 @@ pub fn simulate(
     }
 
     // Noise and response.
-    let mut noise: Box<dyn FnMut(&mut dyn RngCore) -> f64> = match name {
+    let mut noise: NoiseFn = match name {
         "hu-linear-lognormal" | "hu-linear-student" => {
             let nrm = Normal::new(0.0, 0.1f64.sqrt()).unwrap();
             Box::new(move |r| nrm.sample(r))
