@@ -13,7 +13,9 @@ fn bench(c: &mut Criterion) {
     let (n, d) = (100_000usize, 1_000usize);
     let mut rng = rng_from_seed(1);
     let x: Vec<f64> = (0..n * d).map(|_| gaussian(1.0, &mut rng)).collect();
-    let y: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
+    let y: Vec<f64> = (0..n)
+        .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+        .collect();
     let w: Vec<f64> = (0..d).map(|j| 1.0 / (j + 1) as f64).collect();
     let mut g = vec![0.0; d];
     let mut ws = GradientWorkspace::new();
@@ -21,9 +23,11 @@ fn bench(c: &mut Criterion) {
     group.sample_size(20);
     group.throughput(Throughput::Bytes((n * d * 8) as u64));
     for loss in [LossKind::Squared, LossKind::Logistic] {
-        group.bench_with_input(BenchmarkId::new(loss.name(), format!("n{n}_d{d}")), &loss, |b, loss| {
-            b.iter(|| mean_gradient(loss, &x, &y, d, &w, &mut g, &mut ws))
-        });
+        group.bench_with_input(
+            BenchmarkId::new(loss.name(), format!("n{n}_d{d}")),
+            &loss,
+            |b, loss| b.iter(|| mean_gradient(loss, &x, &y, d, &w, &mut g, &mut ws)),
+        );
     }
     group.finish();
 }

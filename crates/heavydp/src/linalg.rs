@@ -133,7 +133,12 @@ pub fn mean_loss<L: Loss + ?Sized>(loss: &L, x: &[f64], y: &[f64], d: usize, w: 
     let partial: Vec<f64> = x
         .par_chunks(br * d)
         .zip(y.par_chunks(br))
-        .map(|(xb, yb)| xb.chunks_exact(d).zip(yb).map(|(row, &yi)| loss.value(dot(row, w), yi)).sum::<f64>())
+        .map(|(xb, yb)| {
+            xb.chunks_exact(d)
+                .zip(yb)
+                .map(|(row, &yi)| loss.value(dot(row, w), yi))
+                .sum::<f64>()
+        })
         .collect();
     partial.iter().sum::<f64>() / m as f64
 }
@@ -159,8 +164,12 @@ mod tests {
     #[test]
     fn gradient_pass_matches_naive_and_is_thread_count_independent() {
         let (n, d) = (3000, 7);
-        let x: Vec<f64> = (0..n * d).map(|i| ((i * 7919) % 1000) as f64 / 500.0 - 1.0).collect();
-        let y: Vec<f64> = (0..n).map(|i| if i % 3 == 0 { 1.0 } else { -1.0 }).collect();
+        let x: Vec<f64> = (0..n * d)
+            .map(|i| ((i * 7919) % 1000) as f64 / 500.0 - 1.0)
+            .collect();
+        let y: Vec<f64> = (0..n)
+            .map(|i| if i % 3 == 0 { 1.0 } else { -1.0 })
+            .collect();
         let w: Vec<f64> = (0..d).map(|j| 0.1 * j as f64 - 0.3).collect();
         for loss in [LossKind::Squared, LossKind::Logistic] {
             let mut g = vec![0.0; d];
@@ -182,9 +191,14 @@ mod tests {
             assert!((l - ln / n as f64).abs() < 1e-12);
             assert!((mean_loss(&loss, &x, &y, d, &w) - l).abs() < 1e-12);
             // Same result on a one-thread pool.
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .unwrap();
             let mut g1 = vec![0.0; d];
-            let l1 = pool.install(|| mean_gradient(&loss, &x, &y, d, &w, &mut g1, &mut GradientWorkspace::new()));
+            let l1 = pool.install(|| {
+                mean_gradient(&loss, &x, &y, d, &w, &mut g1, &mut GradientWorkspace::new())
+            });
             assert_eq!(g, g1);
             assert_eq!(l, l1);
         }

@@ -21,7 +21,11 @@ pub enum ModelError {
     #[error("{path}: unsupported model format '{found}' (expected '{FORMAT}')")]
     Format { path: String, found: String },
     #[error("{path}: truth has {found} coefficients but the model has d = {expected}")]
-    TruthShape { path: String, found: usize, expected: usize },
+    TruthShape {
+        path: String,
+        found: usize,
+        expected: usize,
+    },
 }
 
 /// A fitted model as stored on disk (CONTRACT "Model file").
@@ -83,7 +87,13 @@ impl ModelFile {
             d: data.d(),
             seed,
             heavydp_version: crate::VERSION.to_string(),
-            status: Some(serde_json::to_value(report.status).expect("status").as_str().unwrap_or("").to_string()),
+            status: Some(
+                serde_json::to_value(report.status)
+                    .expect("status")
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+            ),
             notes: report.notes.clone(),
         }
     }
@@ -125,7 +135,11 @@ impl ModelFile {
 
     /// The loss as a [`LossKind`].
     pub fn loss_kind(&self) -> Result<LossKind, crate::loss::LossError> {
-        LossKind::parse(&self.loss, self.loss_parameters.get("tau").copied(), self.loss_parameters.get("c").copied())
+        LossKind::parse(
+            &self.loss,
+            self.loss_parameters.get("tau").copied(),
+            self.loss_parameters.get("c").copied(),
+        )
     }
 
     /// Predictions for each row of `data` (features in model order): the regression value,
@@ -174,7 +188,11 @@ pub fn evaluate(loss: &LossKind, data: &Dataset, w: &[f64], w_star: Option<&[f64
     for i in 0..n {
         let m = dot(data.row(i), w);
         let y = data.y()[i];
-        let (pred, target) = if logistic { (loss.predict(m), if y > 0.0 { 1.0 } else { 0.0 }) } else { (m, y) };
+        let (pred, target) = if logistic {
+            (loss.predict(m), if y > 0.0 { 1.0 } else { 0.0 })
+        } else {
+            (m, y)
+        };
         se += (pred - target) * (pred - target);
         ae += (pred - target).abs();
         risk += loss.value(m, y);

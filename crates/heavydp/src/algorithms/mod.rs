@@ -41,7 +41,10 @@ pub enum FitError {
         reason: String,
     },
     #[error("{algorithm}: {reason}")]
-    Unsupported { algorithm: &'static str, reason: String },
+    Unsupported {
+        algorithm: &'static str,
+        reason: String,
+    },
     #[error("{algorithm} assumes bounded data: give the public bound with --param bound=B (features and target are clipped to [-B, B]; the bound is never read from the data)")]
     BoundRequired { algorithm: &'static str },
     #[error("{algorithm}: n = {n} records is too few for {needed} disjoint data chunks")]
@@ -123,7 +126,13 @@ pub trait PrivateAlgorithm {
     /// Checks the problem and budget before any work; errors depend only on public inputs.
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError>;
     /// Fits. Calls `validate` first.
-    fn fit(&self, problem: &Problem, budget: Budget, rng: &mut dyn RngCore, observer: &mut dyn Observer) -> Result<FitReport, FitError>;
+    fn fit(
+        &self,
+        problem: &Problem,
+        budget: Budget,
+        rng: &mut dyn RngCore,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, FitError>;
 }
 
 /// A parameter's documentation for `heavydp algorithms --json`.
@@ -157,13 +166,21 @@ pub struct Params<'a> {
 
 impl<'a> Params<'a> {
     /// Checks that every key is in `accepted`.
-    pub fn new(algorithm: &'static str, map: &'a ParamMap, accepted: &[&str]) -> Result<Self, FitError> {
+    pub fn new(
+        algorithm: &'static str,
+        map: &'a ParamMap,
+        accepted: &[&str],
+    ) -> Result<Self, FitError> {
         for k in map.keys() {
             if !accepted.contains(&k.as_str()) {
                 return Err(FitError::UnknownParameter {
                     algorithm,
                     param: k.clone(),
-                    accepted: if accepted.is_empty() { "none".into() } else { accepted.join(", ") },
+                    accepted: if accepted.is_empty() {
+                        "none".into()
+                    } else {
+                        accepted.join(", ")
+                    },
                 });
             }
         }
@@ -212,7 +229,11 @@ impl<'a> Params<'a> {
     }
 
     /// One of a fixed set of words.
-    pub fn choice(&self, key: &str, options: &[&'static str]) -> Result<Option<&'static str>, FitError> {
+    pub fn choice(
+        &self,
+        key: &str,
+        options: &[&'static str],
+    ) -> Result<Option<&'static str>, FitError> {
         match self.map.get(key) {
             None => Ok(None),
             Some(v) => options
@@ -220,7 +241,12 @@ impl<'a> Params<'a> {
                 .find(|o| **o == v.as_str())
                 .copied()
                 .map(Some)
-                .ok_or_else(|| self.bad(key, format!("expected one of {}, got '{v}'", options.join(", ")))),
+                .ok_or_else(|| {
+                    self.bad(
+                        key,
+                        format!("expected one of {}, got '{v}'", options.join(", ")),
+                    )
+                }),
         }
     }
 
@@ -259,7 +285,11 @@ impl BoundedConstants {
     pub fn new(loss: &LossKind, domain: &dyn ConstraintSet, bound: f64) -> Self {
         let d = domain.dim() as f64;
         let margin_bound = bound * domain.l1_radius();
-        let y_bound = if matches!(loss, LossKind::Logistic) { 1.0 } else { bound };
+        let y_bound = if matches!(loss, LossKind::Logistic) {
+            1.0
+        } else {
+            bound
+        };
         let fprime = loss.derivative_bound(margin_bound, y_bound);
         let curv = loss.curvature_bound();
         BoundedConstants {
@@ -269,7 +299,9 @@ impl BoundedConstants {
             derivative_bound: fprime,
             lipschitz_inf: fprime * bound,
             lipschitz_l2: fprime * bound * d.sqrt(),
-            curvature: curv.map_or(f64::INFINITY, |c| c * (bound * domain.l1_diameter()).powi(2)),
+            curvature: curv.map_or(f64::INFINITY, |c| {
+                c * (bound * domain.l1_diameter()).powi(2)
+            }),
             hessian_bound: curv.map_or(f64::INFINITY, |c| c * bound * bound * d),
         }
     }
@@ -277,7 +309,8 @@ impl BoundedConstants {
 
 /// Reads the required `bound` parameter of a bounded-data algorithm.
 pub fn required_bound(algorithm: &'static str, p: &Params) -> Result<f64, FitError> {
-    p.positive("bound")?.ok_or(FitError::BoundRequired { algorithm })
+    p.positive("bound")?
+        .ok_or(FitError::BoundRequired { algorithm })
 }
 
 /// The data a bounded-data algorithm sees: features clipped to [−B, B], and the
@@ -308,20 +341,34 @@ pub fn check_common(
     if !losses.contains(&problem.loss.name()) {
         return Err(FitError::Unsupported {
             algorithm,
-            reason: format!("loss '{}' is not supported (supported: {})", problem.loss.name(), losses.join(", ")),
+            reason: format!(
+                "loss '{}' is not supported (supported: {})",
+                problem.loss.name(),
+                losses.join(", ")
+            ),
         });
     }
-    let dname = problem.domain.describe()["kind"].as_str().unwrap_or("").to_string();
+    let dname = problem.domain.describe()["kind"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     if !domains.contains(&dname.as_str()) {
         return Err(FitError::Unsupported {
             algorithm,
-            reason: format!("domain '{dname}' is not supported (supported: {})", domains.join(", ")),
+            reason: format!(
+                "domain '{dname}' is not supported (supported: {})",
+                domains.join(", ")
+            ),
         });
     }
     if problem.domain.dim() != problem.data.d() {
         return Err(FitError::Unsupported {
             algorithm,
-            reason: format!("the domain has dimension {} but the data have d = {}", problem.domain.dim(), problem.data.d()),
+            reason: format!(
+                "the domain has dimension {} but the data have d = {}",
+                problem.domain.dim(),
+                problem.data.d()
+            ),
         });
     }
     if model == PrivacyModel::Approx && !budget.is_non_private() && budget.delta <= 0.0 {
@@ -330,10 +377,13 @@ pub fn check_common(
         }
         .into());
     }
-    if matches!(problem.loss, LossKind::Logistic) && problem.data.y().iter().any(|y| *y != 1.0 && *y != -1.0) {
+    if matches!(problem.loss, LossKind::Logistic)
+        && problem.data.y().iter().any(|y| *y != 1.0 && *y != -1.0)
+    {
         return Err(FitError::Unsupported {
             algorithm,
-            reason: "logistic loss needs labels prepared as -1/+1 (LossKind::prepare_labels)".into(),
+            reason: "logistic loss needs labels prepared as -1/+1 (LossKind::prepare_labels)"
+                .into(),
         });
     }
     Ok(())
@@ -344,9 +394,15 @@ pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>,
     Ok(match name {
         "frank-wolfe" => Box::new(frank_wolfe::FrankWolfe::from_params(params)?),
         "dp-frank-wolfe" => Box::new(frank_wolfe::DpFrankWolfe::from_params(params)?),
-        "dp-frank-wolfe-gaussian" => Box::new(frank_wolfe::DpFrankWolfeGaussian::from_params(params)?),
-        "noisy-mirror-descent" => Box::new(mirror_descent::NoisyMirrorDescent::from_params(params)?),
-        "objective-perturbation" => Box::new(objective_perturbation::ObjectivePerturbation::from_params(params)?),
+        "dp-frank-wolfe-gaussian" => {
+            Box::new(frank_wolfe::DpFrankWolfeGaussian::from_params(params)?)
+        }
+        "noisy-mirror-descent" => {
+            Box::new(mirror_descent::NoisyMirrorDescent::from_params(params)?)
+        }
+        "objective-perturbation" => Box::new(
+            objective_perturbation::ObjectivePerturbation::from_params(params)?,
+        ),
         other => return Err(FitError::UnknownAlgorithm(other.to_string())),
     })
 }
@@ -372,7 +428,11 @@ pub fn default_loss_and_domain(name: &str) -> (&'static str, &'static str) {
 }
 
 /// Helper for algorithms' hyperparameter maps.
-pub fn hp(map: &mut BTreeMap<String, serde_json::Value>, key: &str, v: impl Into<serde_json::Value>) {
+pub fn hp(
+    map: &mut BTreeMap<String, serde_json::Value>,
+    key: &str,
+    v: impl Into<serde_json::Value>,
+) {
     map.insert(key.to_string(), v.into());
 }
 

@@ -15,6 +15,8 @@
 //! its vertex scores, so a private vertex selection with zero noise returns exactly the
 //! LMO's vertex.
 
+pub mod hull;
+
 use crate::linalg::{dot, norm2};
 use serde_json::json;
 use thiserror::Error;
@@ -166,12 +168,20 @@ impl Polytope for L1Ball {
     }
     fn move_toward_vertex(&self, w: &mut [f64], i: usize, mu: f64) {
         w.iter_mut().for_each(|x| *x *= 1.0 - mu);
-        let s = if i % 2 == 0 { self.radius } else { -self.radius };
+        let s = if i % 2 == 0 {
+            self.radius
+        } else {
+            -self.radius
+        };
         w[i / 2] += mu * s;
     }
     fn vertex(&self, i: usize, out: &mut [f64]) {
         out.iter_mut().for_each(|x| *x = 0.0);
-        out[i / 2] = if i % 2 == 0 { self.radius } else { -self.radius };
+        out[i / 2] = if i % 2 == 0 {
+            self.radius
+        } else {
+            -self.radius
+        };
     }
 }
 
@@ -334,18 +344,26 @@ impl VertexPolytope {
                 reason: format!("expected at least one vertex with {d} coordinates"),
             });
         }
-        Ok(VertexPolytope { d, vertices, source })
+        Ok(VertexPolytope {
+            d,
+            vertices,
+            source,
+        })
     }
     /// Reads a vertex CSV: a header row, one vertex per row, d numeric columns.
     pub fn from_csv(path: &str, d: usize) -> Result<Self, DomainError> {
-        let data = crate::data::read_csv_features(path, None).map_err(|e| DomainError::BadVertices {
-            path: path.to_string(),
-            reason: e.to_string(),
-        })?;
+        let data =
+            crate::data::read_csv_features(path, None).map_err(|e| DomainError::BadVertices {
+                path: path.to_string(),
+                reason: e.to_string(),
+            })?;
         if data.d() != d {
             return Err(DomainError::BadVertices {
                 path: path.to_string(),
-                reason: format!("vertices have {} coordinates but the data have d = {d} features", data.d()),
+                reason: format!(
+                    "vertices have {} coordinates but the data have d = {d} features",
+                    data.d()
+                ),
             });
         }
         Self::new(d, data.x().to_vec(), path.to_string())
@@ -360,54 +378,19 @@ impl ConstraintSet for VertexPolytope {
         self.d
     }
     fn contains(&self, w: &[f64], tol: f64) -> bool {
-        // Distance to the hull by projection.
+        // Distance to the hull by (exact) projection.
         let mut p = w.to_vec();
         self.project(&mut p);
-        p.iter().zip(w).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt() <= tol.max(1e-9)
+        p.iter()
+            .zip(w)
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum::<f64>()
+            .sqrt()
+            <= tol.max(1e-9)
     }
     fn project(&self, v: &mut [f64]) {
-        // min_λ∈Δ_k ½‖Vᵀλ − v‖² by accelerated projected gradient on λ (a post-processing
-        // step; accuracy 1e-12 relative is ample for iterates).
-        let k = self.num_vertices();
-        let mut lam = vec![1.0 / k as f64; k];
-        let mut y = lam.clone();
-        // Lipschitz constant of the gradient: ‖V‖² ≤ Σ‖v_i‖²
-        let lip: f64 = (0..k).map(|i| dot(self.v(i), self.v(i))).sum::<f64>().max(1e-300);
-        let mut t = 1.0f64;
-        let mut p = vec![0.0; self.d];
-        let mut grad = vec![0.0; k];
-        for _ in 0..20_000 {
-            p.iter_mut().for_each(|x| *x = 0.0);
-            for (i, yi) in y.iter().enumerate() {
-                crate::linalg::axpy(*yi, self.v(i), &mut p);
-            }
-            for (pi, vi) in p.iter_mut().zip(v.iter()) {
-                *pi -= vi;
-            }
-            for (i, gi) in grad.iter_mut().enumerate() {
-                *gi = dot(self.v(i), &p);
-            }
-            let mut next: Vec<f64> = y.iter().zip(&grad).map(|(a, g)| a - g / lip).collect();
-            project_simplex(&mut next);
-            // Gradient mapping at y: y is optimal iff it is a fixed point of the prox-gradient map.
-            let mapping: f64 = next.iter().zip(&y).map(|(a, b)| (a - b).abs()).sum();
-            // Adaptive restart (O'Donoghue & Candès): drop momentum when it points uphill.
-            let uphill: f64 = next.iter().zip(&lam).zip(&y).map(|((nx, l), yy)| (yy - nx) * (nx - l)).sum();
-            let tn = if uphill > 0.0 { 1.0 } else { (1.0 + (1.0 + 4.0 * t * t).sqrt()) / 2.0 };
-            let beta = if uphill > 0.0 { 0.0 } else { (t - 1.0) / tn };
-            for i in 0..k {
-                y[i] = next[i] + beta * (next[i] - lam[i]);
-            }
-            lam = next;
-            t = tn;
-            if mapping < 1e-15 {
-                break;
-            }
-        }
-        v.iter_mut().for_each(|x| *x = 0.0);
-        for (i, l) in lam.iter().enumerate() {
-            crate::linalg::axpy(*l, self.v(i), v);
-        }
+        // Exact projection by Wolfe's minimum-norm-point algorithm.
+        hull::HullProjector::new(self.d, self.vertices.clone()).project(v);
     }
     fn lmo(&self, g: &[f64], out: &mut [f64]) {
         let mut s = vec![0.0; self.num_vertices()];
@@ -415,17 +398,27 @@ impl ConstraintSet for VertexPolytope {
         self.vertex(first_argmin(&s), out);
     }
     fn l1_radius(&self) -> f64 {
-        (0..self.num_vertices()).map(|i| crate::linalg::norm1(self.v(i))).fold(0.0, f64::max)
+        (0..self.num_vertices())
+            .map(|i| crate::linalg::norm1(self.v(i)))
+            .fold(0.0, f64::max)
     }
     fn l2_radius(&self) -> f64 {
-        (0..self.num_vertices()).map(|i| norm2(self.v(i))).fold(0.0, f64::max)
+        (0..self.num_vertices())
+            .map(|i| norm2(self.v(i)))
+            .fold(0.0, f64::max)
     }
     fn l1_diameter(&self) -> f64 {
         let k = self.num_vertices();
         let mut m: f64 = 0.0;
         for i in 0..k {
             for j in i + 1..k {
-                m = m.max(self.v(i).iter().zip(self.v(j)).map(|(a, b)| (a - b).abs()).sum());
+                m = m.max(
+                    self.v(i)
+                        .iter()
+                        .zip(self.v(j))
+                        .map(|(a, b)| (a - b).abs())
+                        .sum(),
+                );
             }
         }
         m
@@ -486,7 +479,9 @@ pub fn top_s_indices(v: &[f64], s: usize) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..v.len()).collect();
     let s = s.min(v.len());
     if s < v.len() {
-        idx.select_nth_unstable_by(s, |&a, &b| v[b].abs().partial_cmp(&v[a].abs()).unwrap().then(a.cmp(&b)));
+        idx.select_nth_unstable_by(s, |&a, &b| {
+            v[b].abs().partial_cmp(&v[a].abs()).unwrap().then(a.cmp(&b))
+        });
         idx.truncate(s);
     }
     idx.sort_unstable();
@@ -561,7 +556,12 @@ pub enum DomainSpec {
 
 impl DomainSpec {
     /// Parses `--domain` with `--radius` (default 1), `--sparsity` and the vertex file.
-    pub fn parse(name: &str, radius: Option<f64>, sparsity: Option<usize>, vertices: Option<&str>) -> Result<Self, DomainError> {
+    pub fn parse(
+        name: &str,
+        radius: Option<f64>,
+        sparsity: Option<usize>,
+        vertices: Option<&str>,
+    ) -> Result<Self, DomainError> {
         let r = radius.unwrap_or(1.0);
         if !(r.is_finite() && r > 0.0) {
             return Err(DomainError::BadRadius(r));
@@ -627,7 +627,12 @@ mod tests {
         for u in samples {
             let mut u = u.clone();
             c.project(&mut u); // a point of the set
-            let ip: f64 = v.iter().zip(&p).zip(&u).map(|((vi, pi), ui)| (vi - pi) * (ui - pi)).sum();
+            let ip: f64 = v
+                .iter()
+                .zip(&p)
+                .zip(&u)
+                .map(|((vi, pi), ui)| (vi - pi) * (ui - pi))
+                .sum();
             assert!(ip <= 1e-9, "variational inequality violated: {ip}");
         }
     }
@@ -693,7 +698,11 @@ mod tests {
 
     #[test]
     fn sparse_projection_keeps_top_s() {
-        let c = SparseBall { d: 5, s: 2, radius: 1.0 };
+        let c = SparseBall {
+            d: 5,
+            s: 2,
+            radius: 1.0,
+        };
         let mut v = vec![0.1, -3.0, 0.5, 2.0, -0.2];
         c.project(&mut v);
         assert_eq!(v[0], 0.0);
@@ -712,9 +721,18 @@ mod tests {
 
     #[test]
     fn domain_parsing_errors() {
-        assert!(matches!(DomainSpec::parse("box", None, None, None), Err(DomainError::Unknown(_))));
-        assert!(matches!(DomainSpec::parse("l1-ball", Some(-1.0), None, None), Err(DomainError::BadRadius(_))));
-        assert!(matches!(DomainSpec::parse("polytope", None, None, None), Err(DomainError::MissingVertices)));
+        assert!(matches!(
+            DomainSpec::parse("box", None, None, None),
+            Err(DomainError::Unknown(_))
+        ));
+        assert!(matches!(
+            DomainSpec::parse("l1-ball", Some(-1.0), None, None),
+            Err(DomainError::BadRadius(_))
+        ));
+        assert!(matches!(
+            DomainSpec::parse("polytope", None, None, None),
+            Err(DomainError::MissingVertices)
+        ));
         let s = DomainSpec::parse("sparse", None, Some(9), None).unwrap();
         assert!(matches!(s.build(4), Err(DomainError::BadSparsity { .. })));
     }

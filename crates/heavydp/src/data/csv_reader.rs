@@ -27,7 +27,10 @@ fn parse_table<R: Read>(reader: R, path: &str) -> Result<Table, DataError> {
                 reason: csv_reason(&e),
             })
         }
-        Some(Ok(r)) => r.iter().map(|s| s.trim_start_matches('\u{feff}').to_string()).collect(),
+        Some(Ok(r)) => r
+            .iter()
+            .map(|s| s.trim_start_matches('\u{feff}').to_string())
+            .collect(),
     };
     if header.len() == 1 && header[0].is_empty() {
         return Err(DataError::Empty { path: path.into() });
@@ -85,7 +88,11 @@ fn parse_table<R: Read>(reader: R, path: &str) -> Result<Table, DataError> {
     if rows == 0 {
         return Err(DataError::NoRows { path: path.into() });
     }
-    Ok(Table { header, values, rows })
+    Ok(Table {
+        header,
+        values,
+        rows,
+    })
 }
 
 /// The csv crate's error, without any field content.
@@ -98,10 +105,14 @@ fn csv_reason(e: &csv::Error) -> String {
 }
 
 fn split_target(t: Table, path: &str, target: &str) -> Result<Dataset, DataError> {
-    let ti = t.header.iter().position(|h| h == target).ok_or_else(|| DataError::MissingTarget {
-        path: path.into(),
-        target: target.into(),
-    })?;
+    let ti = t
+        .header
+        .iter()
+        .position(|h| h == target)
+        .ok_or_else(|| DataError::MissingTarget {
+            path: path.into(),
+            target: target.into(),
+        })?;
     let k = t.header.len();
     if k < 2 {
         return Err(DataError::NoFeatures {
@@ -121,7 +132,13 @@ fn split_target(t: Table, path: &str, target: &str) -> Result<Dataset, DataError
             }
         }
     }
-    let names: Vec<String> = t.header.iter().enumerate().filter(|(j, _)| *j != ti).map(|(_, h)| h.clone()).collect();
+    let names: Vec<String> = t
+        .header
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != ti)
+        .map(|(_, h)| h.clone())
+        .collect();
     Dataset::new(x, y, d, names, target.to_string())
 }
 
@@ -135,7 +152,11 @@ fn open(path: &str) -> Result<std::fs::File, DataError> {
 /// Reads a CSV file with a header; `target` names the response column.
 pub fn read_csv(path: &str, target: &str) -> Result<Dataset, DataError> {
     let f = open(path)?;
-    split_target(parse_table(std::io::BufReader::with_capacity(1 << 20, f), path)?, path, target)
+    split_target(
+        parse_table(std::io::BufReader::with_capacity(1 << 20, f), path)?,
+        path,
+        target,
+    )
 }
 
 /// As [`read_csv`], from a string (`name` is used in messages).
@@ -147,16 +168,22 @@ pub fn read_csv_str(text: &str, name: &str, target: &str) -> Result<Dataset, Dat
 /// `features` (in that order) when given — other columns, such as a target, are
 /// ignored — or every column otherwise. The response of the returned dataset is 0.
 pub fn read_csv_features(path: &str, features: Option<&[String]>) -> Result<Dataset, DataError> {
-    let t = parse_table(std::io::BufReader::with_capacity(1 << 20, open(path)?), path)?;
+    let t = parse_table(
+        std::io::BufReader::with_capacity(1 << 20, open(path)?),
+        path,
+    )?;
     let k = t.header.len();
     let cols: Vec<usize> = match features {
         Some(names) => names
             .iter()
             .map(|nm| {
-                t.header.iter().position(|h| h == nm).ok_or_else(|| DataError::MissingFeature {
-                    path: path.into(),
-                    column: nm.clone(),
-                })
+                t.header
+                    .iter()
+                    .position(|h| h == nm)
+                    .ok_or_else(|| DataError::MissingFeature {
+                        path: path.into(),
+                        column: nm.clone(),
+                    })
             })
             .collect::<Result<_, _>>()?,
         None => (0..k).collect(),
@@ -174,7 +201,10 @@ pub fn read_csv_features(path: &str, features: Option<&[String]>) -> Result<Data
 
 /// Reads the target column of a CSV file if it is present (for `evaluate`).
 pub fn read_csv_column(path: &str, column: &str) -> Result<Option<Vec<f64>>, DataError> {
-    let t = parse_table(std::io::BufReader::with_capacity(1 << 20, open(path)?), path)?;
+    let t = parse_table(
+        std::io::BufReader::with_capacity(1 << 20, open(path)?),
+        path,
+    )?;
     let k = t.header.len();
     Ok(t.header
         .iter()
@@ -202,17 +232,47 @@ mod tests {
 
     #[test]
     fn rejects_bad_input_with_row_and_column() {
-        assert_eq!(err(""), "f.csv: the file is empty (expected a header row and at least one data row)");
-        assert_eq!(err("a,y\n"), "f.csv: the file has a header but no data rows");
+        assert_eq!(
+            err(""),
+            "f.csv: the file is empty (expected a header row and at least one data row)"
+        );
+        assert_eq!(
+            err("a,y\n"),
+            "f.csv: the file has a header but no data rows"
+        );
         assert_eq!(err("a,b\n1,2\n"), "f.csv: target column 'y' is not in the header (use --target to name the response column)");
-        assert_eq!(err("a,y\n1,2\n3\n"), "f.csv: data row 2 has 1 fields, but the header has 2");
-        assert_eq!(err("a,y\n1,2\n3,4,5\n"), "f.csv: data row 2 has 3 fields, but the header has 2");
-        assert_eq!(err("a,y\n1,2\nfoo,4\n"), "f.csv: data row 2, column 'a': not a number");
-        assert_eq!(err("a,y\n1,NaN\n"), "f.csv: data row 1, column 'y': NaN or infinite values are not allowed");
-        assert_eq!(err("a,y\ninf,1\n"), "f.csv: data row 1, column 'a': NaN or infinite values are not allowed");
-        assert_eq!(err("a,y\n,1\n"), "f.csv: data row 1, column 'a': not a number");
-        assert_eq!(err("a,a,y\n1,2,3\n"), "f.csv: column name 'a' appears more than once in the header");
-        assert_eq!(err("y\n1\n"), "f.csv: there are no feature columns (only the target 'y')");
+        assert_eq!(
+            err("a,y\n1,2\n3\n"),
+            "f.csv: data row 2 has 1 fields, but the header has 2"
+        );
+        assert_eq!(
+            err("a,y\n1,2\n3,4,5\n"),
+            "f.csv: data row 2 has 3 fields, but the header has 2"
+        );
+        assert_eq!(
+            err("a,y\n1,2\nfoo,4\n"),
+            "f.csv: data row 2, column 'a': not a number"
+        );
+        assert_eq!(
+            err("a,y\n1,NaN\n"),
+            "f.csv: data row 1, column 'y': NaN or infinite values are not allowed"
+        );
+        assert_eq!(
+            err("a,y\ninf,1\n"),
+            "f.csv: data row 1, column 'a': NaN or infinite values are not allowed"
+        );
+        assert_eq!(
+            err("a,y\n,1\n"),
+            "f.csv: data row 1, column 'a': not a number"
+        );
+        assert_eq!(
+            err("a,a,y\n1,2,3\n"),
+            "f.csv: column name 'a' appears more than once in the header"
+        );
+        assert_eq!(
+            err("y\n1\n"),
+            "f.csv: there are no feature columns (only the target 'y')"
+        );
     }
 
     #[test]

@@ -34,13 +34,25 @@ pub enum DataError {
         found: usize,
     },
     #[error("{path}: data row {row}, column '{column}': not a number")]
-    NonNumeric { path: String, row: usize, column: String },
+    NonNumeric {
+        path: String,
+        row: usize,
+        column: String,
+    },
     #[error("{path}: data row {row}, column '{column}': NaN or infinite values are not allowed")]
-    NonFinite { path: String, row: usize, column: String },
+    NonFinite {
+        path: String,
+        row: usize,
+        column: String,
+    },
     #[error("{path}: missing column '{column}' required by the model")]
     MissingFeature { path: String, column: String },
     #[error("{path}: malformed CSV at data row {row}: {reason}")]
-    Malformed { path: String, row: usize, reason: String },
+    Malformed {
+        path: String,
+        row: usize,
+        reason: String,
+    },
     #[error("invalid dataset: {0}")]
     Shape(String),
     #[error("unknown scenario '{0}' (see `heavydp simulate --help` for the list)")]
@@ -62,7 +74,13 @@ pub struct Dataset {
 
 impl Dataset {
     /// Builds a dataset, checking shapes and that every value is finite.
-    pub fn new(x: Vec<f64>, y: Vec<f64>, d: usize, feature_names: Vec<String>, target_name: String) -> Result<Self, DataError> {
+    pub fn new(
+        x: Vec<f64>,
+        y: Vec<f64>,
+        d: usize,
+        feature_names: Vec<String>,
+        target_name: String,
+    ) -> Result<Self, DataError> {
         let n = y.len();
         if n == 0 {
             return Err(DataError::Shape("no rows".into()));
@@ -71,10 +89,19 @@ impl Dataset {
             return Err(DataError::Shape("no feature columns".into()));
         }
         if x.len() != n * d {
-            return Err(DataError::Shape(format!("x has {} values, expected n*d = {}*{}", x.len(), n, d)));
+            return Err(DataError::Shape(format!(
+                "x has {} values, expected n*d = {}*{}",
+                x.len(),
+                n,
+                d
+            )));
         }
         if feature_names.len() != d {
-            return Err(DataError::Shape(format!("{} feature names for d = {}", feature_names.len(), d)));
+            return Err(DataError::Shape(format!(
+                "{} feature names for d = {}",
+                feature_names.len(),
+                d
+            )));
         }
         if let Some(i) = x.iter().position(|v| !v.is_finite()) {
             return Err(DataError::Shape(format!(
@@ -84,7 +111,10 @@ impl Dataset {
             )));
         }
         if let Some(i) = y.iter().position(|v| !v.is_finite()) {
-            return Err(DataError::Shape(format!("row {}, target: NaN or infinite value", i + 1)));
+            return Err(DataError::Shape(format!(
+                "row {}, target: NaN or infinite value",
+                i + 1
+            )));
         }
         Ok(Dataset {
             n,
@@ -207,7 +237,10 @@ mod tests {
         assert!(Dataset::from_rows(vec![], vec![], 2).is_err());
         assert!(Dataset::from_rows(vec![1.0; 3], vec![1.0; 2], 2).is_err());
         let e = Dataset::from_rows(vec![1.0, f64::NAN, 0.0, 0.0], vec![1.0, 2.0], 2).unwrap_err();
-        assert!(e.to_string().contains("row 1") && e.to_string().contains("x2"), "{e}");
+        assert!(
+            e.to_string().contains("row 1") && e.to_string().contains("x2"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -119,7 +119,11 @@ pub fn simulate(
             name,
             format!(
                 "unknown parameter '{k}' (this scenario accepts: {})",
-                if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") }
+                if allowed.is_empty() {
+                    "none".to_string()
+                } else {
+                    allowed.join(", ")
+                }
             ),
         ));
     }
@@ -127,7 +131,10 @@ pub fn simulate(
     let s = if sparse {
         let s = sparsity.unwrap_or(if name == "tian-sparse-student" { 5 } else { 20 });
         if s == 0 || s > d {
-            return Err(bad(name, format!("--sparsity must be in 1..=d (d = {d}); got {s}")));
+            return Err(bad(
+                name,
+                format!("--sparsity must be in 1..=d (d = {d}); got {s}"),
+            ));
         }
         Some(s)
     } else {
@@ -137,7 +144,9 @@ pub fn simulate(
     let mut used = BTreeMap::new();
     // Truth.
     let w_star: Vec<f64> = match name {
-        "hu-linear-lognormal" | "hu-logistic-lognormal" | "hu-linear-student" => dense_truth(d, rng),
+        "hu-linear-lognormal" | "hu-logistic-lognormal" | "hu-linear-student" => {
+            dense_truth(d, rng)
+        }
         "tian-sparse-student" => {
             let c = params.get("beta_scale").copied().unwrap_or(1.0);
             if !(c.is_finite() && c > 0.0) {
@@ -177,7 +186,8 @@ pub fn simulate(
             x.iter_mut().for_each(|v| *v = t.sample(rng));
         }
         "hu-sparse-logistic-laplace" => {
-            x.iter_mut().for_each(|v| *v = crate::noise::laplace(5.0, rng));
+            x.iter_mut()
+                .for_each(|v| *v = crate::noise::laplace(5.0, rng));
         }
         "tian-sparse-student" => {
             let nrm = Normal::new(0.0, 1.0).unwrap();
@@ -205,7 +215,9 @@ pub fn simulate(
             let u = crate::noise::open01(r);
             (u / (1.0 - u)).powf(1.0 / 0.1)
         }),
-        "hu-sparse-loggamma-noise" | "hu-sparse-logistic-laplace" => Box::new(|r| log_gamma_variate(0.5, r)),
+        "hu-sparse-loggamma-noise" | "hu-sparse-logistic-laplace" => {
+            Box::new(|r| log_gamma_variate(0.5, r))
+        }
         "hu-sparse-logistic-gaussian" => Box::new(|r| {
             let u = crate::noise::open01(r);
             0.5 * (u / (1.0 - u)).ln()
@@ -217,7 +229,10 @@ pub fn simulate(
             } else if zeta == 1.0 {
                 3.0
             } else {
-                return Err(bad(name, "zeta must be 0.5 (Student t, 1.75 d.o.f.) or 1 (3 d.o.f.)"));
+                return Err(bad(
+                    name,
+                    "zeta must be 0.5 (Student t, 1.75 d.o.f.) or 1 (3 d.o.f.)",
+                ));
             };
             used.insert("zeta".to_string(), zeta);
             used.insert("nu".to_string(), nu);
@@ -306,21 +321,47 @@ mod tests {
     #[test]
     fn feature_and_noise_moments_match_the_spec() {
         let p = BTreeMap::new();
-        let (a, _) = simulate("hu-linear-lognormal", 20_000, 10, None, &p, &mut rng_from_seed(1)).unwrap();
+        let (a, _) = simulate(
+            "hu-linear-lognormal",
+            20_000,
+            10,
+            None,
+            &p,
+            &mut rng_from_seed(1),
+        )
+        .unwrap();
         let (m, v) = moments(a.x());
         // Lognormal(0, variance 0.6): mean e^0.3 = 1.3499, variance 1.4980
         assert!((m - 1.3499).abs() < 0.01, "{m}");
         assert!((v - 1.4980).abs() < 0.05, "{v}");
-        let (a, _) = simulate("hu-linear-student", 20_000, 10, None, &p, &mut rng_from_seed(1)).unwrap();
+        let (a, _) = simulate(
+            "hu-linear-student",
+            20_000,
+            10,
+            None,
+            &p,
+            &mut rng_from_seed(1),
+        )
+        .unwrap();
         let (_, v) = moments(a.x());
         assert!((v - 1.25).abs() < 0.05, "{v}");
-        let (a, _) = simulate("hu-sparse-logistic-laplace", 20_000, 10, Some(2), &p, &mut rng_from_seed(1)).unwrap();
+        let (a, _) = simulate(
+            "hu-sparse-logistic-laplace",
+            20_000,
+            10,
+            Some(2),
+            &p,
+            &mut rng_from_seed(1),
+        )
+        .unwrap();
         let (_, v) = moments(a.x());
         assert!((v - 50.0).abs() < 2.0, "{v}");
         assert!(a.y().iter().all(|y| *y == 1.0 || *y == -1.0));
         // log-gamma c = 0.5: mean digamma(0.5) = -1.9635, variance pi^2/2 = 4.9348
         let mut r = rng_from_seed(9);
-        let lg: Vec<f64> = (0..200_000).map(|_| log_gamma_variate(0.5, &mut r)).collect();
+        let lg: Vec<f64> = (0..200_000)
+            .map(|_| log_gamma_variate(0.5, &mut r))
+            .collect();
         let (m, v) = moments(&lg);
         assert!((m + 1.9635).abs() < 0.02, "{m}");
         assert!((v - 4.9348).abs() < 0.1, "{v}");
@@ -330,7 +371,10 @@ mod tests {
     fn bad_parameters_are_rejected() {
         let p = BTreeMap::new();
         let mut r = rng_from_seed(1);
-        assert!(matches!(simulate("nope", 10, 2, None, &p, &mut r), Err(DataError::UnknownScenario(_))));
+        assert!(matches!(
+            simulate("nope", 10, 2, None, &p, &mut r),
+            Err(DataError::UnknownScenario(_))
+        ));
         assert!(simulate("hu-sparse-lognormal-noise", 10, 2, Some(3), &p, &mut r).is_err());
         let mut q = BTreeMap::new();
         q.insert("zeta".to_string(), 0.7);

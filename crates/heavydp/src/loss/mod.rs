@@ -75,9 +75,13 @@ impl LossKind {
         let k = match name {
             "squared" => LossKind::Squared,
             "logistic" => LossKind::Logistic,
-            "huber" => LossKind::Huber { tau: tau.unwrap_or(1.0) },
+            "huber" => LossKind::Huber {
+                tau: tau.unwrap_or(1.0),
+            },
             "absolute" => LossKind::Absolute,
-            "biweight" => LossKind::Biweight { c: c.unwrap_or(4.685) },
+            "biweight" => LossKind::Biweight {
+                c: c.unwrap_or(4.685),
+            },
             other => return Err(LossError::Unknown(other.to_string())),
         };
         k.validate()?;
@@ -87,16 +91,20 @@ impl LossKind {
     /// Checks the loss parameters.
     pub fn validate(&self) -> Result<(), LossError> {
         match *self {
-            LossKind::Huber { tau } if !(tau.is_finite() && tau > 0.0) => Err(LossError::BadParameter {
-                loss: "huber",
-                param: "tau",
-                value: tau,
-            }),
-            LossKind::Biweight { c } if !(c.is_finite() && c > 0.0) => Err(LossError::BadParameter {
-                loss: "biweight",
-                param: "c",
-                value: c,
-            }),
+            LossKind::Huber { tau } if !(tau.is_finite() && tau > 0.0) => {
+                Err(LossError::BadParameter {
+                    loss: "huber",
+                    param: "tau",
+                    value: tau,
+                })
+            }
+            LossKind::Biweight { c } if !(c.is_finite() && c > 0.0) => {
+                Err(LossError::BadParameter {
+                    loss: "biweight",
+                    param: "c",
+                    value: c,
+                })
+            }
             _ => Ok(()),
         }
     }
@@ -355,8 +363,14 @@ mod tests {
         LossKind::Logistic.prepare_labels(&mut y).unwrap();
         assert_eq!(y, vec![-1.0, 1.0, -1.0]);
         let mut bad = vec![1.0, 0.5];
-        assert_eq!(LossKind::Logistic.prepare_labels(&mut bad), Err(LossError::BadLabel { row: 2 }));
-        assert!(matches!(LossKind::parse("hinge", None, None), Err(LossError::Unknown(_))));
+        assert_eq!(
+            LossKind::Logistic.prepare_labels(&mut bad),
+            Err(LossError::BadLabel { row: 2 })
+        );
+        assert!(matches!(
+            LossKind::parse("hinge", None, None),
+            Err(LossError::Unknown(_))
+        ));
         assert!(LossKind::parse("huber", Some(-1.0), None).is_err());
     }
 }

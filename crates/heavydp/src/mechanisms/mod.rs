@@ -60,7 +60,9 @@ pub fn release_on_chunk<M: Mechanism, R: RngCore + ?Sized>(
 
 fn check_positive(name: &str, v: f64) -> Result<(), PrivacyError> {
     if v.is_nan() || v <= 0.0 {
-        return Err(PrivacyError::InvalidMechanism(format!("{name} must be > 0, got {v}")));
+        return Err(PrivacyError::InvalidMechanism(format!(
+            "{name} must be > 0, got {v}"
+        )));
     }
     Ok(())
 }
@@ -121,7 +123,9 @@ impl GaussianMechanism {
     pub fn with_sigma(sensitivity: f64, sigma: f64) -> Result<Self, PrivacyError> {
         check_positive("sensitivity", sensitivity)?;
         if sigma.is_nan() || sigma < 0.0 {
-            return Err(PrivacyError::InvalidMechanism(format!("sigma must be >= 0, got {sigma}")));
+            return Err(PrivacyError::InvalidMechanism(format!(
+                "sigma must be >= 0, got {sigma}"
+            )));
         }
         Ok(GaussianMechanism { sensitivity, sigma })
     }
@@ -186,7 +190,10 @@ impl ExponentialMechanism {
     pub fn new(sensitivity: f64, epsilon: f64) -> Result<Self, PrivacyError> {
         check_positive("sensitivity", sensitivity)?;
         check_positive("epsilon", epsilon)?;
-        Ok(ExponentialMechanism { sensitivity, epsilon })
+        Ok(ExponentialMechanism {
+            sensitivity,
+            epsilon,
+        })
     }
 
     /// The log-probabilities (log-sum-exp normalised) the mechanism samples from.
@@ -203,10 +210,15 @@ impl Mechanism for ExponentialMechanism {
     type Input = [f64];
     type Output = usize;
     fn cost(&self) -> Cost {
-        Cost::Pure { epsilon: self.epsilon }
+        Cost::Pure {
+            epsilon: self.epsilon,
+        }
     }
     fn run_uncharged<R: RngCore + ?Sized>(&self, utilities: &[f64], rng: &mut R) -> usize {
-        assert!(!utilities.is_empty(), "exponential mechanism over an empty range");
+        assert!(
+            !utilities.is_empty(),
+            "exponential mechanism over an empty range"
+        );
         if self.epsilon.is_infinite() {
             return argmax(utilities).expect("non-empty");
         }
@@ -263,7 +275,9 @@ impl Mechanism for ReportNoisyMin {
     type Input = [f64];
     type Output = usize;
     fn cost(&self) -> Cost {
-        Cost::Pure { epsilon: self.epsilon() }
+        Cost::Pure {
+            epsilon: self.epsilon(),
+        }
     }
     fn run_uncharged<R: RngCore + ?Sized>(&self, scores: &[f64], rng: &mut R) -> usize {
         assert!(!scores.is_empty(), "report-noisy-min over an empty range");
@@ -338,7 +352,9 @@ mod tests {
         // 4 d.o.f.: P(chi2 > 33) ≈ 1.2e-6
         assert!(chi2 < 33.0, "chi2 = {chi2}, counts {counts:?}");
         // A mechanism with half the sensitivity would put far more mass on the top score.
-        let wrong = ExponentialMechanism::new(0.5, 2.0).unwrap().log_probabilities(&u);
+        let wrong = ExponentialMechanism::new(0.5, 2.0)
+            .unwrap()
+            .log_probabilities(&u);
         assert!((wrong[2].exp() - lp[2].exp()) > 0.1);
     }
 
@@ -370,7 +386,9 @@ mod tests {
         let m = ReportNoisyMin::new(delta_s, eps).unwrap();
         let mut rng = rng_from_seed(14);
         let n = 100_000;
-        let wins = (0..n).filter(|_| m.run_uncharged(&[0.0, delta_s], &mut rng) == 0).count();
+        let wins = (0..n)
+            .filter(|_| m.run_uncharged(&[0.0, delta_s], &mut rng) == 0)
+            .count();
         let p = wins as f64 / n as f64;
         // P(select 0) for Lap(2) difference: 1 - 0.5*exp(-1/2)*(1 + 1/4)... just check the odds bound
         assert!(p / (1.0 - p) < eps.exp() * 1.05, "{p}");

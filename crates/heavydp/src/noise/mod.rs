@@ -139,11 +139,20 @@ mod tests {
         let b = 2.5;
         let n = 200_000;
         let xs: Vec<f64> = (0..n).map(|_| laplace(b, &mut rng)).collect();
-        let cdf = |x: f64| if x < 0.0 { 0.5 * (x / b).exp() } else { 1.0 - 0.5 * (-x / b).exp() };
+        let cdf = |x: f64| {
+            if x < 0.0 {
+                0.5 * (x / b).exp()
+            } else {
+                1.0 - 0.5 * (-x / b).exp()
+            }
+        };
         assert!(ks(xs.clone(), cdf) < KS_CRIT / (n as f64).sqrt());
         // E|X| = b: a halved scale would fail this by a mile.
         let mean_abs = xs.iter().map(|x| x.abs()).sum::<f64>() / n as f64;
-        assert!((mean_abs - b).abs() < 6.0 * b / (n as f64).sqrt(), "{mean_abs}");
+        assert!(
+            (mean_abs - b).abs() < 6.0 * b / (n as f64).sqrt(),
+            "{mean_abs}"
+        );
     }
 
     #[test]

@@ -308,7 +308,11 @@ pub fn gaussian_zcdp_rho(sensitivity: f64, sigma: f64) -> f64 {
     }
     // denominator 2σ² rounded down (so the quotient is an upper bound)
     let s2 = sigma * sigma;
-    let s2_down = if sigma.mul_add(sigma, -s2) < 0.0 { s2.next_down() } else { s2 };
+    let s2_down = if sigma.mul_add(sigma, -s2) < 0.0 {
+        s2.next_down()
+    } else {
+        s2
+    };
     div_up(mul_up(sensitivity, sensitivity), 2.0 * s2_down)
 }
 
@@ -394,7 +398,10 @@ impl PrivacyLedger {
         self.totals_with(None).unwrap_or((f64::INFINITY, 1.0))
     }
 
-    fn totals_with(&self, extra: Option<(Cost, Option<usize>)>) -> Result<(f64, f64), PrivacyError> {
+    fn totals_with(
+        &self,
+        extra: Option<(Cost, Option<usize>)>,
+    ) -> Result<(f64, f64), PrivacyError> {
         let mut sum_eps = self.sum_eps;
         let mut sum_delta = self.sum_delta;
         let mut sum_rho = self.sum_rho;
@@ -408,7 +415,9 @@ impl PrivacyLedger {
         if let Some((cost, chunk)) = extra {
             k += 1;
             match (self.accountant, cost) {
-                (Accountant::Zcdp, Cost::Pure { epsilon }) => sum_rho = add_up(sum_rho, pure_to_zcdp(epsilon)),
+                (Accountant::Zcdp, Cost::Pure { epsilon }) => {
+                    sum_rho = add_up(sum_rho, pure_to_zcdp(epsilon))
+                }
                 (Accountant::Zcdp, Cost::Zcdp { rho }) => sum_rho = add_up(sum_rho, rho),
                 (Accountant::Zcdp, c) => {
                     return Err(PrivacyError::IncompatibleCost {
@@ -457,7 +466,14 @@ impl PrivacyLedger {
         }
         Ok(match self.accountant {
             Accountant::Basic => (sum_eps, sum_delta),
-            Accountant::Zcdp => (zcdp_to_approx(sum_rho, self.budget.delta), if sum_rho > 0.0 { self.budget.delta } else { 0.0 }),
+            Accountant::Zcdp => (
+                zcdp_to_approx(sum_rho, self.budget.delta),
+                if sum_rho > 0.0 {
+                    self.budget.delta
+                } else {
+                    0.0
+                },
+            ),
             Accountant::Advanced { delta_slack } => {
                 if k == 0 {
                     (0.0, 0.0)
@@ -483,11 +499,21 @@ impl PrivacyLedger {
     /// Charges `cost` for a release that reads only the disjoint data chunk `chunk`
     /// (parallel composition; only meaningful with [`Accountant::Parallel`], where a
     /// plain [`PrivacyLedger::charge`] counts against every chunk).
-    pub fn charge_on_chunk(&mut self, release: &str, chunk: usize, cost: Cost) -> Result<(), PrivacyError> {
+    pub fn charge_on_chunk(
+        &mut self,
+        release: &str,
+        chunk: usize,
+        cost: Cost,
+    ) -> Result<(), PrivacyError> {
         self.charge_inner(release, cost, Some(chunk))
     }
 
-    fn charge_inner(&mut self, release: &str, cost: Cost, chunk: Option<usize>) -> Result<(), PrivacyError> {
+    fn charge_inner(
+        &mut self,
+        release: &str,
+        cost: Cost,
+        chunk: Option<usize>,
+    ) -> Result<(), PrivacyError> {
         let (e, d) = self.totals_with(Some((cost, chunk)))?;
         if e > self.budget.epsilon || d > self.budget.delta {
             return Err(PrivacyError::BudgetExceeded {
@@ -501,7 +527,9 @@ impl PrivacyLedger {
         // Commit.
         self.releases += 1;
         match (self.accountant, cost) {
-            (Accountant::Zcdp, Cost::Pure { epsilon }) => self.sum_rho = add_up(self.sum_rho, pure_to_zcdp(epsilon)),
+            (Accountant::Zcdp, Cost::Pure { epsilon }) => {
+                self.sum_rho = add_up(self.sum_rho, pure_to_zcdp(epsilon))
+            }
             (Accountant::Zcdp, Cost::Zcdp { rho }) => self.sum_rho = add_up(self.sum_rho, rho),
             (Accountant::Parallel, c) => {
                 let (ce, cd) = match c {
@@ -540,7 +568,12 @@ impl PrivacyLedger {
             (_, Cost::Zcdp { .. }) => unreachable!("rejected by totals_with"),
         }
         match self.entries.last_mut() {
-            Some(last) if last.release == release && last.cost == cost && last.chunk.is_none() && chunk.is_none() => {
+            Some(last)
+                if last.release == release
+                    && last.cost == cost
+                    && last.chunk.is_none()
+                    && chunk.is_none() =>
+            {
                 last.count += 1
             }
             _ => self.entries.push(LedgerEntry {
@@ -574,7 +607,10 @@ impl PrivacyLedger {
         if entries.len() > 64 {
             let mut merged: Vec<LedgerEntry> = Vec::new();
             for e in entries {
-                match merged.iter_mut().find(|m| m.release == e.release && m.cost == e.cost) {
+                match merged
+                    .iter_mut()
+                    .find(|m| m.release == e.release && m.cost == e.cost)
+                {
                     Some(m) => {
                         m.count += e.count;
                         m.chunk = None;
@@ -609,11 +645,23 @@ mod tests {
     fn budget_validation() {
         assert!(Budget::new(1.0, 1e-5).is_ok());
         assert!(Budget::new(f64::INFINITY, 0.0).is_ok());
-        assert_eq!(Budget::new(0.0, 0.0), Err(PrivacyError::InvalidEpsilon(0.0)));
-        assert_eq!(Budget::new(-1.0, 0.0), Err(PrivacyError::InvalidEpsilon(-1.0)));
-        assert!(matches!(Budget::new(f64::NAN, 0.0), Err(PrivacyError::InvalidEpsilon(_))));
+        assert_eq!(
+            Budget::new(0.0, 0.0),
+            Err(PrivacyError::InvalidEpsilon(0.0))
+        );
+        assert_eq!(
+            Budget::new(-1.0, 0.0),
+            Err(PrivacyError::InvalidEpsilon(-1.0))
+        );
+        assert!(matches!(
+            Budget::new(f64::NAN, 0.0),
+            Err(PrivacyError::InvalidEpsilon(_))
+        ));
         assert_eq!(Budget::new(1.0, 1.0), Err(PrivacyError::InvalidDelta(1.0)));
-        assert_eq!(Budget::new(1.0, -0.1), Err(PrivacyError::InvalidDelta(-0.1)));
+        assert_eq!(
+            Budget::new(1.0, -0.1),
+            Err(PrivacyError::InvalidDelta(-0.1))
+        );
     }
 
     #[test]
@@ -693,7 +741,13 @@ mod tests {
         let mut l = PrivacyLedger::new(Budget::new(1.0, delta).unwrap(), Accountant::Zcdp);
         let per = rho / 10.0;
         for _ in 0..10 {
-            l.charge("g", Cost::Zcdp { rho: per * (1.0 - 1e-12) }).unwrap();
+            l.charge(
+                "g",
+                Cost::Zcdp {
+                    rho: per * (1.0 - 1e-12),
+                },
+            )
+            .unwrap();
         }
         let (e, d) = l.spent();
         assert!(e <= 1.0 && e > 0.999, "{e}");
@@ -701,7 +755,13 @@ mod tests {
         assert!(l.charge("g", Cost::Zcdp { rho: per }).is_err());
         // approx charges are not composable under zCDP
         assert!(matches!(
-            l.charge("a", Cost::Approx { epsilon: 0.1, delta: 0.0 }),
+            l.charge(
+                "a",
+                Cost::Approx {
+                    epsilon: 0.1,
+                    delta: 0.0
+                }
+            ),
             Err(PrivacyError::IncompatibleCost { .. })
         ));
     }
@@ -710,11 +770,14 @@ mod tests {
     fn ledger_parallel_accountant_takes_max_over_chunks() {
         let mut l = PrivacyLedger::new(Budget::pure(1.0).unwrap(), Accountant::Parallel);
         for c in 0..50 {
-            l.charge_on_chunk("em", c, Cost::Pure { epsilon: 1.0 }).unwrap();
+            l.charge_on_chunk("em", c, Cost::Pure { epsilon: 1.0 })
+                .unwrap();
         }
         assert_eq!(l.spent(), (1.0, 0.0));
         // a second charge on chunk 3 is over budget
-        assert!(l.charge_on_chunk("em", 3, Cost::Pure { epsilon: 0.1 }).is_err());
+        assert!(l
+            .charge_on_chunk("em", 3, Cost::Pure { epsilon: 0.1 })
+            .is_err());
         // a whole-data charge is over budget too
         assert!(l.charge("all", Cost::Pure { epsilon: 0.1 }).is_err());
     }
@@ -722,7 +785,13 @@ mod tests {
     #[test]
     fn non_private_ledger_reports_none() {
         let mut l = PrivacyLedger::new(Budget::non_private(), Accountant::Basic);
-        l.charge("x", Cost::Pure { epsilon: f64::INFINITY }).unwrap();
+        l.charge(
+            "x",
+            Cost::Pure {
+                epsilon: f64::INFINITY,
+            },
+        )
+        .unwrap();
         let s = l.summary(PrivacyModel::Approx);
         assert_eq!(s.model, PrivacyModel::None);
         assert!(s.epsilon.is_infinite());

@@ -68,7 +68,9 @@
 use super::*;
 use crate::linalg::{mean_gradient, GradientWorkspace};
 use crate::mechanisms::{release, GaussianMechanism, ReportNoisyMin};
-use crate::privacy::{approx_to_zcdp_rho, calibration_target, zcdp_to_approx, Accountant, PrivacyLedger};
+use crate::privacy::{
+    approx_to_zcdp_rho, calibration_target, zcdp_to_approx, Accountant, PrivacyLedger,
+};
 
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
 const POLYTOPES: &[&str] = &["l1-ball", "simplex", "polytope"];
@@ -149,7 +151,9 @@ fn run(
             Some(p) => {
                 p.vertex_scores(&grad, &mut scores);
                 let i = match &direction {
-                    Direction::NoisyMin(m) => release(ledger, "vertex selection (Alg. 4)", *m, &scores, rng)?,
+                    Direction::NoisyMin(m) => {
+                        release(ledger, "vertex selection (Alg. 4)", *m, &scores, rng)?
+                    }
                     _ => crate::mechanisms::argmin(&scores).expect("vertices"),
                 };
                 p.move_toward_vertex(&mut w, i, mu);
@@ -182,17 +186,18 @@ fn t_param(p: &Params) -> Result<Option<usize>, FitError> {
 }
 
 fn common_params() -> Vec<ParamInfo> {
-    vec![
-        ParamInfo {
-            name: "fw_step",
-            default: "default",
-            meaning: "step rule: default = 2/(t+1) (first step 1), paper = 1/(T+2)",
-            source: "spec Talwar §7, A15",
-        },
-    ]
+    vec![ParamInfo {
+        name: "fw_step",
+        default: "default",
+        meaning: "step rule: default = 2/(t+1) (first step 1), paper = 1/(T+2)",
+        source: "spec Talwar §7, A15",
+    }]
 }
 
-fn prepare<'a>(problem: &Problem<'a>, bound: Option<f64>) -> (std::borrow::Cow<'a, Dataset>, Option<BoundedConstants>) {
+fn prepare<'a>(
+    problem: &Problem<'a>,
+    bound: Option<f64>,
+) -> (std::borrow::Cow<'a, Dataset>, Option<BoundedConstants>) {
     match bound {
         Some(b) => (
             std::borrow::Cow::Owned(clip_for(problem.data, &problem.loss, b)),
@@ -273,14 +278,37 @@ impl PrivateAlgorithm for FrankWolfe {
         PrivacyModel::None
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_common(self.name(), self.privacy_model(), problem, budget, LOSSES, CONVEX)
+        check_common(
+            self.name(),
+            self.privacy_model(),
+            problem,
+            budget,
+            LOSSES,
+            CONVEX,
+        )
     }
-    fn fit(&self, problem: &Problem, budget: Budget, rng: &mut dyn RngCore, observer: &mut dyn Observer) -> Result<FitReport, FitError> {
+    fn fit(
+        &self,
+        problem: &Problem,
+        budget: Budget,
+        rng: &mut dyn RngCore,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, FitError> {
         self.validate(problem, &budget)?;
         let (data, _) = prepare(problem, self.bound);
         let big_t = self.big_t(data.n());
         let mut ledger = PrivacyLedger::new(Budget::non_private(), Accountant::Basic);
-        let (w, trace) = run(&data, &problem.loss, problem.domain, big_t, self.step, Direction::Exact, &mut ledger, rng, observer)?;
+        let (w, trace) = run(
+            &data,
+            &problem.loss,
+            problem.domain,
+            big_t,
+            self.step,
+            Direction::Exact,
+            &mut ledger,
+            rng,
+            observer,
+        )?;
         let mut h = BTreeMap::new();
         hp(&mut h, "T", big_t);
         hp(&mut h, "fw_step", self.step.name());
@@ -342,7 +370,11 @@ struct Alg4Plan {
 
 impl DpFrankWolfe {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new("dp-frank-wolfe", params, &["bound", "T", "fw_step", "calibration"])?;
+        let p = Params::new(
+            "dp-frank-wolfe",
+            params,
+            &["bound", "T", "fw_step", "calibration"],
+        )?;
         Ok(DpFrankWolfe {
             bound: required_bound("dp-frank-wolfe", &p)?,
             t: t_param(&p)?,
@@ -395,7 +427,8 @@ impl DpFrankWolfe {
             Some(t) => t,
             None if budget.is_non_private() => default_nonprivate_t(problem.data.n()),
             None => {
-                let t = (c.curvature * n * eps).powf(2.0 / 3.0) / (c.lipschitz_inf * c1).powf(2.0 / 3.0);
+                let t = (c.curvature * n * eps).powf(2.0 / 3.0)
+                    / (c.lipschitz_inf * c1).powf(2.0 / 3.0);
                 (t.ceil() as usize).max(2)
             }
         };
@@ -415,7 +448,10 @@ impl DpFrankWolfe {
                 let eps_step = (2.0 * rho / steps).sqrt();
                 2.0 * score_sensitivity / eps_step
             }
-            FwCalibration::Paper => c.lipschitz_inf * c1 * (8.0 * big_t as f64 * (-budget.delta.ln())).sqrt() / (n * eps),
+            FwCalibration::Paper => {
+                c.lipschitz_inf * c1 * (8.0 * big_t as f64 * (-budget.delta.ln())).sqrt()
+                    / (n * eps)
+            }
         };
         let eps_step = 2.0 * score_sensitivity / scale;
         let certified_epsilon = zcdp_to_approx(steps * eps_step * eps_step / 2.0, budget.delta);
@@ -436,9 +472,18 @@ impl PrivateAlgorithm for DpFrankWolfe {
         PrivacyModel::Approx
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_common(self.name(), self.privacy_model(), problem, budget, LOSSES, POLYTOPES)?;
+        check_common(
+            self.name(),
+            self.privacy_model(),
+            problem,
+            budget,
+            LOSSES,
+            POLYTOPES,
+        )?;
         if !(self.bound.is_finite() && self.bound > 0.0) {
-            return Err(FitError::BoundRequired { algorithm: "dp-frank-wolfe" });
+            return Err(FitError::BoundRequired {
+                algorithm: "dp-frank-wolfe",
+            });
         }
         let plan = self.plan(problem, budget);
         if plan.certified_epsilon > budget.epsilon {
@@ -453,7 +498,13 @@ impl PrivateAlgorithm for DpFrankWolfe {
         }
         Ok(())
     }
-    fn fit(&self, problem: &Problem, budget: Budget, rng: &mut dyn RngCore, observer: &mut dyn Observer) -> Result<FitReport, FitError> {
+    fn fit(
+        &self,
+        problem: &Problem,
+        budget: Budget,
+        rng: &mut dyn RngCore,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, FitError> {
         self.validate(problem, &budget)?;
         let plan = self.plan(problem, &budget);
         let (data, _) = prepare(problem, Some(self.bound));
@@ -466,12 +517,30 @@ impl PrivateAlgorithm for DpFrankWolfe {
             ReportNoisyMin::with_scale(plan.score_sensitivity, plan.scale)?
         };
         let mut ledger = PrivacyLedger::new(budget, Accountant::Zcdp);
-        let (w, trace) = run(&data, &problem.loss, problem.domain, plan.big_t, self.step, Direction::NoisyMin(&mech), &mut ledger, rng, observer)?;
+        let (w, trace) = run(
+            &data,
+            &problem.loss,
+            problem.domain,
+            plan.big_t,
+            self.step,
+            Direction::NoisyMin(&mech),
+            &mut ledger,
+            rng,
+            observer,
+        )?;
         let mut h = BTreeMap::new();
         hp(&mut h, "bound", self.bound);
         hp(&mut h, "T", plan.big_t);
         hp(&mut h, "fw_step", self.step.name());
-        hp(&mut h, "calibration", if self.calibration == FwCalibration::Paper { "paper" } else { "accountant" });
+        hp(
+            &mut h,
+            "calibration",
+            if self.calibration == FwCalibration::Paper {
+                "paper"
+            } else {
+                "accountant"
+            },
+        );
         hp(&mut h, "laplace_scale", plan.scale);
         hp(&mut h, "score_sensitivity", plan.score_sensitivity);
         Ok(FitReport {
@@ -514,15 +583,26 @@ impl Default for DpFrankWolfeGaussian {
 /// the printed σ² = 32 L² T ln²(T/δ)/(nε)² when it certifies (ε, δ) through zCDP, else (or
 /// when `force_zcdp`) σ = sens/√(2ρ*/(T−1)). Returns (σ, calibration name). Shared with
 /// noisy mirror descent (same σ, spec §2).
-pub fn gaussian_gradient_sigma(lipschitz: f64, n: usize, big_t: usize, steps: usize, budget: &Budget, force_zcdp: bool) -> (f64, &'static str) {
+pub fn gaussian_gradient_sigma(
+    lipschitz: f64,
+    n: usize,
+    big_t: usize,
+    steps: usize,
+    budget: &Budget,
+    force_zcdp: bool,
+) -> (f64, &'static str) {
     if budget.is_non_private() || steps == 0 {
         return (0.0, "none");
     }
     let n = n as f64;
     let sens = 2.0 * lipschitz / n;
     let t = big_t as f64;
-    let printed = (32.0 * lipschitz * lipschitz * t * (t / budget.delta).ln().powi(2)).sqrt() / (n * budget.epsilon);
-    let certified = zcdp_to_approx(steps as f64 * crate::privacy::gaussian_zcdp_rho(sens, printed), budget.delta);
+    let printed = (32.0 * lipschitz * lipschitz * t * (t / budget.delta).ln().powi(2)).sqrt()
+        / (n * budget.epsilon);
+    let certified = zcdp_to_approx(
+        steps as f64 * crate::privacy::gaussian_zcdp_rho(sens, printed),
+        budget.delta,
+    );
     if !force_zcdp && certified <= calibration_target(budget.epsilon) {
         return (printed, "paper");
     }
@@ -532,7 +612,11 @@ pub fn gaussian_gradient_sigma(lipschitz: f64, n: usize, big_t: usize, steps: us
 
 impl DpFrankWolfeGaussian {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new("dp-frank-wolfe-gaussian", params, &["bound", "T", "fw_step", "calibration"])?;
+        let p = Params::new(
+            "dp-frank-wolfe-gaussian",
+            params,
+            &["bound", "T", "fw_step", "calibration"],
+        )?;
         Ok(DpFrankWolfeGaussian {
             bound: required_bound("dp-frank-wolfe-gaussian", &p)?,
             t: t_param(&p)?,
@@ -580,7 +664,8 @@ impl DpFrankWolfeGaussian {
             None => {
                 let c = BoundedConstants::new(&problem.loss, problem.domain, self.bound);
                 let n = problem.data.n() as f64;
-                let t = (c.curvature * n * budget.epsilon).powf(2.0 / 3.0) / (c.lipschitz_l2 * problem.domain.gaussian_width()).powf(2.0 / 3.0);
+                let t = (c.curvature * n * budget.epsilon).powf(2.0 / 3.0)
+                    / (c.lipschitz_l2 * problem.domain.gaussian_width()).powf(2.0 / 3.0);
                 (t.ceil() as usize).max(2)
             }
         }
@@ -595,23 +680,58 @@ impl PrivateAlgorithm for DpFrankWolfeGaussian {
         PrivacyModel::Approx
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_common(self.name(), self.privacy_model(), problem, budget, LOSSES, CONVEX)?;
+        check_common(
+            self.name(),
+            self.privacy_model(),
+            problem,
+            budget,
+            LOSSES,
+            CONVEX,
+        )?;
         if !(self.bound.is_finite() && self.bound > 0.0) {
-            return Err(FitError::BoundRequired { algorithm: "dp-frank-wolfe-gaussian" });
+            return Err(FitError::BoundRequired {
+                algorithm: "dp-frank-wolfe-gaussian",
+            });
         }
         Ok(())
     }
-    fn fit(&self, problem: &Problem, budget: Budget, rng: &mut dyn RngCore, observer: &mut dyn Observer) -> Result<FitReport, FitError> {
+    fn fit(
+        &self,
+        problem: &Problem,
+        budget: Budget,
+        rng: &mut dyn RngCore,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, FitError> {
         self.validate(problem, &budget)?;
         let big_t = self.big_t(problem, &budget);
         let c = BoundedConstants::new(&problem.loss, problem.domain, self.bound);
         let n = problem.data.n();
-        let (sigma, calib) = gaussian_gradient_sigma(c.lipschitz_l2, n, big_t, big_t - 1, &budget, self.zcdp_calibration);
+        let (sigma, calib) = gaussian_gradient_sigma(
+            c.lipschitz_l2,
+            n,
+            big_t,
+            big_t - 1,
+            &budget,
+            self.zcdp_calibration,
+        );
         let sens = 2.0 * c.lipschitz_l2 / n as f64;
-        let mech = GaussianMechanism { sensitivity: sens, sigma };
+        let mech = GaussianMechanism {
+            sensitivity: sens,
+            sigma,
+        };
         let (data, _) = prepare(problem, Some(self.bound));
         let mut ledger = PrivacyLedger::new(budget, Accountant::Zcdp);
-        let (w, trace) = run(&data, &problem.loss, problem.domain, big_t, self.step, Direction::NoisyGradient(&mech), &mut ledger, rng, observer)?;
+        let (w, trace) = run(
+            &data,
+            &problem.loss,
+            problem.domain,
+            big_t,
+            self.step,
+            Direction::NoisyGradient(&mech),
+            &mut ledger,
+            rng,
+            observer,
+        )?;
         let mut h = BTreeMap::new();
         hp(&mut h, "bound", self.bound);
         hp(&mut h, "T", big_t);

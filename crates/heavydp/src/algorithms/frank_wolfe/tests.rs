@@ -6,19 +6,33 @@ use crate::noise::rng_from_seed;
 pub(crate) fn bounded_data(n: usize, d: usize, seed: u64) -> (Dataset, Vec<f64>) {
     use rand::Rng;
     let mut rng = rng_from_seed(seed);
-    let mut w_star: Vec<f64> = (0..d).map(|j| if j % 3 == 0 { 1.0 } else { -0.5 }).collect();
+    let mut w_star: Vec<f64> = (0..d)
+        .map(|j| if j % 3 == 0 { 1.0 } else { -0.5 })
+        .collect();
     let l1: f64 = w_star.iter().map(|v| v.abs()).sum();
     w_star.iter_mut().for_each(|v| *v *= 0.8 / l1);
     let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
     let y: Vec<f64> = (0..n)
-        .map(|i| (crate::linalg::dot(&x[i * d..(i + 1) * d], &w_star) + crate::noise::gaussian(0.1, &mut rng)).clamp(-1.0, 1.0))
+        .map(|i| {
+            (crate::linalg::dot(&x[i * d..(i + 1) * d], &w_star)
+                + crate::noise::gaussian(0.1, &mut rng))
+            .clamp(-1.0, 1.0)
+        })
         .collect();
     (Dataset::from_rows(x, y, d).unwrap(), w_star)
 }
 
-fn fit(alg: &dyn PrivateAlgorithm, data: &Dataset, domain: &dyn ConstraintSet, loss: LossKind, budget: Budget, seed: u64) -> FitReport {
+fn fit(
+    alg: &dyn PrivateAlgorithm,
+    data: &Dataset,
+    domain: &dyn ConstraintSet,
+    loss: LossKind,
+    budget: Budget,
+    seed: u64,
+) -> FitReport {
     let p = Problem { data, loss, domain };
-    alg.fit(&p, budget, &mut rng_from_seed(seed), &mut NoObserver).unwrap()
+    alg.fit(&p, budget, &mut rng_from_seed(seed), &mut NoObserver)
+        .unwrap()
 }
 
 #[test]
@@ -26,9 +40,17 @@ fn alg4_laplace_scale_matches_the_formula() {
     // squared loss, B = 1, l1 ball r = 1: L1 = 2 (B r + B) B = 4, score sensitivity 2 L1 r / n.
     let (data, _) = bounded_data(1000, 5, 1);
     let domain = L1Ball { d: 5, radius: 1.0 };
-    let p = Problem { data: &data, loss: LossKind::Squared, domain: &domain };
+    let p = Problem {
+        data: &data,
+        loss: LossKind::Squared,
+        domain: &domain,
+    };
     let budget = Budget::new(1.0, 1e-5).unwrap();
-    let alg = DpFrankWolfe { bound: 1.0, t: Some(11), ..Default::default() };
+    let alg = DpFrankWolfe {
+        bound: 1.0,
+        t: Some(11),
+        ..Default::default()
+    };
     let plan = alg.plan(&p, &budget);
     let sens = 2.0 * 4.0 * 1.0 / 1000.0;
     assert!((plan.score_sensitivity - sens).abs() < 1e-15);
@@ -36,18 +58,37 @@ fn alg4_laplace_scale_matches_the_formula() {
     let l = (1e5f64).ln();
     let rho = ((l + 1.0).sqrt() - l.sqrt()).powi(2);
     let b = 2.0 * sens / (2.0 * rho / 10.0).sqrt();
-    assert!((plan.scale / b - 1.0).abs() < 1e-6, "{} vs {}", plan.scale, b);
+    assert!(
+        (plan.scale / b - 1.0).abs() < 1e-6,
+        "{} vs {}",
+        plan.scale,
+        b
+    );
     assert!(plan.certified_epsilon <= 1.0);
     // The paper's printed scale certifies about 2 eps and is refused.
-    let paper = DpFrankWolfe { calibration: FwCalibration::Paper, ..alg.clone() };
+    let paper = DpFrankWolfe {
+        calibration: FwCalibration::Paper,
+        ..alg.clone()
+    };
     let pp = paper.plan(&p, &budget);
     let printed = 4.0 * (8.0 * 11.0 * l).sqrt() / 1000.0;
     assert!((pp.scale - printed).abs() < 1e-12);
-    assert!(pp.certified_epsilon > 1.5 && pp.certified_epsilon < 2.5, "{}", pp.certified_epsilon);
+    assert!(
+        pp.certified_epsilon > 1.5 && pp.certified_epsilon < 2.5,
+        "{}",
+        pp.certified_epsilon
+    );
     assert!(paper.validate(&p, &budget).is_err());
     // Theorem 5.5 default T = ceil((Gamma n eps)^(2/3) / (L1 r)^(2/3)) with Gamma = 2 (B*2r)^2 = 8
-    let def = DpFrankWolfe { bound: 1.0, ..Default::default() }.plan(&p, &budget);
-    assert_eq!(def.big_t, ((8.0f64 * 1000.0).powf(2.0 / 3.0) / 4f64.powf(2.0 / 3.0)).ceil() as usize);
+    let def = DpFrankWolfe {
+        bound: 1.0,
+        ..Default::default()
+    }
+    .plan(&p, &budget);
+    assert_eq!(
+        def.big_t,
+        ((8.0f64 * 1000.0).powf(2.0 / 3.0) / 4f64.powf(2.0 / 3.0)).ceil() as usize
+    );
 }
 
 #[test]
@@ -76,14 +117,26 @@ fn epsilon_infinity_reproduces_frank_wolfe_exactly() {
     ];
     for set in &sets {
         for loss in [LossKind::Squared, LossKind::Huber { tau: 0.5 }] {
-            let fw = FrankWolfe { bound: Some(1.0), t: Some(30), ..Default::default() };
+            let fw = FrankWolfe {
+                bound: Some(1.0),
+                t: Some(30),
+                ..Default::default()
+            };
             let base = fit(&fw, &data, set.as_ref(), loss, Budget::non_private(), 1);
-            let g = DpFrankWolfeGaussian { bound: 1.0, t: Some(30), ..Default::default() };
+            let g = DpFrankWolfeGaussian {
+                bound: 1.0,
+                t: Some(30),
+                ..Default::default()
+            };
             let rg = fit(&g, &data, set.as_ref(), loss, Budget::non_private(), 99);
             assert_eq!(base.weights, rg.weights);
             assert_eq!(rg.privacy.model, PrivacyModel::None);
             if set.as_polytope().is_some() {
-                let a = DpFrankWolfe { bound: 1.0, t: Some(30), ..Default::default() };
+                let a = DpFrankWolfe {
+                    bound: 1.0,
+                    t: Some(30),
+                    ..Default::default()
+                };
                 let ra = fit(&a, &data, set.as_ref(), loss, Budget::non_private(), 7);
                 assert_eq!(base.weights, ra.weights);
             }
@@ -91,8 +144,30 @@ fn epsilon_infinity_reproduces_frank_wolfe_exactly() {
     }
     // And a finite epsilon does change the answer (noise is really added).
     let set = L1Ball { d: 6, radius: 1.0 };
-    let fw = fit(&FrankWolfe { bound: Some(1.0), t: Some(30), ..Default::default() }, &data, &set, LossKind::Squared, Budget::non_private(), 1);
-    let p = fit(&DpFrankWolfe { bound: 1.0, t: Some(30), ..Default::default() }, &data, &set, LossKind::Squared, Budget::new(0.5, 1e-5).unwrap(), 1);
+    let fw = fit(
+        &FrankWolfe {
+            bound: Some(1.0),
+            t: Some(30),
+            ..Default::default()
+        },
+        &data,
+        &set,
+        LossKind::Squared,
+        Budget::non_private(),
+        1,
+    );
+    let p = fit(
+        &DpFrankWolfe {
+            bound: 1.0,
+            t: Some(30),
+            ..Default::default()
+        },
+        &data,
+        &set,
+        LossKind::Squared,
+        Budget::new(0.5, 1e-5).unwrap(),
+        1,
+    );
     assert_ne!(fw.weights, p.weights);
 }
 
@@ -101,12 +176,37 @@ fn frank_wolfe_meets_its_convergence_bound() {
     // L(theta_T) - min L <= 2 Gamma / (T + 1) (spec §7) with Gamma <= 2 (B diam_1)^2 = 8.
     let (data, _) = bounded_data(500, 4, 3);
     let set = L1Ball { d: 4, radius: 1.0 };
-    let long = fit(&FrankWolfe { bound: Some(1.0), t: Some(20_000), ..Default::default() }, &data, &set, LossKind::Squared, Budget::non_private(), 1);
+    let long = fit(
+        &FrankWolfe {
+            bound: Some(1.0),
+            t: Some(20_000),
+            ..Default::default()
+        },
+        &data,
+        &set,
+        LossKind::Squared,
+        Budget::non_private(),
+        1,
+    );
     let opt = empirical_risk(&LossKind::Squared, &data, &long.weights);
     for t in [2usize, 5, 20, 100] {
-        let r = fit(&FrankWolfe { bound: Some(1.0), t: Some(t), ..Default::default() }, &data, &set, LossKind::Squared, Budget::non_private(), 1);
+        let r = fit(
+            &FrankWolfe {
+                bound: Some(1.0),
+                t: Some(t),
+                ..Default::default()
+            },
+            &data,
+            &set,
+            LossKind::Squared,
+            Budget::non_private(),
+            1,
+        );
         let gap = empirical_risk(&LossKind::Squared, &data, &r.weights) - opt;
-        assert!(gap <= 2.0 * 8.0 / (t as f64 + 1.0) + 1e-9, "T={t}: gap {gap}");
+        assert!(
+            gap <= 2.0 * 8.0 / (t as f64 + 1.0) + 1e-9,
+            "T={t}: gap {gap}"
+        );
     }
 }
 
@@ -115,11 +215,33 @@ fn ledger_records_what_was_spent() {
     let (data, _) = bounded_data(2000, 5, 4);
     let set = L1Ball { d: 5, radius: 1.0 };
     let budget = Budget::new(0.7, 1e-6).unwrap();
-    let r = fit(&DpFrankWolfe { bound: 1.0, t: Some(25), ..Default::default() }, &data, &set, LossKind::Squared, budget, 3);
+    let r = fit(
+        &DpFrankWolfe {
+            bound: 1.0,
+            t: Some(25),
+            ..Default::default()
+        },
+        &data,
+        &set,
+        LossKind::Squared,
+        budget,
+        3,
+    );
     assert_eq!(r.privacy.releases, 24);
     assert!(r.privacy.epsilon <= 0.7 && r.privacy.epsilon > 0.69);
     assert_eq!(r.privacy.delta, 1e-6);
-    let r = fit(&DpFrankWolfeGaussian { bound: 1.0, t: Some(25), ..Default::default() }, &data, &set, LossKind::Squared, budget, 3);
+    let r = fit(
+        &DpFrankWolfeGaussian {
+            bound: 1.0,
+            t: Some(25),
+            ..Default::default()
+        },
+        &data,
+        &set,
+        LossKind::Squared,
+        budget,
+        3,
+    );
     assert_eq!(r.privacy.releases, 24);
     assert!(r.privacy.epsilon <= 0.7);
 }
@@ -128,18 +250,48 @@ fn ledger_records_what_was_spent() {
 fn rejects_bad_configurations() {
     let (data, _) = bounded_data(50, 3, 5);
     let l2 = L2Ball { d: 3, radius: 1.0 };
-    let p = Problem { data: &data, loss: LossKind::Squared, domain: &l2 };
+    let p = Problem {
+        data: &data,
+        loss: LossKind::Squared,
+        domain: &l2,
+    };
     let b = Budget::new(1.0, 1e-5).unwrap();
-    let a = DpFrankWolfe { bound: 1.0, ..Default::default() };
-    assert!(matches!(a.validate(&p, &b), Err(FitError::Unsupported { .. })));
+    let a = DpFrankWolfe {
+        bound: 1.0,
+        ..Default::default()
+    };
+    assert!(matches!(
+        a.validate(&p, &b),
+        Err(FitError::Unsupported { .. })
+    ));
     let l1 = L1Ball { d: 3, radius: 1.0 };
-    let p = Problem { data: &data, loss: LossKind::Squared, domain: &l1 };
-    assert!(matches!(a.validate(&p, &Budget::pure(1.0).unwrap()), Err(FitError::Privacy(_))));
-    let p = Problem { data: &data, loss: LossKind::Absolute, domain: &l1 };
-    assert!(matches!(a.validate(&p, &b), Err(FitError::Unsupported { .. })));
+    let p = Problem {
+        data: &data,
+        loss: LossKind::Squared,
+        domain: &l1,
+    };
+    assert!(matches!(
+        a.validate(&p, &Budget::pure(1.0).unwrap()),
+        Err(FitError::Privacy(_))
+    ));
+    let p = Problem {
+        data: &data,
+        loss: LossKind::Absolute,
+        domain: &l1,
+    };
+    assert!(matches!(
+        a.validate(&p, &b),
+        Err(FitError::Unsupported { .. })
+    ));
     let mut m = ParamMap::new();
-    assert!(matches!(DpFrankWolfe::from_params(&m), Err(FitError::BoundRequired { .. })));
+    assert!(matches!(
+        DpFrankWolfe::from_params(&m),
+        Err(FitError::BoundRequired { .. })
+    ));
     m.insert("bound".into(), "1".into());
     m.insert("eta".into(), "1".into());
-    assert!(matches!(DpFrankWolfe::from_params(&m), Err(FitError::UnknownParameter { .. })));
+    assert!(matches!(
+        DpFrankWolfe::from_params(&m),
+        Err(FitError::UnknownParameter { .. })
+    ));
 }
