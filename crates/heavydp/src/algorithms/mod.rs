@@ -12,6 +12,8 @@
 pub mod frank_wolfe;
 pub mod mirror_descent;
 pub mod objective_perturbation;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 use crate::constraints::{ConstraintSet, DomainError};
 use crate::data::{DataError, Dataset};

@@ -3,6 +3,7 @@
 
 use super::potentials::*;
 use super::*;
+use crate::algorithms::test_support::bounded_data;
 use crate::constraints::{
     expected_gaussian_norm, project_l1_ball, L1Ball, L2Ball, Polytope, Simplex, SparseBall,
     VertexPolytope,
@@ -10,26 +11,6 @@ use crate::constraints::{
 use crate::linalg::{dot, norm1, norm_inf};
 use crate::noise::rng_from_seed;
 use proptest::prelude::*;
-
-/// Bounded synthetic regression (the style of `frank_wolfe::tests::bounded_data`):
-/// x ~ U[-1, 1]^d, y = <x, w*> + N(0, 0.1^2) clipped to [-1, 1], ‖w*‖₁ = 0.8.
-fn bounded_data(n: usize, d: usize, seed: u64) -> Dataset {
-    use rand::Rng;
-    let mut rng = rng_from_seed(seed);
-    let mut w_star: Vec<f64> = (0..d)
-        .map(|j| if j % 3 == 0 { 1.0 } else { -0.5 })
-        .collect();
-    let l1: f64 = w_star.iter().map(|v| v.abs()).sum();
-    w_star.iter_mut().for_each(|v| *v *= 0.8 / l1);
-    let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
-    let y: Vec<f64> = (0..n)
-        .map(|i| {
-            (dot(&x[i * d..(i + 1) * d], &w_star) + crate::noise::gaussian(0.1, &mut rng))
-                .clamp(-1.0, 1.0)
-        })
-        .collect();
-    Dataset::from_rows(x, y, d).unwrap()
-}
 
 fn fit(
     alg: &NoisyMirrorDescent,
@@ -81,7 +62,7 @@ fn polytope() -> VertexPolytope {
 #[test]
 fn sigma_and_sensitivity_match_the_formula() {
     let (n, d, t) = (2000usize, 5usize, 50usize);
-    let data = bounded_data(n, d, 1);
+    let data = bounded_data(n, d, 1).0;
     let l2 = L2Ball { d, radius: 1.0 };
     let budget = Budget::new(1.0, 1e-6).unwrap();
     // squared loss, B = 1, l2 ball r = 1: |<x, θ>| <= B r √d, L = 2 (B r √d + B) B √d.
@@ -135,7 +116,7 @@ fn sigma_and_sensitivity_match_the_formula() {
     assert!((pr.sensitivity - 2.0 * lip2 / n as f64).abs() <= 1e-15);
 
     // Logistic on the l1 ball: sup |f'| = 1, L = B √d.
-    let mut lab = bounded_data(n, d, 2);
+    let mut lab = bounded_data(n, d, 2).0;
     lab.y_mut()
         .iter_mut()
         .for_each(|y| *y = if *y >= 0.0 { 1.0 } else { -1.0 });
@@ -177,7 +158,7 @@ fn sigma_and_sensitivity_match_the_formula() {
 #[test]
 fn defaults_follow_theorem_3_2_and_the_cap_recomputes_sigma() {
     let (n, d) = (1000usize, 6usize);
-    let data = bounded_data(n, d, 4);
+    let data = bounded_data(n, d, 4).0;
     let (eps, delta) = (0.5, 1e-5);
     let budget = Budget::new(eps, delta).unwrap();
     let l = (n as f64 / delta).ln();
@@ -254,7 +235,7 @@ fn defaults_follow_theorem_3_2_and_the_cap_recomputes_sigma() {
         assert_eq!(p.sigma, sigma);
     }
     // The cap: at n = 10^5 Theorem 3.2 asks for far more than 2000 iterates.
-    let big = bounded_data(100_000, 2, 5);
+    let big = bounded_data(100_000, 2, 5).0;
     let l2 = L2Ball { d: 2, radius: 1.0 };
     let p = plan(&mdb(None), &big, &l2, LossKind::Squared, budget);
     assert!(p.capped && p.big_t == DEFAULT_MAX_STEPS && p.t_theorem.unwrap() > 2000.0);
@@ -304,7 +285,7 @@ fn l2_6() -> L2Ball {
 #[test]
 fn strongly_convex_schedule_follows_appendix_a() {
     let (n, d) = (300usize, 4usize);
-    let data = bounded_data(n, d, 6);
+    let data = bounded_data(n, d, 6).0;
     let budget = Budget::new(0.1, 1e-5).unwrap();
     let l2 = L2Ball { d, radius: 1.5 };
     let alg = NoisyMirrorDescent {
@@ -361,7 +342,7 @@ fn strongly_convex_schedule_follows_appendix_a() {
 
 #[test]
 fn one_iterate_releases_nothing() {
-    let data = bounded_data(50, 3, 7);
+    let data = bounded_data(50, 3, 7).0;
     for dom in [
         &L2Ball { d: 3, radius: 1.0 } as &dyn ConstraintSet,
         &Simplex { d: 3 },
@@ -718,7 +699,7 @@ fn reference_lower_bound(data: &Dataset, domain: &dyn ConstraintSet) -> f64 {
 
 #[test]
 fn noise_free_runs_converge_to_the_optimum() {
-    let data = bounded_data(400, 5, 8);
+    let data = bounded_data(400, 5, 8).0;
     let poly = polytope();
     let cases: Vec<(Box<dyn ConstraintSet>, PotentialChoice, Option<f64>)> = vec![
         (
@@ -836,7 +817,7 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
 #[test]
 fn noise_free_runs_reach_the_closed_form_least_squares_and_ridge_solutions() {
     let (n, d) = (500usize, 4usize);
-    let data = bounded_data(n, d, 9);
+    let data = bounded_data(n, d, 9).0;
     // Normal equations of (1/n) Σ (<x, θ> − y)² + (λ/2)‖θ‖²: (2 XᵀX/n + λ I) θ = 2 Xᵀy/n.
     let closed = |lambda: f64| {
         let mut a = vec![vec![0.0; d]; d];
@@ -900,7 +881,7 @@ fn noise_free_runs_reach_the_closed_form_least_squares_and_ridge_solutions() {
 #[test]
 fn lifted_entropy_and_qnorm_reach_the_same_minimiser() {
     // Spec §14 test 4: both polytope potentials converge to the same minimiser without noise.
-    let data = bounded_data(300, 4, 10);
+    let data = bounded_data(300, 4, 10).0;
     let l1 = L1Ball { d: 4, radius: 0.3 };
     let a = fit(
         &NoisyMirrorDescent {
@@ -976,7 +957,7 @@ fn reference_projected_gd(
 
 #[test]
 fn epsilon_infinity_reproduces_noise_free_mirror_descent() {
-    let data = bounded_data(300, 5, 11);
+    let data = bounded_data(300, 5, 11).0;
     let l2 = L2Ball { d: 5, radius: 0.3 };
     let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-12);
     // Convex schedule (default eta).
@@ -1074,7 +1055,7 @@ fn epsilon_infinity_reproduces_noise_free_mirror_descent() {
 
 #[test]
 fn every_domain_and_loss_runs_privately_and_stays_in_the_set() {
-    let data = bounded_data(500, 5, 12);
+    let data = bounded_data(500, 5, 12).0;
     let mut labels = data.clone();
     labels
         .y_mut()
@@ -1118,7 +1099,7 @@ fn every_domain_and_loss_runs_privately_and_stays_in_the_set() {
 
 #[test]
 fn rejects_bad_configurations() {
-    let data = bounded_data(50, 3, 13);
+    let data = bounded_data(50, 3, 13).0;
     let l2 = L2Ball { d: 3, radius: 1.0 };
     let b = Budget::new(1.0, 1e-5).unwrap();
     let alg = mdb(None);
