@@ -438,20 +438,12 @@ fn cmd_predict(model_path: &str, data_path: &str, out: Option<&str>) -> Result<(
 fn cmd_evaluate(model_path: &str, data_path: &str, truth: Option<&str>) -> Result<(), String> {
     let m = ModelFile::read(model_path).map_err(|e| e.to_string())?;
     let loss = m.loss_kind().map_err(|e| e.to_string())?;
-    let mut ds = data::read_csv(data_path, &m.target).map_err(|e| e.to_string())?;
-    // Features in model order.
-    let feats = data::read_csv_features(data_path, Some(&m.features)).map_err(|e| e.to_string())?;
-    let mut y = ds.y().to_vec();
-    loss.prepare_labels(&mut y)
+    // One read; features reordered to the model's order.
+    let mut ds = data::read_csv(data_path, &m.target)
+        .and_then(|d| d.select_features(&m.features, data_path))
+        .map_err(|e| e.to_string())?;
+    loss.prepare_labels(ds.y_mut())
         .map_err(|e| format!("{data_path}: {e}"))?;
-    ds = data::Dataset::new(
-        feats.x().to_vec(),
-        y,
-        feats.d(),
-        m.features.clone(),
-        m.target.clone(),
-    )
-    .map_err(|e| e.to_string())?;
     let w_star = match truth {
         None => None,
         Some(t) => {

@@ -315,6 +315,25 @@ pub fn required_bound(algorithm: &'static str, p: &Params) -> Result<f64, FitErr
         .ok_or(FitError::BoundRequired { algorithm })
 }
 
+/// Checks a bounded-data algorithm's public bound B (finite, > 0).
+pub fn check_bound(algorithm: &'static str, bound: f64) -> Result<(), FitError> {
+    if bound.is_finite() && bound > 0.0 {
+        Ok(())
+    } else {
+        Err(FitError::BoundRequired { algorithm })
+    }
+}
+
+/// The `bound` row of a bounded-data algorithm's parameter table.
+pub fn bound_param_info(source: &'static str) -> ParamInfo {
+    ParamInfo {
+        name: "bound",
+        default: "required",
+        meaning: "public bound B: features and target clipped to [-B, B]",
+        source,
+    }
+}
+
 /// The data a bounded-data algorithm sees: features clipped to [−B, B], and the
 /// response clipped too unless the loss is logistic (labels ±1). A copy, made once
 /// per fit.

@@ -178,6 +178,36 @@ impl Dataset {
         c
     }
 
+    /// A copy with the feature columns named in `names`, in that order (`path` is used
+    /// in the error when a column is missing).
+    pub fn select_features(&self, names: &[String], path: &str) -> Result<Dataset, DataError> {
+        let cols: Vec<usize> = names
+            .iter()
+            .map(|nm| {
+                self.feature_names
+                    .iter()
+                    .position(|h| h == nm)
+                    .ok_or_else(|| DataError::MissingFeature {
+                        path: path.into(),
+                        column: nm.clone(),
+                    })
+            })
+            .collect::<Result<_, _>>()?;
+        let mut x = Vec::with_capacity(self.n * cols.len());
+        for i in 0..self.n {
+            let row = self.row(i);
+            x.extend(cols.iter().map(|&j| row[j]));
+        }
+        Ok(Dataset {
+            n: self.n,
+            d: cols.len(),
+            x,
+            y: self.y.clone(),
+            feature_names: names.to_vec(),
+            target_name: self.target_name.clone(),
+        })
+    }
+
     /// A copy with the rows in `idx` order (for data-independent permutations).
     pub fn select_rows(&self, idx: &[usize]) -> Dataset {
         let mut x = Vec::with_capacity(idx.len() * self.d);

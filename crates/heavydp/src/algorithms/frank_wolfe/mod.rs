@@ -388,12 +388,7 @@ impl DpFrankWolfe {
 
     pub fn info() -> AlgorithmInfo {
         let mut parameters = vec![
-            ParamInfo {
-                name: "bound",
-                default: "required",
-                meaning: "public bound B: features and target clipped to [-B, B]",
-                source: "CONTRACT; Talwar §5.3 (spec §10)",
-            },
+            bound_param_info("CONTRACT; Talwar §5.3 (spec §10)"),
             ParamInfo {
                 name: "T",
                 default: "ceil((Gamma*n*eps)^(2/3) / (L1*||C||_1)^(2/3)), >= 2",
@@ -480,11 +475,7 @@ impl PrivateAlgorithm for DpFrankWolfe {
             LOSSES,
             POLYTOPES,
         )?;
-        if !(self.bound.is_finite() && self.bound > 0.0) {
-            return Err(FitError::BoundRequired {
-                algorithm: "dp-frank-wolfe",
-            });
-        }
+        check_bound("dp-frank-wolfe", self.bound)?;
         let plan = self.plan(problem, budget);
         if plan.certified_epsilon > budget.epsilon {
             return Err(FitError::BadParameter {
@@ -627,12 +618,7 @@ impl DpFrankWolfeGaussian {
 
     pub fn info() -> AlgorithmInfo {
         let mut parameters = vec![
-            ParamInfo {
-                name: "bound",
-                default: "required",
-                meaning: "public bound B: features and target clipped to [-B, B]",
-                source: "CONTRACT",
-            },
+            bound_param_info("CONTRACT"),
             ParamInfo {
                 name: "T",
                 default: "ceil((Gamma*n*eps)^(2/3) / (L*G_C)^(2/3)), >= 2",
@@ -688,11 +674,7 @@ impl PrivateAlgorithm for DpFrankWolfeGaussian {
             LOSSES,
             CONVEX,
         )?;
-        if !(self.bound.is_finite() && self.bound > 0.0) {
-            return Err(FitError::BoundRequired {
-                algorithm: "dp-frank-wolfe-gaussian",
-            });
-        }
+        check_bound("dp-frank-wolfe-gaussian", self.bound)?;
         Ok(())
     }
     fn fit(

@@ -318,12 +318,7 @@ impl NoisyMirrorDescent {
             losses: LOSSES.to_vec(),
             domains: DOMAINS.to_vec(),
             parameters: vec![
-                ParamInfo {
-                    name: "bound",
-                    default: "required",
-                    meaning: "public bound B: features and target clipped to [-B, B]",
-                    source: "CONTRACT; spec Talwar §0",
-                },
+                bound_param_info("CONTRACT; spec Talwar §0"),
                 ParamInfo {
                     name: "T",
                     default: "ceil(|Q|^2 eps^2 n^2 / (ln^2(n/delta) (|Q|^2 + G_Q^2))) >= 1, capped at max_steps; lambda > 0 with the Euclidean potential: ceil((|C|_2 n eps)^2 / (G_C^2 + |C|_2^2)), capped; eps = inf: max_steps",
@@ -574,9 +569,7 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         check_common(NAME, self.privacy_model(), problem, budget, LOSSES, DOMAINS)?;
-        if !(self.bound.is_finite() && self.bound > 0.0) {
-            return Err(FitError::BoundRequired { algorithm: NAME });
-        }
+        check_bound(NAME, self.bound)?;
         if !(self.lambda.is_finite() && self.lambda >= 0.0) {
             return Err(Self::bad("lambda", "expected a number >= 0"));
         }

@@ -206,12 +206,7 @@ impl ObjectivePerturbation {
             losses: LOSSES.to_vec(),
             domains: DOMAINS.to_vec(),
             parameters: vec![
-                ParamInfo {
-                    name: "bound",
-                    default: "required",
-                    meaning: "public bound B: features and target clipped to [-B, B]",
-                    source: "CONTRACT; spec Talwar §0",
-                },
+                bound_param_info("CONTRACT; spec Talwar §0"),
                 ParamInfo {
                     name: "calibration",
                     default: "replace-one",
@@ -296,9 +291,7 @@ impl PrivateAlgorithm for ObjectivePerturbation {
             });
         }
         check_common(NAME, self.privacy_model(), problem, budget, LOSSES, DOMAINS)?;
-        if !(self.bound.is_finite() && self.bound > 0.0) {
-            return Err(FitError::BoundRequired { algorithm: NAME });
-        }
+        check_bound(NAME, self.bound)?;
         if !(self.mu0.is_finite() && self.mu0 >= 0.0) {
             return Err(FitError::BadParameter {
                 algorithm: NAME,
