@@ -8,8 +8,13 @@
 //! | `dp-frank-wolfe-gaussian` | [`frank_wolfe`] | Talwar et al. Alg. 5 | approx |
 //! | `noisy-mirror-descent` | [`mirror_descent`] | Talwar et al. Alg. 1 + App. A | approx |
 //! | `objective-perturbation` | [`objective_perturbation`] | Talwar et al. Alg. 2 | approx |
+//! | `ht-frank-wolfe` | [`frank_wolfe`] (`heavy_tailed`) | Hu et al. Alg. 1 | pure |
+//! | `ht-lasso` | [`frank_wolfe`] (`lasso`) | Hu et al. Alg. 2 | approx |
+//! | `ht-sparse-linreg` | [`iht`] (`truncated`) | Hu et al. Alg. 3 | approx |
+//! | `ht-sparse-opt` | [`iht`] (`robust`) | Hu et al. Alg. 5 | approx |
 
 pub mod frank_wolfe;
+pub mod iht;
 pub mod mirror_descent;
 pub mod objective_perturbation;
 #[cfg(test)]
@@ -424,6 +429,10 @@ pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>,
         "objective-perturbation" => Box::new(
             objective_perturbation::ObjectivePerturbation::from_params(params)?,
         ),
+        "ht-frank-wolfe" => Box::new(frank_wolfe::HtFrankWolfe::from_params(params)?),
+        "ht-lasso" => Box::new(frank_wolfe::HtLasso::from_params(params)?),
+        "ht-sparse-linreg" => Box::new(iht::HtSparseLinreg::from_params(params)?),
+        "ht-sparse-opt" => Box::new(iht::HtSparseOpt::from_params(params)?),
         other => return Err(FitError::UnknownAlgorithm(other.to_string())),
     })
 }
@@ -436,6 +445,10 @@ pub fn catalogue() -> Vec<AlgorithmInfo> {
         frank_wolfe::DpFrankWolfeGaussian::info(),
         mirror_descent::NoisyMirrorDescent::info(),
         objective_perturbation::ObjectivePerturbation::info(),
+        frank_wolfe::HtFrankWolfe::info(),
+        frank_wolfe::HtLasso::info(),
+        iht::HtSparseLinreg::info(),
+        iht::HtSparseOpt::info(),
     ]
 }
 
@@ -444,6 +457,7 @@ pub fn catalogue() -> Vec<AlgorithmInfo> {
 pub fn default_loss_and_domain(name: &str) -> (&'static str, &'static str) {
     match name {
         "noisy-mirror-descent" | "objective-perturbation" => ("squared", "l2-ball"),
+        "ht-sparse-linreg" | "ht-sparse-opt" => ("squared", "sparse"),
         _ => ("squared", "l1-ball"),
     }
 }
@@ -465,4 +479,191 @@ pub fn empirical_risk(loss: &LossKind, data: &Dataset, w: &[f64]) -> f64 {
 /// The loss trait object for a kind (handy for generic kernels).
 pub fn as_loss(l: &LossKind) -> &dyn Loss {
     l
+}
+
+// ------------------------------------------------------------ shared by the Hu et al. family
+
+/// How records are assigned to the disjoint chunks of the one-pass algorithms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chunking {
+    /// A uniformly random permutation drawn from the fit's generator (data-independent;
+    /// default, so that sorted input files do not give unrepresentative chunks).
+    Shuffle,
+    /// Input order: chunk t holds records (t−1)m … tm − 1.
+    Order,
+}
+
+impl Chunking {
+    /// Reads `--param chunking=shuffle|order`.
+    pub fn parse(p: &Params) -> Result<Self, FitError> {
+        Ok(match p.choice("chunking", &["shuffle", "order"])? {
+            Some("order") => Chunking::Order,
+            _ => Chunking::Shuffle,
+        })
+    }
+    /// The parameter value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Chunking::Shuffle => "shuffle",
+            Chunking::Order => "order",
+        }
+    }
+    /// The `chunking` row of a parameter table.
+    pub fn param_info() -> ParamInfo {
+        ParamInfo {
+            name: "chunking",
+            default: "shuffle",
+            meaning: "assignment of records to the T disjoint chunks: shuffle (seeded random permutation) or order (input order); data-independent either way",
+            source: "spec Hu B.4",
+        }
+    }
+}
+
+/// A data-independent split of n records into T disjoint chunks of m = ⌊n/T⌋ records
+/// (the remainder is unused), spec Hu B.4. Every chunk is read by one iteration only,
+/// so the per-iteration guarantee is the whole algorithm's (parallel composition,
+/// replace-one neighbours, n public).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chunks {
+    order: Vec<usize>,
+    m: usize,
+    t: usize,
+}
+
+impl Chunks {
+    /// Splits `n` records into `t` chunks. Errors when t = 0 or t > n (m would be 0 and the
+    /// sensitivities divide by m).
+    pub fn new(
+        algorithm: &'static str,
+        n: usize,
+        t: usize,
+        chunking: Chunking,
+        rng: &mut dyn RngCore,
+    ) -> Result<Self, FitError> {
+        if t == 0 || t > n {
+            return Err(FitError::TooFewRecords {
+                algorithm,
+                n,
+                needed: t.max(1),
+            });
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        if chunking == Chunking::Shuffle {
+            // Fisher–Yates with unbiased bounded draws from the fit's generator.
+            for i in (1..n).rev() {
+                let j = rand::Rng::random_range(rng, 0..=i);
+                order.swap(i, j);
+            }
+        }
+        Ok(Chunks { order, m: n / t, t })
+    }
+    /// Records per chunk, m = ⌊n/T⌋.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+    /// Number of chunks T.
+    pub fn count(&self) -> usize {
+        self.t
+    }
+    /// The row indices of chunk `i` (0-based).
+    pub fn chunk(&self, i: usize) -> &[usize] {
+        &self.order[i * self.m..(i + 1) * self.m]
+    }
+}
+
+/// Checks T ≤ n before any work (the "n smaller than the number of chunks" error).
+pub fn check_chunks(algorithm: &'static str, n: usize, t: usize) -> Result<(), FitError> {
+    if t == 0 || t > n {
+        return Err(FitError::TooFewRecords {
+            algorithm,
+            n,
+            needed: t.max(1),
+        });
+    }
+    Ok(())
+}
+
+/// The ε used in default-parameter formulas: the budget's ε, or 1 when ε = ∞, so that a
+/// non-private run is the same iteration (same T, scales, steps) as an ε = 1 run with
+/// the noise removed.
+pub fn formula_epsilon(budget: &Budget) -> f64 {
+    if budget.is_non_private() {
+        1.0
+    } else {
+        budget.epsilon
+    }
+}
+
+/// The default δ = n^{−1.1} of the Hu et al. (ε, δ) algorithms (spec Hu X.2, "when not
+/// given"), applied when the budget's δ is 0. A public function of n.
+pub fn with_default_delta(budget: Budget, n: usize) -> Budget {
+    if budget.is_non_private() || budget.delta > 0.0 {
+        budget
+    } else {
+        Budget {
+            epsilon: budget.epsilon,
+            delta: (n.max(2) as f64).powf(-1.1),
+        }
+    }
+}
+
+/// ⌊x⌋ with a guard against pow() landing just below an integer, and at least 1
+/// (spec Hu C, "heavydp defaults").
+pub fn floor_at_least_one(x: f64) -> usize {
+    ((x + 1e-9).floor() as usize).max(1)
+}
+
+/// Theory vs paper-experiment defaults (`--param preset=theory|paper`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    /// The theorems' parameter formulas.
+    Theory,
+    /// The settings printed in the paper's experiment section.
+    Paper,
+}
+
+impl Preset {
+    /// Reads `preset`, with the algorithm's default.
+    pub fn parse(p: &Params, default: Preset) -> Result<Self, FitError> {
+        Ok(match p.choice("preset", &["theory", "paper"])? {
+            Some("theory") => Preset::Theory,
+            Some("paper") => Preset::Paper,
+            _ => default,
+        })
+    }
+    /// The parameter value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Theory => "theory",
+            Preset::Paper => "paper",
+        }
+    }
+}
+
+/// s* and the radius of a `sparse` domain ({‖w‖₀ ≤ s*, ‖w‖₂ ≤ R}).
+pub fn sparse_domain(
+    algorithm: &'static str,
+    domain: &dyn ConstraintSet,
+) -> Result<(usize, f64), FitError> {
+    let desc = domain.describe();
+    match (desc["kind"].as_str(), desc["s"].as_u64(), desc["radius"].as_f64()) {
+        (Some("sparse"), Some(s), Some(r)) => Ok((s as usize, r)),
+        _ => Err(FitError::Unsupported {
+            algorithm,
+            reason: "needs the domain 'sparse' (--domain sparse --sparsity S, S = the target sparsity s*)".into(),
+        }),
+    }
+}
+
+/// Reads `fail_prob` (ζ, the utility theorems' failure probability; default 0.05).
+pub fn fail_prob_param(algorithm: &'static str, p: &Params) -> Result<f64, FitError> {
+    match p.positive("fail_prob")? {
+        Some(z) if z >= 1.0 => Err(FitError::BadParameter {
+            algorithm,
+            param: "fail_prob".into(),
+            reason: format!("expected a probability in (0, 1), got {z}"),
+        }),
+        Some(z) => Ok(z),
+        None => Ok(0.05),
+    }
 }

@@ -10,9 +10,13 @@
 //! | [`GaussianMechanism`] | a vector + i.i.d. N(0, σ²) | ρ = Δ₂²/(2σ²) zCDP | Zhao et al. Lemma 2 |
 //! | [`ExponentialMechanism`] | an index, P ∝ exp(ε u/(2Δ)) | pure ε | Hu et al. Def. 3 / Lemma 1 |
 //! | [`ReportNoisyMin`] | argmin of scores + i.i.d. Lap(b) | pure ε = 2Δ/b | Talwar et al. Alg. 4 (spec §8, A16) |
+//! | [`Peeling`] | top-s indices of \|v\| + noisy values | (ε, δ) by 2s-fold composition | Hu et al. Alg. 4 / Lemma 10 (spec §E) |
 //!
 //! With ε = ∞ (scale 0) every mechanism returns its exact, non-private answer and
 //! draws no randomness, so a run at ε = ∞ reproduces the non-private algorithm.
+
+pub mod peeling;
+pub use peeling::Peeling;
 
 use crate::noise;
 use crate::privacy::{Cost, PrivacyError, PrivacyLedger};

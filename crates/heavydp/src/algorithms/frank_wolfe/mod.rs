@@ -65,6 +65,13 @@
 //! assert!(report.privacy.epsilon <= 1.0);
 //! ```
 
+mod heavy_tailed;
+mod lasso;
+pub use heavy_tailed::{
+    robust_gradient_sensitivity, HtFrankWolfe, HtFwPlan, HtStep, ScaleRule, ScoreSensitivity,
+};
+pub use lasso::{lasso_step_epsilon, shrunk_gradient_sensitivity, HtLasso, HtLassoPlan};
+
 use super::*;
 use crate::linalg::{mean_gradient, GradientWorkspace};
 use crate::mechanisms::{release, GaussianMechanism, ReportNoisyMin};
@@ -738,5 +745,7 @@ pub fn accountant_step_epsilon(steps: usize, budget: &Budget) -> f64 {
     (2.0 * rho / steps as f64).sqrt()
 }
 
+#[cfg(test)]
+mod hu_tests;
 #[cfg(test)]
 mod tests;

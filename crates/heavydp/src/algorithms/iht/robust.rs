@@ -1,0 +1,451 @@
+//! `ht-sparse-opt`: heavy-tailed private sparse optimisation (Hu, Ni, Xiao & Wang,
+//! Alg. 5; Theorem 8). Spec: `spec/hu2021-high-dim-heavy-tailed.md` §F, §E, ambiguities
+//! H16–H18, H21.
+//!
+//! # Algorithm
+//!
+//! ```text
+//! split D into T disjoint chunks of m = ⌊n/T⌋ records
+//! λ = 4√2·k·η / (3m)                     (proven ℓ∞ sensitivity; the paper prints 4√2kη/m: H17)
+//! w¹ = 0
+//! for t = 1..T:
+//!     g̃ = RG(w^t, D_t; k, β) + λ_reg·w^t      (Catoni–Giulini robust gradient at w^t: H16)
+//!     w^{t+1} = Peeling(w^t − η·g̃, s, ε, δ, λ)
+//! return w^{T+1}                           (s-sparse; not projected, as in the paper)
+//! ```
+//!
+//! Tasks: `task=loss` minimises the mean loss (squared, logistic — with the ℓ2 penalty
+//! `lambda_reg` for the regularised logistic regression of Figs. 10–11 — or huber);
+//! `task=mean` estimates an s*-sparse mean of the feature vectors (per-sample gradient
+//! w − x_i of ½‖w − x_i‖², spec §F "sparse mean estimation"; the target column is ignored).
+//!
+//! # Privacy
+//!
+//! **(ε, δ)-DP** (Theorem 8). Each per-sample contribution to g̃ is clamped to
+//! ±(2√2/3)k/m ([`crate::estimators::catoni`]), so replacing one record of the chunk
+//! moves g̃ by ≤ 4√2k/(3m) and w^t − ηg̃ by ≤ λ in ℓ∞; λ_reg·w^t does not depend on the
+//! chunk. Peeling with that λ is (ε, δ)-DP (Lemma 10 with the validity check of spec §E)
+//! and each chunk is read once. ε = ∞ gives the non-private robust IHT iterate (exact
+//! hard thresholding; defaults evaluated at ε = 1).
+//!
+//! # Parameters
+//!
+//! | name | symbol | `heavydp` (default) | `paper` | `theory` | source |
+//! |---|---|---|---|---|---|
+//! | `s` | s | c·s* | c·s* | ⌈72(γ/μ)²s*⌉ | §6.5; Thm 8 proof |
+//! | `c` | — | 2 | 2 | — | §6.5 (s = 2s*) |
+//! | `T` | T | max(1, ⌊ln n⌋) | max(1, ⌊ln n⌋) | ⌈(γ/μ) ln n⌉ | §6.5; Thm 8 |
+//! | `eta` | η | 0.5 | 0.5 | 2/(3γ) | §6.5; Thm 8 |
+//! | `k` | k | (n²ε²τ²/((sT)² ln(Ts/ζ)))^{1/4} | c₂·nε | as `heavydp` | Thm 8 proof (H18); §6.5 (H21) |
+//! | `c2` | c₂ | — | 1 | — | §6.5 (unstated integer) |
+//! | `peeling_lambda` | λ | `proven` = 4√2kη/(3m) | `paper` = 4√2kη/m | `proven` | H17 |
+//! | `beta` | β | 1 | 1 | 1 | H19 |
+//! | `tau` | τ | 1 | — | 1 | user-declared E(∇_jℓ)² ≤ τ (Assumption 4) |
+//! | `fail_prob` | ζ | 0.05 | — | 0.05 | formulas |
+//! | `gamma`, `mu` | γ_r, μ_r | — | — | 1, 1 | user-declared RSS/RSC constants |
+//! | `lambda_reg` | λ_reg | 0 (squared), 0.01 (logistic) | same | same | H19 |
+//! | `task` | — | `loss` | | | `mean` for sparse mean estimation |
+//! | δ | δ | n^{−1.1} when the budget's δ is 0 | | | §6.5 |
+//!
+//! The default preset `heavydp` is the spec's "heavydp defaults" (§F): the experiments'
+//! s, T, η with the proof's robust scale k. The printed k = c₂·nε gives a Peeling noise
+//! scale in the thousands for a unit-norm w (H21) and the theory's s = 72s* keeps far too
+//! many coordinates; `docs/reproduction.md` (Figs. 10–11) compares the three.
+//!
+//! # Errors
+//! Losses other than squared, logistic, huber; a domain other than `sparse`; T > n;
+//! s > d; δ ∉ (0, 1); an (ε, δ, s) for which Peeling's composition does not close.
+
+use super::super::frank_wolfe::robust_gradient_sensitivity;
+use super::super::*;
+use crate::estimators::catoni::CatoniGiulini;
+use crate::mechanisms::{release_on_chunk, Peeling};
+use crate::privacy::{Accountant, PrivacyLedger};
+
+const NAME: &str = "ht-sparse-opt";
+const LOSSES: &[&str] = &["squared", "logistic", "huber"];
+
+/// Parameter presets of `ht-sparse-opt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SparseOptPreset {
+    /// The spec's heavydp defaults: experiment s, T, η with the proof's k.
+    Heavydp,
+    /// Every printed experiment setting (k = c₂nε, printed λ).
+    Paper,
+    /// Theorem 8 with user-declared γ, μ.
+    Theory,
+}
+
+impl SparseOptPreset {
+    fn name(self) -> &'static str {
+        match self {
+            SparseOptPreset::Heavydp => "heavydp",
+            SparseOptPreset::Paper => "paper",
+            SparseOptPreset::Theory => "theory",
+        }
+    }
+}
+
+/// What is being estimated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SparseTask {
+    /// Minimise the mean loss (+ ridge penalty).
+    Loss,
+    /// Sparse mean of the feature vectors.
+    Mean,
+}
+
+/// `ht-sparse-opt` (Hu et al. Alg. 5). See the module docs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HtSparseOpt {
+    pub preset: SparseOptPreset,
+    pub task: SparseTask,
+    pub s: Option<usize>,
+    pub c: Option<usize>,
+    pub t: Option<usize>,
+    pub k: Option<f64>,
+    pub c2: f64,
+    pub eta: Option<f64>,
+    pub beta: f64,
+    pub tau: f64,
+    pub fail_prob: f64,
+    pub gamma: f64,
+    pub mu: f64,
+    pub lambda_reg: Option<f64>,
+    /// `None` = the preset's rule; `Some(true)` = printed 4√2kη/m.
+    pub paper_lambda: Option<bool>,
+    pub chunking: Chunking,
+}
+
+impl Default for HtSparseOpt {
+    fn default() -> Self {
+        HtSparseOpt {
+            preset: SparseOptPreset::Heavydp,
+            task: SparseTask::Loss,
+            s: None,
+            c: None,
+            t: None,
+            k: None,
+            c2: 1.0,
+            eta: None,
+            beta: 1.0,
+            tau: 1.0,
+            fail_prob: 0.05,
+            gamma: 1.0,
+            mu: 1.0,
+            lambda_reg: None,
+            paper_lambda: None,
+            chunking: Chunking::Shuffle,
+        }
+    }
+}
+
+/// The resolved, public plan of a fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HtSparseOptPlan {
+    pub s_star: usize,
+    pub s: usize,
+    pub big_t: usize,
+    pub m: usize,
+    pub k: f64,
+    pub eta: f64,
+    pub lambda_reg: f64,
+    /// ℓ∞ sensitivity λ passed to Peeling.
+    pub lambda: f64,
+}
+
+impl HtSparseOpt {
+    pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
+        let p = Params::new(
+            NAME,
+            params,
+            &[
+                "preset",
+                "task",
+                "s",
+                "c",
+                "T",
+                "k",
+                "c2",
+                "eta",
+                "beta",
+                "tau",
+                "fail_prob",
+                "gamma",
+                "mu",
+                "lambda_reg",
+                "peeling_lambda",
+                "chunking",
+            ],
+        )?;
+        let preset = match p.choice("preset", &["heavydp", "paper", "theory"])? {
+            Some("paper") => SparseOptPreset::Paper,
+            Some("theory") => SparseOptPreset::Theory,
+            _ => SparseOptPreset::Heavydp,
+        };
+        let k = match p.string("k") {
+            Some("paper") => Some(f64::NAN), // resolved in plan(): c2·nε
+            Some(_) => p.positive("k")?,
+            None => None,
+        };
+        Ok(HtSparseOpt {
+            preset,
+            task: match p.choice("task", &["loss", "mean"])? {
+                Some("mean") => SparseTask::Mean,
+                _ => SparseTask::Loss,
+            },
+            s: p.integer("s", 1)?,
+            c: p.integer("c", 1)?,
+            t: p.integer("T", 1)?,
+            k,
+            c2: p.positive("c2")?.unwrap_or(1.0),
+            eta: p.positive("eta")?,
+            beta: p.positive("beta")?.unwrap_or(1.0),
+            tau: p.positive("tau")?.unwrap_or(1.0),
+            fail_prob: fail_prob_param(NAME, &p)?,
+            gamma: p.positive("gamma")?.unwrap_or(1.0),
+            mu: p.positive("mu")?.unwrap_or(1.0),
+            lambda_reg: p.non_negative("lambda_reg")?,
+            paper_lambda: p
+                .choice("peeling_lambda", &["proven", "paper"])?
+                .map(|v| v == "paper"),
+            chunking: Chunking::parse(&p)?,
+        })
+    }
+
+    pub fn info() -> AlgorithmInfo {
+        AlgorithmInfo {
+            name: NAME,
+            paper: "Hu, Ni, Xiao & Wang, Alg. 5",
+            privacy: "approx",
+            losses: LOSSES.to_vec(),
+            domains: vec!["sparse"],
+            parameters: vec![
+                ParamInfo { name: "preset", default: "heavydp", meaning: "heavydp: experiment s, T, eta with the proof's k; paper: all printed settings (k = c2*n*eps, lambda = 4*sqrt(2)*k*eta/m); theory: Theorem 8 with gamma, mu", source: "spec Hu F 'heavydp defaults'; Sec. 6.5; Thm 8" },
+                ParamInfo { name: "task", default: "loss", meaning: "loss: minimise the mean loss; mean: s*-sparse mean of the feature vectors", source: "Hu Sec. 5.2" },
+                ParamInfo { name: "c", default: "2", meaning: "s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5" },
+                ParamInfo { name: "s", default: "2*s*; theory: ceil(72 (gamma/mu)^2 s*), at most d", meaning: "number of coordinates kept by Peeling", source: "Hu Sec. 6.5; Thm 8 proof" },
+                ParamInfo { name: "T", default: "max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)", meaning: "iterations = disjoint chunks", source: "Hu Sec. 6.5; Thm 8" },
+                ParamInfo { name: "k", default: "(n^2 eps^2 tau^2 / ((s T)^2 ln(T s/zeta)))^(1/4); paper: c2*n*eps", meaning: "scale of the robust gradient (number or 'paper')", source: "Hu Thm 8 proof (spec H18); Sec. 6.5 (H21)" },
+                ParamInfo { name: "c2", default: "1", meaning: "multiplier of the printed k = c2*n*eps", source: "Hu Sec. 6.5 (unstated integer)" },
+                ParamInfo { name: "eta", default: "0.5; theory: 2/(3*gamma)", meaning: "step size", source: "Hu Sec. 6.5; Thm 8" },
+                ParamInfo { name: "beta", default: "1", meaning: "precision of the smoothing noise", source: "spec H19" },
+                ParamInfo { name: "tau", default: "1", meaning: "user-declared bound on E(d_j loss)^2", source: "Hu Assumption 4" },
+                ParamInfo { name: "fail_prob", default: "0.05", meaning: "failure probability zeta in k", source: "Hu Thm 8 proof" },
+                ParamInfo { name: "gamma", default: "1", meaning: "user-declared restricted smoothness (theory preset)", source: "Hu Thm 8" },
+                ParamInfo { name: "mu", default: "1", meaning: "user-declared restricted strong convexity (theory preset)", source: "Hu Thm 8" },
+                ParamInfo { name: "lambda_reg", default: "0.01 for logistic, 0 otherwise", meaning: "l2 penalty (lambda_reg/2)||w||^2 added exactly to the robust gradient", source: "spec H19 (Figs. 10-11)" },
+                ParamInfo { name: "peeling_lambda", default: "proven", meaning: "proven = 4*sqrt(2)*k*eta/(3m); paper = printed 4*sqrt(2)*k*eta/m", source: "spec H17" },
+                Chunking::param_info(),
+            ],
+        }
+    }
+
+    /// Resolves every parameter from public quantities.
+    pub fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseOptPlan, FitError> {
+        let (s_star, _) = sparse_domain(NAME, problem.domain)?;
+        let n = problem.data.n();
+        let d = problem.data.d();
+        let eps = formula_epsilon(budget);
+        let ln_n = (n as f64).ln();
+        let ratio = self.gamma / self.mu;
+        let theory = self.preset == SparseOptPreset::Theory;
+        let s = match (self.s, self.c) {
+            (Some(s), _) => s,
+            (None, Some(c)) => (c * s_star).min(d),
+            (None, None) if theory => {
+                ((72.0 * ratio * ratio * s_star as f64).ceil() as usize).min(d)
+            }
+            (None, None) => (2 * s_star).min(d),
+        };
+        if s == 0 || s > d {
+            return Err(FitError::BadParameter {
+                algorithm: NAME,
+                param: "s".into(),
+                reason: format!(
+                    "the number of kept coordinates must be in 1..=d (d = {d}), got {s}"
+                ),
+            });
+        }
+        let big_t = self.t.unwrap_or(if theory {
+            ((ratio * ln_n).ceil() as usize).max(1)
+        } else {
+            floor_at_least_one(ln_n)
+        });
+        check_chunks(NAME, n, big_t)?;
+        let m = n / big_t;
+        let ne = n as f64 * eps;
+        let paper_k = ne * self.c2;
+        let k = match self.k {
+            Some(k) if k.is_nan() => paper_k,
+            Some(k) => k,
+            None if self.preset == SparseOptPreset::Paper => paper_k,
+            None => {
+                let st = s as f64 * big_t as f64;
+                let l = (st / self.fail_prob).ln().max(1.0);
+                (ne * ne * self.tau * self.tau / (st * st * l)).powf(0.25)
+            }
+        };
+        let eta = self.eta.unwrap_or(if theory {
+            2.0 / (3.0 * self.gamma)
+        } else {
+            0.5
+        });
+        let lambda_reg = self.lambda_reg.unwrap_or(match problem.loss {
+            LossKind::Logistic if self.task == SparseTask::Loss => 0.01,
+            _ => 0.0,
+        });
+        let paper_lambda = self
+            .paper_lambda
+            .unwrap_or(self.preset == SparseOptPreset::Paper);
+        let proven = eta * robust_gradient_sensitivity(k, m);
+        let lambda = if paper_lambda { 3.0 * proven } else { proven };
+        Ok(HtSparseOptPlan {
+            s_star,
+            s,
+            big_t,
+            m,
+            k,
+            eta,
+            lambda_reg,
+            lambda,
+        })
+    }
+}
+
+impl PrivateAlgorithm for HtSparseOpt {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn privacy_model(&self) -> PrivacyModel {
+        PrivacyModel::Approx
+    }
+    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
+        let budget = with_default_delta(*budget, problem.data.n());
+        check_common(
+            NAME,
+            self.privacy_model(),
+            problem,
+            &budget,
+            LOSSES,
+            &["sparse"],
+        )?;
+        let plan = self.plan(problem, &budget)?;
+        Peeling::new(plan.s, plan.lambda, budget.epsilon, budget.delta)?;
+        Ok(())
+    }
+    fn fit(
+        &self,
+        problem: &Problem,
+        budget: Budget,
+        rng: &mut dyn RngCore,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, FitError> {
+        self.validate(problem, &budget)?;
+        let budget = with_default_delta(budget, problem.data.n());
+        let plan = self.plan(problem, &budget)?;
+        let data = problem.data;
+        let d = data.d();
+        let estimator =
+            CatoniGiulini::new(plan.k, self.beta).map_err(|e| FitError::BadParameter {
+                algorithm: NAME,
+                param: "k".into(),
+                reason: e.to_string(),
+            })?;
+        let peeling = Peeling::new(plan.s, plan.lambda, budget.epsilon, budget.delta)?;
+        let mut ledger = PrivacyLedger::new(budget, Accountant::Parallel);
+        let chunks = Chunks::new(NAME, data.n(), plan.big_t, self.chunking, rng)?;
+        let mut w = vec![0.0; d];
+        let mut g = vec![0.0; d];
+        let mut trace = Vec::with_capacity(plan.big_t);
+        observer.on_start(plan.big_t);
+        let x = data.x();
+        for t in 1..=plan.big_t {
+            let rows = chunks.chunk(t - 1);
+            match self.task {
+                SparseTask::Loss => {
+                    estimator.gradient(&problem.loss, x, data.y(), d, rows, &w, &mut g)
+                }
+                SparseTask::Mean => {
+                    let wr = &w;
+                    estimator.mean_of_rows(
+                        rows,
+                        d,
+                        |i, buf: &mut [f64]| {
+                            for ((b, xi), wj) in buf.iter_mut().zip(&x[i * d..(i + 1) * d]).zip(wr)
+                            {
+                                *b = wj - xi;
+                            }
+                        },
+                        &mut g,
+                    )
+                }
+            }
+            for (wj, gj) in w.iter_mut().zip(&g) {
+                *wj -= plan.eta * (gj + plan.lambda_reg * *wj);
+            }
+            w = release_on_chunk(
+                &mut ledger,
+                "peeling (top-s selection)",
+                t - 1,
+                &peeling,
+                &w,
+                rng,
+            )?;
+            trace.push(TraceRecord {
+                iteration: t,
+                step_size: plan.eta,
+                noise_scale: peeling.scale,
+                epsilon_spent: ledger.spent().0,
+            });
+            observer.on_iteration(t);
+        }
+        observer.on_finish();
+        let mut h = BTreeMap::new();
+        hp(&mut h, "preset", self.preset.name());
+        hp(
+            &mut h,
+            "task",
+            if self.task == SparseTask::Mean {
+                "mean"
+            } else {
+                "loss"
+            },
+        );
+        hp(&mut h, "s_star", plan.s_star);
+        hp(&mut h, "s", plan.s);
+        hp(&mut h, "T", plan.big_t);
+        hp(&mut h, "m", plan.m);
+        hp(&mut h, "k", plan.k);
+        hp(&mut h, "eta", plan.eta);
+        hp(&mut h, "beta", self.beta);
+        hp(&mut h, "tau", self.tau);
+        hp(&mut h, "fail_prob", self.fail_prob);
+        hp(&mut h, "lambda_reg", plan.lambda_reg);
+        hp(&mut h, "lambda", plan.lambda);
+        hp(&mut h, "peeling_scale", peeling.scale);
+        hp(&mut h, "chunking", self.chunking.name());
+        if self.preset == SparseOptPreset::Theory {
+            hp(&mut h, "gamma", self.gamma);
+            hp(&mut h, "mu", self.mu);
+        }
+        let mut notes = vec![];
+        if budget.is_non_private() {
+            notes.push("epsilon = inf: default k evaluated at epsilon = 1; Peeling is exact hard thresholding".to_string());
+        }
+        if self.preset == SparseOptPreset::Paper {
+            notes.push(
+                "preset paper: k = c2*n*eps makes the Peeling noise very large (spec H21)"
+                    .to_string(),
+            );
+        }
+        Ok(FitReport {
+            weights: w,
+            status: FitStatus::MaxIterations,
+            privacy: ledger.summary(PrivacyModel::Approx),
+            hyperparameters: h,
+            trace,
+            notes,
+        })
+    }
+}
