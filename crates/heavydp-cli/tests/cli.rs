@@ -97,6 +97,16 @@ fn every_algorithm_end_to_end_from_csv_to_model_file() {
                 "l1-ball",
             ],
         ),
+        ("ht-frank-wolfe", &["--epsilon", "1"]),
+        ("ht-lasso", &["--epsilon", "1", "--delta", "1e-5"]),
+        (
+            "ht-sparse-linreg",
+            &["--epsilon", "1", "--delta", "1e-5", "--sparsity", "2"],
+        ),
+        (
+            "ht-sparse-opt",
+            &["--epsilon", "1", "--delta", "1e-5", "--sparsity", "2"],
+        ),
     ];
     for (alg, args) in cases {
         let out = p(&dir, &format!("{alg}.json"));
@@ -117,6 +127,10 @@ fn every_algorithm_end_to_end_from_csv_to_model_file() {
         let privacy = &m["privacy"];
         if *alg == "frank-wolfe" {
             assert_eq!(privacy["model"], "none");
+        } else if *alg == "ht-frank-wolfe" {
+            assert_eq!(privacy["model"], "pure");
+            assert_eq!(privacy["epsilon"], 1.0);
+            assert_eq!(privacy["delta"], 0.0);
         } else {
             assert_eq!(privacy["model"], "approx");
             assert!(privacy["epsilon"].as_f64().unwrap() <= 1.0);
@@ -676,5 +690,76 @@ fn predict_and_evaluate_reject_bad_input() {
             .lines()
             .count(),
         2
+    );
+}
+
+/// Runs `fit --algorithm alg` with exactly `args`; asserts a one-line error with `msg`
+/// and no output file.
+fn fit_fails_with(dir: &TempDir, data: &str, alg: &str, args: &[&str], msg: &str) {
+    let out = p(dir, "ht-model.json");
+    let a = fit(data, &out, alg, args).failure();
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(err.contains(msg), "{alg}: expected '{msg}' in: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!Path::new(&out).exists());
+}
+
+#[test]
+fn heavy_tailed_algorithms_reject_impossible_requests() {
+    let dir = TempDir::new().unwrap();
+    let (data, _) = simulate(&dir, "hu-linear-lognormal", 30, 3);
+    // More chunks than records.
+    fit_fails_with(
+        &dir,
+        &data,
+        "ht-frank-wolfe",
+        &["--epsilon", "1", "--param", "T=31"],
+        "n = 30 records is too few for 31 disjoint data chunks",
+    );
+    // The sparse algorithms need the target sparsity.
+    fit_fails_with(
+        &dir,
+        &data,
+        "ht-sparse-linreg",
+        &["--epsilon", "1"],
+        "--sparsity",
+    );
+    // Peeling's composition does not close (spec Hu §E: s = 12 > (4/3) ln(1/δ) and
+    // ε > 0.418 ln(1/δ)).
+    let wide = TempDir::new().unwrap();
+    let (wide_data, _) = simulate(&wide, "hu-linear-lognormal", 30, 12);
+    fit_fails_with(
+        &wide,
+        &wide_data,
+        "ht-sparse-opt",
+        &[
+            "--epsilon",
+            "4",
+            "--delta",
+            "0.01",
+            "--sparsity",
+            "6",
+            "--param",
+            "s=12",
+            "--param",
+            "T=1",
+        ],
+        "certify only",
+    );
+    // ht-lasso's advanced composition does not close (spec H11).
+    fit_fails_with(
+        &dir,
+        &data,
+        "ht-lasso",
+        &["--epsilon", "0.99", "--delta", "0.9"],
+        "certifies only",
+    );
+    // Wrong domain.
+    fit_fails_with(
+        &dir,
+        &data,
+        "ht-frank-wolfe",
+        &["--epsilon", "1", "--domain", "l2-ball"],
+        "domain 'l2-ball' is not supported",
     );
 }

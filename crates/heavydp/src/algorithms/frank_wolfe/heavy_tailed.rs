@@ -71,7 +71,7 @@
 //! ```
 
 use super::super::*;
-use crate::estimators::catoni::CatoniGiulini;
+use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
 use crate::mechanisms::{release_on_chunk, ExponentialMechanism};
 use crate::privacy::{Accountant, PrivacyLedger};
 
@@ -413,6 +413,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
         let chunks = Chunks::new(NAME, data.n(), plan.big_t, self.chunking, rng)?;
         let mut w = problem.domain.start();
         let mut g = vec![0.0; d];
+        let mut ws = RobustWorkspace::new();
         let mut utilities = vec![0.0; plan.vertices];
         let mut trace = Vec::with_capacity(plan.big_t);
         let temperature = if budget.is_non_private() {
@@ -423,7 +424,16 @@ impl PrivateAlgorithm for HtFrankWolfe {
         observer.on_start(plan.big_t);
         for t in 1..=plan.big_t {
             let rows = chunks.chunk(t - 1);
-            estimator.gradient(&problem.loss, data.x(), data.y(), d, rows, &w, &mut g);
+            estimator.gradient_with(
+                &problem.loss,
+                data.x(),
+                data.y(),
+                d,
+                rows,
+                &w,
+                &mut g,
+                &mut ws,
+            );
             poly.vertex_scores(&g, &mut utilities);
             utilities.iter_mut().for_each(|u| *u = -*u);
             let v = release_on_chunk(

@@ -58,7 +58,7 @@
 
 use super::super::frank_wolfe::robust_gradient_sensitivity;
 use super::super::*;
-use crate::estimators::catoni::CatoniGiulini;
+use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
 use crate::mechanisms::{release_on_chunk, Peeling};
 use crate::privacy::{Accountant, PrivacyLedger};
 
@@ -357,18 +357,26 @@ impl PrivateAlgorithm for HtSparseOpt {
         let chunks = Chunks::new(NAME, data.n(), plan.big_t, self.chunking, rng)?;
         let mut w = vec![0.0; d];
         let mut g = vec![0.0; d];
+        let mut ws = RobustWorkspace::new();
         let mut trace = Vec::with_capacity(plan.big_t);
         observer.on_start(plan.big_t);
         let x = data.x();
         for t in 1..=plan.big_t {
             let rows = chunks.chunk(t - 1);
             match self.task {
-                SparseTask::Loss => {
-                    estimator.gradient(&problem.loss, x, data.y(), d, rows, &w, &mut g)
-                }
+                SparseTask::Loss => estimator.gradient_with(
+                    &problem.loss,
+                    x,
+                    data.y(),
+                    d,
+                    rows,
+                    &w,
+                    &mut g,
+                    &mut ws,
+                ),
                 SparseTask::Mean => {
                     let wr = &w;
-                    estimator.mean_of_rows(
+                    estimator.mean_of_rows_with(
                         rows,
                         d,
                         |i, buf: &mut [f64]| {
@@ -378,6 +386,7 @@ impl PrivateAlgorithm for HtSparseOpt {
                             }
                         },
                         &mut g,
+                        &mut ws,
                     )
                 }
             }
