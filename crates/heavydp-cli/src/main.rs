@@ -1,6 +1,8 @@
 //! The `heavydp` command-line tool. See CONTRACT.md for the user-facing names.
 
 mod demo;
+mod experiment;
+mod plot;
 
 use clap::{Args, Parser, Subcommand};
 use heavydp::algorithms::{self, Observer, ParamMap, PrivateAlgorithm, Problem};
@@ -65,6 +67,9 @@ enum Command {
         #[arg(long)]
         truth: Option<String>,
     },
+    /// Reproduce a paper experiment (figure panel): results.csv, ID.png, summary.json; --list for the IDs.
+    #[command(long_about = experiment::EXPERIMENT_HELP)]
+    Experiment(experiment::ExperimentArgs),
 }
 
 const SIMULATE_HELP: &str = "Write a synthetic dataset from the papers' generators (CSV: features x1..xd, then y).\n\n\
@@ -143,6 +148,7 @@ fn main() {
         Command::Fit(a) => cmd_fit(a),
         Command::Predict { model, data, out } => cmd_predict(&model, &data, out.as_deref()),
         Command::Evaluate { model, data, truth } => cmd_evaluate(&model, &data, truth.as_deref()),
+        Command::Experiment(a) => experiment::run(a),
     };
     if let Err(msg) = result {
         eprintln!("error: {msg}");

@@ -14,7 +14,9 @@
 //! | [`loss`] | squared, logistic, Huber, absolute, biweight losses in residual form |
 //! | [`constraints`] | ℓ1 ball, ℓ2 ball, simplex, vertex polytope, sparse set: projection, LMO, vertex scores |
 //! | [`linalg`] | deterministic parallel gradient / risk passes |
+//! | [`estimators`] | robust mean / gradient estimators (Catoni–Giulini, with its sensitivity) |
 //! | [`algorithms`] | the private algorithms and their registry |
+//! | [`experiments`] | the papers' experiments: grids, seeded parallel repetitions, tidy results |
 //! | [`model`] | the model file (`heavydp-model/1`), predictions and evaluation metrics |
 //!
 //! ## Paper → algorithm map
@@ -26,6 +28,11 @@
 //! | Talwar, Thakurta & Zhang, Alg. 5 | private Frank–Wolfe, Gaussian gradient noise | `dp-frank-wolfe-gaussian` | [`algorithms::frank_wolfe`] |
 //! | Talwar, Thakurta & Zhang, Alg. 1 + App. A | noisy mirror descent | `noisy-mirror-descent` | [`algorithms::mirror_descent`] |
 //! | Talwar, Thakurta & Zhang, Alg. 2 | objective perturbation | `objective-perturbation` | [`algorithms::objective_perturbation`] |
+//! | Hu, Ni, Xiao & Wang, Alg. 1 | heavy-tailed DP Frank–Wolfe | `ht-frank-wolfe` | [`algorithms::frank_wolfe`] |
+//! | Hu, Ni, Xiao & Wang, Alg. 2 | heavy-tailed private LASSO | `ht-lasso` | [`algorithms::frank_wolfe`] |
+//! | Hu, Ni, Xiao & Wang, Alg. 3 | truncated DP-IHT with Peeling | `ht-sparse-linreg` | [`algorithms::iht`] |
+//! | Hu, Ni, Xiao & Wang, Alg. 4 | Peeling | — | [`mechanisms::Peeling`] |
+//! | Hu, Ni, Xiao & Wang, Alg. 5 | robust-gradient IHT with Peeling | `ht-sparse-opt` | [`algorithms::iht`] |
 //!
 //! Neighbouring datasets differ in one record replaced; n is public.
 
@@ -34,6 +41,8 @@
 pub mod algorithms;
 pub mod constraints;
 pub mod data;
+pub mod estimators;
+pub mod experiments;
 pub mod linalg;
 pub mod loss;
 pub mod mechanisms;

@@ -11,7 +11,8 @@
 //! for t = 1..T:
 //!     g̃ = RG(w^t, D_t; k, β) + λ_reg·w^t      (Catoni–Giulini robust gradient at w^t: H16)
 //!     w^{t+1} = Peeling(w^t − η·g̃, s, ε, δ, λ)
-//! return w^{T+1}                           (s-sparse; not projected, as in the paper)
+//! return w^{T+1} · min(1, R/‖w^{T+1}‖₂)   (s-sparse; the paper returns the improper w^{T+1}:
+//!                                           the projection on the domain's ℓ2 ball is post-processing)
 //! ```
 //!
 //! Tasks: `task=loss` minimises the mean loss (squared, logistic — with the ℓ2 penalty
@@ -144,6 +145,8 @@ impl Default for HtSparseOpt {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HtSparseOptPlan {
     pub s_star: usize,
+    /// ℓ2 radius R of the domain (the output is projected on it).
+    pub radius: f64,
     pub s: usize,
     pub big_t: usize,
     pub m: usize,
@@ -243,7 +246,7 @@ impl HtSparseOpt {
 
     /// Resolves every parameter from public quantities.
     pub fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseOptPlan, FitError> {
-        let (s_star, _) = sparse_domain(NAME, problem.domain)?;
+        let (s_star, radius) = sparse_domain(NAME, problem.domain)?;
         let n = problem.data.n();
         let d = problem.data.d();
         let eps = formula_epsilon(budget);
@@ -302,6 +305,7 @@ impl HtSparseOpt {
         let lambda = if paper_lambda { 3.0 * proven } else { proven };
         Ok(HtSparseOptPlan {
             s_star,
+            radius,
             s,
             big_t,
             m,
@@ -410,6 +414,9 @@ impl PrivateAlgorithm for HtSparseOpt {
             observer.on_iteration(t);
         }
         observer.on_finish();
+        // Post-processing (no privacy cost): the paper's output is improper; heavydp
+        // returns it projected on the domain's ℓ2 ball (the support is kept).
+        super::project_l2(&mut w, plan.radius);
         let mut h = BTreeMap::new();
         hp(&mut h, "preset", self.preset.name());
         hp(

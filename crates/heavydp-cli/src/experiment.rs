@@ -1,0 +1,175 @@
+//! `heavydp experiment`: list the paper experiments, or run one and write
+//! `DIR/results.csv`, `DIR/ID.png` and `DIR/summary.json` (see `heavydp::experiments`
+//! for the protocol).
+
+use crate::{parse_params, plot, write_atomic};
+use clap::Args;
+use heavydp::experiments::{self, PlanOptions};
+use std::io::IsTerminal;
+use std::path::Path;
+use std::time::Instant;
+
+pub const EXPERIMENT_HELP: &str = "Reproduce a paper experiment (one figure panel).\n\n\
+Writes DIR/results.csv (one row per setting and method: the varied parameters, method, metric, mean, std, reps), \
+DIR/ID.png (the figure: mean with +/- one standard error bars) and DIR/summary.json (grid, fixed settings, \
+hyperparameter choices with the project's choices flagged, base seed and every repetition's derived seed, timings, version).\n\n\
+Each point is the mean over --reps repetitions (default 20; 5 with --quick). Repetition r of a setting uses the seed \
+derive_seed(--seed, [ID, setting, r]); within a repetition all methods see the same data. Results do not depend on --threads.\n\n\
+--quick runs a reduced grid (3 points per axis, d <= 400) that finishes in under two minutes on two cores.\n\n\
+Options (--param KEY=VALUE):\n  \
+preset=default|theory|paper|heavydp|both\n      \
+hyperparameter preset of the ht-* algorithms: each algorithm's documented default (default), one named preset \
+for all, or both theory and paper as two methods. preset=paper uses the printed settings (e.g. Algorithm 1's \
+s = floor(n eps)); the summary flags it.\n  \
+eval=fresh|train\n      \
+risk in closed form / on a fresh 1e5-record sample (default), or on the training sample.\n\n\
+Real-data panels (Figs. 3-4) read the project's data/real/ folder, or $HEAVYDP_DATA_DIR.\n\
+Run `heavydp experiment --list` for the IDs.";
+
+#[derive(Args)]
+pub struct ExperimentArgs {
+    /// Experiment ID (e.g. hu-fig1a); see --list.
+    id: Option<String>,
+    /// List every experiment: ID, description, and which shipped dataset replaces the paper's.
+    #[arg(long)]
+    list: bool,
+    /// Repetitions per setting (default 20; 5 with --quick).
+    #[arg(long)]
+    reps: Option<usize>,
+    /// The reduced grid (3 points per axis, d <= 400).
+    #[arg(long)]
+    quick: bool,
+    /// Worker threads (default: the number of cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Base seed of every repetition's derived seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Experiment option KEY=VALUE (repeatable): preset=default|theory|paper|heavydp|both, eval=fresh|train.
+    #[arg(long = "param")]
+    params: Vec<String>,
+    /// Output folder (created if missing).
+    #[arg(long)]
+    out: Option<String>,
+}
+
+fn cmd_list() {
+    let rows = experiments::list();
+    println!("{:<11} description", "id");
+    for e in rows {
+        println!("{:<11} {}", e.id, e.description);
+        if let Some(n) = e.data_note {
+            println!("{:<11}   ({n})", "");
+        }
+    }
+    println!(
+        "\nPaper: {}. Run `heavydp experiment ID --quick --out DIR` for a reduced grid.",
+        experiments::HU_PAPER
+    );
+}
+
+pub fn run(a: ExperimentArgs) -> Result<(), String> {
+    if a.list {
+        if a.id.is_some() {
+            return Err("give either --list or an experiment ID, not both".into());
+        }
+        cmd_list();
+        return Ok(());
+    }
+    let id =
+        a.id.ok_or("missing experiment ID (run `heavydp experiment --list` for the list)")?;
+    let params = parse_params(&a.params)?;
+    let opts = PlanOptions::from_params(a.quick, &params).map_err(|e| e.to_string())?;
+    let plan = experiments::plan(&id, &opts).map_err(|e| e.to_string())?;
+    let out = a
+        .out
+        .ok_or("missing --out DIR (the folder for results.csv, the figure and summary.json)")?;
+    let reps = a.reps.unwrap_or(if a.quick { 5 } else { 20 });
+    if reps == 0 {
+        return Err("--reps must be at least 1".into());
+    }
+    let threads = match a.threads {
+        Some(0) => return Err("--threads must be at least 1".into()),
+        Some(t) => t,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let dir = Path::new(&out);
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!("--out {out}: exists and is not a folder"));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("--out {out}: cannot create the folder: {e}"))?;
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let pb = indicatif::ProgressBar::new(0);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {msg} repetitions {pos}/{len} [{bar:30}] {elapsed} (eta {eta})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb.set_message(id.clone());
+        pb
+    });
+    let progress = |done: usize, total: usize| {
+        if let Some(pb) = &bar {
+            pb.set_length(total as u64);
+            pb.set_position(done as u64);
+        }
+    };
+    let start = Instant::now();
+    let results = pool.install(|| experiments::run(&plan, reps, a.seed, &progress));
+    if let Some(pb) = &bar {
+        pb.finish_and_clear();
+    }
+    let results = results.map_err(|e| e.to_string())?;
+    let wall = start.elapsed().as_secs_f64();
+
+    // Everything is rendered before anything is written; each file is written to a
+    // temporary name and renamed, so an error never leaves a half-written file.
+    let csv = experiments::results_csv(&plan, &results);
+    let png_name = format!("{id}.png");
+    let summary = experiments::summary_json(
+        &plan,
+        &results,
+        serde_json::json!({
+            "threads": threads,
+            "wall_seconds": wall,
+            "files": {"results": "results.csv", "figure": png_name, "summary": "summary.json"},
+            "figure": plot::describe(&plan, &results),
+        }),
+    );
+    let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
+    // (the bitmap backend picks the encoder from the extension: keep `.png` last)
+    let png_tmp = dir.join(format!(".{id}.tmp{}.png", std::process::id()));
+    if let Err(e) = plot::render(&plan, &results, &png_tmp) {
+        let _ = std::fs::remove_file(&png_tmp);
+        return Err(format!("cannot draw the figure: {e}"));
+    }
+    let path = |f: &str| dir.join(f).to_string_lossy().to_string();
+    let written = write_atomic(&path("results.csv"), csv.as_bytes())
+        .and_then(|_| write_atomic(&path("summary.json"), &summary))
+        .and_then(|_| {
+            std::fs::rename(&png_tmp, dir.join(&png_name))
+                .map_err(|e| format!("{}: cannot write: {e}", path(&png_name)))
+        });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&png_tmp);
+        return Err(e);
+    }
+    eprintln!(
+        "{id}: {} settings x {} methods x {reps} repetitions in {wall:.1} s on {threads} thread(s){}; wrote {out}/results.csv, {out}/{png_name}, {out}/summary.json",
+        plan.settings.len(),
+        plan.methods.len(),
+        if results.failures.is_empty() {
+            String::new()
+        } else {
+            format!("; {} fit(s) failed (see summary.json)", results.failures.len())
+        }
+    );
+    Ok(())
+}

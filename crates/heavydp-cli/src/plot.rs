@@ -1,0 +1,420 @@
+//! The experiment figure: a 900 × 600 PNG drawn with `plotters`' bitmap backend and an
+//! embedded font (Noto Sans Regular from the `ttf-noto-sans` crate, Apache-2.0), so it
+//! renders on a machine without system fonts.
+//!
+//! Layout, like the paper's panels: x = the varied axis (ε, n, s\* or the subsample
+//! share), y = the metric (one panel per metric), one line with markers per
+//! (method, series value), error bars ± one standard error of the mean, a legend, the
+//! ID and description as title. The y-axis is logarithmic when the x-axis is a sample
+//! size (error vs n decays like a power of n) and every mean is positive; otherwise
+//! linear (e.g. the logistic excess risk over w\* can be negative, spec H25).
+
+use heavydp::experiments::{Plan, ResultRow, Results};
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::Once;
+
+const FONT: &str = "sans-serif";
+const SIZE: (u32, u32) = (900, 600);
+const COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+static FONT_ONCE: Once = Once::new();
+
+fn register_font() -> Result<(), String> {
+    let mut ok = true;
+    FONT_ONCE.call_once(|| {
+        ok =
+            plotters::style::register_font(FONT, FontStyle::Normal, ttf_noto_sans::REGULAR).is_ok();
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err("the embedded font could not be loaded".into())
+    }
+}
+
+/// One curve: label, (x, mean, standard error) points sorted by x.
+struct Curve {
+    label: String,
+    method: usize,
+    points: Vec<(f64, f64, f64)>,
+}
+
+fn axis_value(r: &ResultRow, name: &str) -> Option<f64> {
+    r.setting.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
+}
+
+fn series_label(name: &str, v: f64) -> String {
+    match name {
+        "epsilon" => format!("ε = {v}"),
+        "s_star" => format!("s* = {v}"),
+        _ => format!("{name} = {v}"),
+    }
+}
+
+fn curves(plan: &Plan, results: &Results, metric: &str) -> Vec<Curve> {
+    let mut out: Vec<Curve> = Vec::new();
+    let series_values: Vec<Option<f64>> = match plan.series_axis {
+        Some(s) => plan
+            .axes
+            .iter()
+            .find(|a| a.name == s)
+            .map(|a| a.values.iter().map(|v| Some(*v)).collect())
+            .unwrap_or_default(),
+        None => vec![None],
+    };
+    for (mi, m) in plan.methods.iter().enumerate() {
+        for sv in &series_values {
+            let mut pts: Vec<(f64, f64, f64)> = results
+                .rows
+                .iter()
+                .filter(|r| r.method == m.label && r.metric == metric)
+                .filter(|r| match (sv, plan.series_axis) {
+                    (Some(v), Some(s)) => axis_value(r, s) == Some(*v),
+                    _ => true,
+                })
+                .filter_map(|r| {
+                    let x = axis_value(r, plan.x_axis)?;
+                    r.mean.is_finite().then(|| {
+                        let se = r.std_error();
+                        (x, r.mean, if se.is_finite() { se } else { 0.0 })
+                    })
+                })
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let label = match (sv, plan.series_axis) {
+                (Some(v), Some(s)) if plan.methods.len() > 1 => {
+                    format!("{}, {}", m.label, series_label(s, *v))
+                }
+                (Some(v), Some(s)) => series_label(s, *v),
+                _ => m.label.clone(),
+            };
+            out.push(Curve {
+                label,
+                method: mi,
+                points: pts,
+            });
+        }
+    }
+    out
+}
+
+fn x_label(name: &str) -> &'static str {
+    match name {
+        "epsilon" => "privacy parameter ε",
+        "n" => "sample size n",
+        "s_star" => "sparsity s*",
+        "subsample_pct" => "subsample size (% of the dataset)",
+        "d" => "dimension d",
+        _ => "setting",
+    }
+}
+
+fn metric_label(name: &str) -> &'static str {
+    match name {
+        "excess_risk" => "excess risk L(w) − L(w*)",
+        "l2_error" => "ℓ2 error ||w − w*||",
+        _ => "value",
+    }
+}
+
+/// Whether a metric panel uses a log y-axis (see the module docs).
+fn log_y(plan: &Plan, cs: &[Curve]) -> bool {
+    matches!(plan.x_axis, "n" | "subsample_pct")
+        && cs.iter().any(|c| !c.points.is_empty())
+        && cs.iter().all(|c| c.points.iter().all(|p| p.1 > 0.0))
+}
+
+/// A short description of the figure for `summary.json`.
+pub fn describe(plan: &Plan, results: &Results) -> serde_json::Value {
+    let panels: Vec<serde_json::Value> = plan
+        .metrics
+        .iter()
+        .map(|m| {
+            let cs = curves(plan, results, m);
+            serde_json::json!({
+                "metric": m,
+                "x": plan.x_axis,
+                "y_scale": if log_y(plan, &cs) { "log" } else { "linear" },
+                "curves": cs.iter().map(|c| c.label.clone()).collect::<Vec<_>>(),
+                "error_bars": "plus/minus one standard error of the mean",
+            })
+        })
+        .collect();
+    serde_json::json!({"size": [SIZE.0, SIZE.1], "panels": panels})
+}
+
+/// Splits a title into lines of at most `width` characters at spaces.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for w in text.split(' ') {
+        if !cur.is_empty() && cur.chars().count() + 1 + w.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(w);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+fn fmt_tick(v: f64) -> String {
+    let a = v.abs();
+    if a < 1e-10 {
+        "0".into()
+    } else if !(1e-3..1e4).contains(&a) {
+        format!("{v:.1e}")
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        let s = format!("{v:.4}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        s.to_string()
+    }
+}
+
+/// Tick marks of a log axis on [lo, hi]: powers of ten, or 1-2-5 / 1…9 multiples of
+/// them when the range spans too few decades for at least four ticks.
+fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let mut best = Vec::new();
+    for mantissas in [
+        &[1.0][..],
+        &[1.0, 2.0, 5.0],
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+    ] {
+        let mut t = Vec::new();
+        let mut e = lo.log10().floor() as i32;
+        while 10f64.powi(e) <= hi {
+            for m in mantissas {
+                let v = m * 10f64.powi(e);
+                if v >= lo && v <= hi {
+                    t.push(v);
+                }
+            }
+            e += 1;
+        }
+        best = t;
+        if best.len() >= 4 {
+            break;
+        }
+    }
+    best
+}
+
+fn fmt_x(name: &str, v: f64) -> String {
+    match name {
+        "n" if v >= 1000.0 => format!("{}k", v / 1000.0),
+        _ => fmt_tick(v),
+    }
+}
+
+/// Draws the figure into `path` (PNG).
+pub fn render(plan: &Plan, results: &Results, path: &Path) -> Result<(), String> {
+    register_font()?;
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let title = format!("{}: {}", plan.id, plan.description);
+    let lines = wrap(&title, 100);
+    let line_h = 22;
+    let head = 8 + line_h * lines.len() as i32;
+    for (i, l) in lines.iter().enumerate() {
+        root.draw(&Text::new(
+            l.clone(),
+            (12, 6 + line_h * i as i32),
+            (FONT, 18).into_font().color(&BLACK),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    let (_, body) = root.split_vertically(head as u32);
+    let panels = body.split_evenly((1, plan.metrics.len().max(1)));
+    for (pi, metric) in plan.metrics.iter().enumerate() {
+        let cs = curves(plan, results, metric);
+        let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
+        let (mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY);
+        let mut y_pos_min = f64::INFINITY;
+        for c in &cs {
+            for &(x, m, se) in &c.points {
+                x0 = x0.min(x);
+                x1 = x1.max(x);
+                y0 = y0.min(m - se);
+                y1 = y1.max(m + se);
+                if m > 0.0 {
+                    y_pos_min = y_pos_min.min(if m - se > 0.0 { m - se } else { m });
+                }
+            }
+        }
+        let area = &panels[pi];
+        if !x0.is_finite() {
+            area.draw(&Text::new(
+                format!("{metric}: no successful repetitions"),
+                (60, 60),
+                (FONT, 16).into_font(),
+            ))
+            .map_err(|e| e.to_string())?;
+            continue;
+        }
+        let xpad = if x1 > x0 {
+            0.05 * (x1 - x0)
+        } else {
+            0.5 * x0.abs().max(1.0)
+        };
+        let xr = (x0 - xpad)..(x1 + xpad);
+        let log = log_y(plan, &cs);
+        if log {
+            // at least a factor 4 between the ends, so the log ticks are readable
+            let (mut lo, mut hi) = (y_pos_min / 1.25, y1 * 1.25);
+            if hi / lo < 4.0 {
+                let widen = (4.0 * lo / hi).sqrt();
+                lo /= widen;
+                hi *= widen;
+            }
+            let ticks = log_ticks(lo, hi);
+            draw_panel(
+                area,
+                plan,
+                metric,
+                &cs,
+                xr,
+                (lo..hi).log_scale().with_key_points(ticks),
+                lo,
+                true,
+            )?;
+        } else {
+            let span = if y1 > y0 { y1 - y0 } else { y0.abs().max(1e-3) };
+            let (lo, hi) = (y0 - 0.08 * span, y1 + 0.15 * span);
+            draw_panel(area, plan, metric, &cs, xr, lo..hi, lo, false)?;
+        }
+    }
+    root.present().map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_panel<DB, Y>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    plan: &Plan,
+    metric: &str,
+    cs: &[Curve],
+    xr: std::ops::Range<f64>,
+    yr: Y,
+    y_floor: f64,
+    log: bool,
+) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    Y: AsRangedCoord<Value = f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(42)
+        .y_label_area_size(68)
+        .build_cartesian_2d(xr, yr)
+        .map_err(|e| e.to_string())?;
+    let x_name = plan.x_axis;
+    let x_fmt = |v: &f64| fmt_x(x_name, *v);
+    let y_fmt = |v: &f64| fmt_tick(*v);
+    chart
+        .configure_mesh()
+        .x_desc(x_label(plan.x_axis))
+        .y_desc(if log {
+            format!("{} (log scale)", metric_label(metric))
+        } else {
+            metric_label(metric).to_string()
+        })
+        .y_labels(if log { 14 } else { 10 })
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .axis_desc_style((FONT, 17))
+        .label_style((FONT, 14))
+        .light_line_style(WHITE.mix(0.0))
+        .bold_line_style(BLACK.mix(0.12))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for (ci, c) in cs.iter().enumerate() {
+        if c.points.is_empty() {
+            continue;
+        }
+        let color = COLORS[ci % COLORS.len()];
+        let style = ShapeStyle::from(&color).stroke_width(2);
+        chart
+            .draw_series(LineSeries::new(c.points.iter().map(|p| (p.0, p.1)), style))
+            .map_err(|e| e.to_string())?
+            .label(c.label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(
+                    vec![(x, y), (x + 22, y)],
+                    ShapeStyle::from(&color).stroke_width(2),
+                )
+            });
+        chart
+            .draw_series(c.points.iter().map(|&(x, m, se)| {
+                let lo = if log { (m - se).max(y_floor) } else { m - se };
+                ErrorBar::new_vertical(
+                    x,
+                    lo,
+                    m,
+                    m + se,
+                    ShapeStyle::from(&color).stroke_width(1),
+                    8,
+                )
+            }))
+            .map_err(|e| e.to_string())?;
+        let filled = ShapeStyle::from(&color).filled();
+        match c.method % 4 {
+            0 => chart.draw_series(c.points.iter().map(|p| Circle::new((p.0, p.1), 4, filled))),
+            1 => chart.draw_series(
+                c.points
+                    .iter()
+                    .map(|p| TriangleMarker::new((p.0, p.1), 6, filled)),
+            ),
+            2 => chart.draw_series(c.points.iter().map(|p| {
+                EmptyElement::at((p.0, p.1)) + Rectangle::new([(-4, -4), (4, 4)], filled)
+            })),
+            _ => chart.draw_series(c.points.iter().map(|p| Cross::new((p.0, p.1), 5, style))),
+        }
+        .map_err(|e| e.to_string())?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font((FONT, 15))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_and_ticks() {
+        assert_eq!(wrap("a bb ccc", 4), vec!["a bb", "ccc"]);
+        assert_eq!(fmt_tick(0.25), "0.25");
+        assert_eq!(fmt_tick(150.0), "150");
+        assert_eq!(fmt_x("n", 90000.0), "90k");
+        assert_eq!(log_ticks(0.01, 100.0).len(), 5);
+        assert_eq!(log_ticks(0.5, 20.0), vec![0.5, 1.0, 2.0, 5.0, 10.0, 20.0]);
+        assert_eq!(log_ticks(1.4, 12.0).len(), 9);
+    }
+}

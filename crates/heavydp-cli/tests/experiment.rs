@@ -1,0 +1,168 @@
+//! `heavydp experiment`: the list, errors, and small real runs that write the three
+//! files (results.csv, ID.png, summary.json). The real-data panel hu-fig4a
+//! (cells_ps.csv, n = 2019, d = 56) with --quick takes well under a second.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::Path;
+use tempfile::TempDir;
+
+fn heavydp() -> Command {
+    Command::cargo_bin("heavydp").unwrap()
+}
+
+fn run_fig4a(out: &Path, threads: &str) {
+    heavydp()
+        .args([
+            "experiment",
+            "hu-fig4a",
+            "--quick",
+            "--reps",
+            "2",
+            "--threads",
+            threads,
+            "--seed",
+            "3",
+            "--out",
+        ])
+        .arg(out)
+        .assert()
+        .success();
+}
+
+#[test]
+fn list_shows_every_panel_and_the_replaced_datasets() {
+    heavydp()
+        .args(["experiment", "--list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("hu-fig1a"))
+        .stdout(predicate::str::contains("hu-fig11c"))
+        .stdout(predicate::str::contains("flights_arr_delay.csv"))
+        .stdout(predicate::str::contains(
+            "replaces the paper's Blog Feedback",
+        ))
+        .stdout(predicate::str::contains("non-private preprocessing"));
+}
+
+#[test]
+fn unknown_id_and_bad_flags_are_errors() {
+    let dir = TempDir::new().unwrap();
+    heavydp()
+        .args(["experiment", "hu-fig99z", "--out"])
+        .arg(dir.path().join("o"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("unknown experiment 'hu-fig99z'"))
+        .stderr(predicate::str::contains("heavydp experiment --list"));
+    assert!(!dir.path().join("o").exists());
+    heavydp()
+        .args(["experiment", "hu-fig1a"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--out"));
+    heavydp()
+        .args(["experiment", "hu-fig1a", "--param", "preset=nope", "--out"])
+        .arg(dir.path().join("o"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("preset"));
+    heavydp()
+        .args(["experiment", "hu-fig1a", "--reps", "0", "--out"])
+        .arg(dir.path().join("o"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--reps"));
+    // --out is an existing file
+    let f = dir.path().join("file");
+    std::fs::write(&f, "x").unwrap();
+    heavydp()
+        .args(["experiment", "hu-fig4a", "--quick", "--out"])
+        .arg(&f)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("not a folder"));
+    // the real-data folder is missing
+    heavydp()
+        .env("HEAVYDP_DATA_DIR", dir.path().join("nowhere"))
+        .args(["experiment", "hu-fig4a", "--quick", "--reps", "1", "--out"])
+        .arg(dir.path().join("r"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("HEAVYDP_DATA_DIR"));
+    assert!(!dir.path().join("r").join("results.csv").exists());
+}
+
+#[test]
+fn a_small_run_writes_the_three_files_reproducibly() {
+    let dir = TempDir::new().unwrap();
+    let a = dir.path().join("a");
+    run_fig4a(&a, "2");
+    let csv = std::fs::read_to_string(a.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "epsilon,subsample_pct,method,metric,mean,std,reps"
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 9);
+    for r in &rows {
+        let f: Vec<&str> = r.split(',').collect();
+        assert_eq!(f.len(), 7, "{r}");
+        assert_eq!(f[2], "ht-frank-wolfe");
+        assert_eq!(f[3], "excess_risk");
+        assert!(f[4].parse::<f64>().unwrap().is_finite());
+        assert_eq!(f[6], "2");
+    }
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["id"], "hu-fig4a");
+    assert_eq!(s["quick"], true);
+    assert_eq!(s["reps"], 2);
+    assert_eq!(s["threads"], 2);
+    assert_eq!(s["seeds"]["base_seed"], 3);
+    assert_eq!(s["seeds"]["per_setting"].as_array().unwrap().len(), 9);
+    assert_eq!(
+        s["seeds"]["per_setting"][0]["rep_seeds"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(s["hyperparameters"]["printed_settings_used"], false);
+    assert!(s["data_note"].as_str().unwrap().contains("cells_ps.csv"));
+    assert_eq!(s["real_data"]["n"], 2019);
+    assert!(s["heavydp_version"].is_string());
+    assert!(s["timings"]["total_seconds"].as_f64().unwrap() >= 0.0);
+    // a PNG of 900 x 600 pixels
+    let png = std::fs::read(a.join("hu-fig4a.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let w = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    let h = u32::from_be_bytes(png[20..24].try_into().unwrap());
+    assert_eq!((w, h), (900, 600));
+    // no temporary files left behind
+    let names: Vec<String> = std::fs::read_dir(&a)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    // same seed, one thread: the same numbers
+    let b = dir.path().join("b");
+    run_fig4a(&b, "1");
+    assert_eq!(csv, std::fs::read_to_string(b.join("results.csv")).unwrap());
+}
+
+#[test]
+#[ignore = "about 10 s: a synthetic --quick panel with the non-private baseline"]
+fn quick_synthetic_panel() {
+    let dir = TempDir::new().unwrap();
+    heavydp()
+        .args(["experiment", "hu-fig1c", "--quick", "--reps", "2", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+    assert!(csv.starts_with("n,method,metric,mean,std,reps\n"));
+    assert!(csv.contains("frank-wolfe (non-private)"));
+    assert_eq!(csv.lines().count(), 1 + 3 * 2);
+}

@@ -1,0 +1,351 @@
+//! The experiment registry and runner: grid sizes of every ID, seed derivation,
+//! determinism across thread counts, the CSV layout, the evaluation paths (closed form,
+//! fresh logistic sample, real data) and failure bookkeeping. Runs use the Talwar
+//! Frank–Wolfe algorithms as stand-ins on small grids, so they are fast.
+
+use heavydp::algorithms::ParamMap;
+use heavydp::experiments::{
+    self, DomainKind, MethodSpec, Plan, PlanOptions, Preset, Results, Setting,
+};
+use heavydp::loss::LossKind;
+use heavydp::noise::derive_seed;
+
+fn opts(quick: bool) -> PlanOptions {
+    PlanOptions {
+        quick,
+        ..Default::default()
+    }
+}
+
+fn params(kv: &[(&str, &str)]) -> ParamMap {
+    kv.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn no_progress(_: usize, _: usize) {}
+
+/// (full grid size, methods) per ID; every `--quick` grid is 3 × 3 (3 for the one-axis
+/// (c) panels of Figs. 1, 2, 5, 6).
+fn expected(id: &str) -> (usize, usize) {
+    let fig: u32 = id
+        .trim_start_matches("hu-fig")
+        .trim_end_matches(['a', 'b', 'c'])
+        .parse()
+        .unwrap();
+    let panel = id.chars().last().unwrap();
+    match (fig, panel) {
+        (3 | 4, _) => (30, 1),
+        (1 | 2 | 5, 'a') | (6, 'a') => (18, 1),
+        (1 | 2 | 5, 'b') => (27, 1),
+        (1 | 2 | 5, 'c') => (9, 2),
+        (6, 'b') => (15, 1),
+        (6, 'c') => (5, 2),
+        (_, 'a') => (18, 1),
+        _ => (15, 1),
+    }
+}
+
+#[test]
+fn every_id_has_the_documented_grid() {
+    let ids = experiments::ids();
+    assert_eq!(ids.len(), 31);
+    assert_eq!(ids.first().unwrap(), "hu-fig1a");
+    assert_eq!(ids.last().unwrap(), "hu-fig11c");
+    for id in &ids {
+        let (full, methods) = expected(id);
+        let p = experiments::plan(id, &opts(false)).unwrap();
+        assert_eq!(p.settings.len(), full, "{id}");
+        assert_eq!(p.methods.len(), methods, "{id}");
+        let grid: usize = p.axes.iter().map(|a| a.values.len()).product();
+        assert_eq!(grid, full, "{id}: axes vs settings");
+        let q = experiments::plan(id, &opts(true)).unwrap();
+        let quick = if p.axes.len() == 1 { 3 } else { 9 };
+        assert_eq!(q.settings.len(), quick, "{id} --quick");
+        assert!(
+            q.settings.iter().all(|s| s.d.is_none_or(|d| d <= 400)),
+            "{id}: --quick has d > 400"
+        );
+        // the keys are unique (they name seeds)
+        let mut keys: Vec<String> = p.settings.iter().map(|s| s.key()).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), full, "{id}");
+        // every varied parameter is a column, x and series axes are among them
+        assert!(p.axes.iter().any(|a| a.name == p.x_axis), "{id}");
+        if let Some(s) = p.series_axis {
+            assert!(p.axes.iter().any(|a| a.name == s), "{id}");
+        }
+        let sparse = matches!(
+            id.as_str(),
+            x if ["hu-fig7", "hu-fig8", "hu-fig9", "hu-fig10", "hu-fig11"]
+                .iter()
+                .any(|f| x.starts_with(f) && x.len() == f.len() + 1)
+        );
+        assert_eq!(p.metrics.contains(&"l2_error"), sparse, "{id}");
+    }
+}
+
+#[test]
+fn list_names_the_replaced_datasets() {
+    let l = experiments::list();
+    assert_eq!(l.len(), 31);
+    for e in &l {
+        let real = ["hu-fig3a", "hu-fig3b", "hu-fig4a", "hu-fig4b"].contains(&e.id.as_str());
+        assert_eq!(e.data_note.is_some(), real, "{}", e.id);
+        if real {
+            let note = e.data_note.as_ref().unwrap();
+            assert!(note.contains("replaces"), "{note}");
+            assert!(note.contains("non-private"), "{note}");
+        }
+    }
+    assert!(l[6]
+        .data_note
+        .as_ref()
+        .unwrap()
+        .contains("flights_arr_delay"));
+    assert!(l[9].data_note.as_ref().unwrap().contains("pd_speech_pd"));
+}
+
+#[test]
+fn methods_and_options() {
+    let p = experiments::plan("hu-fig1c", &opts(false)).unwrap();
+    assert_eq!(p.methods[0].algorithm, "ht-frank-wolfe");
+    assert_eq!(p.methods[1].algorithm, "frank-wolfe");
+    assert_eq!(p.methods[1].t_from.as_deref(), Some("ht-frank-wolfe"));
+    assert!(!p.uses_printed_settings());
+    let both = PlanOptions::from_params(false, &params(&[("preset", "both")])).unwrap();
+    assert_eq!(both.preset, Preset::Both);
+    let p = experiments::plan("hu-fig1c", &both).unwrap();
+    assert_eq!(p.methods.len(), 4);
+    assert!(p.uses_printed_settings());
+    let p = experiments::plan("hu-fig10a", &opts(false)).unwrap();
+    assert_eq!(p.methods[0].params.get("lambda_reg").unwrap(), "0.01");
+    assert_eq!(p.eval_l2_penalty, 0.01);
+    assert!(PlanOptions::from_params(false, &params(&[("preset", "x")])).is_err());
+    assert!(PlanOptions::from_params(false, &params(&[("nope", "1")])).is_err());
+    let e = experiments::plan("hu-fig12a", &opts(false)).unwrap_err();
+    assert!(e.to_string().contains("--list"), "{e}");
+}
+
+/// A small private-vs-non-private plan on the lognormal linear scenario with the
+/// Talwar Frank–Wolfe algorithms as stand-ins.
+fn small_linear_plan() -> Plan {
+    let mut p = experiments::plan("hu-fig1c", &opts(true)).unwrap();
+    p.settings = [300.0, 600.0]
+        .iter()
+        .map(|&n| Setting {
+            values: vec![("n", n)],
+            epsilon: 1.0,
+            n: Some(n as usize),
+            d: Some(8),
+            sparsity: None,
+            fraction: None,
+        })
+        .collect();
+    p.axes[0].values = vec![300.0, 600.0];
+    p.methods = vec![
+        MethodSpec {
+            label: "dp-fw".into(),
+            algorithm: "dp-frank-wolfe".into(),
+            loss: LossKind::Squared,
+            domain: DomainKind::L1Ball { radius: 1.0 },
+            params: params(&[("bound", "5"), ("T", "10")]),
+            t_from: None,
+        },
+        MethodSpec {
+            label: "fw".into(),
+            algorithm: "frank-wolfe".into(),
+            loss: LossKind::Squared,
+            domain: DomainKind::L1Ball { radius: 1.0 },
+            params: ParamMap::new(),
+            t_from: Some("dp-fw".into()),
+        },
+    ];
+    p
+}
+
+fn run_with_threads(plan: &Plan, reps: usize, seed: u64, threads: usize) -> Results {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(|| experiments::run(plan, reps, seed, &no_progress))
+        .unwrap()
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let plan = small_linear_plan();
+    let a = run_with_threads(&plan, 3, 11, 1);
+    let b = run_with_threads(&plan, 3, 11, 2);
+    assert_eq!(a.rows, b.rows);
+    assert_eq!(a.seeds, b.seeds);
+    assert_eq!(a.resolved, b.resolved);
+    // another base seed changes the numbers
+    let c = run_with_threads(&plan, 3, 12, 2);
+    assert_ne!(a.rows[0].values, c.rows[0].values);
+}
+
+#[test]
+fn seeds_are_derived_from_id_setting_and_repetition() {
+    let plan = small_linear_plan();
+    let r = run_with_threads(&plan, 2, 5, 2);
+    assert_eq!(r.seeds.len(), 2);
+    for (s, st) in r.seeds.iter().zip(&plan.settings) {
+        assert_eq!(s.setting, st.key());
+        for (rep, seed) in s.rep_seeds.iter().enumerate() {
+            assert_eq!(
+                *seed,
+                derive_seed(5, &["hu-fig1c", &st.key(), &rep.to_string()])
+            );
+        }
+    }
+    assert_eq!(plan.settings[0].key(), "n=300");
+}
+
+#[test]
+fn rows_csv_and_summary() {
+    let plan = small_linear_plan();
+    let r = run_with_threads(&plan, 2, 1, 2);
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    // one row per setting x method x metric, repetitions counted
+    assert_eq!(r.rows.len(), 2 * 2);
+    for row in &r.rows {
+        assert_eq!(row.reps, 2);
+        assert_eq!(row.values.len(), 2);
+        assert!(row.mean.is_finite() && row.std >= 0.0);
+        // closed-form population excess risk is a quadratic form: >= 0
+        assert!(row.values.iter().all(|v| *v >= 0.0), "{row:?}");
+    }
+    // the non-private baseline ran with the private run's T
+    let fw = r.resolved.iter().find(|h| h.method == "fw").unwrap();
+    assert_eq!(fw.hyperparameters["T"], serde_json::json!(10));
+    let csv = experiments::results_csv(&plan, &r);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next().unwrap(), "n,method,metric,mean,std,reps");
+    let first: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(first.len(), 6);
+    assert_eq!(first[0], "300");
+    assert_eq!(first[1], "dp-fw");
+    assert_eq!(first[2], "excess_risk");
+    assert_eq!(first[5], "2");
+    assert_eq!(csv.lines().count(), 1 + 4);
+    let s = experiments::summary_json(&plan, &r, serde_json::json!({"threads": 2}));
+    assert_eq!(s["id"], "hu-fig1c");
+    assert_eq!(s["threads"], 2);
+    assert_eq!(s["seeds"]["base_seed"], 1);
+    assert_eq!(s["hyperparameters"]["printed_settings_used"], false);
+    assert!(s["hyperparameters"]["project_choices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c == "non-private baseline"));
+    assert_eq!(s["heavydp_version"], heavydp::VERSION);
+    assert_eq!(
+        s["seeds"]["per_setting"][1]["rep_seeds"][1],
+        derive_seed(1, &["hu-fig1c", "n=600", "1"])
+    );
+}
+
+#[test]
+fn logistic_scenarios_use_a_fresh_sample_and_failures_are_recorded() {
+    let mut p = experiments::plan("hu-fig2c", &opts(true)).unwrap();
+    p.settings.truncate(1);
+    p.settings[0].n = Some(400);
+    p.settings[0].d = Some(4);
+    p.methods = vec![
+        MethodSpec {
+            label: "fw".into(),
+            algorithm: "frank-wolfe".into(),
+            loss: LossKind::Logistic,
+            domain: DomainKind::L1Ball { radius: 1.0 },
+            params: params(&[("T", "20")]),
+            t_from: None,
+        },
+        // the sparse domain is not accepted by Frank-Wolfe: every fit fails
+        MethodSpec {
+            label: "fw-sparse".into(),
+            algorithm: "frank-wolfe".into(),
+            loss: LossKind::Logistic,
+            domain: DomainKind::L1Ball { radius: 1.0 },
+            params: params(&[("T", "0")]),
+            t_from: None,
+        },
+    ];
+    // T = 0 is rejected when building: the plan itself is invalid
+    assert!(experiments::run(&p, 1, 1, &no_progress).is_err());
+    p.methods[1].params = ParamMap::new();
+    p.methods[1].domain = DomainKind::Sparse { radius: 1.0 };
+    p.settings[0].sparsity = Some(2);
+    let r = run_with_threads(&p, 2, 3, 2);
+    let ok = &r.rows[0];
+    assert_eq!(ok.reps, 2);
+    assert!(ok.mean.is_finite());
+    let bad = &r.rows[1];
+    assert_eq!(bad.reps, 0);
+    assert!(bad.mean.is_nan());
+    assert_eq!(r.failures.len(), 2);
+    assert!(
+        r.failures[0].error.contains("sparse"),
+        "{}",
+        r.failures[0].error
+    );
+    // eval=train gives a different (empirical) number from the same fits
+    let mut q = p.clone();
+    q.options.eval = experiments::EvalSample::Train;
+    let rt = run_with_threads(&q, 2, 3, 1);
+    assert_ne!(rt.rows[0].values, ok.values);
+}
+
+#[test]
+fn real_data_panels_standardise_and_subsample() {
+    let mut p = experiments::plan("hu-fig4a", &opts(true)).unwrap();
+    p.settings.retain(|s| s.epsilon == 0.5);
+    p.methods[0].algorithm = "frank-wolfe".into();
+    p.methods[0].params = params(&[("T", "5")]);
+    let r = run_with_threads(&p, 2, 1, 2);
+    let info = r.real_data.as_ref().unwrap();
+    assert_eq!((info.n, info.d), (2019, 56));
+    assert!(info.preprocessing[0].contains("non-private"));
+    assert_eq!(r.rows.len(), 3);
+    for row in &r.rows {
+        assert_eq!(row.reps, 2);
+        assert!(row.mean.is_finite(), "{row:?}");
+    }
+    // the full-data subsample is the same in both repetitions: no randomness in FW
+    let full = r
+        .rows
+        .iter()
+        .find(|x| x.setting_key.ends_with("=100"))
+        .unwrap();
+    assert_eq!(full.values[0], full.values[1]);
+    assert_eq!(full.std, 0.0);
+}
+
+/// The Hu et al. algorithms the panels run are deterministic given the seed whatever
+/// the thread count too (small settings of hu-fig1a, hu-fig5c, hu-fig7a, hu-fig10a).
+#[test]
+fn hu_algorithms_do_not_depend_on_the_thread_count() {
+    for (id, n, d, s) in [
+        ("hu-fig1a", 600, 10, None),
+        ("hu-fig5c", 600, 10, None),
+        ("hu-fig7a", 800, 30, Some(3)),
+        ("hu-fig10a", 800, 30, Some(3)),
+    ] {
+        let mut p = experiments::plan(id, &opts(true)).unwrap();
+        p.settings.truncate(2);
+        for st in &mut p.settings {
+            st.n = Some(n);
+            st.d = Some(d);
+            if s.is_some() {
+                st.sparsity = s;
+            }
+        }
+        let a = run_with_threads(&p, 2, 9, 1);
+        let b = run_with_threads(&p, 2, 9, 2);
+        assert!(a.failures.is_empty(), "{id}: {:?}", a.failures);
+        assert_eq!(a.rows, b.rows, "{id}");
+        assert!(a.rows.iter().all(|r| r.mean.is_finite()), "{id}");
+    }
+}
