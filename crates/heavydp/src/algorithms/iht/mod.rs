@@ -60,6 +60,46 @@ pub fn shrunk_residual_sum(
     }
 }
 
+/// The sparsity level s and iteration count T shared by the Hu et al. IHT algorithms
+/// (Algs. 3 and 5), with the chunk check. `s`, `c`, `t` are the user's overrides;
+/// `theory` selects Theorem 7/8 (s = ⌈72(γ/μ)²s*⌉, T = ⌈(γ/μ) ln n⌉) over the experiments'
+/// s = c·s* (c = 2), T = max(1, ⌊ln n⌋). s is capped at d (unless given) and must be
+/// in 1..=d; T ≤ n.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sparsity_and_iterations(
+    algorithm: &'static str,
+    s: Option<usize>,
+    c: Option<usize>,
+    t: Option<usize>,
+    theory: bool,
+    ratio: f64,
+    s_star: usize,
+    n: usize,
+    d: usize,
+) -> Result<(usize, usize), crate::algorithms::FitError> {
+    let s = match (s, c) {
+        (Some(s), _) => s,
+        (None, Some(c)) => (c * s_star).min(d),
+        (None, None) if theory => ((72.0 * ratio * ratio * s_star as f64).ceil() as usize).min(d),
+        (None, None) => (2 * s_star).min(d),
+    };
+    if s == 0 || s > d {
+        return Err(crate::algorithms::FitError::BadParameter {
+            algorithm,
+            param: "s".into(),
+            reason: format!("the number of kept coordinates must be in 1..=d (d = {d}), got {s}"),
+        });
+    }
+    let ln_n = (n as f64).ln();
+    let big_t = t.unwrap_or(if theory {
+        ((ratio * ln_n).ceil() as usize).max(1)
+    } else {
+        crate::algorithms::floor_at_least_one(ln_n)
+    });
+    crate::algorithms::check_chunks(algorithm, n, big_t)?;
+    Ok((s, big_t))
+}
+
 /// The non-zero entries of w.
 pub(crate) fn support_of(w: &[f64]) -> Vec<(usize, f64)> {
     w.iter()

@@ -59,6 +59,7 @@
 
 use super::super::frank_wolfe::robust_gradient_sensitivity;
 use super::super::*;
+use super::sparsity_and_iterations;
 use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
 use crate::mechanisms::{release_on_chunk, Peeling};
 use crate::privacy::{Accountant, PrivacyLedger};
@@ -250,32 +251,10 @@ impl HtSparseOpt {
         let n = problem.data.n();
         let d = problem.data.d();
         let eps = formula_epsilon(budget);
-        let ln_n = (n as f64).ln();
         let ratio = self.gamma / self.mu;
         let theory = self.preset == SparseOptPreset::Theory;
-        let s = match (self.s, self.c) {
-            (Some(s), _) => s,
-            (None, Some(c)) => (c * s_star).min(d),
-            (None, None) if theory => {
-                ((72.0 * ratio * ratio * s_star as f64).ceil() as usize).min(d)
-            }
-            (None, None) => (2 * s_star).min(d),
-        };
-        if s == 0 || s > d {
-            return Err(FitError::BadParameter {
-                algorithm: NAME,
-                param: "s".into(),
-                reason: format!(
-                    "the number of kept coordinates must be in 1..=d (d = {d}), got {s}"
-                ),
-            });
-        }
-        let big_t = self.t.unwrap_or(if theory {
-            ((ratio * ln_n).ceil() as usize).max(1)
-        } else {
-            floor_at_least_one(ln_n)
-        });
-        check_chunks(NAME, n, big_t)?;
+        let (s, big_t) =
+            sparsity_and_iterations(NAME, self.s, self.c, self.t, theory, ratio, s_star, n, d)?;
         let m = n / big_t;
         let ne = n as f64 * eps;
         let paper_k = ne * self.c2;

@@ -67,7 +67,7 @@
 //! ```
 
 use super::super::*;
-use super::{project_l2, shrunk_residual_sum, support_of};
+use super::{project_l2, shrunk_residual_sum, sparsity_and_iterations, support_of};
 use crate::mechanisms::{release_on_chunk, Peeling};
 use crate::privacy::{Accountant, PrivacyLedger};
 
@@ -172,31 +172,18 @@ impl HtSparseLinreg {
         let n = problem.data.n();
         let d = problem.data.d();
         let eps = formula_epsilon(budget);
-        let ln_n = (n as f64).ln();
         let ratio = self.gamma / self.mu;
-        let s = match self.s {
-            Some(s) => s,
-            None => match (self.c, self.preset) {
-                (Some(c), _) => c * s_star,
-                (None, Preset::Paper) => 2 * s_star,
-                (None, Preset::Theory) => (72.0 * ratio * ratio * s_star as f64).ceil() as usize,
-            }
-            .min(d),
-        };
-        if s == 0 || s > d {
-            return Err(FitError::BadParameter {
-                algorithm: NAME,
-                param: "s".into(),
-                reason: format!(
-                    "the number of kept coordinates must be in 1..=d (d = {d}), got {s}"
-                ),
-            });
-        }
-        let big_t = self.t.unwrap_or(match self.preset {
-            Preset::Paper => floor_at_least_one(ln_n),
-            Preset::Theory => ((ratio * ln_n).ceil() as usize).max(1),
-        });
-        check_chunks(NAME, n, big_t)?;
+        let (s, big_t) = sparsity_and_iterations(
+            NAME,
+            self.s,
+            self.c,
+            self.t,
+            self.preset == Preset::Theory,
+            ratio,
+            s_star,
+            n,
+            d,
+        )?;
         let m = n / big_t;
         let k = self
             .k
