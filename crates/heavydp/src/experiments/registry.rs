@@ -385,7 +385,7 @@ pub fn plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
         ),
         ch(
             "initial vector",
-            "the algorithm's own random start (spec §X.1 recipes)",
+            "the algorithm's deterministic start: w0 = 0 (the l1-ball centre; the s-sparse 0 for the IHT methods), not the paper's random start (spec §X.1 lists recipes; heavydp's defaults use 0)",
             true,
             "spec §X.1 (the paper says only 'randomly sample')",
         ),
