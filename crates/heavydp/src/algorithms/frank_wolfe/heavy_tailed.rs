@@ -92,6 +92,27 @@ pub enum ScaleRule {
     Value(f64),
 }
 
+impl ScaleRule {
+    /// Reads a robust-scale parameter: a number > 0, `theory` or `paper` (absent: the
+    /// preset's rule).
+    pub fn parse(p: &Params, algorithm: &'static str, key: &str) -> Result<Self, FitError> {
+        Ok(match p.string(key) {
+            None => ScaleRule::Preset,
+            Some("theory") => ScaleRule::Theory,
+            Some("paper") => ScaleRule::Paper,
+            Some(_) => ScaleRule::Value(
+                p.positive(key)
+                    .map_err(|_| FitError::BadParameter {
+                        algorithm,
+                        param: key.into(),
+                        reason: "expected a number > 0, 'theory' or 'paper'".into(),
+                    })?
+                    .expect("present"),
+            ),
+        })
+    }
+}
+
 /// Frank–Wolfe step schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HtStep {
@@ -250,20 +271,7 @@ impl HtFrankWolfe {
                 "chunking",
             ],
         )?;
-        let scale = match p.string("s") {
-            None => ScaleRule::Preset,
-            Some("theory") => ScaleRule::Theory,
-            Some("paper") => ScaleRule::Paper,
-            Some(_) => ScaleRule::Value(
-                p.positive("s")
-                    .map_err(|_| FitError::BadParameter {
-                        algorithm: NAME,
-                        param: "s".into(),
-                        reason: "expected a number > 0, 'theory' or 'paper'".into(),
-                    })?
-                    .expect("present"),
-            ),
-        };
+        let scale = ScaleRule::parse(&p, NAME, "s")?;
         Ok(HtFrankWolfe {
             preset: Preset::parse(&p, Preset::Theory)?,
             t: p.integer("T", 1)?,

@@ -57,7 +57,7 @@
 //! Losses other than squared, logistic, huber; a domain other than `sparse`; T > n;
 //! s > d; δ ∉ (0, 1); an (ε, δ, s) for which Peeling's composition does not close.
 
-use super::super::frank_wolfe::robust_gradient_sensitivity;
+use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
 use super::sparsity_and_iterations;
 use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
@@ -105,7 +105,9 @@ pub struct HtSparseOpt {
     pub s: Option<usize>,
     pub c: Option<usize>,
     pub t: Option<usize>,
-    pub k: Option<f64>,
+    /// The robust scale k: the preset's rule, the proof's formula (`Theory`), the
+    /// printed c₂·nε (`Paper`) or a value.
+    pub k: ScaleRule,
     pub c2: f64,
     pub eta: Option<f64>,
     pub beta: f64,
@@ -127,7 +129,7 @@ impl Default for HtSparseOpt {
             s: None,
             c: None,
             t: None,
-            k: None,
+            k: ScaleRule::Preset,
             c2: 1.0,
             eta: None,
             beta: 1.0,
@@ -187,11 +189,7 @@ impl HtSparseOpt {
             Some("theory") => SparseOptPreset::Theory,
             _ => SparseOptPreset::Heavydp,
         };
-        let k = match p.string("k") {
-            Some("paper") => Some(f64::NAN), // resolved in plan(): c2·nε
-            Some(_) => p.positive("k")?,
-            None => None,
-        };
+        let k = ScaleRule::parse(&p, NAME, "k")?;
         Ok(HtSparseOpt {
             preset,
             task: match p.choice("task", &["loss", "mean"])? {
@@ -230,7 +228,7 @@ impl HtSparseOpt {
                 ParamInfo { name: "c", default: "2", meaning: "s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5" },
                 ParamInfo { name: "s", default: "2*s*; theory: ceil(72 (gamma/mu)^2 s*), at most d", meaning: "number of coordinates kept by Peeling", source: "Hu Sec. 6.5; Thm 8 proof" },
                 ParamInfo { name: "T", default: "max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)", meaning: "iterations = disjoint chunks", source: "Hu Sec. 6.5; Thm 8" },
-                ParamInfo { name: "k", default: "(n^2 eps^2 tau^2 / ((s T)^2 ln(T s/zeta)))^(1/4); paper: c2*n*eps", meaning: "scale of the robust gradient (number or 'paper')", source: "Hu Thm 8 proof (spec H18); Sec. 6.5 (H21)" },
+                ParamInfo { name: "k", default: "(n^2 eps^2 tau^2 / ((s T)^2 ln(T s/zeta)))^(1/4); paper: c2*n*eps", meaning: "scale of the robust gradient (number, 'theory' or 'paper')", source: "Hu Thm 8 proof (spec H18); Sec. 6.5 (H21)" },
                 ParamInfo { name: "c2", default: "1", meaning: "multiplier of the printed k = c2*n*eps", source: "Hu Sec. 6.5 (unstated integer)" },
                 ParamInfo { name: "eta", default: "0.5; theory: 2/(3*gamma)", meaning: "step size", source: "Hu Sec. 6.5; Thm 8" },
                 ParamInfo { name: "beta", default: "1", meaning: "precision of the smoothing noise", source: "spec H19" },
@@ -259,10 +257,10 @@ impl HtSparseOpt {
         let ne = n as f64 * eps;
         let paper_k = ne * self.c2;
         let k = match self.k {
-            Some(k) if k.is_nan() => paper_k,
-            Some(k) => k,
-            None if self.preset == SparseOptPreset::Paper => paper_k,
-            None => {
+            ScaleRule::Value(k) => k,
+            ScaleRule::Paper => paper_k,
+            ScaleRule::Preset if self.preset == SparseOptPreset::Paper => paper_k,
+            ScaleRule::Preset | ScaleRule::Theory => {
                 let st = s as f64 * big_t as f64;
                 let l = (st / self.fail_prob).ln().max(1.0);
                 (ne * ne * self.tau * self.tau / (st * st * l)).powf(0.25)
