@@ -63,8 +63,9 @@ fn cmd_list() {
         }
     }
     println!(
-        "\nPaper: {}. Run `heavydp experiment ID --quick --out DIR` for a reduced grid.",
-        experiments::HU_PAPER
+        "\nPapers: hu-* {}; tian-* {}.\nRun `heavydp experiment ID --quick --out DIR` for a reduced grid.",
+        experiments::HU_PAPER,
+        experiments::TIAN_PAPER
     );
 }
 
@@ -80,7 +81,11 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
         a.id.ok_or("missing experiment ID (run `heavydp experiment --list` for the list)")?;
     let params = parse_params(&a.params)?;
     let opts = PlanOptions::from_params(a.quick, &params).map_err(|e| e.to_string())?;
-    let plan = experiments::plan(&id, &opts).map_err(|e| e.to_string())?;
+    let plan = if id == experiments::genomics::ID {
+        None
+    } else {
+        Some(experiments::plan(&id, &opts).map_err(|e| e.to_string())?)
+    };
     let out = a
         .out
         .ok_or("missing --out DIR (the folder for results.csv, the figure and summary.json)")?;
@@ -104,6 +109,9 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
         .num_threads(threads)
         .build()
         .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+    let Some(plan) = plan else {
+        return run_table(&opts, reps, a.seed, threads, &pool, dir, &out);
+    };
     let bar = std::io::stderr().is_terminal().then(|| {
         let pb = indicatif::ProgressBar::new(0);
         pb.set_style(
@@ -170,6 +178,85 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
         } else {
             format!("; {} fit(s) failed (see summary.json)", results.failures.len())
         }
+    );
+    Ok(())
+}
+
+/// `tian-table-genomics`: writes `results.csv`, `results.md` (the paper-style table),
+/// `summary.json` and the bar chart `ID.png`; nothing is written when the run fails.
+fn run_table(
+    opts: &PlanOptions,
+    reps: usize,
+    seed: u64,
+    threads: usize,
+    pool: &rayon::ThreadPool,
+    dir: &Path,
+    out: &str,
+) -> Result<(), String> {
+    use experiments::genomics;
+    let id = genomics::ID;
+    eprintln!("{id}: {reps} repetitions of 4 methods (each with a leave-one-out pass) ...");
+    let start = Instant::now();
+    let results = pool
+        .install(|| genomics::run_table(opts, reps, seed))
+        .map_err(|e| e.to_string())?;
+    let wall = start.elapsed().as_secs_f64();
+    let png_name = format!("{id}.png");
+    let csv = genomics::table_csv(&results);
+    let md = genomics::table_markdown(&results);
+    let summary = genomics::table_summary(
+        &results,
+        serde_json::json!({
+            "threads": threads,
+            "wall_seconds": wall,
+            "files": {"results": "results.csv", "table": "results.md", "figure": png_name, "summary": "summary.json"},
+        }),
+    );
+    let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
+    let png_tmp = dir.join(format!(".{id}.tmp{}.png", std::process::id()));
+    let methods: Vec<String> = results.rows.iter().map(|r| r.method.clone()).collect();
+    let values: Vec<Vec<(f64, f64)>> = results
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                (r.mae_mean, r.mae_std),
+                (r.loocv_mae_mean, r.loocv_mae_std),
+            ]
+        })
+        .collect();
+    let title = format!(
+        "{id}: MAE on {} (n = {}, d = {}), s* = 5, epsilon = 0.5, profile {}, {} reps (mean ± sd)",
+        genomics::FILE,
+        results.n,
+        results.d,
+        results.profile,
+        results.reps
+    );
+    if let Err(e) = plot::render_bars(
+        &title,
+        &methods,
+        &["MAE (in-sample)", "MAE (leave-one-out)"],
+        &values,
+        &png_tmp,
+    ) {
+        let _ = std::fs::remove_file(&png_tmp);
+        return Err(format!("cannot draw the figure: {e}"));
+    }
+    let path = |f: &str| dir.join(f).to_string_lossy().to_string();
+    let written = write_atomic(&path("results.csv"), csv.as_bytes())
+        .and_then(|_| write_atomic(&path("results.md"), md.as_bytes()))
+        .and_then(|_| write_atomic(&path("summary.json"), &summary))
+        .and_then(|_| {
+            std::fs::rename(&png_tmp, dir.join(&png_name))
+                .map_err(|e| format!("{}: cannot write: {e}", path(&png_name)))
+        });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&png_tmp);
+        return Err(e);
+    }
+    eprintln!(
+        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {out}/results.csv, {out}/results.md, {out}/{png_name}, {out}/summary.json"
     );
     Ok(())
 }

@@ -60,6 +60,7 @@ fn series_label(name: &str, v: f64) -> String {
     match name {
         "epsilon" => format!("ε = {v}"),
         "s_star" => format!("s* = {v}"),
+        "zeta" => format!("ζ = {v}"),
         _ => format!("{name} = {v}"),
     }
 }
@@ -417,4 +418,94 @@ mod tests {
         assert_eq!(log_ticks(0.5, 20.0), vec![0.5, 1.0, 2.0, 5.0, 10.0, 20.0]);
         assert_eq!(log_ticks(1.4, 12.0).len(), 9);
     }
+}
+
+/// The figure of a table experiment (`tian-table-genomics`): grouped bars — one group per
+/// method, one bar per metric (e.g. in-sample and leave-one-out MAE) — with ± one
+/// standard deviation whiskers.
+pub fn render_bars(
+    title: &str,
+    methods: &[String],
+    metrics: &[&str],
+    values: &[Vec<(f64, f64)>],
+    path: &Path,
+) -> Result<(), String> {
+    register_font()?;
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let lines = wrap(title, 100);
+    let line_h = 22;
+    for (i, l) in lines.iter().enumerate() {
+        root.draw(&Text::new(
+            l.clone(),
+            (12, 6 + line_h * i as i32),
+            (FONT, 18).into_font().color(&BLACK),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    let (_, body) = root.split_vertically((8 + line_h * lines.len() as i32) as u32);
+    let top = values
+        .iter()
+        .flatten()
+        .map(|(m, s)| m + s)
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max)
+        * 1.15;
+    let k = metrics.len().max(1) as f64;
+    let mut chart = ChartBuilder::on(&body)
+        .margin(16)
+        .x_label_area_size(60)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..methods.len() as f64, 0.0..top.max(1e-12))
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(methods.len() * 2 + 1)
+        .x_label_formatter(&|x| {
+            let i = (*x - 0.5).round();
+            if (x - 0.5 - i).abs() < 1e-9 && i >= 0.0 && (i as usize) < methods.len() {
+                methods[i as usize].clone()
+            } else {
+                String::new()
+            }
+        })
+        .y_desc("mean absolute error")
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 15))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for (mi, metric) in metrics.iter().enumerate() {
+        let color = COLORS[mi % COLORS.len()];
+        let bars: Vec<(usize, f64, f64)> = values
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| v.get(mi).map(|(m, s)| (i, *m, *s)))
+            .filter(|(_, m, _)| m.is_finite())
+            .collect();
+        let width = 0.8 / k;
+        let x_of = |i: usize| i as f64 + 0.1 + width * mi as f64;
+        chart
+            .draw_series(bars.iter().map(|(i, m, _)| {
+                Rectangle::new([(x_of(*i), 0.0), (x_of(*i) + width * 0.9, *m)], color.filled())
+            }))
+            .map_err(|e| e.to_string())?
+            .label(metric.to_string())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+        chart
+            .draw_series(bars.iter().filter(|(_, _, s)| *s > 0.0).map(|(i, m, s)| {
+                let xc = x_of(*i) + width * 0.45;
+                PathElement::new(vec![(xc, m - s), (xc, m + s)], BLACK.stroke_width(2))
+            }))
+            .map_err(|e| e.to_string())?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 14))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
 }

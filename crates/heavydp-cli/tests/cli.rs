@@ -763,3 +763,127 @@ fn heavy_tailed_algorithms_reject_impossible_requests() {
         "domain 'l2-ball' is not supported",
     );
 }
+
+#[test]
+fn tian_algorithms_end_to_end() {
+    let dir = TempDir::new().unwrap();
+    let data = p(&dir, "tian.csv");
+    let truth = p(&dir, "tian-truth.json");
+    heavydp()
+        .args([
+            "simulate",
+            "--scenario",
+            "tian-sparse-student",
+            "--n",
+            "3000",
+            "--d",
+            "30",
+            "--sparsity",
+            "3",
+            "--param",
+            "zeta=0.5",
+            "--seed",
+            "5",
+            "--out",
+            &data,
+            "--truth",
+            &truth,
+        ])
+        .assert()
+        .success();
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("dp-iht-huber", "huber", &["--epsilon", "1"]),
+        (
+            "dp-iht-huber",
+            "huber",
+            &["--epsilon", "1", "--param", "tau=2", "--param", "preset=paper"],
+        ),
+        ("dp-iht-l1", "absolute", &["--epsilon", "1"]),
+        ("dp-slr", "squared", &["--epsilon", "1", "--param", "bound=3.4"]),
+        ("adahuber", "huber", &["--epsilon", "inf"]),
+    ];
+    for (i, (alg, loss, args)) in cases.iter().enumerate() {
+        let out = p(&dir, &format!("tian-{i}.json"));
+        let mut a: Vec<&str> = args.to_vec();
+        a.extend(["--sparsity", "3", "--radius", "10", "--seed", "4"]);
+        fit(&data, &out, alg, &a).success();
+        let m = read_json(&out);
+        assert_eq!(m["algorithm"], *alg);
+        assert_eq!(m["loss"], *loss);
+        assert_eq!(m["domain"]["kind"], "sparse");
+        let nz = m["weights"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v.as_f64().unwrap() != 0.0)
+            .count();
+        assert!(nz <= 3, "{alg}: {nz} non-zeros");
+        if *alg == "adahuber" {
+            assert_eq!(m["privacy"]["model"], "none");
+        } else {
+            assert_eq!(m["privacy"]["model"], "approx");
+            assert!(m["privacy"]["epsilon"].as_f64().unwrap() <= 1.0);
+            // delta defaults to n^-1.1
+            let delta = m["privacy"]["delta"].as_f64().unwrap();
+            assert!(delta <= 3000f64.powf(-1.1) && delta > 0.0);
+        }
+        if i == 1 {
+            assert_eq!(m["loss_parameters"]["tau"], 2.0);
+            assert_eq!(m["hyperparameters"]["tau"], 2.0);
+            assert_eq!(m["hyperparameters"]["eta"], 0.01);
+        }
+        let again = p(&dir, &format!("tian-{i}-again.json"));
+        fit(&data, &again, alg, &a).success();
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            std::fs::read(&again).unwrap(),
+            "{alg} is not reproducible"
+        );
+        let ev = heavydp()
+            .args([
+                "evaluate", "--model", &out, "--data", &data, "--truth", &truth,
+            ])
+            .assert()
+            .success();
+        let v: serde_json::Value = serde_json::from_slice(&ev.get_output().stdout).unwrap();
+        for k in ["mae", "l2_error", "support_recall"] {
+            assert!(v[k].is_number(), "{alg}: {k} missing in {v}");
+        }
+    }
+    // Impossible requests: one-line errors, nothing written.
+    let sp = ["--sparsity", "3"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut v = vec!["--epsilon", "1"];
+        v.extend_from_slice(extra);
+        v
+    };
+    fit_fails_with(&dir, &data, "dp-slr", &with(&sp), "--param bound=B");
+    fit_fails_with(
+        &dir,
+        &data,
+        "dp-iht-huber",
+        &with(&["--sparsity", "3", "--param", "T=3001"]),
+        "too few for 3001 disjoint data chunks",
+    );
+    fit_fails_with(
+        &dir,
+        &data,
+        "dp-iht-huber",
+        &with(&["--sparsity", "3", "--loss", "squared"]),
+        "loss 'squared' is not supported",
+    );
+    fit_fails_with(
+        &dir,
+        &data,
+        "dp-iht-l1",
+        &with(&["--sparsity", "3", "--param", "decay=1.5"]),
+        "decay",
+    );
+    fit_fails_with(
+        &dir,
+        &data,
+        "dp-iht-l1",
+        &with(&["--sparsity", "0"]),
+        "",
+    );
+}

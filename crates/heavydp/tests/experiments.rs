@@ -9,6 +9,7 @@ use heavydp::experiments::{
 };
 use heavydp::loss::LossKind;
 use heavydp::noise::derive_seed;
+use std::collections::BTreeMap;
 
 fn opts(quick: bool) -> PlanOptions {
     PlanOptions {
@@ -141,6 +142,7 @@ fn small_linear_plan() -> Plan {
             d: Some(8),
             sparsity: None,
             fraction: None,
+            scenario_params: BTreeMap::new(),
         })
         .collect();
     p.axes[0].values = vec![300.0, 600.0];
@@ -152,6 +154,7 @@ fn small_linear_plan() -> Plan {
             domain: DomainKind::L1Ball { radius: 1.0 },
             params: params(&[("bound", "5"), ("T", "10")]),
             t_from: None,
+            ln_d_params: vec![],
         },
         MethodSpec {
             label: "fw".into(),
@@ -160,6 +163,7 @@ fn small_linear_plan() -> Plan {
             domain: DomainKind::L1Ball { radius: 1.0 },
             params: ParamMap::new(),
             t_from: Some("dp-fw".into()),
+            ln_d_params: vec![],
         },
     ];
     p
@@ -262,6 +266,7 @@ fn logistic_scenarios_use_a_fresh_sample_and_failures_are_recorded() {
             domain: DomainKind::L1Ball { radius: 1.0 },
             params: params(&[("T", "20")]),
             t_from: None,
+            ln_d_params: vec![],
         },
         // the sparse domain is not accepted by Frank-Wolfe: every fit fails
         MethodSpec {
@@ -271,6 +276,7 @@ fn logistic_scenarios_use_a_fresh_sample_and_failures_are_recorded() {
             domain: DomainKind::L1Ball { radius: 1.0 },
             params: params(&[("T", "0")]),
             t_from: None,
+            ln_d_params: vec![],
         },
     ];
     // T = 0 is rejected when building: the plan itself is invalid

@@ -12,7 +12,12 @@
 //! | `ht-lasso` | [`frank_wolfe`] (`lasso`) | Hu et al. Alg. 2 | approx |
 //! | `ht-sparse-linreg` | [`iht`] (`truncated`) | Hu et al. Alg. 3 | approx |
 //! | `ht-sparse-opt` | [`iht`] (`robust`) | Hu et al. Alg. 5 | approx |
+//! | `dp-iht-huber` | [`iht`] (`huber`) | Tian et al. Alg. 1 | approx |
+//! | `dp-iht-l1` | [`iht`] (`absolute`) | Tian et al. Alg. 3 | approx |
+//! | `dp-slr` | [`iht`] (`least_squares`) | Cai, Wang & Zhang (Tian et al. baseline) | approx |
+//! | `adahuber` | [`adaptive_huber`] | Sun, Zhou & Fan (Tian et al. baseline) | none |
 
+pub mod adaptive_huber;
 pub mod frank_wolfe;
 pub mod iht;
 pub mod mirror_descent;
@@ -433,6 +438,10 @@ pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>,
         "ht-lasso" => Box::new(frank_wolfe::HtLasso::from_params(params)?),
         "ht-sparse-linreg" => Box::new(iht::HtSparseLinreg::from_params(params)?),
         "ht-sparse-opt" => Box::new(iht::HtSparseOpt::from_params(params)?),
+        "dp-iht-huber" => Box::new(iht::DpIhtHuber::from_params(params)?),
+        "dp-iht-l1" => Box::new(iht::DpIhtL1::from_params(params)?),
+        "dp-slr" => Box::new(iht::DpSlr::from_params(params)?),
+        "adahuber" => Box::new(adaptive_huber::AdaHuber::from_params(params)?),
         other => return Err(FitError::UnknownAlgorithm(other.to_string())),
     })
 }
@@ -449,6 +458,10 @@ pub fn catalogue() -> Vec<AlgorithmInfo> {
         frank_wolfe::HtLasso::info(),
         iht::HtSparseLinreg::info(),
         iht::HtSparseOpt::info(),
+        iht::DpIhtHuber::info(),
+        iht::DpIhtL1::info(),
+        iht::DpSlr::info(),
+        adaptive_huber::AdaHuber::info(),
     ]
 }
 
@@ -457,7 +470,9 @@ pub fn catalogue() -> Vec<AlgorithmInfo> {
 pub fn default_loss_and_domain(name: &str) -> (&'static str, &'static str) {
     match name {
         "noisy-mirror-descent" | "objective-perturbation" => ("squared", "l2-ball"),
-        "ht-sparse-linreg" | "ht-sparse-opt" => ("squared", "sparse"),
+        "ht-sparse-linreg" | "ht-sparse-opt" | "dp-slr" => ("squared", "sparse"),
+        "dp-iht-huber" | "adahuber" => ("huber", "sparse"),
+        "dp-iht-l1" => ("absolute", "sparse"),
         _ => ("squared", "l1-ball"),
     }
 }

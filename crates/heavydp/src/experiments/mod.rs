@@ -73,14 +73,17 @@
 //! (d ∈ {100, 200, 400}), 5 repetitions, and the fixed n of Fig. 6(a) reduced so that
 //! every panel finishes within two minutes on two cores.
 
+pub mod genomics;
 mod output;
 mod real;
 mod registry;
 mod runner;
+mod tian;
 
 pub use output::{results_csv, summary_json};
 pub use registry::{ids, list, plan};
 pub use runner::run;
+pub use tian::TIAN_PAPER;
 
 use crate::algorithms::{FitError, ParamMap};
 use crate::data::DataError;
@@ -249,6 +252,9 @@ pub struct Setting {
     pub sparsity: Option<usize>,
     /// Subsample share of a real dataset.
     pub fraction: Option<f64>,
+    /// The scenario's `--param` values (e.g. `zeta` of `tian-sparse-student`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub scenario_params: BTreeMap<String, f64>,
 }
 
 impl Setting {
@@ -285,6 +291,10 @@ pub struct MethodSpec {
     /// non-private baselines of the (c) panels run as many iterations as the private run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub t_from: Option<String>,
+    /// Parameters set to ln d of the setting at fit time (e.g. DP-SLR's public bound
+    /// B = ln d, Tian et al. §6 / spec T15).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ln_d_params: Vec<&'static str>,
 }
 
 /// Where the data come from.

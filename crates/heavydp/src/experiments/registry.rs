@@ -27,8 +27,16 @@ const REFERENCE_T_QUICK: usize = 500;
 /// λ_reg of the ℓ2-regularised logistic regression of Figs. 10–11 (spec H19).
 const LAMBDA_REG: f64 = 0.01;
 
-/// Every experiment ID, in figure order.
+/// Every experiment ID, in paper and figure order.
 pub fn ids() -> Vec<String> {
+    let mut v = hu_ids();
+    v.extend(super::tian::ids());
+    v.push(super::genomics::ID.to_string());
+    v
+}
+
+/// The `hu-fig*` IDs.
+fn hu_ids() -> Vec<String> {
     let mut v = Vec::new();
     for fig in 1..=11 {
         let panels: &[&str] = match fig {
@@ -48,6 +56,9 @@ pub fn list() -> Vec<ExperimentInfo> {
     ids()
         .into_iter()
         .map(|id| {
+            if id == super::genomics::ID {
+                return super::genomics::info();
+            }
             let p = plan(&id, &PlanOptions::default()).expect("every registered ID has a plan");
             ExperimentInfo {
                 id: p.id,
@@ -60,7 +71,7 @@ pub fn list() -> Vec<ExperimentInfo> {
 }
 
 /// First, middle and last grid point (the `--quick` grid).
-fn thin(v: &[f64]) -> Vec<f64> {
+pub(super) fn thin(v: &[f64]) -> Vec<f64> {
     if v.len() <= 3 {
         return v.to_vec();
     }
@@ -290,6 +301,7 @@ fn methods(
             domain,
             params: p,
             t_from: None,
+            ln_d_params: vec![],
         }
     };
     let mut out = match preset {
@@ -311,6 +323,7 @@ fn methods(
                 domain,
                 params: ParamMap::new(),
                 t_from: Some(p.clone()),
+                ln_d_params: vec![],
             });
         }
     }
@@ -348,6 +361,21 @@ fn parse_id(id: &str) -> Option<(u32, char)> {
 
 /// The plan of experiment `id` (no data are read here).
 pub fn plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
+    if id.starts_with("tian-fig") {
+        return super::tian::plan(id, opts);
+    }
+    if id == super::genomics::ID {
+        return Err(ExperimentError::Invalid {
+            id: id.into(),
+            reason: "a table, not a figure panel: run it with experiments::genomics::run_table"
+                .into(),
+        });
+    }
+    hu_plan(id, opts)
+}
+
+/// The plan of a `hu-fig*` panel.
+fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
     let (fig, panel) = parse_id(id).ok_or_else(|| ExperimentError::UnknownId(id.to_string()))?;
     let q = opts.quick;
     let mut choices = vec![
@@ -409,6 +437,7 @@ pub fn plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
             d: None,
             sparsity: None,
             fraction: Some(p / 100.0),
+            scenario_params: BTreeMap::new(),
         });
         let reference_t = if q { REFERENCE_T_QUICK } else { REFERENCE_T };
         let linear = matches!(loss, LossKind::Squared);
@@ -584,6 +613,7 @@ pub fn plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
                 d: Some(d as usize),
                 sparsity: sparsity(s_fixed),
                 fraction: None,
+                scenario_params: BTreeMap::new(),
             });
             (
                 vec![
@@ -620,6 +650,7 @@ pub fn plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
                 d: Some(d as usize),
                 sparsity: sparsity(s_fixed),
                 fraction: None,
+                scenario_params: BTreeMap::new(),
             });
             (
                 vec![
@@ -654,6 +685,7 @@ pub fn plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
                 d: Some(d as usize),
                 sparsity: Some(s as usize),
                 fraction: None,
+                scenario_params: BTreeMap::new(),
             });
             (
                 vec![
@@ -686,6 +718,7 @@ pub fn plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
                     d: Some(f.d_c),
                     sparsity: None,
                     fraction: None,
+                    scenario_params: BTreeMap::new(),
                 })
                 .collect();
             (

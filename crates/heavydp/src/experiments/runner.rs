@@ -94,6 +94,9 @@ fn validate(plan: &Plan, reps: usize) -> Result<(), ExperimentError> {
             }
             p.insert("T".into(), "2".into());
         }
+        for key in &m.ln_d_params {
+            p.insert(key.to_string(), "1".into());
+        }
         algorithms::build(&m.algorithm, &p)?;
         if matches!(m.domain, DomainKind::Sparse { .. })
             && plan.settings.iter().any(|s| s.sparsity.is_none())
@@ -105,7 +108,7 @@ fn validate(plan: &Plan, reps: usize) -> Result<(), ExperimentError> {
         }
     }
     if let Source::Synthetic { scenario } = plan.source {
-        let fresh = plan.options.eval == EvalSample::Fresh;
+        let fresh = plan.options.eval == EvalSample::Fresh && plan.metrics.contains(&"excess_risk");
         let closed = matches!(plan.loss, LossKind::Squared) && second_moment(scenario).is_some();
         let stream = matches!(plan.loss, LossKind::Logistic);
         if fresh && !closed && !stream {
@@ -291,7 +294,7 @@ fn job(
                 st.n.unwrap_or(0),
                 st.d.unwrap_or(0),
                 st.sparsity,
-                &BTreeMap::new(),
+                &st.scenario_params,
                 &mut rng,
             )?;
             (ds, truth.w_star)
@@ -322,6 +325,9 @@ fn job(
                 let t =
                     report_t(rep).ok_or_else(|| format!("'{src}' reported no hyperparameter T"))?;
                 params.insert("T".into(), t.to_string());
+            }
+            for key in &m.ln_d_params {
+                params.insert(key.to_string(), format!("{}", (d as f64).ln()));
             }
             let alg = algorithms::build(&m.algorithm, &params).map_err(|e| e.to_string())?;
             let budget = match alg.privacy_model() {
@@ -361,7 +367,13 @@ fn job(
 
     // Metrics.
     let penalty = |w: &[f64]| 0.5 * plan.eval_l2_penalty * norm2(w).powi(2);
+    let needs_risk = plan.metrics.contains(&"excess_risk");
     let excess: Vec<Option<f64>> = match (&plan.source, real, plan.options.eval) {
+        // ℓ2-error-only panels (Tian et al.): no risk evaluation.
+        _ if !needs_risk => weights
+            .iter()
+            .map(|w| w.as_ref().map(|_| f64::NAN))
+            .collect(),
         (Source::Real { .. }, Some(rd), _) => {
             let full = &rd.data;
             weights

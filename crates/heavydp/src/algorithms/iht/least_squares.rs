@@ -1,0 +1,276 @@
+//! `dp-slr`: private sparse least squares by noisy iterative hard thresholding on the
+//! full data — the DP-SLR baseline of Cai, Wang & Zhang (2021, "The cost of privacy"),
+//! as used by Tian et al. §6. Spec: `spec/tian-dp-iht-heavy-tailed-response.md` §6, §9,
+//! ambiguity T15. A light-tailed method: it needs a public bound on the data.
+//!
+//! # Algorithm
+//!
+//! ```text
+//! x̃ = x clipped to [−B, B] coordinate-wise;  Π_R(y) = y clipped to [−B, B]   (CONTRACT bound, R = K = B)
+//! β⁰ = 0
+//! for t = 0..T−1:                                                           (every record, every step)
+//!     β^{t+0.5} = β^t − (η/n) Σ_i (⟨x̃_i, β^t⟩ − Π_R(y_i))·x̃_i
+//!     β^{t+1}   = Π_C( Peeling(β^{t+0.5}, s, ε/T, δ/T, λ) ),  λ = 2ηB(B + B√s·C)/n
+//! return β^T
+//! ```
+//!
+//! # Privacy
+//!
+//! **(ε, δ)-DP** by basic composition of T Peeling calls of (ε/T, δ/T) each (Cai et al.;
+//! spec §6). β^t is s-sparse with ‖β^t‖₂ ≤ C, so |⟨x̃, β^t⟩| ≤ B√s·C and each summand has
+//! ℓ∞ norm ≤ B(B + B√s·C): replacing one record moves β^{t+0.5} by at most λ (spec §9;
+//! heavydp's B = 2K(R + K√s C) with K = R = B). The per-call budget is aimed a relative
+//! 10⁻⁹ below ε/T and δ/T so that the ledger's upward rounding closes exactly.
+//! ε = ∞ gives the non-private IHT iterate on the clipped data.
+//!
+//! # Parameters
+//!
+//! | name | symbol | default | source |
+//! |---|---|---|---|
+//! | `bound` | K = R = B | required | CONTRACT (bounded-data algorithm); Tian §6 used R = K = log d (T15) |
+//! | `preset` | — | `theory` | `theory`: η = 0.5 (Cai et al. η ≍ 1/λ_max(Σ)); `paper`: η = 0.01 (Tian §6) |
+//! | `eta` | η⁰ | preset | see `preset` |
+//! | `s` | s | s* (`--sparsity`) | Tian §6 (s = s* = 5) |
+//! | `T` | T | ⌈ln n⌉ | Cai et al. T ≍ log n (T15) |
+//! | δ | δ | n^{−1.1} when the budget's δ is 0 | Tian §6 |
+//! | C | C | `--radius` | feasibility radius (T15: C = L) |
+//!
+//! # Errors
+//! No `bound`; loss other than `squared`; a domain other than `sparse`; s > d; δ ∉ (0, 1);
+//! an (ε/T, δ/T, s) for which Peeling's composition does not close.
+
+use super::super::*;
+use super::{clipped_weighted_sum, project_l2, support_of, tian_sizes};
+use crate::mechanisms::{release, Peeling};
+use crate::privacy::{calibration_target, Accountant, PrivacyLedger};
+
+const NAME: &str = "dp-slr";
+
+/// `dp-slr` (Cai, Wang & Zhang's private sparse linear regression). See the module docs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DpSlr {
+    pub bound: f64,
+    pub preset: Preset,
+    pub eta: Option<f64>,
+    pub s: Option<usize>,
+    pub t: Option<usize>,
+}
+
+impl DpSlr {
+    /// DP-SLR with the public data bound B and the default preset.
+    pub fn with_bound(bound: f64) -> Self {
+        DpSlr {
+            bound,
+            preset: Preset::Theory,
+            eta: None,
+            s: None,
+            t: None,
+        }
+    }
+}
+
+/// The resolved, public plan of a fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DpSlrPlan {
+    pub s_star: usize,
+    pub radius: f64,
+    pub s: usize,
+    pub big_t: usize,
+    pub eta: f64,
+    /// ℓ∞ sensitivity λ of one full-data gradient step.
+    pub lambda: f64,
+    /// The (ε, δ) of each Peeling call.
+    pub step_epsilon: f64,
+    pub step_delta: f64,
+}
+
+/// λ = 2ηB(B + B√s·C)/n (spec §6 and §9 with K = R = B).
+pub fn slr_step_sensitivity(eta: f64, bound: f64, s: usize, radius: f64, n: usize) -> f64 {
+    2.0 * eta * bound * (bound + bound * (s as f64).sqrt() * radius) / n as f64
+}
+
+impl DpSlr {
+    pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
+        let p = Params::new(NAME, params, &["bound", "preset", "eta", "s", "T"])?;
+        Ok(DpSlr {
+            bound: required_bound(NAME, &p)?,
+            preset: Preset::parse(&p, Preset::Theory)?,
+            eta: p.positive("eta")?,
+            s: p.integer("s", 1)?,
+            t: p.integer("T", 1)?,
+        })
+    }
+
+    pub fn info() -> AlgorithmInfo {
+        AlgorithmInfo {
+            name: NAME,
+            paper: "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
+            privacy: "approx",
+            losses: vec!["squared"],
+            domains: vec!["sparse"],
+            parameters: vec![
+                bound_param_info("CONTRACT; Tian Sec. 6 used R = K = log d (spec T15)"),
+                ParamInfo {
+                    name: "preset",
+                    default: "theory",
+                    meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))",
+                    source: "Cai et al. (eta ~ 1/lambda_max); Tian Sec. 6",
+                },
+                ParamInfo {
+                    name: "eta",
+                    default: "preset: 0.5 (theory) or 0.01 (paper)",
+                    meaning: "step size eta_0",
+                    source: "Cai et al.; Tian Sec. 6",
+                },
+                ParamInfo {
+                    name: "s",
+                    default: "s* (--sparsity)",
+                    meaning: "coordinates kept by Peeling",
+                    source: "Tian Sec. 6",
+                },
+                ParamInfo {
+                    name: "T",
+                    default: "ceil(ln n)",
+                    meaning: "full-data iterations, each (eps/T, delta/T)-DP",
+                    source: "Cai et al. T ~ log n (spec T15)",
+                },
+            ],
+        }
+    }
+
+    /// Resolves every parameter from public quantities.
+    pub fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpSlrPlan, FitError> {
+        check_bound(NAME, self.bound)?;
+        let (s_star, radius) = sparse_domain(NAME, problem.domain)?;
+        let n = problem.data.n();
+        let d = problem.data.d();
+        // T full-data passes: no chunks, so T is not limited by n.
+        let (s, _, _) = tian_sizes(NAME, self.s, Some(self.bound), Some(1), s_star, n, d)?;
+        let big_t = self.t.unwrap_or((((n as f64).ln()).ceil() as usize).max(1));
+        let eta = self.eta.unwrap_or(match self.preset {
+            Preset::Theory => 0.5,
+            Preset::Paper => 0.01,
+        });
+        let lambda = slr_step_sensitivity(eta, self.bound, s, radius, n);
+        let (step_epsilon, step_delta) = if budget.is_non_private() {
+            (f64::INFINITY, 0.0)
+        } else {
+            (
+                calibration_target(budget.epsilon) / big_t as f64,
+                calibration_target(budget.delta) / big_t as f64,
+            )
+        };
+        Ok(DpSlrPlan {
+            s_star,
+            radius,
+            s,
+            big_t,
+            eta,
+            lambda,
+            step_epsilon,
+            step_delta,
+        })
+    }
+}
+
+impl PrivateAlgorithm for DpSlr {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+    fn privacy_model(&self) -> PrivacyModel {
+        PrivacyModel::Approx
+    }
+    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
+        let budget = with_default_delta(*budget, problem.data.n());
+        check_common(
+            NAME,
+            self.privacy_model(),
+            problem,
+            &budget,
+            &["squared"],
+            &["sparse"],
+        )?;
+        let plan = self.plan(problem, &budget)?;
+        Peeling::new(plan.s, plan.lambda, plan.step_epsilon, plan.step_delta)?;
+        Ok(())
+    }
+    fn fit(
+        &self,
+        problem: &Problem,
+        budget: Budget,
+        rng: &mut dyn RngCore,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, FitError> {
+        self.validate(problem, &budget)?;
+        let budget = with_default_delta(budget, problem.data.n());
+        let plan = self.plan(problem, &budget)?;
+        let data = problem.data;
+        let (n, d) = (data.n(), data.d());
+        let peeling = Peeling::new(plan.s, plan.lambda, plan.step_epsilon, plan.step_delta)?;
+        let mut ledger = PrivacyLedger::new(budget, Accountant::Basic);
+        let rows: Vec<usize> = (0..n).collect();
+        let b = self.bound;
+        let mut w = vec![0.0; d];
+        let mut sum = vec![0.0; d];
+        let mut trace = Vec::with_capacity(plan.big_t);
+        let step = plan.eta / n as f64;
+        observer.on_start(plan.big_t);
+        for t in 1..=plan.big_t {
+            let support = support_of(&w);
+            // Σ (⟨x̃, β⟩ − Π_R(y)) x̃ over every record.
+            clipped_weighted_sum(
+                data.x(),
+                data.y(),
+                d,
+                &rows,
+                &support,
+                b,
+                |margin, _, y| margin - y.clamp(-b, b),
+                &mut sum,
+            );
+            for (wj, gj) in w.iter_mut().zip(&sum) {
+                *wj -= step * gj;
+            }
+            w = release(
+                &mut ledger,
+                "peeling (top-s selection, eps/T)",
+                &peeling,
+                &w,
+                rng,
+            )?;
+            project_l2(&mut w, plan.radius);
+            trace.push(TraceRecord {
+                iteration: t,
+                step_size: plan.eta,
+                noise_scale: peeling.scale,
+                epsilon_spent: ledger.spent().0,
+            });
+            observer.on_iteration(t);
+        }
+        observer.on_finish();
+        let mut h = BTreeMap::new();
+        hp(&mut h, "bound", b);
+        hp(&mut h, "preset", self.preset.name());
+        hp(&mut h, "s_star", plan.s_star);
+        hp(&mut h, "s", plan.s);
+        hp(&mut h, "T", plan.big_t);
+        hp(&mut h, "eta", plan.eta);
+        hp(&mut h, "lambda", plan.lambda);
+        hp(&mut h, "step_epsilon", plan.step_epsilon);
+        hp(&mut h, "step_delta", plan.step_delta);
+        hp(&mut h, "peeling_scale", peeling.scale);
+        hp(&mut h, "radius", plan.radius);
+        let mut notes = vec![];
+        if budget.is_non_private() {
+            notes.push("epsilon = inf: Peeling is exact hard thresholding".into());
+        }
+        Ok(FitReport {
+            weights: w,
+            status: FitStatus::MaxIterations,
+            privacy: ledger.summary(PrivacyModel::Approx),
+            hyperparameters: h,
+            trace,
+            notes,
+        })
+    }
+}

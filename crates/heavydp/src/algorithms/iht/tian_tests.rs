@@ -1,0 +1,649 @@
+//! Tests of `dp-iht-huber` (Tian Alg. 1), `dp-iht-l1` (Tian Alg. 3) and `dp-slr`
+//! (Cai, Wang & Zhang): sensitivities against worst-case neighbours, ε = ∞ against
+//! hand-written non-private loops, accuracy on `tian-sparse-student`, ledger, errors.
+
+use super::*;
+use crate::algorithms::*;
+use crate::constraints::SparseBall;
+use crate::data::scenarios::simulate;
+use crate::data::Dataset;
+use crate::loss::LossKind;
+use crate::noise::rng_from_seed;
+use crate::privacy::{Budget, PrivacyModel};
+use std::collections::BTreeMap;
+
+fn student(n: usize, d: usize, zeta: f64, seed: u64) -> (Dataset, Vec<f64>) {
+    let mut p = BTreeMap::new();
+    p.insert("zeta".to_string(), zeta);
+    let (data, truth) = simulate(
+        "tian-sparse-student",
+        n,
+        d,
+        Some(5),
+        &p,
+        &mut rng_from_seed(seed),
+    )
+    .unwrap();
+    (data, truth.w_star)
+}
+
+fn l2_dist(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum::<f64>()
+        .sqrt()
+}
+
+fn hard_threshold(v: &[f64], s: usize) -> Vec<f64> {
+    let keep = crate::constraints::top_s_indices(v, s);
+    let mut out = vec![0.0; v.len()];
+    for j in keep {
+        out[j] = v[j];
+    }
+    out
+}
+
+/// `data` with record 0 replaced by (x, y).
+fn replace_row0(data: &Dataset, x: &[f64], y: f64) -> Dataset {
+    let mut xs = data.x().to_vec();
+    xs[..x.len()].copy_from_slice(x);
+    let mut ys = data.y().to_vec();
+    ys[0] = y;
+    Dataset::from_rows(xs, ys, data.d()).unwrap()
+}
+
+fn params(kv: &[(&str, &str)]) -> ParamMap {
+    kv.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// The largest ℓ∞ change of Σ_{rows} g_i x̃_i (times `scale`) over the replacement of
+/// row 0 by each of `others`.
+fn worst_change<F: Fn(f64, f64, f64) -> f64 + Sync + Copy>(
+    data: &Dataset,
+    others: &[(Vec<f64>, f64)],
+    support: &[(usize, f64)],
+    k: f64,
+    weight: F,
+    scale: f64,
+) -> f64 {
+    let d = data.d();
+    let rows: Vec<usize> = (0..data.n()).collect();
+    let mut base = vec![0.0; d];
+    clipped_weighted_sum(data.x(), data.y(), d, &rows, support, k, weight, &mut base);
+    let mut worst: f64 = 0.0;
+    for (x, y) in others {
+        let alt_data = replace_row0(data, x, *y);
+        let mut alt = vec![0.0; d];
+        clipped_weighted_sum(
+            alt_data.x(),
+            alt_data.y(),
+            d,
+            &rows,
+            support,
+            k,
+            weight,
+            &mut alt,
+        );
+        for (a, b) in base.iter().zip(&alt) {
+            worst = worst.max(scale * (a - b).abs());
+        }
+    }
+    worst
+}
+
+// ------------------------------------------------------------------ kernel
+
+#[test]
+fn the_kernel_is_the_plain_sum_and_thread_count_invariant() {
+    let (data, _) = student(3000, 40, 0.5, 1);
+    let d = data.d();
+    let rows: Vec<usize> = (0..3000).rev().step_by(3).collect();
+    let support = vec![(2usize, 0.7), (11, -1.3)];
+    let k = 1.5;
+    let weight = |c: f64, raw: f64, y: f64| (y - c).clamp(-1.0, 1.0) + 0.1 * raw;
+    let mut expect = vec![0.0; d];
+    for &i in &rows {
+        let row = data.row(i);
+        let c: f64 = support.iter().map(|(j, w)| row[*j].clamp(-k, k) * w).sum();
+        let raw: f64 = support.iter().map(|(j, w)| row[*j] * w).sum();
+        let g = weight(c, raw, data.y()[i]);
+        for j in 0..d {
+            expect[j] += g * row[j].clamp(-k, k);
+        }
+    }
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut out = vec![0.0; d];
+        pool.install(|| {
+            clipped_weighted_sum(data.x(), data.y(), d, &rows, &support, k, weight, &mut out)
+        });
+        out
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    for (a, b) in one.iter().zip(&expect) {
+        assert!((a - b).abs() < 1e-9 * (1.0 + b.abs()), "{a} vs {b}");
+    }
+}
+
+// ------------------------------------------------------------------ DP-IHT-H
+
+fn tiny_problem_data(n: usize, d: usize) -> Dataset {
+    let x: Vec<f64> = (0..n * d)
+        .map(|i| ((i * 7919) % 23) as f64 / 5.0 - 2.2)
+        .collect();
+    let y: Vec<f64> = (0..n).map(|i| (i % 5) as f64 - 2.0).collect();
+    Dataset::from_rows(x, y, d).unwrap()
+}
+
+#[test]
+fn huber_defaults_and_sensitivity_match_the_spec() {
+    // n = 20 000, d = 200: T = ⌈ln n⌉ = 10, m = 2000, K = ln 200, η = 0.5 (theory), τ = 1,
+    // λ = 2ητK/m.
+    let data = Dataset::from_rows(vec![0.0; 20_000 * 200], vec![0.0; 20_000], 200).unwrap();
+    let domain = SparseBall {
+        d: 200,
+        s: 5,
+        radius: 10.0,
+    };
+    let p = Problem {
+        data: &data,
+        loss: LossKind::Huber { tau: 1.0 },
+        domain: &domain,
+    };
+    let budget = with_default_delta(Budget::pure(0.5).unwrap(), 20_000);
+    let plan = DpIhtHuber::default().plan(&p, &budget).unwrap();
+    assert_eq!((plan.s, plan.big_t, plan.m), (5, 10, 2000));
+    assert_eq!(plan.k, 200f64.ln());
+    assert_eq!((plan.eta, plan.tau), (0.5, 1.0));
+    assert_eq!(plan.lambda, 2.0 * 0.5 * 1.0 * 200f64.ln() / 2000.0);
+    assert_eq!(plan.delta, 20_000f64.powf(-1.1));
+    // Paper preset: η = 0.01; printed λ with lambda_factor = 1 is half.
+    let paper = DpIhtHuber::from_params(&params(&[("preset", "paper"), ("lambda_factor", "1")]))
+        .unwrap()
+        .plan(&p, &budget)
+        .unwrap();
+    assert_eq!(paper.eta, 0.01);
+    assert_eq!(paper.lambda, 0.01 * 200f64.ln() / 2000.0);
+    // τ from the loss; tau_rule = theory: (n/(T s*^{3/2} √ln(1/δ) ln d))^{1/(1+ζ)}.
+    let p2 = Problem {
+        loss: LossKind::Huber { tau: 2.5 },
+        ..p
+    };
+    assert_eq!(DpIhtHuber::default().plan(&p2, &budget).unwrap().tau, 2.5);
+    let th = DpIhtHuber::from_params(&params(&[("tau_rule", "theory"), ("zeta", "0.5")]))
+        .unwrap()
+        .plan(&p, &budget)
+        .unwrap();
+    let base = 20_000.0 / (10.0 * 5f64.powf(1.5) * (-budget.delta.ln()).sqrt() * 200f64.ln());
+    assert!((th.tau - base.powf(1.0 / 1.5)).abs() < 1e-12 * th.tau);
+}
+
+#[test]
+fn huber_step_sensitivity_is_attained_by_a_worst_case_neighbour() {
+    // One record replaced in a chunk of m: ‖Δβ^{t+0.5}‖_∞ = 2ητK/m exactly for a record
+    // with |x̃| = K everywhere and residuals of opposite sign beyond τ; never more.
+    let (m, d, k, tau, eta) = (30, 6, 1.5, 0.8, 0.5);
+    let data = tiny_problem_data(m, d);
+    let support = vec![(0usize, 1.0), (3, -2.0)];
+    let w = move |c: f64, _: f64, y: f64| (y - c).clamp(-tau, tau);
+    let lambda = huber_step_sensitivity(2.0, eta, tau, k, m);
+    let mut others = vec![
+        (vec![100.0; d], -1e6),
+        (vec![-100.0; d], -1e6),
+        (vec![0.0; d], 0.0),
+    ];
+    // Row 0 itself at the opposite extreme for the first neighbour.
+    let data0 = replace_row0(&data, &vec![100.0; d], 1e6);
+    let got = worst_change(&data0, &others, &support, k, w, eta / m as f64);
+    assert!((got - lambda).abs() < 1e-12, "{got} vs {lambda}");
+    // Random neighbours never exceed λ.
+    others.clear();
+    let mut rng = rng_from_seed(4);
+    for _ in 0..200 {
+        let x: Vec<f64> = (0..d)
+            .map(|_| 50.0 * crate::noise::gaussian(1.0, &mut rng))
+            .collect();
+        others.push((x, 1e3 * crate::noise::gaussian(1.0, &mut rng)));
+    }
+    let got = worst_change(&data, &others, &support, k, w, eta / m as f64);
+    assert!(got <= lambda * (1.0 + 1e-12), "{got} > {lambda}");
+}
+
+#[test]
+fn huber_infinite_epsilon_is_the_non_private_iht_iterate() {
+    let (data, _) = student(4000, 30, 1.0, 2);
+    let domain = SparseBall {
+        d: 30,
+        s: 5,
+        radius: 3.0,
+    };
+    let p = Problem {
+        data: &data,
+        loss: LossKind::Huber { tau: 1.3 },
+        domain: &domain,
+    };
+    let alg = DpIhtHuber::from_params(&params(&[("chunking", "order"), ("T", "7")])).unwrap();
+    let rep = alg
+        .fit(
+            &p,
+            Budget::non_private(),
+            &mut rng_from_seed(9),
+            &mut NoObserver,
+        )
+        .unwrap();
+    // Hand-written Alg. 1 without noise.
+    let (n, d) = (4000, 30);
+    let (t, m, k, eta, tau) = (7, 4000 / 7, 30f64.ln(), 0.5, 1.3);
+    let mut w = vec![0.0; d];
+    for it in 0..t {
+        let mut g = vec![0.0; d];
+        for i in it * m..(it + 1) * m {
+            let row = data.row(i);
+            let c: f64 = (0..d).map(|j| row[j].clamp(-k, k) * w[j]).sum();
+            let psi = (data.y()[i] - c).clamp(-tau, tau);
+            for j in 0..d {
+                g[j] += psi * row[j].clamp(-k, k);
+            }
+        }
+        let half: Vec<f64> = (0..d).map(|j| w[j] + eta / m as f64 * g[j]).collect();
+        w = hard_threshold(&half, 5);
+        project_l2(&mut w, 3.0);
+    }
+    assert!(n >= t * m);
+    for (a, b) in rep.weights.iter().zip(&w) {
+        assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+    }
+    assert_eq!(rep.privacy.model, PrivacyModel::None);
+}
+
+#[test]
+fn huber_recovers_the_support_under_heavy_tailed_noise() {
+    // ζ = 0.5 (Student t, ν = 1.75): non-private and private (ε = 1) recovery at
+    // n = 6·10⁴, d = 100, ‖β*‖₂ = 2.79. With T = 11 steps of η = 0.5 the contraction is
+    // ≈ (1 − η·P(|ε| < τ))^T ≈ 0.05, so the non-private error is ≈ 0.17 (measured).
+    let (data, w_star) = student(60_000, 100, 0.5, 3);
+    let domain = SparseBall {
+        d: 100,
+        s: 5,
+        radius: 10.0,
+    };
+    let p = Problem {
+        data: &data,
+        loss: LossKind::Huber { tau: 1.0 },
+        domain: &domain,
+    };
+    let alg = DpIhtHuber::default();
+    let np = alg
+        .fit(
+            &p,
+            Budget::non_private(),
+            &mut rng_from_seed(1),
+            &mut NoObserver,
+        )
+        .unwrap();
+    let e_np = l2_dist(&np.weights, &w_star);
+    let private = alg
+        .fit(
+            &p,
+            Budget::new(1.0, 0.0).unwrap(),
+            &mut rng_from_seed(1),
+            &mut NoObserver,
+        )
+        .unwrap();
+    let e = l2_dist(&private.weights, &w_star);
+    let norm = l2_dist(&w_star, &[0.0; 100]);
+    assert!(e_np < 0.1 * norm, "non-private {e_np} (|w*| = {norm})");
+    assert!(e < 0.35 * norm, "private {e} (|w*| = {norm})");
+    println!("huber: non-private {e_np}, private {e}, |w*| {norm}");
+    assert_eq!(private.privacy.epsilon, 1.0);
+    assert_eq!(private.privacy.delta, 60_000f64.powf(-1.1));
+    // T = ⌈ln 60 000⌉ = ⌈11.002⌉ = 12.
+    assert_eq!(private.trace.len(), 12);
+}
+
+// ------------------------------------------------------------------ DP-IHT-L
+
+#[test]
+fn absolute_sensitivity_holds_for_extreme_raw_features() {
+    // The raw x inside the sign may be anything; the summand is ±x̃ with |x̃| ≤ K, so the
+    // ℓ∞ change is 2ηK/m, attained, never exceeded.
+    let (m, d, k, eta) = (25, 5, 2.0, 0.3);
+    let data = tiny_problem_data(m, d);
+    let support = vec![(1usize, 0.5), (4, 1.0)];
+    let w = |_: f64, raw: f64, y: f64| -(raw - y).signum() * ((raw - y) != 0.0) as u8 as f64;
+    let lambda = absolute_step_sensitivity(eta, k, m);
+    assert_eq!(lambda, 2.0 * eta * k / m as f64);
+    let data0 = replace_row0(&data, &vec![1e9; d], -1e9);
+    let others = vec![(vec![1e9; d], 1e300), (vec![-1e-9; d], 0.0)];
+    let got = worst_change(&data0, &others, &support, k, w, eta / m as f64);
+    assert!((got - lambda).abs() < 1e-12, "{got} vs {lambda}");
+}
+
+#[test]
+fn absolute_schedule_and_infinite_epsilon_iterate() {
+    let (data, _) = student(3000, 20, 0.5, 5);
+    let domain = SparseBall {
+        d: 20,
+        s: 3,
+        radius: 2.0,
+    };
+    let p = Problem {
+        data: &data,
+        loss: LossKind::Absolute,
+        domain: &domain,
+    };
+    let alg = DpIhtL1::from_params(&params(&[
+        ("chunking", "order"),
+        ("T", "6"),
+        ("eta", "0.8"),
+        ("decay", "0.25"),
+        ("switch", "3"),
+    ]))
+    .unwrap();
+    let budget = with_default_delta(Budget::pure(1.0).unwrap(), 3000);
+    let plan = alg.plan(&p, &budget).unwrap();
+    let m = 500;
+    let expect: Vec<f64> = [0, 1, 2, 3, 3, 3]
+        .iter()
+        .map(|e| 0.8 * 0.75f64.powi(*e))
+        .collect();
+    assert_eq!(plan.steps, expect);
+    for (l, e) in plan.lambdas.iter().zip(&expect) {
+        assert_eq!(*l, 2.0 * e * 20f64.ln() / m as f64);
+    }
+    let rep = alg
+        .fit(
+            &p,
+            Budget::non_private(),
+            &mut rng_from_seed(2),
+            &mut NoObserver,
+        )
+        .unwrap();
+    let (d, k) = (20, 20f64.ln());
+    let mut w = vec![0.0; d];
+    for (it, eta) in expect.iter().enumerate() {
+        let mut g = vec![0.0; d];
+        for i in it * m..(it + 1) * m {
+            let row = data.row(i);
+            let raw: f64 = (0..d).map(|j| row[j] * w[j]).sum();
+            let r = raw - data.y()[i];
+            let sg = if r > 0.0 {
+                1.0
+            } else if r < 0.0 {
+                -1.0
+            } else {
+                0.0
+            };
+            for j in 0..d {
+                g[j] += sg * row[j].clamp(-k, k);
+            }
+        }
+        let half: Vec<f64> = (0..d).map(|j| w[j] - eta / m as f64 * g[j]).collect();
+        w = hard_threshold(&half, 3);
+        project_l2(&mut w, 2.0);
+    }
+    for (a, b) in rep.weights.iter().zip(&w) {
+        assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+    }
+}
+
+#[test]
+fn absolute_recovers_the_support_under_heavy_tailed_noise() {
+    let (data, w_star) = student(60_000, 100, 0.5, 6);
+    let domain = SparseBall {
+        d: 100,
+        s: 5,
+        radius: 10.0,
+    };
+    let p = Problem {
+        data: &data,
+        loss: LossKind::Absolute,
+        domain: &domain,
+    };
+    let alg = DpIhtL1::default();
+    let np = alg
+        .fit(
+            &p,
+            Budget::non_private(),
+            &mut rng_from_seed(1),
+            &mut NoObserver,
+        )
+        .unwrap();
+    let private = alg
+        .fit(
+            &p,
+            Budget::new(1.0, 0.0).unwrap(),
+            &mut rng_from_seed(1),
+            &mut NoObserver,
+        )
+        .unwrap();
+    let norm = l2_dist(&w_star, &[0.0; 100]);
+    let (e_np, e) = (
+        l2_dist(&np.weights, &w_star),
+        l2_dist(&private.weights, &w_star),
+    );
+    assert!(e_np < 0.1 * norm, "non-private {e_np} (|w*| = {norm})");
+    assert!(e < 0.35 * norm, "private {e} (|w*| = {norm})");
+    println!("l1: non-private {e_np}, private {e}, |w*| {norm}");
+}
+
+// ------------------------------------------------------------------ DP-SLR
+
+#[test]
+fn slr_sensitivity_and_composition_match_the_spec() {
+    // λ = 2ηB(B + B√s C)/n, attained by a worst-case neighbour: β s-sparse with
+    // ‖β‖₂ = C on coordinates 0..4, and the two records differ in the sign of the
+    // clipped coordinate 4 outside the support (margins B√s·C, responses −B).
+    let (n, d, b, c, eta, s) = (40, 5, 1.5, 2.0, 0.5, 4);
+    assert_eq!(
+        slr_step_sensitivity(eta, b, s, c, n),
+        2.0 * eta * b * (b + b * 2.0 * c) / n as f64
+    );
+    let data = tiny_problem_data(n, d);
+    let beta: Vec<(usize, f64)> = (0..4).map(|j| (j, c / 2.0)).collect();
+    let w = move |margin: f64, _: f64, y: f64| margin - y.clamp(-b, b);
+    let data0 = replace_row0(&data, &[10.0, 10.0, 10.0, 10.0, 10.0], -10.0);
+    let others = vec![(vec![10.0, 10.0, 10.0, 10.0, -10.0], -10.0)];
+    let got = worst_change(&data0, &others, &beta, b, w, eta / n as f64);
+    let lambda = slr_step_sensitivity(eta, b, s, c, n);
+    assert!((got - lambda).abs() < 1e-12, "{got} vs {lambda}");
+
+    // T Peeling calls of (ε/T, δ/T): the ledger spends at most (ε, δ), basic composition.
+    let (data, _) = student(2000, 30, 1.0, 8);
+    let domain = SparseBall {
+        d: 30,
+        s: 5,
+        radius: 3.0,
+    };
+    let p = Problem {
+        data: &data,
+        loss: LossKind::Squared,
+        domain: &domain,
+    };
+    let alg = DpSlr::from_params(&params(&[("bound", "3")])).unwrap();
+    let budget = Budget::new(0.8, 1e-5).unwrap();
+    let rep = alg
+        .fit(&p, budget, &mut rng_from_seed(1), &mut NoObserver)
+        .unwrap();
+    let t = (2000f64.ln().ceil()) as usize;
+    assert_eq!(rep.trace.len(), t);
+    assert!(rep.privacy.epsilon <= 0.8 && rep.privacy.epsilon > 0.8 * (1.0 - 1e-8));
+    assert!(rep.privacy.delta <= 1e-5 && rep.privacy.delta > 1e-5 * (1.0 - 1e-8));
+    let plan = alg.plan(&p, &budget).unwrap();
+    assert!((plan.step_epsilon * t as f64 - 0.8).abs() < 1e-8);
+}
+
+#[test]
+fn slr_infinite_epsilon_is_iht_on_the_clipped_data() {
+    let (data, w_star) = student(5000, 20, 1.0, 10);
+    let domain = SparseBall {
+        d: 20,
+        s: 5,
+        radius: 10.0,
+    };
+    let p = Problem {
+        data: &data,
+        loss: LossKind::Squared,
+        domain: &domain,
+    };
+    // A generous bound (clipping y at a small B biases least squares; not tested here).
+    let alg = DpSlr::from_params(&params(&[("bound", "30"), ("T", "30")])).unwrap();
+    let rep = alg
+        .fit(
+            &p,
+            Budget::non_private(),
+            &mut rng_from_seed(3),
+            &mut NoObserver,
+        )
+        .unwrap();
+    let (n, d, b) = (5000, 20, 30.0);
+    let mut w = vec![0.0; d];
+    for _ in 0..30 {
+        let mut g = vec![0.0; d];
+        for i in 0..n {
+            let row = data.row(i);
+            let r: f64 =
+                (0..d).map(|j| row[j].clamp(-b, b) * w[j]).sum::<f64>() - data.y()[i].clamp(-b, b);
+            for j in 0..d {
+                g[j] += r * row[j].clamp(-b, b);
+            }
+        }
+        let half: Vec<f64> = (0..d).map(|j| w[j] - 0.5 / n as f64 * g[j]).collect();
+        w = hard_threshold(&half, 5);
+        project_l2(&mut w, 10.0);
+    }
+    for (a, b) in rep.weights.iter().zip(&w) {
+        assert!((a - b).abs() < 1e-11, "{a} vs {b}");
+    }
+    // Light enough tails at ζ = 1 for least squares to find β* without privacy.
+    assert!(l2_dist(&w, &w_star) < 0.15, "{}", l2_dist(&w, &w_star));
+}
+
+// ------------------------------------------------------------------ errors
+
+#[test]
+fn tian_algorithms_reject_bad_inputs() {
+    let data = tiny_problem_data(30, 5);
+    let domain = SparseBall {
+        d: 5,
+        s: 2,
+        radius: 1.0,
+    };
+    let huber = Problem {
+        data: &data,
+        loss: LossKind::Huber { tau: 1.0 },
+        domain: &domain,
+    };
+    let budget = Budget::new(1.0, 1e-3).unwrap();
+    // T > n.
+    let e = DpIhtHuber::from_params(&params(&[("T", "31")]))
+        .unwrap()
+        .validate(&huber, &budget)
+        .unwrap_err();
+    assert!(matches!(e, FitError::TooFewRecords { .. }), "{e}");
+    // Wrong loss / domain.
+    let sq = Problem {
+        loss: LossKind::Squared,
+        ..huber
+    };
+    assert!(DpIhtHuber::default().validate(&sq, &budget).is_err());
+    assert!(DpIhtL1::default().validate(&huber, &budget).is_err());
+    let l1 = crate::constraints::L1Ball { d: 5, radius: 1.0 };
+    let wrong_domain = Problem {
+        domain: &l1,
+        ..huber
+    };
+    assert!(DpIhtHuber::default()
+        .validate(&wrong_domain, &budget)
+        .is_err());
+    // s > d; bad parameters; the bound of DP-SLR is required.
+    assert!(DpIhtHuber::from_params(&params(&[("s", "6")]))
+        .unwrap()
+        .validate(&huber, &budget)
+        .is_err());
+    for bad in [
+        ("lambda_factor", "3"),
+        ("zeta", "1.5"),
+        ("tau_rule", "x"),
+        ("tau", "1"),
+    ] {
+        assert!(DpIhtHuber::from_params(&params(&[bad])).is_err(), "{bad:?}");
+    }
+    assert!(DpIhtL1::from_params(&params(&[("decay", "1")])).is_err());
+    assert!(DpIhtL1::from_params(&params(&[("sign_features", "both")])).is_err());
+    let e = DpSlr::from_params(&ParamMap::new()).unwrap_err();
+    assert!(matches!(e, FitError::BoundRequired { .. }), "{e}");
+    // An approximate-DP algorithm with ε < ∞ needs δ > 0 (explicit 0 gets n^−1.1).
+    let p = DpIhtHuber::default();
+    assert!(p.validate(&huber, &Budget::new(1.0, 0.0).unwrap()).is_ok());
+}
+
+#[test]
+fn pinned_short_fits() {
+    // Silent changes to the samplers, the chunking or the kernels change these values.
+    let (data, _) = student(2000, 15, 0.5, 12);
+    let domain = SparseBall {
+        d: 15,
+        s: 3,
+        radius: 5.0,
+    };
+    let budget = Budget::new(1.0, 1e-4).unwrap();
+    let huber = DpIhtHuber::default()
+        .fit(
+            &Problem {
+                data: &data,
+                loss: LossKind::Huber { tau: 1.0 },
+                domain: &domain,
+            },
+            budget,
+            &mut rng_from_seed(77),
+            &mut NoObserver,
+        )
+        .unwrap();
+    let l1 = DpIhtL1::default()
+        .fit(
+            &Problem {
+                data: &data,
+                loss: LossKind::Absolute,
+                domain: &domain,
+            },
+            budget,
+            &mut rng_from_seed(77),
+            &mut NoObserver,
+        )
+        .unwrap();
+    let nz = |w: &[f64]| -> Vec<(usize, f64)> {
+        w.iter()
+            .enumerate()
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(j, v)| (j, *v))
+            .collect()
+    };
+    let pinned_huber = [
+        (0, -1.2856447987669675),
+        (1, -0.7655927951352423),
+        (4, 0.240675355396655),
+    ];
+    let pinned_l1 = [
+        (0, -1.2822159199034326),
+        (1, -0.7604986321757405),
+        (4, 0.2535183680415399),
+    ];
+    for (got, pinned) in [
+        (nz(&huber.weights), pinned_huber),
+        (nz(&l1.weights), pinned_l1),
+    ] {
+        assert_eq!(got.len(), 3, "{got:?}");
+        for ((j, v), (pj, pv)) in got.iter().zip(pinned) {
+            assert_eq!(*j, pj, "{got:?}");
+            assert!((v - pv).abs() < 1e-12, "{got:?}");
+        }
+    }
+}
