@@ -20,10 +20,12 @@ Options (--param KEY=VALUE):\n  \
 preset=default|theory|paper|heavydp|both\n      \
 hyperparameter preset of the ht-* algorithms: each algorithm's documented default (default), one named preset \
 for all, or both theory and paper as two methods. preset=paper uses the printed settings (e.g. Algorithm 1's \
-s = floor(n eps)); the summary flags it.\n  \
+s = floor(n eps)); the summary flags it. For tian-*: the profile of every private method, paper (eta = 0.01), \
+theory (eta = 0.5, T = ceil(ln n)) or both (the default: both drawn).\n  \
 eval=fresh|train\n      \
 risk in closed form / on a fresh 1e5-record sample (default), or on the training sample.\n\n\
-Real-data panels (Figs. 3-4) read the project's data/real/ folder, or $HEAVYDP_DATA_DIR.\n\
+Real-data panels (hu Figs. 3-4, tian-table-genomics) read the project's data/real/ folder, or $HEAVYDP_DATA_DIR.\n\
+tian-table-genomics writes results.md (the paper-style table) beside results.csv.\n\
 Run `heavydp experiment --list` for the IDs.";
 
 #[derive(Args)]
@@ -218,12 +220,7 @@ fn run_table(
     let values: Vec<Vec<(f64, f64)>> = results
         .rows
         .iter()
-        .map(|r| {
-            vec![
-                (r.mae_mean, r.mae_std),
-                (r.loocv_mae_mean, r.loocv_mae_std),
-            ]
-        })
+        .map(|r| vec![(r.mae_mean, r.mae_std), (r.loocv_mae_mean, r.loocv_mae_std)])
         .collect();
     let title = format!(
         "{id}: MAE on {} (n = {}, d = {}), s* = 5, epsilon = 0.5, profile {}, {} reps (mean ± sd)",

@@ -404,22 +404,6 @@ where
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wrap_and_ticks() {
-        assert_eq!(wrap("a bb ccc", 4), vec!["a bb", "ccc"]);
-        assert_eq!(fmt_tick(0.25), "0.25");
-        assert_eq!(fmt_tick(150.0), "150");
-        assert_eq!(fmt_x("n", 90000.0), "90k");
-        assert_eq!(log_ticks(0.01, 100.0).len(), 5);
-        assert_eq!(log_ticks(0.5, 20.0), vec![0.5, 1.0, 2.0, 5.0, 10.0, 20.0]);
-        assert_eq!(log_ticks(1.4, 12.0).len(), 9);
-    }
-}
-
 /// The figure of a table experiment (`tian-table-genomics`): grouped bars — one group per
 /// method, one bar per metric (e.g. in-sample and leave-one-out MAE) — with ± one
 /// standard deviation whiskers.
@@ -487,7 +471,10 @@ pub fn render_bars(
         let x_of = |i: usize| i as f64 + 0.1 + width * mi as f64;
         chart
             .draw_series(bars.iter().map(|(i, m, _)| {
-                Rectangle::new([(x_of(*i), 0.0), (x_of(*i) + width * 0.9, *m)], color.filled())
+                Rectangle::new(
+                    [(x_of(*i), 0.0), (x_of(*i) + width * 0.9, *m)],
+                    color.filled(),
+                )
             }))
             .map_err(|e| e.to_string())?
             .label(metric.to_string())
@@ -508,4 +495,20 @@ pub fn render_bars(
         .draw()
         .map_err(|e| e.to_string())?;
     root.present().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_and_ticks() {
+        assert_eq!(wrap("a bb ccc", 4), vec!["a bb", "ccc"]);
+        assert_eq!(fmt_tick(0.25), "0.25");
+        assert_eq!(fmt_tick(150.0), "150");
+        assert_eq!(fmt_x("n", 90000.0), "90k");
+        assert_eq!(log_ticks(0.01, 100.0).len(), 5);
+        assert_eq!(log_ticks(0.5, 20.0), vec![0.5, 1.0, 2.0, 5.0, 10.0, 20.0]);
+        assert_eq!(log_ticks(1.4, 12.0).len(), 9);
+    }
 }

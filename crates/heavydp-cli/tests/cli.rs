@@ -796,10 +796,21 @@ fn tian_algorithms_end_to_end() {
         (
             "dp-iht-huber",
             "huber",
-            &["--epsilon", "1", "--param", "tau=2", "--param", "preset=paper"],
+            &[
+                "--epsilon",
+                "1",
+                "--param",
+                "tau=2",
+                "--param",
+                "preset=paper",
+            ],
         ),
         ("dp-iht-l1", "absolute", &["--epsilon", "1"]),
-        ("dp-slr", "squared", &["--epsilon", "1", "--param", "bound=3.4"]),
+        (
+            "dp-slr",
+            "squared",
+            &["--epsilon", "1", "--param", "bound=3.4"],
+        ),
         ("adahuber", "huber", &["--epsilon", "inf"]),
     ];
     for (i, (alg, loss, args)) in cases.iter().enumerate() {
@@ -879,11 +890,5 @@ fn tian_algorithms_end_to_end() {
         &with(&["--sparsity", "3", "--param", "decay=1.5"]),
         "decay",
     );
-    fit_fails_with(
-        &dir,
-        &data,
-        "dp-iht-l1",
-        &with(&["--sparsity", "0"]),
-        "",
-    );
+    fit_fails_with(&dir, &data, "dp-iht-l1", &with(&["--sparsity", "0"]), "");
 }

@@ -50,10 +50,12 @@ fn expected(id: &str) -> (usize, usize) {
 #[test]
 fn every_id_has_the_documented_grid() {
     let ids = experiments::ids();
-    assert_eq!(ids.len(), 31);
+    assert_eq!(ids.len(), 40);
     assert_eq!(ids.first().unwrap(), "hu-fig1a");
-    assert_eq!(ids.last().unwrap(), "hu-fig11c");
-    for id in &ids {
+    assert_eq!(ids[30], "hu-fig11c");
+    assert_eq!(ids[31], "tian-fig1a");
+    assert_eq!(ids.last().unwrap(), "tian-table-genomics");
+    for id in ids.iter().filter(|i| i.starts_with("hu-")) {
         let (full, methods) = expected(id);
         let p = experiments::plan(id, &opts(false)).unwrap();
         assert_eq!(p.settings.len(), full, "{id}");
@@ -90,9 +92,16 @@ fn every_id_has_the_documented_grid() {
 #[test]
 fn list_names_the_replaced_datasets() {
     let l = experiments::list();
-    assert_eq!(l.len(), 31);
+    assert_eq!(l.len(), 40);
     for e in &l {
-        let real = ["hu-fig3a", "hu-fig3b", "hu-fig4a", "hu-fig4b"].contains(&e.id.as_str());
+        let real = [
+            "hu-fig3a",
+            "hu-fig3b",
+            "hu-fig4a",
+            "hu-fig4b",
+            "tian-table-genomics",
+        ]
+        .contains(&e.id.as_str());
         assert_eq!(e.data_note.is_some(), real, "{}", e.id);
         if real {
             let note = e.data_note.as_ref().unwrap();
@@ -354,4 +363,142 @@ fn hu_algorithms_do_not_depend_on_the_thread_count() {
         assert_eq!(a.rows, b.rows, "{id}");
         assert!(a.rows.iter().all(|r| r.mean.is_finite()), "{id}");
     }
+}
+
+#[test]
+fn tian_panels_grid_methods_and_a_run() {
+    // Fig. 1: DP-IHT-H, DP-SLR (paper and theory profiles) and adaHuber; Fig. 2: DP-IHT-L
+    // and DP-IHT-H; one curve per ζ; ℓ2 error only.
+    for id in experiments::ids()
+        .iter()
+        .filter(|i| i.starts_with("tian-fig"))
+    {
+        let p = experiments::plan(id, &opts(false)).unwrap();
+        let q = experiments::plan(id, &opts(true)).unwrap();
+        let full = if id.ends_with('a') { 8 } else { 10 };
+        assert_eq!(p.settings.len(), full, "{id}");
+        assert_eq!(q.settings.len(), 6, "{id}");
+        assert_eq!(p.series_axis, Some("zeta"));
+        assert_eq!(p.metrics, vec!["l2_error"]);
+        let methods: Vec<&str> = p.methods.iter().map(|m| m.algorithm.as_str()).collect();
+        if id.starts_with("tian-fig1") {
+            assert_eq!(
+                methods,
+                [
+                    "dp-iht-huber",
+                    "dp-slr",
+                    "dp-iht-huber",
+                    "dp-slr",
+                    "adahuber"
+                ]
+            );
+        } else {
+            assert_eq!(
+                methods,
+                ["dp-iht-l1", "dp-iht-huber", "dp-iht-l1", "dp-iht-huber"]
+            );
+        }
+        let one = experiments::plan(
+            id,
+            &PlanOptions::from_params(true, &params(&[("preset", "theory")])).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            one.methods.len(),
+            if id.starts_with("tian-fig1") { 3 } else { 2 }
+        );
+        assert!(experiments::plan(
+            id,
+            &PlanOptions::from_params(true, &params(&[("preset", "heavydp")])).unwrap()
+        )
+        .is_err());
+    }
+    // A small run: the data follow ζ, DP-SLR gets bound = ln d, every fit succeeds.
+    let mut plan = experiments::plan("tian-fig2d", &opts(true)).unwrap();
+    for s in &mut plan.settings {
+        s.n = Some(3000);
+        s.d = Some(40);
+    }
+    let r = experiments::run(&plan, 2, 3, &no_progress).unwrap();
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    assert!(r
+        .rows
+        .iter()
+        .all(|row| row.mean.is_finite() && row.reps == 2));
+    let mut fig1 = experiments::plan("tian-fig1b", &opts(true)).unwrap();
+    fig1.settings.truncate(1);
+    fig1.settings[0].n = Some(2000);
+    let r = experiments::run(&fig1, 1, 3, &no_progress).unwrap();
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    let slr = r
+        .resolved
+        .iter()
+        .find(|h| h.method == "dp-slr (preset=paper)")
+        .unwrap();
+    assert_eq!(slr.hyperparameters["bound"], (100f64).ln());
+}
+
+#[test]
+fn genomics_table_protocol_on_a_small_stand_in() {
+    // The real file is 11.5 MB with d = 22 282 (minutes with adaHuber's KKT path); the
+    // protocol runs here on a small stand-in under the same file name.
+    use heavydp::experiments::genomics;
+    let dir = std::env::temp_dir().join(format!("heavydp-genomics-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (n, d) = (24usize, 30usize);
+    let mut rng = heavydp::noise::rng_from_seed(4);
+    let mut text = String::from("y");
+    for j in 0..d {
+        text.push_str(&format!(",g{j}"));
+    }
+    text.push('\n');
+    for _ in 0..n {
+        let x: Vec<f64> = (0..d)
+            .map(|_| heavydp::noise::gaussian(1.0, &mut rng))
+            .collect();
+        let y = 3.0 + 2.0 * x[3] - x[7] + heavydp::noise::laplace(0.3, &mut rng);
+        text.push_str(&format!("{y}"));
+        for v in x {
+            text.push_str(&format!(",{v}"));
+        }
+        text.push('\n');
+    }
+    std::fs::write(dir.join(genomics::FILE), text).unwrap();
+    let o = PlanOptions {
+        quick: false,
+        data_dir: Some(dir.clone()),
+        ..Default::default()
+    };
+    let r = genomics::run_table(&o, 2, 1).unwrap();
+    assert_eq!((r.n, r.d, r.reps), (n, d, 2));
+    let names: Vec<&str> = r.rows.iter().map(|x| x.method.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "no features (predict the mean)",
+            "adaHuber (non-private)",
+            "DP-SLR",
+            "DP-IHT-H",
+            "DP-IHT-L"
+        ]
+    );
+    for row in &r.rows[1..] {
+        assert!(
+            row.mae_mean.is_finite() && row.loocv_mae_mean.is_finite(),
+            "{row:?}"
+        );
+        assert!(row.size <= 5.0);
+    }
+    // The non-private fit finds the two real genes and beats the no-feature predictor.
+    let ada = &r.rows[1];
+    let genes: Vec<&str> = ada.selected.iter().map(|(g, _)| g.as_str()).collect();
+    assert!(genes.contains(&"g3") && genes.contains(&"g7"), "{genes:?}");
+    assert!(ada.loocv_mae_mean < r.rows[0].loocv_mae_mean);
+    let md = genomics::table_markdown(&r);
+    assert!(md.contains("| DP-IHT-L |") && md.contains("MAE (leave-one-out)"));
+    assert!(genomics::table_csv(&r).lines().count() == 1 + 3 * 5);
+    // --quick skips adaHuber's leave-one-out pass.
+    let quick = genomics::run_table(&PlanOptions { quick: true, ..o }, 1, 1).unwrap();
+    assert!(quick.rows[1].loocv_mae_mean.is_nan());
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -183,6 +183,112 @@ fn kkt_conditions_hold_within_the_bound_implied_by_tol() {
 }
 
 #[test]
+fn kkt_stopping_rule_bounds_the_kkt_residual_relative_to_lambda() {
+    // stop=kkt stops when φ‖Δ‖_∞ ≤ tol·λ, so the KKT residual is at most
+    // tol·λ + M_j‖Δ‖_∞ (same argument as above).
+    let (n, d) = (100, 300); // d > n: φ ≈ λ_max(ZᵀZ/n) is large
+    let (z, y, _) = gaussian_data(n, d, 0.2, 16);
+    let (lambda, tau) = (0.05, 0.5);
+    let m: Vec<f64> = (0..d)
+        .map(|j| {
+            z.chunks(d)
+                .map(|row| row[j].abs() * row.iter().map(|v| v.abs()).sum::<f64>())
+                .sum::<f64>()
+                / n as f64
+        })
+        .collect();
+    let opts = LammOptions {
+        stop: StopRule::Kkt,
+        max_iter: 100_000,
+        ..fixed(tau, 1e-3)
+    };
+    let res = huber_lasso(&z, &y, d, lambda, &opts, None);
+    assert!(res.converged && res.phi * res.last_step <= 1e-3 * lambda);
+    let g = naive_gradient(&z, &y, d, &res.beta, tau);
+    for j in 0..d {
+        let bound = 1e-3 * lambda + m[j] * res.last_step;
+        let viol = if res.beta[j] == 0.0 {
+            (g[j].abs() - lambda).max(0.0)
+        } else {
+            (g[j] + lambda * res.beta[j].signum()).abs()
+        };
+        assert!(viol <= bound + 1e-12, "j {j}: {viol} > {bound}");
+    }
+    let nnz = res.beta.iter().filter(|b| **b != 0.0).count();
+    assert!(nnz <= n, "{nnz}");
+    // the package rule stops far earlier, with a much larger KKT residual
+    let step = huber_lasso(&z, &y, d, lambda, &fixed(tau, 1e-3), None);
+    let g = naive_gradient(&z, &y, d, &step.beta, tau);
+    let worst = (0..d)
+        .map(|j| {
+            if step.beta[j] == 0.0 {
+                (g[j].abs() - lambda).max(0.0)
+            } else {
+                (g[j] + lambda * step.beta[j].signum()).abs()
+            }
+        })
+        .fold(0.0f64, f64::max);
+    eprintln!(
+        "d > n: kkt rule {} steps, {nnz} non-zeros; step rule {} steps, {} non-zeros, worst KKT violation {worst:.3} (lambda {lambda})",
+        res.iterations,
+        step.iterations,
+        step.beta.iter().filter(|b| **b != 0.0).count()
+    );
+    assert!(step.iterations < res.iterations);
+}
+
+#[test]
+fn column_copy_gives_the_same_products_as_the_rows() {
+    // The CV designs read a column-major copy; residuals must be bit-identical to the
+    // row-wise sparse products and gradients equal up to rounding.
+    let (n, d) = (700, 40);
+    let (x, y, _) = gaussian_data(n, d, 0.3, 17);
+    let scale: Vec<f64> = (0..d).map(|j| 1.0 + j as f64 / 10.0).collect();
+    let rows: Vec<usize> = (0..n).filter(|i| i % 3 != 1).collect();
+    let sample: Vec<usize> = (0..n).collect();
+    let m = sample.len();
+    let mut cols = vec![0.0; m * d];
+    for j in 0..d {
+        for p in 0..m {
+            cols[j * m + p] = x[sample[p] * d + j];
+        }
+    }
+    let by_rows = Design {
+        x: &x,
+        d,
+        y: &y,
+        rows: Some(&rows),
+        scale: Some(&scale),
+        cols: None,
+    };
+    let by_cols = Design {
+        cols: Some(ColumnView {
+            data: &cols,
+            m,
+            pos: &rows,
+        }),
+        ..by_rows
+    };
+    let yv = by_rows.responses();
+    let mut beta = vec![0.0; d];
+    beta[3] = 0.7;
+    beta[11] = -1.1;
+    beta[30] = 0.2;
+    let mut ws = Workspace::default();
+    let (mut a, mut b) = (vec![0.0; rows.len()], vec![0.0; rows.len()]);
+    residuals(&by_rows, &yv, &beta, &mut a, &mut ws);
+    residuals(&by_cols, &yv, &beta, &mut b, &mut ws);
+    assert_eq!(a, b);
+    let (mut ga, mut gb) = (vec![0.0; d], vec![0.0; d]);
+    gradient(&by_rows, &a, 0.4, &mut ga, &mut ws);
+    gradient(&by_cols, &a, 0.4, &mut gb, &mut ws);
+    for (u, v) in ga.iter().zip(&gb) {
+        assert!((u - v).abs() <= 1e-12 * (1.0 + u.abs()), "{u} vs {v}");
+    }
+    assert!(ga.iter().any(|g| *g != 0.0));
+}
+
+#[test]
 fn warm_start_reaches_the_same_fixed_point() {
     let (n, d) = (300, 30);
     let (z, y, _) = gaussian_data(n, d, 0.3, 13);
@@ -473,6 +579,73 @@ fn cv_fit_is_accurate_under_heavy_tails_and_beats_the_least_squares_lasso() {
     let (a, l) = (mean(&errs), mean(&ls_errs));
     eprintln!("mean l2: adahuber {a:.4}, least-squares lasso {l:.4}");
     assert!(a < 0.8 * l, "adahuber {a} vs least-squares lasso {l}");
+}
+
+#[test]
+fn wide_data_step_rule_is_noted_and_kkt_rule_finds_a_sparse_solution() {
+    // n = 60, d = 3000, three true coefficients.
+    let (n, d) = (60, 3000);
+    let mut rng = rng_from_seed(41);
+    let x: Vec<f64> = (0..n * d).map(|_| gaussian(1.0, &mut rng)).collect();
+    let y: Vec<f64> = x
+        .chunks(d)
+        .map(|r| 2.0 * r[5] - 1.5 * r[1250] + 1.5 * r[2990] + gaussian(0.3, &mut rng))
+        .collect();
+    let data = Dataset::from_rows(x, y, d).unwrap();
+    let kkt = fit(
+        &AdaHuber {
+            stop: StopRule::Kkt,
+            ..AdaHuber::default()
+        },
+        &data,
+        3,
+        1,
+    );
+    let size_kkt = kkt.hyperparameters["size_untruncated"].as_u64().unwrap() as usize;
+    assert!(size_kkt <= n, "{size_kkt}");
+    assert_eq!(kkt.hyperparameters["refit"], serde_json::json!("path"));
+    let kept: Vec<usize> = (0..d).filter(|j| kkt.weights[*j] != 0.0).collect();
+    assert_eq!(kept, vec![5, 1250, 2990]);
+    eprintln!(
+        "n = {n}, d = {d}: CV (kkt) lambda = {}, {size_kkt} non-zeros, kept weights {:?}",
+        kkt.hyperparameters["lambda"],
+        kept.iter().map(|j| kkt.weights[*j]).collect::<Vec<_>>(),
+    );
+    // d/n = 300 (φ ≈ d/n): at a small fixed λ the package's step rule stops after a few
+    // steps with more non-zeros than rows (noted); the kkt rule reaches a solution with
+    // at most n.
+    let (n, d) = (40, 12_000);
+    let x: Vec<f64> = (0..n * d).map(|_| gaussian(1.0, &mut rng)).collect();
+    let y: Vec<f64> = x
+        .chunks(d)
+        .map(|r| 2.0 * r[5] - 1.5 * r[1250] + 1.5 * r[2990] + gaussian(0.3, &mut rng))
+        .collect();
+    let data = Dataset::from_rows(x, y, d).unwrap();
+    let at = |stop| {
+        fit(
+            &AdaHuber {
+                stop,
+                lambda: Some(0.05),
+                ..AdaHuber::default()
+            },
+            &data,
+            3,
+            1,
+        )
+    };
+    let (step, small) = (at(StopRule::Step), at(StopRule::Kkt));
+    let size = |r: &FitReport| r.hyperparameters["size_untruncated"].as_u64().unwrap() as usize;
+    assert!(size(&step) > n, "{}", size(&step));
+    assert!(step.notes.iter().any(|s| s.contains("stop=kkt")));
+    assert!(size(&small) <= n, "{}", size(&small));
+    eprintln!(
+        "n = {n}, d = {d}, lambda = 0.05 (lambda_max = {}): step rule {} non-zeros after {} steps, kkt rule {} after {} steps",
+        step.hyperparameters["lambda_max"],
+        size(&step),
+        step.hyperparameters["iterations"],
+        size(&small),
+        small.hyperparameters["refit_iterations_total"],
+    );
 }
 
 #[test]

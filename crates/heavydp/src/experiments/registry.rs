@@ -907,9 +907,18 @@ mod tests {
 
     #[test]
     fn ids_parse() {
-        assert_eq!(ids().len(), 31);
-        for id in ids() {
+        assert_eq!(hu_ids().len(), 31);
+        for id in hu_ids() {
             assert!(parse_id(&id).is_some(), "{id}");
+        }
+        // + tian-fig1a..2d + tian-table-genomics; every figure ID has a plan.
+        assert_eq!(ids().len(), 40);
+        for id in ids() {
+            let p = plan(&id, &PlanOptions::default());
+            assert_eq!(p.is_ok(), id != super::super::genomics::ID, "{id}");
+        }
+        for bad in ["tian-fig3a", "tian-fig1e", "tian-fig1", "tian-table"] {
+            assert!(plan(bad, &PlanOptions::default()).is_err(), "{bad}");
         }
         for bad in [
             "hu-fig3c",
