@@ -24,7 +24,7 @@ fn sparse(scenario: &str, n: usize, d: usize, s: usize, seed: u64) -> (Dataset, 
     (data, truth.w_star)
 }
 
-fn l2_dist(a: &[f64], b: &[f64]) -> f64 {
+pub(super) fn l2_dist(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .map(|(x, y)| (x - y) * (x - y))
@@ -33,7 +33,7 @@ fn l2_dist(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// Exact top-s hard thresholding (ties by smallest index).
-fn hard_threshold(v: &[f64], s: usize) -> Vec<f64> {
+pub(super) fn hard_threshold(v: &[f64], s: usize) -> Vec<f64> {
     let keep = crate::constraints::top_s_indices(v, s);
     let mut out = vec![0.0; v.len()];
     for j in keep {

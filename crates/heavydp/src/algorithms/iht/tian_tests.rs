@@ -2,6 +2,7 @@
 //! (Cai, Wang & Zhang): sensitivities against worst-case neighbours, ε = ∞ against
 //! hand-written non-private loops, accuracy on `tian-sparse-student`, ledger, errors.
 
+use super::tests::{hard_threshold, l2_dist};
 use super::*;
 use crate::algorithms::*;
 use crate::constraints::SparseBall;
@@ -25,23 +26,6 @@ fn student(n: usize, d: usize, zeta: f64, seed: u64) -> (Dataset, Vec<f64>) {
     )
     .unwrap();
     (data, truth.w_star)
-}
-
-fn l2_dist(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y) * (x - y))
-        .sum::<f64>()
-        .sqrt()
-}
-
-fn hard_threshold(v: &[f64], s: usize) -> Vec<f64> {
-    let keep = crate::constraints::top_s_indices(v, s);
-    let mut out = vec![0.0; v.len()];
-    for j in keep {
-        out[j] = v[j];
-    }
-    out
 }
 
 /// `data` with record 0 replaced by (x, y).
