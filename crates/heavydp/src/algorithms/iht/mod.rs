@@ -34,31 +34,6 @@ pub use truncated::{HtSparseLinreg, HtSparseLinregPlan};
 use crate::linalg::block_rows;
 use rayon::prelude::*;
 
-/// Σ_{i ∈ rows} x̃_i (⟨x̃_i, w⟩ − ỹ_i) with x̃, ỹ the data shrunk at K (coordinate-wise
-/// sign(v)·min(|v|, K), spec Hu B.5), computed on the fly (no copy of the data).
-/// `support` lists the non-zero (j, w_j) of w. Deterministic: fixed row blocks, partial
-/// sums added in block order.
-pub fn shrunk_residual_sum(
-    x: &[f64],
-    y: &[f64],
-    d: usize,
-    rows: &[usize],
-    support: &[(usize, f64)],
-    k: f64,
-    out: &mut [f64],
-) {
-    clipped_weighted_sum(
-        x,
-        y,
-        d,
-        rows,
-        support,
-        k,
-        |margin, _, yi| margin - yi.clamp(-k, k),
-        out,
-    );
-}
-
 /// Σ_{i ∈ rows} g_i · x̃_i, where x̃_i is x_i clipped coordinate-wise at K
 /// (sign(v)·min(|v|, K): spec Tian H1, Hu B.5) and the per-record weight is
 /// g_i = `weight`(⟨x̃_i, w⟩, ⟨x_i, w⟩, y_i) — the margin on the clipped and on the raw
@@ -113,8 +88,8 @@ pub fn clipped_weighted_sum<F>(
     }
 }
 
-/// The data-splitting private IHT loop of Tian et al. (Algs. 1 and 3), shared by
-/// `dp-iht-huber` and `dp-iht-l1`:
+/// The data-splitting private IHT loop of Tian et al. (Algs. 1 and 3) and Hu et al.
+/// (Alg. 3), shared by `dp-iht-huber`, `dp-iht-l1` and `ht-sparse-linreg`:
 ///
 /// ```text
 /// β⁰ = 0;  split the records into T disjoint chunks of m = ⌊n/T⌋ (data-independent)

@@ -67,9 +67,8 @@
 //! ```
 
 use super::super::*;
-use super::{project_l2, shrunk_residual_sum, sparsity_and_iterations, support_of};
-use crate::mechanisms::{release_on_chunk, Peeling};
-use crate::privacy::{Accountant, PrivacyLedger};
+use super::{sparsity_and_iterations, SplitIht};
+use crate::mechanisms::Peeling;
 
 const NAME: &str = "ht-sparse-linreg";
 
@@ -238,48 +237,26 @@ impl PrivateAlgorithm for HtSparseLinreg {
         self.validate(problem, &budget)?;
         let budget = with_default_delta(budget, problem.data.n());
         let plan = self.plan(problem, &budget)?;
-        let data = problem.data;
-        let d = data.d();
-        let peeling = Peeling::new(plan.s, plan.lambda, budget.epsilon, budget.delta)?;
-        let mut ledger = PrivacyLedger::new(budget, Accountant::Parallel);
-        let chunks = Chunks::new(NAME, data.n(), plan.big_t, self.chunking, rng)?;
-        let mut w = vec![0.0; d];
-        let mut sum = vec![0.0; d];
-        let mut trace = Vec::with_capacity(plan.big_t);
-        observer.on_start(plan.big_t);
-        let step = plan.eta / plan.m as f64;
-        for t in 1..=plan.big_t {
-            let support = support_of(&w);
-            shrunk_residual_sum(
-                data.x(),
-                data.y(),
-                d,
-                chunks.chunk(t - 1),
-                &support,
-                plan.k,
-                &mut sum,
-            );
-            for (wj, gj) in w.iter_mut().zip(&sum) {
-                *wj -= step * gj;
-            }
-            w = release_on_chunk(
-                &mut ledger,
-                "peeling (top-s selection)",
-                t - 1,
-                &peeling,
-                &w,
-                rng,
-            )?;
-            project_l2(&mut w, plan.radius);
-            trace.push(TraceRecord {
-                iteration: t,
-                step_size: plan.eta,
-                noise_scale: peeling.scale,
-                epsilon_spent: ledger.spent().0,
-            });
-            observer.on_iteration(t);
-        }
-        observer.on_finish();
+        let steps = vec![plan.eta; plan.big_t];
+        let lambdas = vec![plan.lambda; plan.big_t];
+        let iht = SplitIht {
+            name: NAME,
+            s: plan.s,
+            k: plan.k,
+            radius: plan.radius,
+            chunking: self.chunking,
+            steps: &steps,
+            lambdas: &lambdas,
+        };
+        let k = plan.k;
+        // Descent direction −(⟨x̃, w⟩ − ỹ) with ỹ the response shrunk at K.
+        let run = iht.run(
+            problem.data,
+            budget,
+            move |margin, _, y| -(margin - y.clamp(-k, k)),
+            rng,
+            observer,
+        )?;
         let mut h = BTreeMap::new();
         hp(&mut h, "preset", self.preset.name());
         hp(&mut h, "s_star", plan.s_star);
@@ -289,7 +266,7 @@ impl PrivateAlgorithm for HtSparseLinreg {
         hp(&mut h, "K", plan.k);
         hp(&mut h, "eta", plan.eta);
         hp(&mut h, "lambda", plan.lambda);
-        hp(&mut h, "peeling_scale", peeling.scale);
+        hp(&mut h, "peeling_scale", run.scales[0]);
         hp(&mut h, "chunking", self.chunking.name());
         if self.preset == Preset::Theory {
             hp(&mut h, "gamma", self.gamma);
@@ -300,11 +277,11 @@ impl PrivateAlgorithm for HtSparseLinreg {
             notes.push("epsilon = inf: default K evaluated at epsilon = 1; Peeling is exact hard thresholding".to_string());
         }
         Ok(FitReport {
-            weights: w,
+            weights: run.weights,
             status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::Approx),
+            privacy: run.ledger.summary(PrivacyModel::Approx),
             hyperparameters: h,
-            trace,
+            trace: run.trace,
             notes,
         })
     }
