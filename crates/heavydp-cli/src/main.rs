@@ -1,5 +1,6 @@
 //! The `heavydp` command-line tool. See CONTRACT.md for the user-facing names.
 
+mod audit;
 mod demo;
 mod experiment;
 mod plot;
@@ -70,6 +71,9 @@ enum Command {
     /// Reproduce a paper experiment (figure panel): results.csv, ID.png, summary.json; --list for the IDs.
     #[command(long_about = experiment::EXPERIMENT_HELP)]
     Experiment(experiment::ExperimentArgs),
+    /// Empirical privacy audit: a 95% lower bound on the epsilon a target spends; --list for the targets.
+    #[command(long_about = audit::AUDIT_HELP)]
+    Audit(audit::AuditArgs),
 }
 
 const SIMULATE_HELP: &str = "Write a synthetic dataset from the papers' generators (CSV: features x1..xd, then y).\n\n\
@@ -149,6 +153,7 @@ fn main() {
         Command::Predict { model, data, out } => cmd_predict(&model, &data, out.as_deref()),
         Command::Evaluate { model, data, truth } => cmd_evaluate(&model, &data, truth.as_deref()),
         Command::Experiment(a) => experiment::run(a),
+        Command::Audit(a) => audit::run(a),
     };
     if let Err(msg) = result {
         eprintln!("error: {msg}");

@@ -18,6 +18,7 @@
 //! | [`algorithms`] | the private algorithms and their registry |
 //! | [`experiments`] | the papers' experiments: grids, seeded parallel repetitions, tidy results |
 //! | [`model`] | the model file (`heavydp-model/1`), predictions and evaluation metrics |
+//! | [`audit`] | empirical privacy audits: worst-case neighbouring pairs, seeded runs, Clopper–Pearson lower bounds on ε; broken twins |
 //!
 //! ## Paper → algorithm map
 //!
@@ -39,6 +40,7 @@
 #![forbid(unsafe_code)]
 
 pub mod algorithms;
+pub mod audit;
 pub mod constraints;
 pub mod data;
 pub mod estimators;

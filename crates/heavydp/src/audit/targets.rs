@@ -1,0 +1,1005 @@
+//! The audit targets: every mechanism, the `catoni` mean estimator and every private
+//! algorithm, each with its worst-case neighbouring pair, its statistic and the defect
+//! of its broken twin.
+//!
+//! # Mechanisms and estimators
+//!
+//! | target | release | neighbours (replace one record) | statistic | twin's defect |
+//! |---|---|---|---|---|
+//! | `laplace` | q + Lap(Δ/ε), q = Σ x_i, x_i ∈ [0, 1], Δ₁ = 1 | 10 zeros; D′: x₁ = 1 (q: 0 → 1) | the released value | Δ halved |
+//! | `gaussian` | q + N(0, σ²) per coordinate, q = Σ x_i, x_i ∈ [0, 1]², Δ₂ = √2, σ = Δ₂/√(2ρ), ρ = the largest zCDP ρ whose conversion is (ε, δ) | 10 zeros; D′: x₁ = (1, 1) | the last coordinate | its noise draw skipped |
+//! | `exponential` | index r ∝ exp(ε u_r/(2Δ)), u = Σ x_i, x_i ∈ {0, 1}⁸, Δ = 1 | x₁ = e₁ (u = (1, 0, …)); D′: x₁ = (0, 1, …, 1) | the selected index | Δ halved |
+//! | `report-noisy-min` | argmin_r (s_r + Lap(2Δ/ε)), s = Σ x_i, x_i ∈ {0, 1}⁸, Δ = 1 | x₁ = (0, 1, …, 1); D′: x₁ = e₁ | the selected index | Δ halved |
+//! | `peeling` | Peeling (s = 1, λ = 1) of v = Σ x_i, x_i ∈ [0, 1]⁴ | x₁ = e₁ (v = (1, 0, 0, 0)); D′: x₁ = (0, 1, 1, 1) | released value of coordinate 1 (0 if not selected) | the values' Laplace draws skipped |
+//! | `catoni` | Catoni–Giulini column means (k, β = 1, spec A.5) + Lap(d·4√2k/(3nε)), n = 20, d = 2, τ = 1 | 19 zeros and x₁ = −a*·(1, 1); D′: x₁ = +a*·(1, 1), a* = the value maximising a record's contribution Ψ | the last coordinate | its noise draw skipped |
+//!
+//! # Algorithms
+//!
+//! Built by [`AlgorithmTarget`] from the registry name with pinned hyperparameters on
+//! tiny data; see [`algorithm_targets`] for each one's pair, statistic and the factor c
+//! of its twin (the twin runs the same fit at budget c·ε, i.e. every noise scale divided
+//! by ≈ c; c = ∞ is the noise-free run). The factors are large because the composition
+//! theorems these algorithms are calibrated with are far from tight on a tiny dataset:
+//! the real algorithms spend far less than ε on any single statistic.
+
+use super::{AuditError, Neighbour, RunFn, TargetKind};
+use crate::algorithms::{self, NoObserver, ParamMap, Problem};
+use crate::constraints::DomainSpec;
+use crate::data::Dataset;
+use crate::estimators::catoni::{psi_gradient, CatoniGiulini};
+use crate::loss::LossKind;
+use crate::mechanisms::{
+    ExponentialMechanism, GaussianMechanism, LaplaceMechanism, Mechanism, Peeling, ReportNoisyMin,
+};
+use crate::noise::HeavyRng;
+use crate::privacy::{approx_to_zcdp_rho, calibration_target, Budget, PrivacyModel};
+use std::sync::Arc;
+
+use super::Target;
+
+/// Trial counts (per dataset of the pair).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trials {
+    /// Used by the default test suite (`tests/audit.rs`).
+    pub test: usize,
+    /// The default of `heavydp audit --trials`.
+    pub cli: usize,
+}
+
+/// A family of audit targets: one real target and its broken twin.
+pub trait TargetSpec: Send + Sync {
+    /// The base name (mechanism, estimator or `--algorithm` name).
+    fn name(&self) -> &'static str;
+    fn kind(&self) -> TargetKind;
+    /// The privacy model of the guarantee audited.
+    fn privacy(&self) -> PrivacyModel;
+    /// What one run releases.
+    fn release(&self) -> String;
+    /// The neighbouring pair.
+    fn neighbours(&self) -> String;
+    /// The scalar statistic of a release.
+    fn statistic(&self) -> String;
+    /// The defect of the broken twin.
+    fn defect(&self) -> String;
+    fn trials(&self) -> Trials;
+    /// The run function for a claimed budget, with or without the defect.
+    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError>;
+}
+
+fn setup_err(target: &str, e: impl std::fmt::Display) -> AuditError {
+    AuditError::Setup {
+        target: target.to_string(),
+        reason: e.to_string(),
+    }
+}
+
+/// Column sums of a row-major n × d matrix.
+fn column_sums(x: &[f64], d: usize) -> Vec<f64> {
+    let mut s = vec![0.0; d];
+    for row in x.chunks_exact(d) {
+        for (a, b) in s.iter_mut().zip(row) {
+            *a += b;
+        }
+    }
+    s
+}
+
+/// A record pair (D, D′) of row-major matrices differing in row 0.
+fn replace_first(
+    n: usize,
+    d: usize,
+    base: f64,
+    first: &[f64],
+    first_prime: &[f64],
+) -> (Vec<f64>, Vec<f64>) {
+    let mut a = vec![base; n * d];
+    a[..d].copy_from_slice(first);
+    let mut b = a.clone();
+    b[..d].copy_from_slice(first_prime);
+    (a, b)
+}
+
+// ------------------------------------------------------------------------- laplace
+
+struct LaplaceTarget;
+
+impl TargetSpec for LaplaceTarget {
+    fn name(&self) -> &'static str {
+        "laplace"
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::Mechanism
+    }
+    fn privacy(&self) -> PrivacyModel {
+        PrivacyModel::Pure
+    }
+    fn release(&self) -> String {
+        "q + Lap(1/epsilon) with q = sum of 10 records in [0, 1] (l1 sensitivity 1)".into()
+    }
+    fn neighbours(&self) -> String {
+        "D: ten records 0; D': the first record replaced by 1 (q = 0 vs 1)".into()
+    }
+    fn statistic(&self) -> String {
+        "the released value".into()
+    }
+    fn defect(&self) -> String {
+        "sensitivity halved: LaplaceMechanism::new(1/2, epsilon), noise Lap(1/(2 epsilon))".into()
+    }
+    fn trials(&self) -> Trials {
+        Trials {
+            test: 20_000,
+            cli: 200_000,
+        }
+    }
+    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+        let sens = if broken { 0.5 } else { 1.0 };
+        let mech =
+            LaplaceMechanism::new(sens, claim.epsilon).map_err(|e| setup_err("laplace", e))?;
+        let (d, dp) = replace_first(10, 1, 0.0, &[0.0], &[1.0]);
+        let (q, qp) = (column_sums(&d, 1), column_sums(&dp, 1));
+        Ok(Box::new(move |side, rng| {
+            let input = match side {
+                Neighbour::D => &q,
+                Neighbour::DPrime => &qp,
+            };
+            Ok(mech.run_uncharged(input, rng)[0])
+        }))
+    }
+}
+
+// ------------------------------------------------------------------------ gaussian
+
+struct GaussianTarget;
+
+impl TargetSpec for GaussianTarget {
+    fn name(&self) -> &'static str {
+        "gaussian"
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::Mechanism
+    }
+    fn privacy(&self) -> PrivacyModel {
+        PrivacyModel::Zcdp
+    }
+    fn release(&self) -> String {
+        "q + N(0, sigma^2 I), q = column sums of 10 records in [0, 1]^2 (l2 sensitivity sqrt 2), sigma = sqrt(2)/sqrt(2 rho), rho-zCDP with rho the largest value whose conversion rho + 2 sqrt(rho ln(1/delta)) is epsilon".into()
+    }
+    fn neighbours(&self) -> String {
+        "D: ten records (0, 0); D': the first record replaced by (1, 1)".into()
+    }
+    fn statistic(&self) -> String {
+        "the last coordinate of the release".into()
+    }
+    fn defect(&self) -> String {
+        "one noise draw skipped: the last coordinate is released without its Gaussian draw".into()
+    }
+    fn trials(&self) -> Trials {
+        Trials {
+            test: 20_000,
+            cli: 200_000,
+        }
+    }
+    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+        let rho = approx_to_zcdp_rho(calibration_target(claim.epsilon), claim.delta);
+        let mech =
+            GaussianMechanism::from_rho(2f64.sqrt(), rho).map_err(|e| setup_err("gaussian", e))?;
+        let (d, dp) = replace_first(10, 2, 0.0, &[0.0, 0.0], &[1.0, 1.0]);
+        let (q, qp) = (column_sums(&d, 2), column_sums(&dp, 2));
+        Ok(Box::new(move |side, rng| {
+            let input = match side {
+                Neighbour::D => &q,
+                Neighbour::DPrime => &qp,
+            };
+            let out = if broken {
+                // Defect: the loop over coordinates stops one short.
+                let mut o = mech.run_uncharged(&input[..1], rng);
+                o.push(input[1]);
+                o
+            } else {
+                mech.run_uncharged(input, rng)
+            };
+            Ok(out[1])
+        }))
+    }
+}
+
+// --------------------------------------------------------------------- exponential
+
+const RANGE: usize = 8;
+
+/// u(D) = (1, 0, …, 0) and u(D′) = (0, 1, …, 1): column sums of 4 records in {0, 1}⁸
+/// whose first record is e₁ in D and 1 − e₁ in D′ (every score moves by 1, in opposite
+/// directions for the selected candidate and the rest).
+fn opposed_scores() -> (Vec<f64>, Vec<f64>) {
+    let mut e1 = vec![0.0; RANGE];
+    e1[0] = 1.0;
+    let ones_but_first: Vec<f64> = e1.iter().map(|v| 1.0 - v).collect();
+    let (d, dp) = replace_first(4, RANGE, 0.0, &e1, &ones_but_first);
+    (column_sums(&d, RANGE), column_sums(&dp, RANGE))
+}
+
+struct ExponentialTarget;
+
+impl TargetSpec for ExponentialTarget {
+    fn name(&self) -> &'static str {
+        "exponential"
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::Mechanism
+    }
+    fn privacy(&self) -> PrivacyModel {
+        PrivacyModel::Pure
+    }
+    fn release(&self) -> String {
+        "an index r of 8 with P(r) proportional to exp(epsilon u_r / 2), u = column sums of 4 records in {0, 1}^8 (sensitivity 1), Gumbel-max".into()
+    }
+    fn neighbours(&self) -> String {
+        "D: first record e_1, others 0 (u = (1, 0, ..., 0)); D': first record (0, 1, ..., 1) (u = (0, 1, ..., 1))".into()
+    }
+    fn statistic(&self) -> String {
+        "the selected index".into()
+    }
+    fn defect(&self) -> String {
+        "sensitivity halved: ExponentialMechanism::new(1/2, epsilon)".into()
+    }
+    fn trials(&self) -> Trials {
+        Trials {
+            test: 20_000,
+            cli: 200_000,
+        }
+    }
+    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+        let sens = if broken { 0.5 } else { 1.0 };
+        let mech = ExponentialMechanism::new(sens, claim.epsilon)
+            .map_err(|e| setup_err("exponential", e))?;
+        let (u, up) = opposed_scores();
+        Ok(Box::new(move |side, rng| {
+            let input = match side {
+                Neighbour::D => &u,
+                Neighbour::DPrime => &up,
+            };
+            Ok(mech.run_uncharged(input, rng) as f64)
+        }))
+    }
+}
+
+// ---------------------------------------------------------------- report-noisy-min
+
+struct ReportNoisyMinTarget;
+
+impl TargetSpec for ReportNoisyMinTarget {
+    fn name(&self) -> &'static str {
+        "report-noisy-min"
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::Mechanism
+    }
+    fn privacy(&self) -> PrivacyModel {
+        PrivacyModel::Pure
+    }
+    fn release(&self) -> String {
+        "argmin_r (s_r + Lap(2/epsilon)) over 8 scores s = column sums of 4 records in {0, 1}^8 (sensitivity 1)".into()
+    }
+    fn neighbours(&self) -> String {
+        "D: first record (0, 1, ..., 1) (s = (0, 1, ..., 1)); D': first record e_1 (s = (1, 0, ..., 0))".into()
+    }
+    fn statistic(&self) -> String {
+        "the selected index".into()
+    }
+    fn defect(&self) -> String {
+        "sensitivity halved: ReportNoisyMin::new(1/2, epsilon), noise Lap(1/epsilon)".into()
+    }
+    fn trials(&self) -> Trials {
+        Trials {
+            test: 20_000,
+            cli: 200_000,
+        }
+    }
+    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+        let sens = if broken { 0.5 } else { 1.0 };
+        let mech = ReportNoisyMin::new(sens, claim.epsilon)
+            .map_err(|e| setup_err("report-noisy-min", e))?;
+        // Scores: the mirror image of the exponential mechanism's utilities.
+        let (u, up) = opposed_scores();
+        let (s, sp) = (up, u);
+        Ok(Box::new(move |side, rng| {
+            let input = match side {
+                Neighbour::D => &s,
+                Neighbour::DPrime => &sp,
+            };
+            Ok(mech.run_uncharged(input, rng) as f64)
+        }))
+    }
+}
+
+// ------------------------------------------------------------------------- peeling
+
+struct PeelingTarget;
+
+const PEEL_D: usize = 4;
+
+impl TargetSpec for PeelingTarget {
+    fn name(&self) -> &'static str {
+        "peeling"
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::Mechanism
+    }
+    fn privacy(&self) -> PrivacyModel {
+        PrivacyModel::Approx
+    }
+    fn release(&self) -> String {
+        "Peeling (s = 1, lambda = 1) of v = column sums of 4 records in [0, 1]^4: the noisy top coordinate and its noisy value".into()
+    }
+    fn neighbours(&self) -> String {
+        "D: first record e_1, others 0 (v = (1, 0, 0, 0)); D': first record (0, 1, 1, 1) (v = (0, 1, 1, 1))".into()
+    }
+    fn statistic(&self) -> String {
+        "the released value of coordinate 1 (0 when it is not selected)".into()
+    }
+    fn defect(&self) -> String {
+        "noise draws skipped: the selected coordinates' values are released without their Laplace draws".into()
+    }
+    fn trials(&self) -> Trials {
+        Trials {
+            test: 20_000,
+            cli: 200_000,
+        }
+    }
+    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+        let peel = Peeling::new(1, 1.0, claim.epsilon, claim.delta)
+            .map_err(|e| setup_err("peeling", e))?;
+        let mut e1 = vec![0.0; PEEL_D];
+        e1[0] = 1.0;
+        let rest: Vec<f64> = e1.iter().map(|v| 1.0 - v).collect();
+        let (d, dp) = replace_first(4, PEEL_D, 0.0, &e1, &rest);
+        let (v, vp) = (column_sums(&d, PEEL_D), column_sums(&dp, PEEL_D));
+        Ok(Box::new(move |side, rng| {
+            let input = match side {
+                Neighbour::D => &v,
+                Neighbour::DPrime => &vp,
+            };
+            let out = if broken {
+                // The real selection; the values' noise discarded (= the draws skipped).
+                let (set, _noisy) = peel.select(input, rng);
+                let mut o = vec![0.0; input.len()];
+                for j in set {
+                    o[j] = input[j];
+                }
+                o
+            } else {
+                peel.run_uncharged(input, rng)
+            };
+            Ok(out[0])
+        }))
+    }
+}
+
+// -------------------------------------------------------------------------- catoni
+
+struct CatoniTarget;
+
+const CATONI_N: usize = 20;
+const CATONI_D: usize = 2;
+
+/// The `catoni` mean of spec A.5 built from its pieces: scale k, β and the Laplace
+/// mechanism on the ℓ1 sensitivity d·4√2k/(3n).
+struct CatoniMean {
+    est: CatoniGiulini,
+    lap: LaplaceMechanism,
+}
+
+impl CatoniMean {
+    /// Spec A.5 defaults: β = 1, τ = 1, k = √(3nετ(1 + 1/β)/(8√2·d)).
+    fn new(n: usize, d: usize, epsilon: f64) -> Result<Self, AuditError> {
+        let (beta, tau) = (1.0, 1.0);
+        let k = (3.0 * n as f64 * epsilon * tau * (1.0 + 1.0 / beta)
+            / (8.0 * 2f64.sqrt() * d as f64))
+            .sqrt();
+        let est = CatoniGiulini::new(k, beta).map_err(|e| setup_err("catoni", e))?;
+        let l1 = d as f64 * est.sensitivity_inf(n);
+        let lap = LaplaceMechanism::new(l1, epsilon).map_err(|e| setup_err("catoni", e))?;
+        Ok(CatoniMean { est, lap })
+    }
+    /// The value a of one record that maximises its contribution Ψ(a/k, |a|/(k√β)): a
+    /// log-grid search over a/k ∈ [10⁻³, 10¹⁵]. Along the estimator's ray the
+    /// contribution increases to its limit (2√2/3)(2Φ(√β) − 1) ≈ 0.6436 (β = 1), so the
+    /// worst record is a huge outlier (a* ≈ 10¹⁵·k).
+    fn worst_value(&self) -> f64 {
+        let k = self.est.scale;
+        let mut best = (0.0, f64::NEG_INFINITY);
+        for i in -300..=1500 {
+            let a = k * 10f64.powf(i as f64 / 100.0);
+            let v = psi_gradient(a, k, self.est.beta);
+            if v > best.1 {
+                best = (a, v);
+            }
+        }
+        best.0
+    }
+}
+
+impl TargetSpec for CatoniTarget {
+    fn name(&self) -> &'static str {
+        "catoni"
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::MeanEstimator
+    }
+    fn privacy(&self) -> PrivacyModel {
+        PrivacyModel::Pure
+    }
+    fn release(&self) -> String {
+        "the catoni mean (spec Hu A.5): Catoni-Giulini column means of 20 records in R^2 (k = sqrt(3 n eps tau (1 + 1/beta)/(8 sqrt2 d)), beta = 1, tau = 1) + Lap(d 4 sqrt2 k/(3 n epsilon)) per coordinate".into()
+    }
+    fn neighbours(&self) -> String {
+        "D: 19 records 0 and the first record -a*(1, 1); D': the first record +a*(1, 1), a* maximising one record's contribution".into()
+    }
+    fn statistic(&self) -> String {
+        "the last coordinate of the mean".into()
+    }
+    fn defect(&self) -> String {
+        "one noise draw skipped: the last coordinate is released without its Laplace draw".into()
+    }
+    fn trials(&self) -> Trials {
+        Trials {
+            test: 20_000,
+            cli: 200_000,
+        }
+    }
+    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+        let m = CatoniMean::new(CATONI_N, CATONI_D, claim.epsilon)?;
+        let a = m.worst_value();
+        let (d, dp) = replace_first(CATONI_N, CATONI_D, 0.0, &[-a, -a], &[a, a]);
+        let rows: Vec<usize> = (0..CATONI_N).collect();
+        let mut mean = vec![0.0; CATONI_D];
+        let mut mean_p = vec![0.0; CATONI_D];
+        m.est.column_means(&d, CATONI_D, &rows, &mut mean);
+        m.est.column_means(&dp, CATONI_D, &rows, &mut mean_p);
+        let lap = m.lap;
+        Ok(Box::new(move |side, rng| {
+            let input = match side {
+                Neighbour::D => &mean,
+                Neighbour::DPrime => &mean_p,
+            };
+            let out = if broken {
+                let mut o = lap.run_uncharged(&input[..CATONI_D - 1], rng);
+                o.push(input[CATONI_D - 1]);
+                o
+            } else {
+                lap.run_uncharged(input, rng)
+            };
+            Ok(out[CATONI_D - 1])
+        }))
+    }
+}
+
+// ---------------------------------------------------------------------- algorithms
+
+/// The scalar statistic of an algorithm's weights.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WeightStatistic {
+    /// w_j (0-based j).
+    Coordinate(usize),
+    /// ⟨u, w⟩.
+    Projection(Vec<f64>),
+}
+
+impl WeightStatistic {
+    fn eval(&self, w: &[f64]) -> f64 {
+        match self {
+            WeightStatistic::Coordinate(j) => w[*j],
+            WeightStatistic::Projection(u) => u.iter().zip(w).map(|(a, b)| a * b).sum(),
+        }
+    }
+    fn describe(&self) -> String {
+        match self {
+            WeightStatistic::Coordinate(j) => format!("weight coordinate w_{}", j + 1),
+            WeightStatistic::Projection(u) => format!("projection <u, w> with u = {u:?}"),
+        }
+    }
+}
+
+/// A neighbouring pair of datasets with a description.
+#[derive(Debug, Clone)]
+pub struct NeighbourPair {
+    pub d: Dataset,
+    pub d_prime: Dataset,
+    pub description: String,
+}
+
+/// n records: n − 1 neutral records (x = 0, y = 0: zero gradient for every loss in
+/// residual form, so the released weights depend on the data only through record 1)
+/// and record 1 = (x = (a, …, a), y = b) in D, (x = (a, …, a), y = −b) in D′: its
+/// gradient changes sign at every w. For a bounded algorithm a = b = B (the response
+/// moves to the opposite end of the clipping range); for a heavy-tailed one b is a huge
+/// outlier of either sign, whose influence the robust estimator, the shrinkage or the
+/// clipping must bound.
+pub fn canary_pair(n: usize, d: usize, a: f64, b: f64) -> NeighbourPair {
+    let mut x = vec![0.0; n * d];
+    x[..d].iter_mut().for_each(|v| *v = a);
+    let mut y = vec![0.0; n];
+    y[0] = b;
+    let mut yp = y.clone();
+    yp[0] = -b;
+    NeighbourPair {
+        d: Dataset::from_rows(x.clone(), y, d).expect("finite"),
+        d_prime: Dataset::from_rows(x, yp, d).expect("finite"),
+        description: format!(
+            "{n} records in R^{d}: {} records x = 0, y = 0 and record 1 with x = ({a}, ..., {a}), y = {b} in D and y = -{b} in D'",
+            n - 1
+        ),
+    }
+}
+
+/// A generic target for a registered private algorithm (see the module docs of
+/// [`crate::audit`] for how to add one).
+pub struct AlgorithmTarget {
+    /// The `--algorithm` name ([`algorithms::build`]).
+    pub algorithm: &'static str,
+    /// Pinned `--param` values (anything that would otherwise depend on ε, so that the
+    /// twin changes only the noise).
+    pub params: Vec<(&'static str, String)>,
+    pub loss: LossKind,
+    pub domain: DomainSpec,
+    pub pair: NeighbourPair,
+    pub statistic: WeightStatistic,
+    /// The twin runs at budget c·ε (c = ∞: ε = ∞, the noise-free run).
+    pub broken_factor: f64,
+    pub trials: Trials,
+}
+
+impl AlgorithmTarget {
+    fn param_map(&self) -> ParamMap {
+        self.params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+}
+
+impl TargetSpec for AlgorithmTarget {
+    fn name(&self) -> &'static str {
+        self.algorithm
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::Algorithm
+    }
+    fn privacy(&self) -> PrivacyModel {
+        let info = algorithms::catalogue();
+        match info
+            .iter()
+            .find(|a| a.name == self.algorithm)
+            .map(|a| a.privacy)
+        {
+            Some("pure") => PrivacyModel::Pure,
+            Some("zcdp") => PrivacyModel::Zcdp,
+            _ => PrivacyModel::Approx,
+        }
+    }
+    fn release(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        format!(
+            "{} fit (loss {}, domain {}, params {}) on n = {}, d = {}",
+            self.algorithm,
+            self.loss.name(),
+            self.domain.name(),
+            if params.is_empty() {
+                "defaults".into()
+            } else {
+                params.join(" ")
+            },
+            self.pair.d.n(),
+            self.pair.d.d()
+        )
+    }
+    fn neighbours(&self) -> String {
+        self.pair.description.clone()
+    }
+    fn statistic(&self) -> String {
+        self.statistic.describe()
+    }
+    fn defect(&self) -> String {
+        if self.broken_factor.is_infinite() {
+            "noise removed: the fit runs at epsilon = infinity (every noise draw skipped) while claiming epsilon".into()
+        } else {
+            format!(
+                "the fit runs at {} x epsilon (every noise scale divided by about {}) while claiming epsilon",
+                self.broken_factor, self.broken_factor
+            )
+        }
+    }
+    fn trials(&self) -> Trials {
+        self.trials
+    }
+    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+        let name = self.algorithm;
+        let budget = if !broken {
+            *claim
+        } else if self.broken_factor.is_infinite() {
+            Budget::non_private()
+        } else {
+            Budget::new(claim.epsilon * self.broken_factor, claim.delta)
+                .map_err(|e| setup_err(name, e))?
+        };
+        let params = self.param_map();
+        // Build and validate once, before any trial.
+        let alg = algorithms::build(name, &params).map_err(|e| setup_err(name, e))?;
+        let domain = Arc::new(
+            self.domain
+                .build(self.pair.d.d())
+                .map_err(|e| setup_err(name, e))?,
+        );
+        let loss = self.loss;
+        for data in [&self.pair.d, &self.pair.d_prime] {
+            let problem = Problem {
+                data,
+                loss,
+                domain: domain.as_ref().as_ref(),
+            };
+            alg.validate(&problem, &budget)
+                .map_err(|e| setup_err(name, e))?;
+        }
+        let (d, dp) = (
+            Arc::new(self.pair.d.clone()),
+            Arc::new(self.pair.d_prime.clone()),
+        );
+        let statistic = self.statistic.clone();
+        Ok(Box::new(move |side: Neighbour, rng: &mut HeavyRng| {
+            let data = match side {
+                Neighbour::D => d.as_ref(),
+                Neighbour::DPrime => dp.as_ref(),
+            };
+            let alg = algorithms::build(name, &params).map_err(|e| setup_err(name, e))?;
+            let problem = Problem {
+                data,
+                loss,
+                domain: domain.as_ref().as_ref(),
+            };
+            let report = alg
+                .fit(&problem, budget, rng, &mut NoObserver)
+                .map_err(|e| setup_err(name, e))?;
+            Ok(statistic.eval(&report.weights))
+        }))
+    }
+}
+
+fn p(k: &'static str, v: &str) -> (&'static str, String) {
+    (k, v.to_string())
+}
+
+/// The algorithm targets: every algorithm of [`algorithms::catalogue`] whose privacy is
+/// not `none`.
+pub fn algorithm_targets() -> Vec<AlgorithmTarget> {
+    let t = |test, cli| Trials { test, cli };
+    let ones = |d: usize| WeightStatistic::Projection(vec![1.0; d]);
+    let sparse = DomainSpec::Sparse { s: 1, radius: 1.0 };
+    let l1 = DomainSpec::L1Ball { radius: 1.0 };
+    let l2 = DomainSpec::L2Ball { radius: 1.0 };
+    vec![
+        AlgorithmTarget {
+            algorithm: "dp-frank-wolfe",
+            params: vec![p("bound", "1"), p("T", "3")],
+            loss: LossKind::Squared,
+            domain: l1.clone(),
+            pair: canary_pair(20, 2, 1.0, 1.0),
+            statistic: ones(2),
+            broken_factor: 32.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "dp-frank-wolfe-gaussian",
+            params: vec![p("bound", "1"), p("T", "3")],
+            loss: LossKind::Squared,
+            domain: l1.clone(),
+            pair: canary_pair(20, 2, 1.0, 1.0),
+            statistic: ones(2),
+            broken_factor: 128.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "noisy-mirror-descent",
+            params: vec![p("bound", "1"), p("T", "3")],
+            loss: LossKind::Squared,
+            domain: l2.clone(),
+            pair: canary_pair(20, 2, 1.0, 1.0),
+            statistic: ones(2),
+            broken_factor: 128.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "objective-perturbation",
+            params: vec![p("bound", "1")],
+            loss: LossKind::Squared,
+            domain: l2,
+            pair: canary_pair(20, 2, 1.0, 1.0),
+            statistic: ones(2),
+            broken_factor: 64.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "ht-frank-wolfe",
+            params: vec![p("T", "2"), p("s", "1.5")],
+            loss: LossKind::Squared,
+            domain: l1.clone(),
+            pair: canary_pair(20, 2, 1.0, 1e3),
+            statistic: ones(2),
+            broken_factor: 16.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "ht-lasso",
+            params: vec![p("T", "3"), p("K", "2")],
+            loss: LossKind::Squared,
+            domain: l1,
+            pair: canary_pair(20, 2, 1.0, 1e3),
+            statistic: ones(2),
+            broken_factor: 256.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "ht-sparse-linreg",
+            params: vec![p("T", "2"), p("K", "2"), p("s", "1"), p("eta", "0.5")],
+            loss: LossKind::Squared,
+            domain: sparse.clone(),
+            pair: canary_pair(20, 3, 1.0, 1e3),
+            statistic: ones(3),
+            broken_factor: 128.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "ht-sparse-opt",
+            params: vec![p("T", "2"), p("k", "2"), p("s", "1"), p("eta", "0.5")],
+            loss: LossKind::Squared,
+            domain: sparse.clone(),
+            pair: canary_pair(20, 3, 1.0, 1e3),
+            statistic: ones(3),
+            broken_factor: 64.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "dp-iht-huber",
+            params: vec![p("T", "2"), p("K", "1"), p("s", "1"), p("eta", "0.5")],
+            loss: LossKind::Huber { tau: 1.0 },
+            domain: sparse.clone(),
+            pair: canary_pair(20, 3, 1.0, 1e3),
+            statistic: ones(3),
+            broken_factor: 32.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "dp-iht-l1",
+            params: vec![p("T", "2"), p("K", "1"), p("s", "1"), p("eta", "0.5")],
+            loss: LossKind::Absolute,
+            domain: sparse.clone(),
+            pair: canary_pair(20, 3, 1.0, 1e3),
+            statistic: ones(3),
+            broken_factor: 32.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "dp-slr",
+            params: vec![p("bound", "1"), p("T", "2"), p("s", "1"), p("eta", "0.5")],
+            loss: LossKind::Squared,
+            domain: sparse,
+            pair: canary_pair(20, 3, 1.0, 1.0),
+            statistic: ones(3),
+            broken_factor: 64.0,
+            trials: t(20_000, 100_000),
+        },
+    ]
+}
+
+/// Every target's spec: the mechanisms, the mean estimators, the algorithms.
+pub fn specs() -> Vec<Arc<dyn TargetSpec>> {
+    let mut v: Vec<Arc<dyn TargetSpec>> = vec![
+        Arc::new(LaplaceTarget),
+        Arc::new(GaussianTarget),
+        Arc::new(ExponentialTarget),
+        Arc::new(ReportNoisyMinTarget),
+        Arc::new(PeelingTarget),
+        Arc::new(CatoniTarget),
+    ];
+    for a in algorithm_targets() {
+        v.push(Arc::new(a));
+    }
+    v
+}
+
+/// Every target: each spec's real target followed by its broken twin.
+pub fn targets() -> Vec<Target> {
+    specs()
+        .into_iter()
+        .flat_map(|s| [Target::real(s.clone()), Target::broken(s)])
+        .collect()
+}
+
+/// The target called `name` (`NAME` or `NAME-broken`).
+pub fn target(name: &str) -> Result<Target, AuditError> {
+    targets()
+        .into_iter()
+        .find(|t| t.name() == name)
+        .ok_or_else(|| AuditError::UnknownTarget(name.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimators::catoni::PHI_BOUND;
+    use crate::noise::rng_from_seed;
+
+    fn claim(e: f64, d: f64) -> Budget {
+        Budget::new(e, d).unwrap()
+    }
+
+    #[test]
+    fn mechanism_pairs_attain_their_sensitivity_exactly() {
+        // laplace: |q − q′| = Δ₁ = 1
+        let (d, dp) = replace_first(10, 1, 0.0, &[0.0], &[1.0]);
+        assert_eq!(column_sums(&dp, 1)[0] - column_sums(&d, 1)[0], 1.0);
+        // gaussian: ‖q − q′‖₂ = √2 = Δ₂ of records in [0, 1]²
+        let (d, dp) = replace_first(10, 2, 0.0, &[0.0, 0.0], &[1.0, 1.0]);
+        let diff: f64 = column_sums(&dp, 2)
+            .iter()
+            .zip(column_sums(&d, 2))
+            .map(|(a, b)| (a - b) * (a - b))
+            .sum();
+        assert_eq!(diff.sqrt(), 2f64.sqrt());
+        // exponential / report-noisy-min: every score moves by exactly 1, in opposite
+        // directions for candidate 1 and the rest
+        let (u, up) = opposed_scores();
+        assert_eq!(u[0] - up[0], 1.0);
+        assert!(u[1..].iter().zip(&up[1..]).all(|(a, b)| b - a == 1.0));
+    }
+
+    #[test]
+    fn laplace_twin_has_exactly_half_the_noise() {
+        let real = LaplaceTarget.prepare(&claim(0.7, 0.0), false).unwrap();
+        let twin = LaplaceTarget.prepare(&claim(0.7, 0.0), true).unwrap();
+        for seed in 0..20 {
+            let a = real(Neighbour::D, &mut rng_from_seed(seed)).unwrap();
+            let b = twin(Neighbour::D, &mut rng_from_seed(seed)).unwrap();
+            assert!((a - 2.0 * b).abs() < 1e-12, "{a} vs {b}");
+            let a = real(Neighbour::DPrime, &mut rng_from_seed(seed)).unwrap();
+            let b = twin(Neighbour::DPrime, &mut rng_from_seed(seed)).unwrap();
+            assert!(((a - 1.0) - 2.0 * (b - 1.0)).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn skipped_draw_twins_release_the_exact_value() {
+        let g = GaussianTarget.prepare(&claim(1.0, 1e-5), true).unwrap();
+        let c = CatoniTarget.prepare(&claim(1.0, 0.0), true).unwrap();
+        let mut rng = rng_from_seed(3);
+        assert_eq!(g(Neighbour::D, &mut rng).unwrap(), 0.0);
+        assert_eq!(g(Neighbour::DPrime, &mut rng).unwrap(), 1.0);
+        let (c0, c1) = (
+            c(Neighbour::D, &mut rng).unwrap(),
+            c(Neighbour::DPrime, &mut rng).unwrap(),
+        );
+        assert_eq!(c0, -c1, "the catoni pair is symmetric");
+        assert!(c1 > 0.0);
+        // Real: the Gaussian noise has σ = √2/√(2ρ), ρ from the (ε, δ) conversion.
+        let real = GaussianTarget.prepare(&claim(1.0, 1e-5), false).unwrap();
+        let n = 20_000;
+        let mut rng = rng_from_seed(4);
+        let var = (0..n)
+            .map(|_| real(Neighbour::D, &mut rng).unwrap().powi(2))
+            .sum::<f64>()
+            / n as f64;
+        let rho = approx_to_zcdp_rho(calibration_target(1.0), 1e-5);
+        let sigma2 = 2.0 / (2.0 * rho);
+        assert!((var / sigma2 - 1.0).abs() < 0.05, "{var} vs {sigma2}");
+        // Peeling twin: coordinate 1's value is exactly v₁ = 1 whenever it is selected.
+        let p = PeelingTarget.prepare(&claim(1.0, 1e-5), true).unwrap();
+        let mut rng = rng_from_seed(5);
+        for _ in 0..200 {
+            let t = p(Neighbour::D, &mut rng).unwrap();
+            assert!(t == 0.0 || t == 1.0);
+            assert_eq!(p(Neighbour::DPrime, &mut rng).unwrap(), 0.0);
+        }
+    }
+
+    #[test]
+    fn catoni_target_follows_spec_a5() {
+        let (n, d, eps) = (CATONI_N, CATONI_D, 0.8);
+        let m = CatoniMean::new(n, d, eps).unwrap();
+        let k = (3.0 * n as f64 * eps * 2.0 / (8.0 * 2f64.sqrt() * d as f64)).sqrt();
+        assert!((m.est.scale - k).abs() < 1e-12);
+        let b = d as f64 * 4.0 * 2f64.sqrt() * k / (3.0 * n as f64 * eps);
+        assert!((m.lap.scale - b).abs() < 1e-12 * b);
+        // a* maximises one record's contribution: at least the |a| → ∞ limit, within the
+        // bound 2√2/3 of the sensitivity proof.
+        let a = m.worst_value();
+        let best = psi_gradient(a, k, 1.0);
+        assert!(best >= psi_gradient(1e12, k, 1.0) && best <= PHI_BOUND);
+        for f in [0.5, 0.9, 1.1, 2.0] {
+            assert!(psi_gradient(a * f, k, 1.0) <= best);
+        }
+        // The pair moves each coordinate by 2·(k/n)·Ψ(a*) ≤ the ℓ∞ sensitivity 4√2k/(3n).
+        let move_per_coord = 2.0 * k / n as f64 * best;
+        assert!(move_per_coord <= m.est.sensitivity_inf(n));
+    }
+
+    #[test]
+    fn canary_pair_differs_in_one_record() {
+        let p = canary_pair(12, 3, 1.0, 5.0);
+        assert_eq!((p.d.n(), p.d.d()), (12, 3));
+        assert_eq!(p.d.x(), p.d_prime.x());
+        let diff: Vec<usize> = (0..12)
+            .filter(|&i| p.d.y()[i] != p.d_prime.y()[i])
+            .collect();
+        assert_eq!(diff, vec![0]);
+        assert_eq!((p.d.y()[0], p.d_prime.y()[0]), (5.0, -5.0));
+        assert!(p.d.row(0).iter().all(|&v| v == 1.0));
+        assert!(p.d.x()[3..].iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn every_private_algorithm_has_a_target_and_the_privacy_model_is_the_catalogues() {
+        let names: Vec<&str> = algorithm_targets().iter().map(|a| a.algorithm).collect();
+        for a in algorithms::catalogue() {
+            assert_eq!(
+                names.contains(&a.name),
+                a.privacy != "none",
+                "{} ({})",
+                a.name,
+                a.privacy
+            );
+        }
+        for t in algorithm_targets() {
+            assert_eq!(t.privacy().as_str(), {
+                let c = algorithms::catalogue();
+                c.iter().find(|a| a.name == t.algorithm).unwrap().privacy
+            });
+            assert!(t.broken_factor > 1.0);
+        }
+    }
+
+    #[test]
+    fn algorithm_twin_runs_at_c_times_epsilon() {
+        // The twin's weights equal a plain fit at c·ε with the same generator.
+        let t = algorithm_targets()
+            .into_iter()
+            .find(|a| a.algorithm == "dp-iht-huber")
+            .unwrap();
+        let c = t.broken_factor;
+        let twin = t.prepare(&claim(0.5, 1e-5), true).unwrap();
+        let alg = algorithms::build("dp-iht-huber", &t.param_map()).unwrap();
+        let dom = t.domain.build(3).unwrap();
+        let problem = Problem {
+            data: &t.pair.d,
+            loss: t.loss,
+            domain: dom.as_ref(),
+        };
+        for seed in 0..5 {
+            let w = alg
+                .fit(
+                    &problem,
+                    Budget::new(0.5 * c, 1e-5).unwrap(),
+                    &mut rng_from_seed(seed),
+                    &mut NoObserver,
+                )
+                .unwrap()
+                .weights;
+            let stat = twin(Neighbour::D, &mut rng_from_seed(seed)).unwrap();
+            assert_eq!(stat, w.iter().sum::<f64>());
+        }
+    }
+
+    #[test]
+    fn bad_algorithm_targets_fail_before_any_trial() {
+        let mut t = algorithm_targets().remove(0);
+        t.params.push(p("no_such_parameter", "1"));
+        let err = t.prepare(&claim(1.0, 1e-5), false).err().unwrap();
+        assert!(err.to_string().contains("no_such_parameter"), "{err}");
+        let mut t = algorithm_targets().remove(0);
+        t.domain = DomainSpec::Sparse { s: 1, radius: 1.0 };
+        let err = t.prepare(&claim(1.0, 1e-5), false).err().unwrap();
+        assert!(err.to_string().contains("dp-frank-wolfe"), "{err}");
+    }
+}
