@@ -53,7 +53,7 @@
 //! |---|---|
 //! | sensitivity halved (the mechanism is built with Δ/2: half the noise) | `laplace`, `exponential`, `report-noisy-min` |
 //! | one noise draw skipped (the audited coordinate / the released values are exact) | `gaussian`, `peeling`, `catoni` |
-//! | algorithm run at c·ε (every noise scale divided by ≈ c; c = ∞ removes the noise) with all hyperparameters pinned | every algorithm (c per target in [`targets`]) |
+//! | algorithm run at c·ε (every noise scale divided by ≈ c; c = ∞ removes the noise) with all hyperparameters pinned | every algorithm (c per target in [`targets::algorithm_targets`]) |
 //!
 //! # Adding a target for a new algorithm
 //!
@@ -87,7 +87,7 @@
 //! noise protects less well (fewer iterations, T = 2). The ignored test
 //! `calibration_table` of `tests/audit.rs` prints the bound of the twin for several c.
 //! A new mean estimator (`clip`, `iterative-updating`, `sparse-peeling`) is added like
-//! `catoni` in [`targets`]: a [`TargetSpec`] whose `prepare` builds the estimator on a
+//! `catoni` in [`mod@targets`]: a [`TargetSpec`] whose `prepare` builds the estimator on a
 //! fixed pair and injects the defect (a halved sensitivity or a skipped noise draw),
 //! registered in [`targets::specs`]. `docs/privacy.md` lists every target with its
 //! theorem.

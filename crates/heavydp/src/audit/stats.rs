@@ -413,6 +413,8 @@ pub fn threshold_test(
 }
 
 #[cfg(test)]
+// Reference values are printed to 17 significant digits, as the reference tool gives them.
+#[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
 
