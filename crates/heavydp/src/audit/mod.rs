@@ -124,7 +124,7 @@ pub enum AuditError {
     InvalidEpsilon(f64),
     #[error("--delta must be in [0, 1); got {0}")]
     InvalidDelta(f64),
-    #[error("target '{target}' is ({model}) and needs --delta > 0 (default {default})")]
+    #[error("target '{target}' is {model}: it needs --delta > 0 (the default is {default:e})")]
     DeltaRequired {
         target: String,
         model: &'static str,
@@ -238,7 +238,7 @@ impl Target {
                 model: if model == PrivacyModel::Zcdp {
                     "zCDP, audited at its (epsilon, delta) conversion"
                 } else {
-                    "epsilon, delta"
+                    "(epsilon, delta)-DP"
                 },
                 default: DEFAULT_DELTA,
             });
