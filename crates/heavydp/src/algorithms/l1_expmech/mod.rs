@@ -37,7 +37,9 @@
 //!
 //! The grid net's resolution is ζ = max(1/n, ζ_min) (spec §5 "heavydp defaults"), where
 //! ζ_min is the smallest resolution whose grid net has at most `max_candidates` points
-//! ([`zeta_min`], a public search: counting grid points reads no data). When 1/n is
+//! ([`zeta_min`], a public search: counting grid points reads no data; a grid whose
+//! bounding box has more than 64·`max_candidates` + 2^20 points counts as infeasible,
+//! because the enumeration scans the box). When 1/n is
 //! coarser than ζ_min but its grid (which moves with ζ, so counts are not exactly
 //! monotone) is still too large, ζ_min is used. Nothing silent: a `zeta` finer than
 //! feasible, or a feasible grid that is useless (ζ_min ≥ R = max_{w∈W}‖w‖₂, when the
@@ -76,12 +78,16 @@
 //! | `mcmc_step` | σ | R·min(1, (2.38/√d)·√(2κ log θ/(nιε))) | `mcmc` only: the target's local scale |
 //!
 //! **Compute budget (deviation from the spec's 2^18).** A fit costs N·n ψ evaluations.
-//! Measured on the 2-core build machine (`benches/l1_expmech.rs`), the kernel does one
-//! evaluation in ≈ 0.8 ns (θ = 2, d = 1), ≈ 1.1 ns (θ = 2, d = 2) and ≈ 9 ns (θ < 2,
-//! which needs x^θ) per core. N = 2^18 at n = 10⁵ would take ≈ 15 s (θ = 2, d = 2) and
-//! ≈ 2 minutes (θ < 2) on 2 cores, so the default cap is the public rule
-//! N ≤ min(2^18, max(2^12, W_θ/n)) with W_2 = 2^33 and W_θ = 2^30 for θ < 2 residual
-//! evaluations (≈ 4 s on 2 cores). `max_candidates` overrides it.
+//! Measured on the 2-core build machine (thread CPU time, release profile; SSE2 code),
+//! the kernel does one evaluation in ≈ 0.86 ns (θ = 2, d = 1), ≈ 1.25 ns (θ = 2,
+//! d = 2) and ≈ 10 ns (θ < 2, which needs x^θ; d = 1, 2). N = 2^18 at n = 10⁵ would
+//! take ≈ 16 s (θ = 2, d = 2) and ≈ 2 minutes (θ < 2) on 2 idle cores, so the default
+//! cap is the public rule N ≤ min(2^18, max(2^12, W_θ/n)) with W_2 = 2^33 and
+//! W_θ = 2^29 for θ < 2 residual evaluations ([`default_max_candidates`]). Whole default
+//! fits at n = 10⁵ then cost 7.3 s (θ = 2, d = 1, N = 85 895), 9.7 s (θ = 2, d = 2,
+//! N = 85 893), 5.2 s (θ = 1.5, d = 1, N = 5 367) and 5.6 s (θ = 1.5, d = 2, N = 5 345)
+//! of CPU time, i.e. ≈ 2.5–5 s on 2 idle cores. Below n ≈ 33 000 (θ = 2) the cap is the
+//! spec's 2^18. `max_candidates` overrides it.
 //!
 //! **Utility terms reported.** The model file records the public, ζ- and N-dependent
 //! terms of the explicit bounds at the ζ and N used: for θ = 2 (eq. 14)
@@ -438,7 +444,7 @@ impl L1RegressionExpMech {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
-            paper: "Wang & Xu, Alg. 1 (theta = 2) and Alg. 2 (theta in (1,2))",
+            paper: "Wang & Xu, Alg. 1 and 2",
             privacy: "pure",
             losses: vec!["absolute"],
             domains: vec!["l2-ball", "l1-ball", "simplex", "polytope"],

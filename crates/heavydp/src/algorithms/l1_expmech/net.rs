@@ -169,6 +169,14 @@ impl<'a> GridNet<'a> {
         })
     }
 
+    /// Number of points N (as [`CandidateSet::count`]).
+    pub fn count(&self) -> u64 {
+        *self.starts.last().expect("starts is never empty")
+    }
+    /// Point i (as [`CandidateSet::point`]).
+    pub fn point(&self, i: u64) -> Vec<f64> {
+        CandidateSet::point(self, i)
+    }
     /// The resolution ζ.
     pub fn zeta(&self) -> f64 {
         self.zeta
@@ -214,7 +222,7 @@ impl CandidateSet for GridNet<'_> {
         self.d
     }
     fn count(&self) -> u64 {
-        *self.starts.last().expect("starts is never empty")
+        GridNet::count(self)
     }
     fn fill(&self, start: u64, out: &mut [f64]) {
         let d = self.d;

@@ -767,6 +767,25 @@ fn report_records_the_net_and_the_utility_terms() {
     );
     let mech = 2.0 * h["score_sensitivity"].as_f64().unwrap() * (n_cand as f64 / 0.05).ln();
     assert!((h["utility_mechanism_term"].as_f64().unwrap() - mech).abs() < 1e-15);
+    // sensitivity=paper: Δ_u doubles, the exponent halves (exp(−ε S/(4 log θ))).
+    let paper = fit_with(
+        &L1RegressionExpMech {
+            max_candidates: Some(1000),
+            sensitivity: SensitivityRule::Paper,
+            ..Default::default()
+        },
+        &data,
+        &domain,
+        Budget::pure(1.0).unwrap(),
+        1,
+    )
+    .unwrap();
+    let hp_f = |r: &FitReport, k: &str| r.hyperparameters[k].as_f64().unwrap();
+    assert!(
+        (hp_f(&paper, "score_sensitivity") / hp_f(&r, "score_sensitivity") - 2.0).abs() < 1e-12
+    );
+    assert_eq!(hp_f(&paper, "exponent_temperature"), 4.0 * 2f64.ln());
+    assert_eq!(hp_f(&r, "exponent_temperature"), 2.0 * 2f64.ln());
     // θ < 2: eq. (26) terms.
     let t = utility_net_terms(1.5, 2.0, 0.1, 0.01);
     let want = 0.06 + 2.0 * 0.2f64.powf(0.5) * 0.01f64.powf(1.5) * 2f64.powf(1.5) / 1.5;
