@@ -34,6 +34,7 @@
 //! | Hu, Ni, Xiao & Wang, Alg. 3 | truncated DP-IHT with Peeling | `ht-sparse-linreg` | [`algorithms::iht`] |
 //! | Hu, Ni, Xiao & Wang, Alg. 4 | Peeling | — | [`mechanisms::Peeling`] |
 //! | Hu, Ni, Xiao & Wang, Alg. 5 | robust-gradient IHT with Peeling | `ht-sparse-opt` | [`algorithms::iht`] |
+//! | Wang & Xu, Alg. 1 and 2 | exponential mechanism over a net for ℓ1 regression | `l1-regression-expmech` | [`algorithms::l1_expmech`] |
 //!
 //! Neighbouring datasets differ in one record replaced; n is public.
 

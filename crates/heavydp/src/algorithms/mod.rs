@@ -16,10 +16,12 @@
 //! | `dp-iht-l1` | [`iht`] (`absolute`) | Tian et al. Alg. 3 | approx |
 //! | `dp-slr` | [`iht`] (`least_squares`) | Cai, Wang & Zhang (Tian et al. baseline) | approx |
 //! | `adahuber` | [`adaptive_huber`] | Sun, Zhou & Fan (Tian et al. baseline) | none |
+//! | `l1-regression-expmech` | [`l1_expmech`] | Wang & Xu Alg. 1 and 2 | pure |
 
 pub mod adaptive_huber;
 pub mod frank_wolfe;
 pub mod iht;
+pub mod l1_expmech;
 pub mod mirror_descent;
 pub mod objective_perturbation;
 #[cfg(test)]
@@ -442,6 +444,7 @@ pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>,
         "dp-iht-l1" => Box::new(iht::DpIhtL1::from_params(params)?),
         "dp-slr" => Box::new(iht::DpSlr::from_params(params)?),
         "adahuber" => Box::new(adaptive_huber::AdaHuber::from_params(params)?),
+        "l1-regression-expmech" => Box::new(l1_expmech::L1RegressionExpMech::from_params(params)?),
         other => return Err(FitError::UnknownAlgorithm(other.to_string())),
     })
 }
@@ -462,6 +465,7 @@ pub fn catalogue() -> Vec<AlgorithmInfo> {
         iht::DpIhtL1::info(),
         iht::DpSlr::info(),
         adaptive_huber::AdaHuber::info(),
+        l1_expmech::L1RegressionExpMech::info(),
     ]
 }
 
@@ -473,6 +477,7 @@ pub fn default_loss_and_domain(name: &str) -> (&'static str, &'static str) {
         "ht-sparse-linreg" | "ht-sparse-opt" | "dp-slr" => ("squared", "sparse"),
         "dp-iht-huber" | "adahuber" => ("huber", "sparse"),
         "dp-iht-l1" => ("absolute", "sparse"),
+        "l1-regression-expmech" => ("absolute", "l2-ball"),
         _ => ("squared", "l1-ball"),
     }
 }
