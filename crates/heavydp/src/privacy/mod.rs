@@ -992,7 +992,10 @@ mod tests {
         let r = zhao_rho_eq24(1.0, 1e-5, 10);
         assert!(close_below(r, 2.556684775661192e-6), "{r}");
         // ρ is proportional to ε² k at fixed ln terms: ε = 0.5 gives a quarter
-        assert!(close_below(zhao_rho_eq24(0.5, 1e-5, 10), 2.556684775661192e-6 / 4.0));
+        assert!(close_below(
+            zhao_rho_eq24(0.5, 1e-5, 10),
+            2.556684775661192e-6 / 4.0
+        ));
         assert_eq!(zhao_rho_eq24(f64::INFINITY, 1e-5, 10), f64::INFINITY);
         // eq. (24) vs the conservative eq. (15) at k = 10: ratio ≈ 1.5·10⁻⁴ (spec §4.1 Reviewed (b))
         let ratio = r / zhao_rho_eq15(1.0, 1e-5);
@@ -1066,7 +1069,10 @@ mod tests {
                 assert!(zcdp_to_approx(b, delta) <= eps);
             }
         }
-        assert_eq!(zhao_target_rho(f64::INFINITY, 0.0, RhoRule::Eq15), f64::INFINITY);
+        assert_eq!(
+            zhao_target_rho(f64::INFINITY, 0.0, RhoRule::Eq15),
+            f64::INFINITY
+        );
     }
 
     #[test]
