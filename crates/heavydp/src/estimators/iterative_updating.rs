@@ -629,8 +629,9 @@ fn orthogonal_to_all(p: &Problem) -> Option<Vec<f64>> {
 }
 
 /// Memo of minimum-norm points by top-r set (shared by the candidates of one call; it
-/// only stores values of a pure function, so results do not depend on scheduling).
-type MinNormMemo = Mutex<HashMap<u64, Vec<f64>>>;
+/// only stores values of a pure function of the set, so results do not depend on
+/// scheduling or thread count).
+type MinNormMemo = Mutex<HashMap<Vec<usize>, Vec<f64>>>;
 
 /// The multistart local search of spec §5.2, in two phases: (1) every candidate of U0
 /// (parallel) runs the spec's monotone improvement u ← p_B/‖p_B‖ (with the level-normal
@@ -682,26 +683,13 @@ fn multistart(p: &Problem) -> (f64, Vec<f64>) {
         .expect("at least one candidate")
 }
 
-/// FNV-1a fingerprint of a sorted index set (memo key).
-fn set_key(set: &[usize]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &j in set {
-        for b in (j as u64).to_le_bytes() {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
-}
-
 /// [`min_norm_point`] through the memo.
 fn min_norm_memo(p: &Problem, set: &[usize], memo: &MinNormMemo) -> Vec<f64> {
-    let key = set_key(set);
-    if let Some(x) = memo.lock().expect("memo").get(&key) {
+    if let Some(x) = memo.lock().expect("memo").get(set) {
         return x.clone();
     }
     let x = min_norm_point(p, set);
-    memo.lock().expect("memo").insert(key, x.clone());
+    memo.lock().expect("memo").insert(set.to_vec(), x.clone());
     x
 }
 

@@ -1,6 +1,26 @@
 //! Tests of Algorithm 3 and the Estimate solvers (spec Zhao §10.3–10.4).
 
 use super::*;
+
+const PIN_D1: f64 = -0.3701693316627524;
+const PIN_G1: [f64; 4] = [
+    -0.21135942547900655,
+    -0.15758666894737217,
+    0.11148605019169354,
+    0.9581568220515422,
+];
+const PIN_D2: f64 = -0.6020024120253963;
+const PIN_G2: [f64; 2] = [-0.9332043355550004, 0.3593461675061391];
+const PIN_GM: [f64; 8] = [
+    1.2367351616231737,
+    0.9994030783719134,
+    -0.0509605586954863,
+    -0.38176800561688873,
+    -0.5255614074674925,
+    -0.37634003774982816,
+    0.6472022578490453,
+    -0.11652978761139939,
+];
 use crate::noise::{gaussian, rng_from_seed, HeavyRng};
 use rand_distr::{Distribution, StudentT};
 
@@ -269,6 +289,61 @@ fn estimate_is_bitwise_invariant_under_permutations() {
             }
         }
     }
+}
+
+#[test]
+fn estimate_is_bitwise_thread_invariant() {
+    for seed in 0..6u64 {
+        let (k, d) = (40, 3 + seed as usize % 3);
+        let q = instance(seed, k, d, true, [0.0, 1.0, 3.0][seed as usize % 3]);
+        let c = vec![0.0; d];
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| estimate(&q, d, &c, EstimateSolver::Multistart).unwrap())
+        };
+        let a = run(1);
+        let b = run(4);
+        assert_eq!(a.0.to_bits(), b.0.to_bits());
+        assert!(a
+            .1
+            .iter()
+            .zip(&b.1)
+            .all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+}
+
+#[test]
+fn pinned_estimate_and_group_means() {
+    // d = 4, k = 15 (multistart) and d = 2 (exact walk): short seeded outputs
+    let q = instance(77, 15, 4, true, 1.5);
+    let (dv, g) = estimate(&q, 4, &[0.1, 0.0, -0.1, 0.2], EstimateSolver::Multistart).unwrap();
+    let q2 = instance(78, 30, 2, false, 0.5);
+    let (dv2, g2) = estimate(&q2, 2, &[0.0, 0.0], EstimateSolver::Exact).unwrap();
+    let x: Vec<f64> = (0..60).map(|i| (i as f64 * 0.37).sin() * 3.0).collect();
+    let gm = noisy_group_means(
+        30,
+        2,
+        1.5,
+        4,
+        0.5,
+        |i, b| b.copy_from_slice(&x[2 * i..2 * i + 2]),
+        &mut rng_from_seed(9),
+    );
+    let want: [(f64, &[f64]); 2] = [(PIN_D1, &PIN_G1), (PIN_D2, &PIN_G2)];
+    for ((d_got, g_got), (d_want, g_want)) in [(dv, g), (dv2, g2)].iter().zip(want) {
+        assert!((d_got - d_want).abs() < 1e-12, "{d_got}");
+        assert!(
+            g_got.iter().zip(g_want).all(|(a, b)| (a - b).abs() < 1e-12),
+            "{g_got:?}"
+        );
+    }
+    assert!(
+        gm.iter().zip(&PIN_GM).all(|(a, b)| (a - b).abs() < 1e-12),
+        "{gm:?}"
+    );
 }
 
 #[test]
