@@ -14,7 +14,7 @@
 //! | [`loss`] | squared, logistic, Huber, absolute, biweight losses in residual form |
 //! | [`constraints`] | ℓ1 ball, ℓ2 ball, simplex, vertex polytope, sparse set: projection, LMO, vertex scores |
 //! | [`linalg`] | deterministic parallel gradient / risk passes |
-//! | [`estimators`] | robust mean / gradient estimators (Catoni–Giulini, with its sensitivity) |
+//! | [`estimators`] | robust mean / gradient estimators (Catoni–Giulini, ℓ2 clipping, Zhao et al.'s iterative updating) and the private means of `heavydp mean` |
 //! | [`algorithms`] | the private algorithms and their registry |
 //! | [`experiments`] | the papers' experiments: grids, seeded parallel repetitions, tidy results |
 //! | [`model`] | the model file (`heavydp-model/1`), predictions and evaluation metrics |

@@ -9,12 +9,19 @@
 //! |---|---|---|---|---|
 //! | Catoni–Giulini smoothed truncation (φ, Ψ, C^) | [`catoni`] / [`CatoniGiulini`] | Hu, Ni, Xiao & Wang, eqs. (1)–(5); spec §A | ℓ∞: 4√2·s/(3m) | implemented |
 //! | coordinate shrinkage | — | Hu et al. Alg. 2–3 (spec B.5) | via the truncation level K | planned |
-//! | ℓ2 clipping | — | clipped gradient descent | ℓ2: 2C/m | planned |
-//! | iterative updating | — | iterative-updating gradient descent | — | planned |
+//! | ℓ2 clipping (Algorithm 2) | [`clip`] / [`clip::clip_l2`], [`clip::clipped_row_sum`] | Zhao et al. Alg. 2, Lemma 4; spec Zhao §3 | ℓ2: 2R/m | implemented |
+//! | iterative updating (Algorithm 3, Estimate (27)) | [`iterative_updating`] / [`iterative_updating::noisy_group_means`], [`iterative_updating::refine`] | Zhao et al. Alg. 3, Lemmas 6–8; spec Zhao §4–§5 | each group mean ℓ2: 2R/m (disjoint groups) | implemented |
+//!
+//! The private mean estimators behind `heavydp mean` (`clip`, `iterative-updating`,
+//! `catoni`, `sparse-peeling`) are in [`private_mean`]: they add the calibrated noise and
+//! charge a [`crate::privacy::PrivacyLedger`].
 
 use thiserror::Error;
 
 pub mod catoni;
+pub mod clip;
+pub mod iterative_updating;
+pub mod private_mean;
 
 pub use catoni::{phi, psi, psi_gradient, CatoniGiulini, PsiBeta, RobustWorkspace, PHI_BOUND};
 
@@ -32,4 +39,7 @@ pub enum EstimatorError {
         /// The rejected value (a parameter, not data).
         value: f64,
     },
+    /// A request the estimator cannot serve (e.g. an exact solver outside its range).
+    #[error("{0}")]
+    Unsupported(String),
 }

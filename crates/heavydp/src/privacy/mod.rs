@@ -26,6 +26,16 @@
 //! | [`approx_to_zcdp_rho`] | the largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε | inverse of Lemma 1(4) |
 //! | [`zhao_rho_eq15`] | ρ = ε² / (1 + 2√(ln(1/δ)))² (valid for ε ≤ 1) | Zhao et al. eq. (15), Thm 3 |
 //! | [`gaussian_zcdp_rho`] | N(0, σ²) on ℓ2-sensitivity Δ is Δ²/(2σ²)-zCDP | Zhao et al. Lemma 2 |
+//! | [`zhao_target_rho`] | ρ for a target (ε, δ): (15) when ε ≤ 1 ([`RhoRule::Eq15`]), else the exact inversion (Z14) | Zhao et al. Thm 3, spec §1, Z14 |
+//! | [`zhao_rho_eq24`] | ρ = ε²k / (64e⁴ ln(8/δ)(1 + 2√(ln(12k/δ)))²) per group (paper's shuffle mode) | Zhao et al. eq. (24), Thm 6 |
+//! | [`zhao_per_step_eq32`] | (ε₀, δ₀) = (ε / (2√(2T ln(2/δ))), δ/(2T)): T steps compose to (ε, δ) for ε ≤ 1 | Zhao et al. eq. (32), §V-C |
+//! | [`shuffle_amplification`] | k shuffled (ε₀, δ₀) local reports ⇒ (ε_g, δ_g) of (79)–(80), second term 8e^{ε₀}/k (Z4) | Zhao et al. App. E; Feldman–McMillan–Talwar Thm III.8 |
+//! | [`zhao_shuffle_preconditions`] | Theorem 6's stated range, ε₀ ≤ 1, FMT's range ε₀ ≤ ln(k/(16 ln(4/δ'))), and the numeric (79)–(80) certificate | spec §4.1, §4.3 (Reviewed), Z5, Z7 |
+//!
+//! Rounding: a function whose result is *charged* (a certified ε or δ) rounds up;
+//! a function whose result *calibrates* noise (a ρ, a per-step ε₀ or δ₀) rounds down,
+//! by a relative 16·2⁻⁵² (larger than the error of the few correctly-rounded operations
+//! and `libm`-quality transcendental calls involved).
 
 use serde::Serialize;
 use thiserror::Error;
@@ -314,6 +324,189 @@ pub fn gaussian_zcdp_rho(sensitivity: f64, sigma: f64) -> f64 {
         s2
     };
     div_up(mul_up(sensitivity, sensitivity), 2.0 * s2_down)
+}
+
+/// `x` lowered by a relative 16·2⁻⁵² (at least one ulp): the rounding-down of a
+/// calibration computed with a handful of floating-point operations. Identity for 0 and ±∞.
+#[inline]
+fn down_rel(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let y = x - x.abs() * (16.0 * f64::EPSILON);
+    if y < x {
+        y
+    } else {
+        x.next_down()
+    }
+}
+
+/// a / b rounded downward, for b > 0.
+#[inline]
+fn div_down(a: f64, b: f64) -> f64 {
+    let q = a / b;
+    if !q.is_finite() {
+        return q;
+    }
+    // q·b − a > 0 exactly means q is above the true quotient.
+    if q.mul_add(b, -a) > 0.0 {
+        q.next_down()
+    } else {
+        q
+    }
+}
+
+/// Which rule turns a target (ε, δ) into a zCDP parameter ρ ([`zhao_target_rho`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RhoRule {
+    /// Zhao et al. eq. (15), ρ = ε²/(1 + 2√(ln(1/δ)))², valid for ε ≤ 1 (Theorem 3);
+    /// falls back to [`RhoRule::Exact`] when ε > 1 (spec Z14).
+    Eq15,
+    /// The exact inversion of Lemma 1(4): the largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε.
+    Exact,
+}
+
+impl RhoRule {
+    /// The parameter value (`eq15` / `exact`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RhoRule::Eq15 => "eq15",
+            RhoRule::Exact => "exact",
+        }
+    }
+}
+
+/// The zCDP parameter ρ that certifies a target (ε, δ) through Lemma 1(4) of Zhao et al.
+/// (ρ-zCDP ⇒ (ρ + 2√(ρ ln(1/δ)), δ)-DP): eq. (15) for ε ≤ 1 with [`RhoRule::Eq15`]
+/// (Theorem 3), the exact inversion [`approx_to_zcdp_rho`] otherwise (spec Z14).
+/// A calibration: computed at [`calibration_target`]`(ε)` and rounded down, so that a
+/// ledger charging the resulting Gaussian mechanism never exceeds ε. ε = ∞ gives ∞.
+/// Needs δ ∈ (0, 1).
+pub fn zhao_target_rho(epsilon: f64, delta: f64, rule: RhoRule) -> f64 {
+    if epsilon.is_infinite() {
+        return f64::INFINITY;
+    }
+    let target = calibration_target(epsilon);
+    match rule {
+        RhoRule::Eq15 if epsilon <= 1.0 => down_rel(zhao_rho_eq15(target, delta)),
+        _ => approx_to_zcdp_rho(target, delta),
+    }
+}
+
+/// Zhao et al. eq. (24), the per-group ρ of Theorem 6 (paper's shuffle-amplified mode):
+/// ρ = ε² k / (64 e⁴ ln(8/δ) (1 + 2√(ln(12k/δ)))²). A calibration, rounded down.
+/// ε = ∞ gives ∞.
+pub fn zhao_rho_eq24(epsilon: f64, delta: f64, k: usize) -> f64 {
+    if epsilon.is_infinite() {
+        return f64::INFINITY;
+    }
+    let k = k as f64;
+    let e4 = 4.0f64.exp();
+    let l8 = (8.0 / delta).ln();
+    let a = 1.0 + 2.0 * (12.0 * k / delta).ln().sqrt();
+    down_rel(epsilon * epsilon * k / (64.0 * e4 * l8 * a * a))
+}
+
+/// Zhao et al. eq. (32): the per-step budget (ε₀, δ₀) = (ε / (2√(2T ln(2/δ))), δ/(2T))
+/// of T adaptively composed steps, which by advanced composition (Lemma 1(1), slack δ/2)
+/// are (ε, δ)-DP for ε ≤ 1 (spec §1: the first term is ε/2, the second at most
+/// (e − 1)ε²/(8 ln(2/δ)) ≤ ε/2). Both rounded down (calibrations). ε = ∞ gives (∞, δ/(2T)).
+pub fn zhao_per_step_eq32(epsilon: f64, delta: f64, steps: usize) -> (f64, f64) {
+    let t = steps as f64;
+    let delta0 = div_down(delta, 2.0 * t);
+    if epsilon.is_infinite() {
+        return (f64::INFINITY, delta0);
+    }
+    let eps0 = down_rel(epsilon / (2.0 * (2.0 * t * (2.0 / delta).ln()).sqrt()));
+    (eps0, delta0)
+}
+
+/// Privacy amplification by shuffling, Zhao et al. (79)–(80) (Feldman, McMillan &
+/// Talwar, Theorem III.8): k reports of (ε₀, δ₀)-DP local randomizers, shuffled, are
+/// (ε_g, δ_g)-DP with slack δ' ∈ (0, 1):
+///
+/// ε_g = min{ ln[1 + ((e^{ε₀} − 1)/(e^{ε₀} + 1))·(8√(e^{ε₀} ln(4/δ'))/√k + 8e^{ε₀}/k)], ε₀ },
+/// δ_g = δ' + (e^{ε_g} + 1)(1 + e^{−ε₀}/2)·k·δ₀.
+///
+/// The second term inside the bracket is 8e^{ε₀}/k as in FMT and the proof's (84), not the
+/// printed 8e^{ε₀}/√k (spec Z4). FMT state the bound for ε₀ ≤ ln(k/(16 ln(2/δ'))) only;
+/// this function evaluates the formula and leaves range checks to
+/// [`zhao_shuffle_preconditions`]. A certified value: rounded up.
+pub fn shuffle_amplification(eps0: f64, delta0: f64, k: usize, delta_prime: f64) -> (f64, f64) {
+    let kf = k as f64;
+    let e_up = up(eps0.exp());
+    let e_down = eps0.exp().next_down();
+    // (e^{ε₀} − 1)/(e^{ε₀} + 1), numerator up, denominator down
+    let t = div_up(up(eps0.exp_m1()), (e_down + 1.0).next_down());
+    let l4 = up((4.0 / delta_prime).ln());
+    let sqrt_k_down = kf.sqrt().next_down();
+    let a = div_up(mul_up(8.0, up(mul_up(e_up, l4).sqrt())), sqrt_k_down);
+    let b = div_up(mul_up(8.0, e_up), kf);
+    let inner = mul_up(t, add_up(a, b));
+    let eps_g = up(inner.ln_1p()).min(eps0);
+    let em = up((-eps0).exp());
+    let f1 = add_up(up(eps_g.exp()), 1.0);
+    let f2 = add_up(1.0, em / 2.0);
+    let delta_g = add_up(delta_prime, mul_up(mul_up(f1, f2), mul_up(kf, delta0)));
+    (eps_g, delta_g)
+}
+
+/// Whether Theorem 6 of Zhao et al. (the shuffle-amplified guarantee of the iterative
+/// updating estimator with ρ of eq. (24)) may be invoked for a target (ε, δ) and k groups.
+/// Checks, in order, and names the first that fails:
+///
+/// 1. the stated range ε ≤ 8e²√(ln(4/δ)/k);
+/// 2. ε₀ ≤ 1 for the local guarantee ε₀ = ρ + 2√(ρ ln(1/δ₀)), ρ of (24), δ₀ = δ/(12k)
+///    (the range does not imply it exactly, spec §4.3 Reviewed, Z5);
+/// 3. FMT's range ε₀ ≤ ln(k/(16 ln(4/δ'))) with δ' = δ/2 (spec §4.1(c));
+/// 4. the amplified (ε_g, δ_g) of [`shuffle_amplification`]`(ε₀, δ₀, k, δ/2)` is within
+///    (ε, δ) (the numeric certificate of the proof's last step).
+///
+/// Passing these checks does not close the gap Z7 (the group means are not local
+/// randomizers w.r.t. a whole group's change); callers must label the guarantee as
+/// relying on Theorem 6. Errors are about the public (ε, δ, k) only.
+pub fn zhao_shuffle_preconditions(epsilon: f64, delta: f64, k: usize) -> Result<(), String> {
+    if !(epsilon.is_finite() && epsilon > 0.0) {
+        return Err(format!(
+            "Theorem 6 needs a finite epsilon > 0, got {epsilon}"
+        ));
+    }
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(format!("Theorem 6 needs delta in (0, 1), got {delta}"));
+    }
+    if k == 0 {
+        return Err("Theorem 6 needs k >= 1 groups".into());
+    }
+    let kf = k as f64;
+    let range = 8.0 * 2.0f64.exp() * ((4.0 / delta).ln() / kf).sqrt();
+    if epsilon > range {
+        return Err(format!(
+            "Theorem 6's range epsilon <= 8 e^2 sqrt(ln(4/delta)/k) = {range:.6} fails for epsilon = {epsilon}, delta = {delta}, k = {k}"
+        ));
+    }
+    let rho = zhao_rho_eq24(epsilon, delta, k);
+    let delta0 = div_down(delta, 12.0 * kf);
+    let eps0 = zcdp_to_approx(rho, delta0);
+    if eps0 > 1.0 {
+        return Err(format!(
+            "the local guarantee epsilon_0 = rho + 2 sqrt(rho ln(12k/delta)) = {eps0:.6} exceeds 1 (Theorem 6 needs epsilon_0 <= 1; k = {k})"
+        ));
+    }
+    let delta_prime = delta / 2.0;
+    let fmt = (kf / (16.0 * (4.0 / delta_prime).ln())).ln();
+    if eps0 > fmt {
+        return Err(format!(
+            "amplification by shuffling (Feldman-McMillan-Talwar Thm III.8) needs epsilon_0 <= ln(k/(16 ln(4/delta'))) = {fmt:.6} with delta' = delta/2, but epsilon_0 = {eps0:.6} (k = {k}; this range needs k of a few hundred or more)"
+        ));
+    }
+    let (eg, dg) = shuffle_amplification(eps0, delta0, k, delta_prime);
+    if eg > epsilon || dg > delta {
+        return Err(format!(
+            "the amplified guarantee (79)-(80) is ({eg:.6}, {dg:.3e}), outside the budget ({epsilon}, {delta:e})"
+        ));
+    }
+    Ok(())
 }
 
 /// One line of the ledger: a release label, its per-invocation cost, and how many
@@ -780,6 +973,177 @@ mod tests {
             .is_err());
         // a whole-data charge is over budget too
         assert!(l.charge("all", Cost::Pure { epsilon: 0.1 }).is_err());
+    }
+
+    /// |a − b| ≤ 1e-13·|b| and a on the required side of b.
+    fn close_below(a: f64, b: f64) -> bool {
+        a <= b && (b - a) <= 1e-13 * b.abs()
+    }
+    fn close_above(a: f64, b: f64) -> bool {
+        a >= b && (a - b) <= 1e-13 * b.abs()
+    }
+
+    #[test]
+    fn zhao_eq24_hand_calculation() {
+        // (ε, δ, k) = (1, 1e-5, 10):
+        // ρ = 1·10 / (64 e⁴ ln(8·10⁵) (1 + 2√(ln(1.2·10⁷)))²)
+        //   = 10 / (64 · 54.598150033 · 13.592366737 · (1 + 2·4.0847866)²)
+        //   = 2.556684775661192e-6 (40-digit arithmetic)
+        let r = zhao_rho_eq24(1.0, 1e-5, 10);
+        assert!(close_below(r, 2.556684775661192e-6), "{r}");
+        // ρ is proportional to ε² k at fixed ln terms: ε = 0.5 gives a quarter
+        assert!(close_below(
+            zhao_rho_eq24(0.5, 1e-5, 10),
+            2.556684775661192e-6 / 4.0
+        ));
+        assert_eq!(zhao_rho_eq24(f64::INFINITY, 1e-5, 10), f64::INFINITY);
+        // eq. (24) vs the conservative eq. (15) at k = 10: ratio ≈ 1.5·10⁻⁴ (spec §4.1 Reviewed (b))
+        let ratio = r / zhao_rho_eq15(1.0, 1e-5);
+        assert!((1e-4..2e-4).contains(&ratio), "{ratio}");
+    }
+
+    #[test]
+    fn zhao_eq32_hand_calculation_and_composition() {
+        // (ε, δ, T) = (1, 1e-5, 100): ε₀ = 1 / (2√(200 ln(2·10⁵))) = 1/(2√(2441.1...)),
+        // = 0.010119685864129023; δ₀ = 10⁻⁵/200 = 5·10⁻⁸.
+        let (e0, d0) = zhao_per_step_eq32(1.0, 1e-5, 100);
+        assert!(close_below(e0, 0.010119685864129023), "{e0}");
+        assert!(d0 <= 5e-8 && d0 > 5e-8 * (1.0 - 1e-15), "{d0}");
+        // T (ε₀, δ₀) steps compose to at most (ε, δ) by advanced composition with slack δ/2
+        for &eps in &[0.01, 0.1, 0.3, 0.5, 0.75, 0.9, 1.0] {
+            for &delta in &[1e-3, 1e-5, 1e-8, 1e-12] {
+                for &t in &[1usize, 2, 10, 100, 1000, 100_000] {
+                    let (e0, d0) = zhao_per_step_eq32(eps, delta, t);
+                    let (te, td) = advanced_composition(t, e0, d0, delta / 2.0);
+                    assert!(te <= eps, "eps {eps} delta {delta} T {t}: {te}");
+                    assert!(td <= delta, "eps {eps} delta {delta} T {t}: {td}");
+                }
+            }
+        }
+        assert_eq!(zhao_per_step_eq32(f64::INFINITY, 1e-5, 4).0, f64::INFINITY);
+    }
+
+    #[test]
+    fn shuffle_amplification_hand_calculation() {
+        // (ε₀, δ₀, k, δ') = (0.5, 1e-8, 1000, 5e-6):
+        // t = (e^0.5 − 1)/(e^0.5 + 1) = 0.24491866240370913
+        // bracket = 8√(e^0.5 ln(8·10⁵))/√1000 + 8e^0.5/1000 = 1.19373... + 0.013190...
+        // ε_g = ln(1 + t·bracket) = 0.2597027125911739 (< ε₀ = 0.5)
+        // δ_g = 5e-6 + (e^{ε_g} + 1)(1 + e^{−0.5}/2)·1000·1e-8 = 3.493006933475524e-5
+        let (eg, dg) = shuffle_amplification(0.5, 1e-8, 1000, 5e-6);
+        assert!(close_above(eg, 0.2597027125911739), "{eg}");
+        assert!(close_above(dg, 3.493006933475524e-5), "{dg}");
+        // small k: no amplification, ε_g = ε₀
+        let (eg, _) = shuffle_amplification(0.5, 1e-8, 10, 5e-6);
+        assert_eq!(eg, 0.5);
+        // the /k second term (Z4): with /√k the value would be larger
+        let kf = 1000f64;
+        let t = 0.5f64.exp_m1() / (0.5f64.exp() + 1.0);
+        let sqrtk_variant = (1.0
+            + t * (8.0 * (0.5f64.exp() * (4.0f64 / 5e-6).ln()).sqrt() / kf.sqrt()
+                + 8.0 * 0.5f64.exp() / kf.sqrt()))
+        .ln();
+        assert!(sqrtk_variant > 0.2597027125911739 + 1e-3);
+    }
+
+    #[test]
+    fn zhao_target_rho_rules() {
+        // ε ≤ 1, eq. (15): (1, 1e-5): ρ = 1/(1 + 2√(ln 10⁵))² = 0.01649512215000531,
+        // taken at the calibration target ε(1 − 1e-9): ρ·(1 − 1e-9)²
+        let r = zhao_target_rho(1.0, 1e-5, RhoRule::Eq15);
+        let want = 0.01649512215000531 * (1.0 - 1e-9f64).powi(2);
+        assert!(close_below(r, want), "{r} vs {want}");
+        // ε > 1: eq. (15) is not valid; exact inversion
+        // (2, 1e-5): ρ* = (√(ln 10⁵ + 2) − √(ln 10⁵))² = 0.08004537534668204
+        let r2 = zhao_target_rho(2.0, 1e-5, RhoRule::Eq15);
+        assert_eq!(r2, zhao_target_rho(2.0, 1e-5, RhoRule::Exact));
+        assert!(r2 <= 0.08004537534668204 && r2 > 0.08004537534668204 * (1.0 - 3e-9));
+        // exact ≥ eq. (15) always (the exact inversion is the largest valid ρ)
+        for &eps in &[0.1, 0.5, 1.0] {
+            for &delta in &[1e-3, 1e-6, 1e-10] {
+                let a = zhao_target_rho(eps, delta, RhoRule::Eq15);
+                let b = zhao_target_rho(eps, delta, RhoRule::Exact);
+                assert!(a <= b);
+                // both certify (ε, δ) through Lemma 1(4)
+                assert!(zcdp_to_approx(a, delta) <= eps);
+                assert!(zcdp_to_approx(b, delta) <= eps);
+            }
+        }
+        assert_eq!(
+            zhao_target_rho(f64::INFINITY, 0.0, RhoRule::Eq15),
+            f64::INFINITY
+        );
+    }
+
+    #[test]
+    fn lemma_1_4_round_trip() {
+        for &eps in &[1e-3, 0.1, 0.5, 1.0, 2.0, 8.0] {
+            for &delta in &[0.5, 1e-3, 1e-6, 1e-12] {
+                let rho = approx_to_zcdp_rho(eps, delta);
+                let back = zcdp_to_approx(rho, delta);
+                assert!(back <= eps * (1.0 + 1e-14), "{eps} {delta}: {back}");
+                assert!(back >= eps * (1.0 - 1e-12), "{eps} {delta}: {back}");
+                // and the other way round
+                let rho2 = approx_to_zcdp_rho(zcdp_to_approx(rho, delta), delta);
+                assert!((rho2 - rho).abs() <= 1e-12 * rho);
+            }
+        }
+    }
+
+    #[test]
+    fn shuffle_preconditions() {
+        // k = 10: the FMT range ln(k/(16 ln(4/δ'))) is negative — refused (spec §4.1(c))
+        let e = zhao_shuffle_preconditions(1.0, 1e-5, 10).unwrap_err();
+        assert!(e.contains("Feldman-McMillan-Talwar"), "{e}");
+        // the stated range: ε ≤ 8e²√(ln(4/δ)/k); at k = 10⁵, δ = 1e-5: 8e²·√(12.9/10⁵) = 0.671
+        let e = zhao_shuffle_preconditions(1.0, 1e-5, 100_000).unwrap_err();
+        assert!(e.contains("range"), "{e}");
+        // k = 10⁴, ε = 1, δ = 1e-5: within all ranges
+        zhao_shuffle_preconditions(1.0, 1e-5, 10_000).unwrap();
+        // bad inputs
+        assert!(zhao_shuffle_preconditions(1.0, 0.0, 10_000).is_err());
+        assert!(zhao_shuffle_preconditions(f64::INFINITY, 1e-5, 10_000).is_err());
+        assert!(zhao_shuffle_preconditions(1.0, 1e-5, 0).is_err());
+        // whenever accepted, the amplified guarantee is within budget
+        for &k in &[300usize, 1000, 5000, 20_000] {
+            for &eps in &[0.1, 0.5, 1.0] {
+                let delta = 1e-6;
+                if zhao_shuffle_preconditions(eps, delta, k).is_ok() {
+                    let rho = zhao_rho_eq24(eps, delta, k);
+                    let d0 = delta / (12.0 * k as f64);
+                    let e0 = zcdp_to_approx(rho, d0);
+                    let (eg, dg) = shuffle_amplification(e0, d0, k, delta / 2.0);
+                    assert!(eg <= eps && dg <= delta);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn zcdp_ledger_never_reports_less_than_spent() {
+        // Charges of ρ/7 seven times: the ledger's ρ and its (ε, δ) are ≥ the exact values.
+        let delta = 1e-5;
+        let mut l = PrivacyLedger::new(Budget::new(5.0, delta).unwrap(), Accountant::Zcdp);
+        let per = 0.1 / 7.0;
+        let mut exact_rho = 0.0;
+        for _ in 0..7 {
+            l.charge("g", Cost::Zcdp { rho: per }).unwrap();
+            exact_rho += per;
+        }
+        let s = l.summary(PrivacyModel::Zcdp);
+        assert!(s.rho.unwrap() >= exact_rho && s.rho.unwrap() >= 0.1 * (1.0 - 1e-15));
+        let exact_eps = 0.1 + 2.0 * (0.1 * (1.0 / delta).ln()).sqrt();
+        assert!(s.epsilon >= exact_eps, "{} < {exact_eps}", s.epsilon);
+        assert!(s.epsilon - exact_eps < 1e-12);
+        // a calibration by zhao_target_rho is always accepted by a ledger with that budget
+        for &eps in &[0.3, 1.0, 3.0] {
+            for rule in [RhoRule::Eq15, RhoRule::Exact] {
+                let rho = zhao_target_rho(eps, delta, rule);
+                let mut l = PrivacyLedger::new(Budget::new(eps, delta).unwrap(), Accountant::Zcdp);
+                l.charge("x", Cost::Zcdp { rho }).unwrap();
+                assert!(l.spent().0 <= eps);
+            }
+        }
     }
 
     #[test]
