@@ -83,7 +83,7 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
         a.id.ok_or("missing experiment ID (run `heavydp experiment --list` for the list)")?;
     let params = parse_params(&a.params)?;
     let opts = PlanOptions::from_params(a.quick, &params).map_err(|e| e.to_string())?;
-    let plan = if id == experiments::genomics::ID {
+    let plan = if experiments::is_table(&id) {
         None
     } else {
         Some(experiments::plan(&id, &opts).map_err(|e| e.to_string())?)
@@ -91,7 +91,13 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
     let out = a
         .out
         .ok_or("missing --out DIR (the folder for results.csv, the figure and summary.json)")?;
-    let reps = a.reps.unwrap_or(if a.quick { 5 } else { 20 });
+    let reps = a.reps.unwrap_or(if id == experiments::zhao::MEAN_TAILS_ID {
+        experiments::zhao::MIN_TAIL_REPS
+    } else if a.quick {
+        5
+    } else {
+        20
+    });
     if reps == 0 {
         return Err("--reps must be at least 1".into());
     }
@@ -112,7 +118,13 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
     let Some(plan) = plan else {
-        return run_table(&opts, reps, a.seed, threads, &pool, dir, &out);
+        return match id.as_str() {
+            experiments::zhao::MEAN_TAILS_ID => {
+                run_tails(&opts, reps, a.seed, threads, &pool, dir, &out)
+            }
+            experiments::wangxu::ID => run_rate(&opts, reps, a.seed, threads, &pool, dir, &out),
+            _ => run_table(&opts, reps, a.seed, threads, &pool, dir, &out),
+        };
     };
     let bar = std::io::stderr().is_terminal().then(|| {
         let pb = indicatif::ProgressBar::new(0);
@@ -232,6 +244,7 @@ fn run_table(
     );
     if let Err(e) = plot::render_bars(
         &title,
+        "mean absolute error",
         &methods,
         &["MAE (in-sample)", "MAE (leave-one-out)"],
         &values,
@@ -254,6 +267,220 @@ fn run_table(
     }
     eprintln!(
         "{id}: done in {wall:.1} s on {threads} thread(s); wrote {out}/results.csv, {out}/results.md, {out}/{png_name}, {out}/summary.json"
+    );
+    Ok(())
+}
+
+/// Writes `files` (name, bytes) and moves the already-drawn figure `png_tmp` to `png_name`;
+/// on any error removes the temporary figure and reports it.
+fn write_all(
+    dir: &Path,
+    files: &[(&str, Vec<u8>)],
+    png_tmp: &Path,
+    png_name: &str,
+) -> Result<(), String> {
+    let path = |f: &str| dir.join(f).to_string_lossy().to_string();
+    let mut res = Ok(());
+    for (name, bytes) in files {
+        res = res.and_then(|_| write_atomic(&path(name), bytes));
+    }
+    let res = res.and_then(|_| {
+        std::fs::rename(png_tmp, dir.join(png_name))
+            .map_err(|e| format!("{}: cannot write: {e}", path(png_name)))
+    });
+    if res.is_err() {
+        let _ = std::fs::remove_file(png_tmp);
+    }
+    res
+}
+
+/// `zhao-mean-tails`: results.csv, results.md (quantile table and verdicts), summary.json
+/// and the grouped-bar figure of the quantiles.
+fn run_tails(
+    opts: &PlanOptions,
+    reps: usize,
+    seed: u64,
+    threads: usize,
+    pool: &rayon::ThreadPool,
+    dir: &Path,
+    out: &str,
+) -> Result<(), String> {
+    use experiments::zhao;
+    let id = zhao::MEAN_TAILS_ID;
+    eprintln!("{id}: {reps} repetitions per setting ...");
+    let start = Instant::now();
+    let results = pool
+        .install(|| zhao::run_mean_tails(opts, reps, seed))
+        .map_err(|e| e.to_string())?;
+    let wall = start.elapsed().as_secs_f64();
+    let png_name = format!("{id}.png");
+    let summary = zhao::tails_summary(
+        &results,
+        serde_json::json!({
+            "threads": threads,
+            "wall_seconds": wall,
+            "files": {"results": "results.csv", "table": "results.md", "figure": png_name, "summary": "summary.json"},
+        }),
+    );
+    let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
+    // One bar group per estimator with data in the figure's settings (d smallest, n
+    // largest, epsilon = 1; both distributions); bars = the quantile levels. The full
+    // grid is in results.md.
+    let d_min = results.settings.iter().map(|s| s.d).min().unwrap_or(0);
+    let n_max = results.settings.iter().map(|s| s.n).max().unwrap_or(0);
+    let rows: Vec<&zhao::TailRow> = results
+        .rows
+        .iter()
+        .filter(|r| r.reps > 0 && r.d == d_min && r.n == n_max && r.epsilon == 1.0)
+        .collect();
+    let groups: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{}: {}", r.distribution, r.method))
+        .collect();
+    let values: Vec<Vec<(f64, f64)>> = rows
+        .iter()
+        .map(|r| {
+            r.quantiles
+                .iter()
+                .map(|&(_, v, lo, hi)| (v, (hi - lo) / 2.0))
+                .collect()
+        })
+        .collect();
+    let title = format!(
+        "{id}: quantiles of the error ||mu_hat - mu||_2 over {reps} repetitions, d = {d_min}, n = {n_max}, epsilon = 1 (whiskers: half the 95% interval; full grid in results.md)"
+    );
+    let png_tmp = dir.join(format!(".{id}.tmp{}.png", std::process::id()));
+    if let Err(e) = plot::render_bars(
+        &title,
+        "error quantile",
+        &groups,
+        &["q50", "q90", "q99", "q99.9"],
+        &values,
+        &png_tmp,
+    ) {
+        let _ = std::fs::remove_file(&png_tmp);
+        return Err(format!("cannot draw the figure: {e}"));
+    }
+    write_all(
+        dir,
+        &[
+            ("results.csv", zhao::tails_csv(&results).into_bytes()),
+            ("results.md", zhao::tails_markdown(&results).into_bytes()),
+            ("summary.json", summary),
+        ],
+        &png_tmp,
+        &png_name,
+    )?;
+    eprintln!(
+        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {out}/results.csv, {out}/results.md, {out}/{png_name}, {out}/summary.json"
+    );
+    Ok(())
+}
+
+/// `wangxu-rate`: results.csv, summary.json (with the fitted slopes) and the log-log
+/// figure with the theory slopes.
+fn run_rate(
+    opts: &PlanOptions,
+    reps: usize,
+    seed: u64,
+    threads: usize,
+    pool: &rayon::ThreadPool,
+    dir: &Path,
+    out: &str,
+) -> Result<(), String> {
+    use experiments::wangxu;
+    let id = wangxu::ID;
+    eprintln!("{id}: {reps} repetitions per setting ...");
+    let start = Instant::now();
+    let results = pool
+        .install(|| wangxu::run_rate(opts, reps, seed))
+        .map_err(|e| e.to_string())?;
+    let wall = start.elapsed().as_secs_f64();
+    let png_name = format!("{id}.png");
+    let summary = wangxu::rate_summary(
+        &results,
+        serde_json::json!({
+            "threads": threads,
+            "wall_seconds": wall,
+            "files": {"results": "results.csv", "figure": png_name, "summary": "summary.json"},
+        }),
+    );
+    let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
+    // Curves: per (case, method); reference lines: the theory slope through the
+    // expmech curve's first point.
+    let mut curves: Vec<plot::LogCurve> = Vec::new();
+    let mut refs: Vec<plot::LogCurve> = Vec::new();
+    let (cases, _, _) = wangxu::grid(opts.quick);
+    for case in &cases {
+        for method in ["l1-regression-expmech", "dp-iht-l1", "ht-lasso"] {
+            let mut pts: Vec<(f64, f64, f64)> = results
+                .rows
+                .iter()
+                .filter(|r| {
+                    r.case == *case && r.method == method && r.reps > 0 && r.excess_mean > 0.0
+                })
+                .map(|r| {
+                    (
+                        r.n_epsilon,
+                        r.excess_mean,
+                        r.excess_std / (r.reps as f64).sqrt(),
+                    )
+                })
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            if pts.is_empty() {
+                continue;
+            }
+            if method == "l1-regression-expmech" {
+                let (x0, y0, _) = pts[0];
+                let x1 = pts[pts.len() - 1].0;
+                let s = case.theory_slope();
+                refs.push(plot::LogCurve {
+                    label: format!("theory slope {s:.2} (θ={}, d={})", case.theta, case.d),
+                    points: vec![(x0, y0, 0.0), (x1, y0 * (x1 / x0).powf(s), 0.0)],
+                });
+            }
+            curves.push(plot::LogCurve {
+                label: format!("{method} (θ={}, d={})", case.theta, case.d),
+                points: pts,
+            });
+        }
+    }
+    let title = format!(
+        "{id}: excess population risk vs n·ε (unit l2 ball, Student-t data), {reps} reps; dashed: theory slopes"
+    );
+    let png_tmp = dir.join(format!(".{id}.tmp{}.png", std::process::id()));
+    if let Err(e) = plot::render_loglog(
+        &title,
+        "n·ε",
+        "excess risk L(w) − L(w*)",
+        &curves,
+        &refs,
+        &png_tmp,
+    ) {
+        let _ = std::fs::remove_file(&png_tmp);
+        return Err(format!("cannot draw the figure: {e}"));
+    }
+    write_all(
+        dir,
+        &[
+            ("results.csv", wangxu::rate_csv(&results).into_bytes()),
+            ("summary.json", summary),
+        ],
+        &png_tmp,
+        &png_name,
+    )?;
+    for s in &results.slopes {
+        eprintln!(
+            "{id}: slope {} ({}) = {:.3} (theory {:.3})",
+            s.method,
+            format_args!("theta={}, d={}", s.case.theta, s.case.d),
+            s.slope,
+            s.theory
+        );
+    }
+    eprintln!(
+        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {out}/results.csv, {out}/{png_name}, {out}/summary.json"
     );
     Ok(())
 }

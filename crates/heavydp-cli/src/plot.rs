@@ -409,6 +409,7 @@ where
 /// standard deviation whiskers.
 pub fn render_bars(
     title: &str,
+    y_desc: &str,
     methods: &[String],
     metrics: &[&str],
     values: &[Vec<(f64, f64)>],
@@ -454,7 +455,7 @@ pub fn render_bars(
                 String::new()
             }
         })
-        .y_desc("mean absolute error")
+        .y_desc(y_desc)
         .label_style((FONT, 13))
         .axis_desc_style((FONT, 15))
         .draw()
@@ -492,6 +493,145 @@ pub fn render_bars(
         .border_style(BLACK)
         .label_font((FONT, 14))
         .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| e.to_string())?;
+    root.present().map_err(|e| e.to_string())
+}
+
+/// One curve of [`render_loglog`]: label and (x, y, standard error) points sorted by x.
+pub struct LogCurve {
+    pub label: String,
+    pub points: Vec<(f64, f64, f64)>,
+}
+
+/// A log-log figure: `curves` with markers and ± one standard error bars, and dashed
+/// reference lines `refs` (e.g. a theory slope).
+pub fn render_loglog(
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    curves: &[LogCurve],
+    refs: &[LogCurve],
+    path: &Path,
+) -> Result<(), String> {
+    register_font()?;
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let lines = wrap(title, 100);
+    let line_h = 22;
+    for (i, l) in lines.iter().enumerate() {
+        root.draw(&Text::new(
+            l.clone(),
+            (12, 6 + line_h * i as i32),
+            (FONT, 18).into_font().color(&BLACK),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    let (_, body) = root.split_vertically((8 + line_h * lines.len() as i32) as u32);
+    let (mut x0, mut x1, mut y0, mut y1) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for c in curves.iter().chain(refs) {
+        for &(x, y, se) in &c.points {
+            if x > 0.0 && y > 0.0 {
+                x0 = x0.min(x);
+                x1 = x1.max(x);
+                y0 = y0.min(if y - se > 0.0 { y - se } else { y });
+                y1 = y1.max(y + se);
+            }
+        }
+    }
+    if !x0.is_finite() {
+        body.draw(&Text::new(
+            "no positive values to draw".to_string(),
+            (60, 60),
+            (FONT, 16).into_font(),
+        ))
+        .map_err(|e| e.to_string())?;
+        return root.present().map_err(|e| e.to_string());
+    }
+    let (xl, xh) = (x0 / 1.3, x1 * 1.3);
+    let (yl, yh) = (y0 / 1.5, y1 * 1.5);
+    let mut chart = ChartBuilder::on(&body)
+        .margin(12)
+        .x_label_area_size(42)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            (xl..xh).log_scale().with_key_points(log_ticks(xl, xh)),
+            (yl..yh).log_scale().with_key_points(log_ticks(yl, yh)),
+        )
+        .map_err(|e| e.to_string())?;
+    let fmt = |v: &f64| fmt_tick(*v);
+    chart
+        .configure_mesh()
+        .x_desc(format!("{x_desc} (log scale)"))
+        .y_desc(format!("{y_desc} (log scale)"))
+        .x_label_formatter(&fmt)
+        .y_label_formatter(&fmt)
+        .axis_desc_style((FONT, 17))
+        .label_style((FONT, 14))
+        .light_line_style(WHITE.mix(0.0))
+        .bold_line_style(BLACK.mix(0.12))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for (ci, c) in curves.iter().enumerate() {
+        let color = COLORS[ci % COLORS.len()];
+        let style = ShapeStyle::from(&color).stroke_width(2);
+        chart
+            .draw_series(LineSeries::new(c.points.iter().map(|p| (p.0, p.1)), style))
+            .map_err(|e| e.to_string())?
+            .label(c.label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(
+                    vec![(x, y), (x + 22, y)],
+                    ShapeStyle::from(&color).stroke_width(2),
+                )
+            });
+        chart
+            .draw_series(c.points.iter().map(|&(x, m, se)| {
+                ErrorBar::new_vertical(x, (m - se).max(yl), m, m + se, ShapeStyle::from(&color), 8)
+            }))
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(
+                c.points
+                    .iter()
+                    .map(|p| Circle::new((p.0, p.1), 4, color.filled())),
+            )
+            .map_err(|e| e.to_string())?;
+    }
+    for (ri, r) in refs.iter().enumerate() {
+        let color = COLORS[(curves.len() + ri) % COLORS.len()].mix(0.8);
+        // dashed: short segments along the line in log space
+        let (a, b) = (r.points[0], r.points[r.points.len() - 1]);
+        let segs = 24;
+        let at = |t: f64| {
+            let x = (a.0.ln() + t * (b.0.ln() - a.0.ln())).exp();
+            let y = (a.1.ln() + t * (b.1.ln() - a.1.ln())).exp();
+            (x, y)
+        };
+        chart
+            .draw_series((0..segs).step_by(2).map(|k| {
+                PathElement::new(
+                    vec![at(k as f64 / segs as f64), at((k + 1) as f64 / segs as f64)],
+                    color.stroke_width(2),
+                )
+            }))
+            .map_err(|e| e.to_string())?
+            .label(r.label.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 8, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerLeft)
+        .label_font((FONT, 12))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
         .draw()
         .map_err(|e| e.to_string())?;
     root.present().map_err(|e| e.to_string())

@@ -35,6 +35,12 @@
 //! | Hu, Ni, Xiao & Wang, Alg. 4 | Peeling | — | [`mechanisms::Peeling`] |
 //! | Hu, Ni, Xiao & Wang, Alg. 5 | robust-gradient IHT with Peeling | `ht-sparse-opt` | [`algorithms::iht`] |
 //! | Wang & Xu, Alg. 1 and 2 | exponential mechanism over a net for ℓ1 regression | `l1-regression-expmech` | [`algorithms::l1_expmech`] |
+//! | Tian, Ding, Tao, Xiang & Wang, Alg. 1 | DP-IHT with the Huber loss | `dp-iht-huber` | [`algorithms::iht`] |
+//! | Tian, Ding, Tao, Xiang & Wang, Alg. 3 | DP-IHT with the absolute loss | `dp-iht-l1` | [`algorithms::iht`] |
+//! | Cai, Wang & Zhang (Tian et al. baseline) | private sparse least squares | `dp-slr` | [`algorithms::iht`] |
+//! | Sun, Zhou & Fan (Tian et al. baseline) | adaptive Huber lasso (non-private) | `adahuber` | [`algorithms::adaptive_huber`] |
+//! | Zhao, Wu, Liu, Wang, Fan & Li, Alg. 1 + 2 | private GD with the clipping mean | `clipped-gd` | [`algorithms::private_gd`] |
+//! | Zhao, Wu, Liu, Wang, Fan & Li, Alg. 1 + 3 | private GD with the iterative-updating mean | `iterative-updating-gd` | [`algorithms::private_gd`] |
 //!
 //! Neighbouring datasets differ in one record replaced; n is public.
 

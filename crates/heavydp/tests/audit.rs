@@ -91,6 +91,9 @@ audit_suite! {
     report_noisy_min => "report-noisy-min",
     peeling => "peeling",
     catoni => "catoni",
+    clip => "clip",
+    iterative_updating => "iterative-updating",
+    sparse_peeling => "sparse-peeling",
     dp_frank_wolfe => "dp-frank-wolfe",
     dp_frank_wolfe_gaussian => "dp-frank-wolfe-gaussian",
     noisy_mirror_descent => "noisy-mirror-descent",
@@ -102,6 +105,9 @@ audit_suite! {
     dp_iht_huber => "dp-iht-huber",
     dp_iht_l1 => "dp-iht-l1",
     dp_slr => "dp-slr",
+    clipped_gd => "clipped-gd",
+    iterative_updating_gd => "iterative-updating-gd",
+    l1_regression_expmech => "l1-regression-expmech",
 }
 
 #[test]
@@ -114,6 +120,9 @@ fn every_mechanism_and_private_algorithm_is_a_target() {
         "report-noisy-min",
         "peeling",
         "catoni",
+        "clip",
+        "iterative-updating",
+        "sparse-peeling",
     ]
     .iter()
     .map(|s| s.to_string())

@@ -50,11 +50,12 @@ fn expected(id: &str) -> (usize, usize) {
 #[test]
 fn every_id_has_the_documented_grid() {
     let ids = experiments::ids();
-    assert_eq!(ids.len(), 40);
+    assert_eq!(ids.len(), 43);
     assert_eq!(ids.first().unwrap(), "hu-fig1a");
     assert_eq!(ids[30], "hu-fig11c");
     assert_eq!(ids[31], "tian-fig1a");
-    assert_eq!(ids.last().unwrap(), "tian-table-genomics");
+    assert_eq!(ids[39], "tian-table-genomics");
+    assert_eq!(&ids[40..], ["zhao-mean-tails", "zhao-risk", "wangxu-rate"]);
     for id in ids.iter().filter(|i| i.starts_with("hu-")) {
         let (full, methods) = expected(id);
         let p = experiments::plan(id, &opts(false)).unwrap();
@@ -92,7 +93,7 @@ fn every_id_has_the_documented_grid() {
 #[test]
 fn list_names_the_replaced_datasets() {
     let l = experiments::list();
-    assert_eq!(l.len(), 40);
+    assert_eq!(l.len(), 43);
     for e in &l {
         let real = [
             "hu-fig3a",
@@ -501,4 +502,119 @@ fn genomics_table_protocol_on_a_small_stand_in() {
     let quick = genomics::run_table(&PlanOptions { quick: true, ..o }, 1, 1).unwrap();
     assert!(quick.rows[1].loocv_mae_mean.is_nan());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn zhao_risk_panel_and_a_small_run() {
+    let p = experiments::plan("zhao-risk", &opts(false)).unwrap();
+    assert_eq!(p.settings.len(), 5);
+    assert_eq!(p.x_axis, "n");
+    let algs: Vec<&str> = p.methods.iter().map(|m| m.algorithm.as_str()).collect();
+    assert_eq!(
+        algs,
+        ["clipped-gd", "iterative-updating-gd", "ht-frank-wolfe"]
+    );
+    let mut q = experiments::plan("zhao-risk", &opts(true)).unwrap();
+    assert_eq!(q.settings.len(), 3);
+    q.settings.truncate(1);
+    let r = experiments::run(&q, 2, 5, &no_progress).unwrap();
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    for row in &r.rows {
+        assert!(row.mean.is_finite() && row.mean >= 0.0, "{row:?}");
+    }
+    // At n = 1000 with the declared M = 5, Theorem 4's T = rho n^2/(d R^2) is below 2: the
+    // budget pays for no step and the average is the start point w_0 = 0, whose excess
+    // risk is (w*)^T 1.25 I w* >= 1.25/d.
+    let t = |m: &str| {
+        r.resolved
+            .iter()
+            .find(|h| h.method == m)
+            .unwrap()
+            .hyperparameters["T"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(t("clipped-gd"), 1);
+    let gd = r.rows.iter().find(|x| x.method == "clipped-gd").unwrap();
+    assert!(gd.values.iter().all(|v| *v >= 0.125), "{gd:?}");
+}
+
+#[test]
+fn zhao_mean_tails_protocol_on_a_small_grid() {
+    use heavydp::experiments::zhao;
+    let (settings, methods) = zhao::tail_grid(true);
+    assert_eq!(settings.len(), 2);
+    assert_eq!(methods.len(), 4);
+    let (full, _) = zhao::tail_grid(false);
+    assert_eq!(full.len(), 16);
+    assert!(settings.iter().all(|s| s.n == 10_000 && s.d == 2));
+    // --reps below 2000 is refused
+    assert!(zhao::run_mean_tails(&opts(true), 100, 1).is_err());
+    let mut small = settings.clone();
+    for s in &mut small {
+        s.n = 400;
+        s.d = 4;
+        s.delta = 400f64.powf(-1.1);
+    }
+    let r = zhao::run_tails_grid(small.clone(), &methods, 60, 3, true).unwrap();
+    let r2 = zhao::run_tails_grid(small, &methods, 60, 3, true).unwrap();
+    for (a, b) in r.rows.iter().zip(&r2.rows) {
+        // NaN-aware: bit patterns
+        let bits = |r: &zhao::TailRow| {
+            let mut v: Vec<u64> = r
+                .quantiles
+                .iter()
+                .flat_map(|q| [q.1.to_bits(), q.2.to_bits(), q.3.to_bits()])
+                .collect();
+            v.push(r.mean_error.to_bits());
+            v.push(r.reps as u64);
+            v
+        };
+        assert_eq!(bits(a), bits(b), "seeded runs repeat");
+    }
+    assert_eq!(r.rows.len(), 8);
+    for row in &r.rows {
+        if row.method.contains("shuffle") {
+            // k = 2397 groups need n >= 4794 records
+            assert_eq!(row.reps, 0);
+            assert!(row.failure.is_some());
+            continue;
+        }
+        assert_eq!(row.reps, 60, "{}", row.method);
+        let q: Vec<f64> = row.quantiles.iter().map(|x| x.1).collect();
+        assert!(q.windows(2).all(|w| w[0] <= w[1]), "{q:?}");
+        for &(_, v, lo, hi) in &row.quantiles {
+            assert!(lo <= v && v <= hi);
+        }
+    }
+    let csv = zhao::tails_csv(&r);
+    assert_eq!(csv.lines().count(), 1 + 8 * 6);
+    assert!(zhao::tails_markdown(&r).contains("Tail claim"));
+    assert_eq!(zhao::tail_verdicts(&r).len(), 2);
+}
+
+#[test]
+fn wangxu_rate_protocol_on_a_small_grid() {
+    use heavydp::experiments::wangxu;
+    let (cases, ns, eps) = wangxu::grid(false);
+    assert_eq!(cases.len(), 4);
+    assert_eq!((ns.len(), eps.len()), (4, 3));
+    assert!((cases[0].tau() - 3f64.sqrt()).abs() < 1e-12);
+    assert_eq!(cases[1].theory_slope(), -1.0 / 3.0);
+    assert!((wangxu::loglog_slope(&[(1.0, 1.0), (100.0, 0.1)]) + 0.5).abs() < 1e-12);
+    let r = wangxu::run_rate_grid(&cases[..1], &[300, 3000], &[1.0], 2, 4, 20_000, true).unwrap();
+    assert_eq!(r.rows.len(), 2 * 3);
+    for row in &r.rows {
+        assert_eq!(row.reps, 2, "{row:?}");
+        assert!(row.excess_mean.is_finite() && row.l2_mean.is_finite());
+    }
+    let em: Vec<f64> = r
+        .rows
+        .iter()
+        .filter(|x| x.method == "l1-regression-expmech")
+        .map(|x| x.l2_mean)
+        .collect();
+    assert!(em[1] < em[0], "error falls with n: {em:?}");
+    assert_eq!(r.slopes.len(), 3);
+    assert_eq!(wangxu::rate_csv(&r).lines().count(), 1 + 2 * 6);
 }

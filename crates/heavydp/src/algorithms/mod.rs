@@ -17,6 +17,8 @@
 //! | `dp-slr` | [`iht`] (`least_squares`) | Cai, Wang & Zhang (Tian et al. baseline) | approx |
 //! | `adahuber` | [`adaptive_huber`] | Sun, Zhou & Fan (Tian et al. baseline) | none |
 //! | `l1-regression-expmech` | [`l1_expmech`] | Wang & Xu Alg. 1 and 2 | pure |
+//! | `clipped-gd` | [`private_gd`] | Zhao et al. Alg. 1 + Alg. 2 | zcdp |
+//! | `iterative-updating-gd` | [`private_gd`] | Zhao et al. Alg. 1 + Alg. 3 | approx |
 
 pub mod adaptive_huber;
 pub mod frank_wolfe;
@@ -24,6 +26,7 @@ pub mod iht;
 pub mod l1_expmech;
 pub mod mirror_descent;
 pub mod objective_perturbation;
+pub mod private_gd;
 #[cfg(test)]
 pub(crate) mod test_support;
 
@@ -445,6 +448,14 @@ pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>,
         "dp-slr" => Box::new(iht::DpSlr::from_params(params)?),
         "adahuber" => Box::new(adaptive_huber::AdaHuber::from_params(params)?),
         "l1-regression-expmech" => Box::new(l1_expmech::L1RegressionExpMech::from_params(params)?),
+        "clipped-gd" => Box::new(private_gd::PrivateGd::from_params(
+            private_gd::GradientEstimator::Clip,
+            params,
+        )?),
+        "iterative-updating-gd" => Box::new(private_gd::PrivateGd::from_params(
+            private_gd::GradientEstimator::IterativeUpdating,
+            params,
+        )?),
         other => return Err(FitError::UnknownAlgorithm(other.to_string())),
     })
 }
@@ -466,6 +477,8 @@ pub fn catalogue() -> Vec<AlgorithmInfo> {
         iht::DpSlr::info(),
         adaptive_huber::AdaHuber::info(),
         l1_expmech::L1RegressionExpMech::info(),
+        private_gd::PrivateGd::info(private_gd::GradientEstimator::Clip),
+        private_gd::PrivateGd::info(private_gd::GradientEstimator::IterativeUpdating),
     ]
 }
 
@@ -473,7 +486,10 @@ pub fn catalogue() -> Vec<AlgorithmInfo> {
 /// are not given).
 pub fn default_loss_and_domain(name: &str) -> (&'static str, &'static str) {
     match name {
-        "noisy-mirror-descent" | "objective-perturbation" => ("squared", "l2-ball"),
+        "noisy-mirror-descent"
+        | "objective-perturbation"
+        | "clipped-gd"
+        | "iterative-updating-gd" => ("squared", "l2-ball"),
         "ht-sparse-linreg" | "ht-sparse-opt" | "dp-slr" => ("squared", "sparse"),
         "dp-iht-huber" | "adahuber" => ("huber", "sparse"),
         "dp-iht-l1" => ("absolute", "sparse"),

@@ -495,6 +495,150 @@ impl TargetSpec for CatoniTarget {
     }
 }
 
+// ------------------------------------------------------- clip, iterative-updating, sparse-peeling
+
+/// A target for a mean estimator of [`crate::estimators::private_mean`] (everything but
+/// `catoni`, which has its own target built from its pieces): n records in ℝ^d, n − 1 at
+/// 0 and record 1 at −a·(1, …, 1) in D and +a·(1, …, 1) in D′ (a beyond every clipping
+/// radius / robust scale), every ε-dependent hyperparameter pinned, the statistic one
+/// coordinate of the released mean. The twin runs the estimator at c·ε while claiming ε.
+pub struct MeanTarget {
+    pub estimator: &'static str,
+    pub params: Vec<(&'static str, String)>,
+    pub n: usize,
+    pub d: usize,
+    pub a: f64,
+    /// The released coordinate.
+    pub coordinate: usize,
+    pub privacy: PrivacyModel,
+    pub broken_factor: f64,
+    pub trials: Trials,
+}
+
+impl TargetSpec for MeanTarget {
+    fn name(&self) -> &'static str {
+        self.estimator
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::MeanEstimator
+    }
+    fn privacy(&self) -> PrivacyModel {
+        self.privacy
+    }
+    fn release(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        format!(
+            "heavydp mean --estimator {} (params {}) of {} records in R^{}",
+            self.estimator,
+            params.join(" "),
+            self.n,
+            self.d
+        )
+    }
+    fn neighbours(&self) -> String {
+        format!(
+            "D: {} records 0 and record 1 = -{}·(1, ..., 1); D': record 1 = +{}·(1, ..., 1)",
+            self.n - 1,
+            self.a,
+            self.a
+        )
+    }
+    fn statistic(&self) -> String {
+        format!("coordinate {} of the released mean", self.coordinate + 1)
+    }
+    fn defect(&self) -> String {
+        format!(
+            "the estimator runs at {} x epsilon (noise scale divided by about {}) while claiming epsilon",
+            self.broken_factor, self.broken_factor
+        )
+    }
+    fn trials(&self) -> Trials {
+        self.trials
+    }
+    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+        use crate::estimators::private_mean::private_mean;
+        let name = self.estimator;
+        let budget = if broken {
+            Budget::new(claim.epsilon * self.broken_factor, claim.delta)
+                .map_err(|e| setup_err(name, e))?
+        } else {
+            *claim
+        };
+        let params: ParamMap = self
+            .params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        let (d, n) = (self.d, self.n);
+        let (x, xp) = replace_first(n, d, 0.0, &vec![-self.a; d], &vec![self.a; d]);
+        // Validate once, before any trial (a seeded dry run on D).
+        private_mean(
+            name,
+            &x,
+            n,
+            d,
+            budget,
+            &params,
+            &mut crate::noise::rng_from_seed(0),
+        )
+        .map_err(|e| setup_err(name, e))?;
+        let j = self.coordinate;
+        Ok(Box::new(move |side: Neighbour, rng: &mut HeavyRng| {
+            let data = match side {
+                Neighbour::D => &x,
+                Neighbour::DPrime => &xp,
+            };
+            let r = private_mean(name, data, n, d, budget, &params, rng)
+                .map_err(|e| setup_err(name, e))?;
+            Ok(r.mean[j])
+        }))
+    }
+}
+
+/// The mean-estimator targets other than `catoni`.
+pub fn mean_targets() -> Vec<MeanTarget> {
+    let t = |test, cli| Trials { test, cli };
+    vec![
+        MeanTarget {
+            estimator: "clip",
+            params: vec![p("R", "1")],
+            n: 20,
+            d: 2,
+            a: 1e3,
+            coordinate: 0,
+            privacy: PrivacyModel::Zcdp,
+            broken_factor: 16.0,
+            trials: t(20_000, 200_000),
+        },
+        MeanTarget {
+            estimator: "iterative-updating",
+            params: vec![p("R", "1"), p("k", "2"), p("t_c", "2")],
+            n: 20,
+            d: 2,
+            a: 1e3,
+            coordinate: 0,
+            privacy: PrivacyModel::Approx,
+            broken_factor: 16.0,
+            trials: t(20_000, 200_000),
+        },
+        MeanTarget {
+            estimator: "sparse-peeling",
+            params: vec![p("s", "1"), p("k", "1")],
+            n: 20,
+            d: 2,
+            a: 1e15,
+            coordinate: 0,
+            privacy: PrivacyModel::Approx,
+            broken_factor: 16.0,
+            trials: t(20_000, 200_000),
+        },
+    ]
+}
+
 // ---------------------------------------------------------------------- algorithms
 
 /// The scalar statistic of an algorithm's weights.
@@ -736,7 +880,7 @@ pub fn algorithm_targets() -> Vec<AlgorithmTarget> {
             algorithm: "objective-perturbation",
             params: vec![p("bound", "1")],
             loss: LossKind::Squared,
-            domain: l2,
+            domain: l2.clone(),
             pair: canary_pair(20, 2, 1.0, 1.0),
             statistic: ones(2),
             broken_factor: 64.0,
@@ -803,6 +947,42 @@ pub fn algorithm_targets() -> Vec<AlgorithmTarget> {
             trials: t(20_000, 100_000),
         },
         AlgorithmTarget {
+            algorithm: "clipped-gd",
+            params: vec![p("T", "2"), p("R", "1"), p("lr", "0.5")],
+            loss: LossKind::Squared,
+            domain: l2.clone(),
+            pair: canary_pair(20, 2, 1.0, 1e3),
+            statistic: ones(2),
+            broken_factor: 32.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "iterative-updating-gd",
+            params: vec![
+                p("T", "2"),
+                p("R", "1"),
+                p("lr", "0.5"),
+                p("k", "2"),
+                p("t_c", "2"),
+            ],
+            loss: LossKind::Squared,
+            domain: l2.clone(),
+            pair: canary_pair(20, 2, 1.0, 1e3),
+            statistic: ones(2),
+            broken_factor: 32.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
+            algorithm: "l1-regression-expmech",
+            params: vec![p("iota", "1"), p("max_candidates", "64")],
+            loss: LossKind::Absolute,
+            domain: l2.clone(),
+            pair: canary_pair(20, 1, 1.0, 1.0),
+            statistic: WeightStatistic::Coordinate(0),
+            broken_factor: 4.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
             algorithm: "dp-slr",
             params: vec![p("bound", "1"), p("T", "2"), p("s", "1"), p("eta", "0.5")],
             loss: LossKind::Squared,
@@ -825,6 +1005,9 @@ pub fn specs() -> Vec<Arc<dyn TargetSpec>> {
         Arc::new(PeelingTarget),
         Arc::new(CatoniTarget),
     ];
+    for m in mean_targets() {
+        v.push(Arc::new(m));
+    }
     for a in algorithm_targets() {
         v.push(Arc::new(a));
     }

@@ -83,17 +83,19 @@
 //! R = M√d(nε/√d)^{1/p} (Theorem 7's form, designed for ρ of (24)), the group noise is
 //! σ = 2Rk/(n√(2ρ)) with the conservative ρ ≈ ε²/(1 + 2√ln(1/δ))²: at n = 2·10⁴, d = 3,
 //! ε = 1, δ = 10⁻⁵, M = 1.15 this is σ ≈ 9 per coordinate (k = 80), and r_0 of (95) exceeds
-//! R, so t_c = 1 (test `iterative_updating_defaults_are_noise_dominated` in
-//! `private_mean`). Useful accuracy at such n needs a smaller R (e.g. the noise-balanced
-//! M√d(n√ρ/(k√d))^{1/p}), a small k and an explicit t_c; the rate tests use those.
+//! R, so t_c = 1 and the estimate stays at c_1 = 0. heavydp's defaults in conservative
+//! accounting are therefore the noise-balanced R = M√d(n√ρ/(k√d))^{1/p}
+//! ([`iu_conservative_radius`]) and t_c from the practical error scale
+//! ([`r0_practical`]) instead of (95) (test `iterative_updating_defaults_learn` in
+//! `private_mean`); `accounting=shuffle` keeps Theorem 7's R.
 //!
 //! # Parameters
 //!
 //! | name | paper symbol | default | source |
 //! |---|---|---|---|
-//! | `radius` | R | M√d·(nε/√d)^{1/p} ([`iu_default_radius`]) | Theorem 7's form scaled by M (spec §4.3, Z12) |
+//! | `radius` | R | conservative accounting: M√d·(n√ρ/(k√d))^{1/p} ([`iu_conservative_radius`], project); shuffle: M√d·(nε/√d)^{1/p} ([`iu_default_radius`]) | noise/bias balance; Theorem 7's form scaled by M (spec §4.3, Z12) |
 //! | `k` | k | max(2, min(⌈8 ln n⌉, ⌊n/2⌋)) ([`default_groups`], β = 1/n); paper: ⌈800 ln(1/β)⌉ ([`paper_groups`]) | spec §4.3, Z9; Lemma 6 |
-//! | `t_c` | t_c | max(1, ⌈2 ln((‖c_1‖ + R)/(4r_0)) / ln(256/233)⌉) ([`default_t_c`]), r_0 of (95) ([`r0_eq95`]) | Lemma 8, spec §4.3, Z10 |
+//! | `t_c` | t_c | max(1, ⌈2 ln((‖c_1‖ + R)/(4r_0)) / ln(256/233)⌉) ([`default_t_c`]) with the practical r_0 ([`r0_practical`]; (95)'s proof constants give t_c = 1) | Lemma 8, spec §4.3, Z10 (deviation) |
 //! | `eta_c` | η_c | 1/4 | Lemma 8 |
 //! | `c_1` | c_1 | 0 | spec §4.3 |
 //! | `solver` | — | multistart | spec §5.2 |
@@ -1150,6 +1152,34 @@ pub fn default_t_c(c1_norm: f64, radius: f64, r0: f64) -> usize {
     } else {
         1
     }
+}
+
+/// The default clipping radius under the always-valid **conservative** accounting:
+/// R = M√d·(n√ρ/(k√d))^{1/p}. It balances the clipping bias d^{p/2}M^pR^{1−p} (Theorem 2)
+/// against the noise of one group mean, √2·R·k·√d/(n√ρ) (σ of (23) with m = n/k, times
+/// √d) — the order of the refined estimate's error at practical k (see "Accuracy"; the
+/// theorem's r_0 ∝ 1/√k needs k = 800 ln(1/β)). Theorem 7's R = M√d(nε/√d)^{1/p}
+/// ([`iu_default_radius`]) is balanced for ρ of eq. (24), which grows with k, and leaves
+/// the conservative group means noise-dominated (project deviation from spec §4.3).
+pub fn iu_conservative_radius(m_bound: f64, p: f64, d: usize, n: usize, k: usize, rho: f64) -> f64 {
+    let sd = (d as f64).sqrt();
+    if rho.is_infinite() {
+        return m_bound * sd * (n as f64 / (k as f64 * sd)).powf(1.0 / p);
+    }
+    m_bound * sd * (n as f64 * rho.sqrt() / (k as f64 * sd)).powf(1.0 / p)
+}
+
+/// The practical error scale of the refined estimate, used for the default t_c: the norm
+/// of one group mean's noise, √2·R·k·√d/(n√ρ), plus its sampling spread M√(dk/n) (a group
+/// has m = n/k records). Public: (M, d, n, R, k, ρ) only. ρ = ∞ drops the noise term.
+pub fn r0_practical(m_bound: f64, d: usize, n: usize, radius: f64, k: usize, rho: f64) -> f64 {
+    let (df, nf, kf) = (d as f64, n as f64, k as f64);
+    let noise = if rho.is_infinite() {
+        0.0
+    } else {
+        std::f64::consts::SQRT_2 * radius * kf * df.sqrt() / (nf * rho.sqrt())
+    };
+    noise + m_bound * (df * kf / nf).sqrt()
 }
 
 /// The public default clipping radius of the iterative updating estimator (spec §4.3,

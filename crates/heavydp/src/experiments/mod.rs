@@ -79,9 +79,11 @@ mod real;
 mod registry;
 mod runner;
 mod tian;
+pub mod wangxu;
+pub mod zhao;
 
 pub use output::{results_csv, summary_json};
-pub use registry::{ids, list, plan};
+pub use registry::{ids, is_table, list, plan};
 pub use runner::run;
 pub use tian::TIAN_PAPER;
 

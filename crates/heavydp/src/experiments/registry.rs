@@ -32,7 +32,15 @@ pub fn ids() -> Vec<String> {
     let mut v = hu_ids();
     v.extend(super::tian::ids());
     v.push(super::genomics::ID.to_string());
+    v.push(super::zhao::MEAN_TAILS_ID.to_string());
+    v.push(super::zhao::RISK_ID.to_string());
+    v.push(super::wangxu::ID.to_string());
     v
+}
+
+/// Whether `id` is a table experiment (its own runner, not a [`Plan`]).
+pub fn is_table(id: &str) -> bool {
+    id == super::genomics::ID || id == super::zhao::MEAN_TAILS_ID || id == super::wangxu::ID
 }
 
 /// The `hu-fig*` IDs.
@@ -58,6 +66,12 @@ pub fn list() -> Vec<ExperimentInfo> {
         .map(|id| {
             if id == super::genomics::ID {
                 return super::genomics::info();
+            }
+            if id == super::wangxu::ID {
+                return super::wangxu::info();
+            }
+            if let Some(i) = super::zhao::info(&id) {
+                return i;
             }
             let p = plan(&id, &PlanOptions::default()).expect("every registered ID has a plan");
             ExperimentInfo {
@@ -364,11 +378,13 @@ pub fn plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
     if id.starts_with("tian-fig") {
         return super::tian::plan(id, opts);
     }
-    if id == super::genomics::ID {
+    if id == super::zhao::RISK_ID {
+        return super::zhao::risk_plan(opts);
+    }
+    if is_table(id) {
         return Err(ExperimentError::Invalid {
             id: id.into(),
-            reason: "a table, not a figure panel: run it with experiments::genomics::run_table"
-                .into(),
+            reason: "a table experiment with its own runner (experiments::genomics::run_table, zhao::run_mean_tails, wangxu::run_rate), not a figure panel".into(),
         });
     }
     hu_plan(id, opts)
@@ -911,12 +927,14 @@ mod tests {
         for id in hu_ids() {
             assert!(parse_id(&id).is_some(), "{id}");
         }
-        // + tian-fig1a..2d + tian-table-genomics; every figure ID has a plan.
-        assert_eq!(ids().len(), 40);
+        // + tian-fig1a..2d + tian-table-genomics + zhao-mean-tails, zhao-risk, wangxu-rate;
+        // every figure ID has a plan, the three tables have none.
+        assert_eq!(ids().len(), 43);
         for id in ids() {
             let p = plan(&id, &PlanOptions::default());
-            assert_eq!(p.is_ok(), id != super::super::genomics::ID, "{id}");
+            assert_eq!(p.is_ok(), !is_table(&id), "{id}");
         }
+        assert_eq!(ids().iter().filter(|i| is_table(i)).count(), 3);
         for bad in ["tian-fig3a", "tian-fig1e", "tian-fig1", "tian-table"] {
             assert!(plan(bad, &PlanOptions::default()).is_err(), "{bad}");
         }

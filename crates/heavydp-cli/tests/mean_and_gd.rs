@@ -1,0 +1,321 @@
+//! End-to-end tests of `heavydp mean` (the four private mean estimators) and of the
+//! Zhao et al. and Wang & Xu algorithms through `heavydp fit`: the JSON / model file
+//! records the privacy spent, runs repeat with a seed, and bad input is refused with one
+//! line on stderr and nothing written.
+
+use assert_cmd::Command;
+use std::path::Path;
+use tempfile::TempDir;
+
+fn heavydp() -> Command {
+    Command::cargo_bin("heavydp").unwrap()
+}
+
+fn p(dir: &TempDir, name: &str) -> String {
+    dir.path().join(name).to_str().unwrap().to_string()
+}
+
+fn write(dir: &TempDir, name: &str, text: &str) -> String {
+    let path = p(dir, name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// 2000 rows of 3 heavy-ish columns with means (1, −2, 0.5): a deterministic
+/// Student-t-like sequence (ratio of a symmetric value and a square root of a uniform).
+fn mean_data(dir: &TempDir) -> String {
+    let mut s = String::from("a,b,c\n");
+    let mut state: u64 = 12345;
+    let mut u = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    };
+    for _ in 0..2000 {
+        let mut row = Vec::new();
+        for m in [1.0, -2.0, 0.5] {
+            let z = (u() - 0.5) * 2.0 / u().sqrt().max(0.05);
+            row.push(format!("{}", m + z));
+        }
+        s.push_str(&row.join(","));
+        s.push('\n');
+    }
+    write(dir, "x.csv", &s)
+}
+
+fn mean_json(args: &[&str]) -> serde_json::Value {
+    let out = heavydp().arg("mean").args(args).assert().success();
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+fn mean_fails(args: &[&str], msg: &str) {
+    let a = heavydp().arg("mean").args(args).assert().failure();
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(err.contains(msg), "expected '{msg}' in: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "not one line: {err}");
+    assert!(a.get_output().stdout.is_empty());
+}
+
+#[test]
+fn mean_estimators_end_to_end() {
+    let dir = TempDir::new().unwrap();
+    let data = mean_data(&dir);
+    for (est, extra, model) in [
+        ("clip", vec!["--delta", "1e-6"], "zcdp"),
+        ("iterative-updating", vec!["--delta", "1e-6"], "approx"),
+        ("catoni", vec![], "pure"),
+        (
+            "sparse-peeling",
+            vec!["--delta", "1e-6", "--param", "s=2"],
+            "approx",
+        ),
+    ] {
+        let mut args = vec![
+            "--estimator",
+            est,
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+            "--seed",
+            "5",
+        ];
+        args.extend(extra.iter());
+        let v = mean_json(&args);
+        assert_eq!(v["estimator"], est);
+        assert_eq!(v["n"], 2000);
+        assert_eq!(v["columns"], serde_json::json!(["a", "b", "c"]));
+        let mean: Vec<f64> = serde_json::from_value(v["mean"].clone()).unwrap();
+        assert_eq!(mean.len(), 3);
+        assert_eq!(v["privacy"]["model"], model, "{est}");
+        let eps = v["privacy"]["epsilon"].as_f64().unwrap();
+        assert!(eps > 0.0 && eps <= 1.0, "{est}: {eps}");
+        if model == "zcdp" {
+            assert!(v["privacy"]["rho"].as_f64().unwrap() > 0.0);
+        }
+        // the estimate is in the right place (heavy tails, epsilon = 1, n = 2000)
+        if est != "sparse-peeling" {
+            for (m, t) in mean.iter().zip([1.0, -2.0, 0.5]) {
+                assert!((m - t).abs() < 1.0, "{est}: {mean:?}");
+            }
+        }
+        // same seed, same answer
+        assert_eq!(mean_json(&args)["mean"], v["mean"], "{est}");
+    }
+    // --out writes the same JSON to a file
+    let out = p(&dir, "m.json");
+    heavydp()
+        .args([
+            "mean",
+            "--estimator",
+            "catoni",
+            "--data",
+            &data,
+            "--epsilon",
+            "inf",
+            "--out",
+            &out,
+        ])
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["privacy"]["model"], "none");
+    let list = heavydp().args(["mean", "--list"]).assert().success();
+    let l: serde_json::Value = serde_json::from_slice(&list.get_output().stdout).unwrap();
+    assert_eq!(l.as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn mean_rejects_bad_input() {
+    let dir = TempDir::new().unwrap();
+    let data = mean_data(&dir);
+    let ragged = write(&dir, "r.csv", "a,b\n1,2\n3\n");
+    let nan = write(&dir, "n.csv", "a,b\n1,2\nNaN,3\n");
+    let empty = write(&dir, "e.csv", "a,b\n");
+    mean_fails(
+        &["--estimator", "median", "--data", &data, "--epsilon", "1"],
+        "unknown estimator 'median'",
+    );
+    mean_fails(
+        &["--estimator", "clip", "--data", &data, "--epsilon", "0"],
+        "--epsilon must be a number > 0",
+    );
+    mean_fails(
+        &[
+            "--estimator",
+            "clip",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+            "--delta",
+            "1.5",
+        ],
+        "--delta must be in [0, 1)",
+    );
+    mean_fails(
+        &[
+            "--estimator",
+            "clip",
+            "--data",
+            &ragged,
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-5",
+        ],
+        "r.csv",
+    );
+    mean_fails(
+        &[
+            "--estimator",
+            "clip",
+            "--data",
+            &nan,
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-5",
+        ],
+        "n.csv",
+    );
+    mean_fails(
+        &[
+            "--estimator",
+            "clip",
+            "--data",
+            &empty,
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-5",
+        ],
+        "e.csv",
+    );
+    mean_fails(
+        &[
+            "--estimator",
+            "clip",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-5",
+            "--param",
+            "bogus=1",
+        ],
+        "bogus",
+    );
+    mean_fails(
+        &[
+            "--estimator",
+            "sparse-peeling",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-5",
+        ],
+        "s",
+    );
+    // nothing is written on error
+    let out = p(&dir, "never.json");
+    heavydp()
+        .args([
+            "mean",
+            "--estimator",
+            "clip",
+            "--data",
+            &nan,
+            "--epsilon",
+            "1",
+            "--out",
+            &out,
+        ])
+        .assert()
+        .failure();
+    assert!(!Path::new(&out).exists());
+}
+
+fn simulate(dir: &TempDir, scenario: &str, n: usize, d: usize) -> String {
+    let data = p(dir, "data.csv");
+    heavydp()
+        .args([
+            "simulate",
+            "--scenario",
+            scenario,
+            "--n",
+            &n.to_string(),
+            "--d",
+            &d.to_string(),
+            "--seed",
+            "3",
+            "--out",
+            &data,
+        ])
+        .assert()
+        .success();
+    data
+}
+
+fn fit_json(data: &str, out: &str, alg: &str, extra: &[&str]) -> serde_json::Value {
+    heavydp()
+        .args(["fit", "--algorithm", alg, "--data", data, "--out", out])
+        .args(extra)
+        .assert()
+        .success();
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+#[test]
+fn zhao_and_wangxu_algorithms_end_to_end() {
+    let dir = TempDir::new().unwrap();
+    let data = simulate(&dir, "hu-linear-student", 3000, 2);
+    let cases: &[(&str, &[&str], &str)] = &[
+        (
+            "clipped-gd",
+            &["--epsilon", "1", "--delta", "1e-5", "--param", "M=3"],
+            "zcdp",
+        ),
+        (
+            "iterative-updating-gd",
+            &["--epsilon", "1", "--delta", "1e-5", "--param", "T=5"],
+            "approx",
+        ),
+        (
+            "l1-regression-expmech",
+            &["--epsilon", "1", "--param", "max_candidates=4096"],
+            "pure",
+        ),
+    ];
+    for (alg, args, model) in cases {
+        let out = p(&dir, &format!("{alg}.json"));
+        let mut a = args.to_vec();
+        a.extend(["--seed", "4"]);
+        let m = fit_json(&data, &out, alg, &a);
+        assert_eq!(m["algorithm"], *alg);
+        assert_eq!(m["privacy"]["model"], *model, "{alg}");
+        let eps = m["privacy"]["epsilon"].as_f64().unwrap();
+        assert!(eps > 0.0 && eps <= 1.0, "{alg}: {eps}");
+        assert_eq!(m["weights"].as_array().unwrap().len(), 2);
+        let again = p(&dir, &format!("{alg}-2.json"));
+        fit_json(&data, &again, alg, &a);
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            std::fs::read(&again).unwrap(),
+            "{alg} is not reproducible"
+        );
+    }
+    // the expmech model file records the net actually used
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(p(&dir, "l1-regression-expmech.json")).unwrap(),
+    )
+    .unwrap();
+    let h = &m["hyperparameters"];
+    assert!(h["net"].is_string(), "{h}");
+    assert!(h["zeta"].as_f64().unwrap() > 0.0, "{h}");
+}

@@ -1,0 +1,629 @@
+//! `clipped-gd` and `iterative-updating-gd`: private projected gradient descent with a
+//! private mean estimator of the per-sample gradients — Zhao, Wu, Liu, Wang, Fan & Li,
+//! *Differential Private Stochastic Optimization with Heavy-tailed Data: Towards Optimal
+//! Rates*, Algorithm 1 with Algorithm 2 (simple clipping, Theorems 3–4) or Algorithm 3
+//! (iterative updating, Theorems 6–7). Spec: `spec/zhao-optimal-rates-heavy-tailed.md`
+//! §2, §3.1, §6 and ambiguities Z2, Z7, Z12, Z14.
+//!
+//! # Algorithm
+//!
+//! ```text
+//! w_1 = w_0 (the domain's start point)                                         (Z2)
+//! for t = 1..T:
+//!     g_t = G(∇ℓ(w_t, z_1), …, ∇ℓ(w_t, z_n); per-step budget)     (all n records every step)
+//!     w_{t+1} = Π_W(w_t − η g_t)                                  (Euclidean projection)
+//! return ŵ = (1/T) Σ_{t=1}^{T} w_t
+//! ```
+//!
+//! with G = the clipping mean (Alg. 2: (1/n) Σ Clip(∇ℓ_i, R) + N(0, σ²I)) for `clipped-gd`,
+//! and the iterative-updating mean (Alg. 3: k noisy group means of clipped gradients, then
+//! the centre-update refinement, a post-processing of the group means) for
+//! `iterative-updating-gd`. For a linear model ∇ℓ(w, z_i) = f'(⟨x_i, w⟩, y_i)·x_i.
+//!
+//! # Privacy
+//!
+//! * `clipped-gd`: each step is the Gaussian mechanism on a mean of vectors clipped to
+//!   ℓ2 radius R (replace-one ℓ2 sensitivity 2R/n), hence ρ/T-zCDP with
+//!   σ² = 2R²T/(ρn²) (Lemmas 2, 4); T steps compose to ρ-zCDP (Lemma 1(2)), which is
+//!   (ρ + 2√(ρ ln(1/δ)), δ)-DP (Lemma 1(4)). ρ from eq. (15) for ε ≤ 1 (Theorem 3) and
+//!   the exact inversion of Lemma 1(4) for ε > 1 (Z14), or always the exact inversion with
+//!   `rho_rule=exact`. Privacy model `zcdp` (the file reports ρ and its (ε, δ)).
+//! * `iterative-updating-gd`, `accounting=conservative` (default): at each step the k
+//!   group means read disjoint groups, so the vector (Q_1..Q_k) is ρ_step-zCDP (parallel
+//!   composition) with σ² = 2R²/(ρ_step m²), m = ⌊n/k⌋; the refinement is post-processing.
+//!   ρ_step = ρ/T, ρ as for `clipped-gd`. Always valid.
+//! * `iterative-updating-gd`, `accounting=shuffle` (the paper's Theorem 7): per-step (ε₀, δ₀)
+//!   of eq. (32) composed by advanced composition (slack δ/2), and inside each step ρ of
+//!   eq. (24) at (ε₀, δ₀) justified by amplification by shuffling (Theorem 6). heavydp checks
+//!   the theorem's preconditions and refuses otherwise, and the model file notes that the
+//!   amplification step is not established for group means (spec §4.1, Z7): use it to
+//!   reproduce the paper, not for a guarantee.
+//!
+//! **Why the conservative defaults differ from Theorem 7.** Theorem 7's R and T are
+//! balanced for the amplified ρ of eq. (24), which grows with k; with the always-valid
+//! accounting each group mean carries k times the noise of the clipping mean (m = n/k), so
+//! heavydp applies Theorem 4's balancing with ρ/k² (it reduces to clipped-gd with a noisier
+//! gradient). At small n this gives T = 1, i.e. ŵ = w_0: the budget cannot pay for a step.
+//!
+//! ε = ∞ runs the same iteration (T, R, η from the formulas at ε = 1) with no noise: the
+//! non-private projected gradient descent with clipped (resp. iteratively-updated)
+//! gradient means. The random group partition of `iterative-updating-gd` is part of the
+//! algorithm and is drawn in both cases.
+//!
+//! # Parameters
+//!
+//! | name | symbol | default | source |
+//! |---|---|---|---|
+//! | `p` | p | 2 | moment order of Assumption 1(c), user-declared |
+//! | `M` | M | 1 | moment bound E\|⟨u, ∇ℓ⟩\|^p ≤ M^p, user-declared (Z12) |
+//! | `lambda` | λ | 1 | smoothness of the population risk F, user-declared (Assumption 1(b)) |
+//! | `R` | R | clipped-gd: M·min(√d (n√ρ/√d)^{1/p}, √d (n/d)^{1/p}) (Thm 4); iterative-updating-gd: the same with ρ/k² (conservative), M·√d (nε/√d)^{1/p} (shuffle, Thm 7) | Thms 4, 7 with Z12; project (conservative) |
+//! | `T` | T | clipped-gd: ⌊ρn²/(dR²)⌋ (Thm 4); iterative-updating-gd: the same with ρ/k² (conservative), ⌊n²ε²/(dR²)⌋ (shuffle, Thm 7); at least 1, at most `max_steps` | Thms 4, 7; project (conservative) |
+//! | `max_steps` | — | 10 000 | project cap on T (noise recomputed for the T run) |
+//! | `lr` | η | 1/(λ√(2T)) | Thms 4, 7 |
+//! | `rho_rule` | — | `eq15` | `eq15`: ρ of eq. (15) when ε ≤ 1, exact inversion otherwise (Z14); `exact`: always the exact inversion |
+//! | `k` | k | max(2, min(⌈8 ln n⌉, ⌊n/2⌋)) | spec §4.3 / Z9 (practical); `k=paper`: ⌈800 ln 20⌉ = 2397 |
+//! | `t_c` | t_c | max(1, ⌈2 ln(R/(4r₀))/ln(256/233)⌉) with the practical r₀ = √2Rk√d/(n√ρ_step) + M√(dk/n) | Lemma 8, spec §4.3, Z10 (deviation: (95)'s proof constants give t_c = 1) |
+//! | `estimate` | — | `multistart` | solver of problem (27), spec §5.2; `exact` for d ≤ 2 or k ≤ 20 |
+//! | `accounting` | — | `conservative` | spec §4.1 (Z7) |
+//! | δ | δ | n^{−1.1} when the budget's δ is 0 | project default (as for the Hu et al. algorithms) |
+//!
+//! # Errors
+//! A loss that is not convex; a non-convex domain (`sparse`); p < 2; ε = 0; δ ∉ (0, 1);
+//! k > n/2 (groups of fewer than two records); `accounting=shuffle` outside Theorem 6's range.
+
+use super::*;
+use crate::estimators::clip::{clip_sensitivity, clip_sigma, clipped_row_sum};
+use crate::estimators::iterative_updating::{
+    self as iu, default_groups, default_t_c, noisy_group_means, paper_groups, r0_practical,
+    EstimateSolver, IuConfig,
+};
+use crate::linalg::dot;
+use crate::privacy::{
+    gaussian_zcdp_rho, zhao_per_step_eq32, zhao_rho_eq24, zhao_shuffle_preconditions,
+    zhao_target_rho, Accountant, Cost, PrivacyLedger, RhoRule,
+};
+
+/// Which gradient estimator a run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GradientEstimator {
+    /// Algorithm 2 (`clipped-gd`).
+    Clip,
+    /// Algorithm 3 (`iterative-updating-gd`).
+    IterativeUpdating,
+}
+
+/// The privacy accounting of `iterative-updating-gd` (spec §4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accounting {
+    /// Parallel composition over the groups, zCDP over the steps (always valid).
+    Conservative,
+    /// The paper's Theorem 7: eq. (32) per step, eq. (24) inside a step (amplification by
+    /// shuffling, Theorem 6 — not established for group means, Z7).
+    Shuffle,
+}
+
+/// `clipped-gd` / `iterative-updating-gd`. See the module docs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrivateGd {
+    pub estimator: GradientEstimator,
+    pub p: f64,
+    pub m_bound: f64,
+    pub smoothness: f64,
+    pub radius: Option<f64>,
+    pub t: Option<usize>,
+    pub max_steps: usize,
+    pub lr: Option<f64>,
+    pub rho_rule: RhoRule,
+    pub k: Option<usize>,
+    pub paper_k: bool,
+    pub t_c: Option<usize>,
+    pub solver: EstimateSolver,
+    pub accounting: Accounting,
+}
+
+/// The resolved, public plan of a fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrivateGdPlan {
+    pub n: usize,
+    pub d: usize,
+    pub delta: f64,
+    /// Total ρ (zCDP accounting) — for the shuffle accounting, ρ of eq. (24) per step.
+    pub rho: f64,
+    pub radius: f64,
+    pub big_t: usize,
+    /// T from the formula before the `max_steps` cap.
+    pub t_formula: f64,
+    pub lr: f64,
+    /// Per-step noise standard deviation σ.
+    pub sigma: f64,
+    /// Per-step cost charged to the ledger.
+    pub step_cost: Cost,
+    /// Groups k and records per group m (iterative updating).
+    pub k: usize,
+    pub m: usize,
+    pub t_c: usize,
+    pub r0: f64,
+}
+
+const CLIP_NAME: &str = "clipped-gd";
+const IU_NAME: &str = "iterative-updating-gd";
+
+impl PrivateGd {
+    fn name_of(e: GradientEstimator) -> &'static str {
+        match e {
+            GradientEstimator::Clip => CLIP_NAME,
+            GradientEstimator::IterativeUpdating => IU_NAME,
+        }
+    }
+
+    /// Reads `--param` values for the given estimator.
+    pub fn from_params(estimator: GradientEstimator, params: &ParamMap) -> Result<Self, FitError> {
+        let name = Self::name_of(estimator);
+        let mut accepted = vec!["p", "M", "lambda", "R", "T", "max_steps", "lr", "rho_rule"];
+        if estimator == GradientEstimator::IterativeUpdating {
+            accepted.extend(["k", "t_c", "estimate", "accounting"]);
+        }
+        let p = Params::new(name, params, &accepted)?;
+        let moment = p.positive("p")?.unwrap_or(2.0);
+        if moment < 2.0 {
+            return Err(FitError::BadParameter {
+                algorithm: name,
+                param: "p".into(),
+                reason: format!("Assumption 1(c) needs a moment order p >= 2, got {moment}"),
+            });
+        }
+        let (k, paper_k) = match p.string("k") {
+            Some("paper") => (None, true),
+            _ => (p.integer("k", 2)?, false),
+        };
+        Ok(PrivateGd {
+            estimator,
+            p: moment,
+            m_bound: p.positive("M")?.unwrap_or(1.0),
+            smoothness: p.positive("lambda")?.unwrap_or(1.0),
+            radius: p.positive("R")?,
+            t: p.integer("T", 1)?,
+            max_steps: p.integer("max_steps", 1)?.unwrap_or(10_000),
+            lr: p.positive("lr")?,
+            rho_rule: match p.choice("rho_rule", &["eq15", "exact"])? {
+                Some("exact") => RhoRule::Exact,
+                _ => RhoRule::Eq15,
+            },
+            k,
+            paper_k,
+            t_c: p.integer("t_c", 1)?,
+            solver: match p.choice("estimate", &["multistart", "exact"])? {
+                Some("exact") => EstimateSolver::Exact,
+                _ => EstimateSolver::Multistart,
+            },
+            accounting: match p.choice("accounting", &["conservative", "shuffle"])? {
+                Some("shuffle") => Accounting::Shuffle,
+                _ => Accounting::Conservative,
+            },
+        })
+    }
+
+    /// The documentation row.
+    pub fn info(estimator: GradientEstimator) -> AlgorithmInfo {
+        let iu = estimator == GradientEstimator::IterativeUpdating;
+        let mut parameters = vec![
+            ParamInfo {
+                name: "p",
+                default: "2",
+                meaning: "moment order of the per-sample gradients (user-declared, p >= 2)",
+                source: "Zhao Assumption 1(c)",
+            },
+            ParamInfo {
+                name: "M",
+                default: "1",
+                meaning: "moment bound E|<u, grad l>|^p <= M^p (user-declared)",
+                source: "Zhao Assumption 1(c), spec Z12",
+            },
+            ParamInfo {
+                name: "lambda",
+                default: "1",
+                meaning: "smoothness of the population risk (user-declared)",
+                source: "Zhao Assumption 1(b)",
+            },
+            ParamInfo {
+                name: "R",
+                default: if iu {
+                    "M sqrt(d) (n eps / sqrt(d))^(1/p)"
+                } else {
+                    "M min(sqrt(d) (n sqrt(rho)/sqrt(d))^(1/p), sqrt(d) (n/d)^(1/p))"
+                },
+                meaning: "l2 clipping radius of the per-sample gradients",
+                source: if iu { "Zhao Thm 7 (Z12)" } else { "Zhao Thm 4 (Z12)" },
+            },
+            ParamInfo {
+                name: "T",
+                default: if iu {
+                    "floor(n^2 eps^2 / (d R^2)), >= 1"
+                } else {
+                    "floor(rho n^2 / (d R^2)), >= 1"
+                },
+                meaning: "gradient steps (each reads all n records)",
+                source: if iu { "Zhao Thm 7" } else { "Zhao Thm 4" },
+            },
+            ParamInfo {
+                name: "max_steps",
+                default: "10000",
+                meaning: "cap on T (the noise is calibrated to the T actually run)",
+                source: "project choice",
+            },
+            ParamInfo {
+                name: "lr",
+                default: "1/(lambda sqrt(2T))",
+                meaning: "step size eta",
+                source: if iu { "Zhao Thm 7" } else { "Zhao Thm 4" },
+            },
+            ParamInfo {
+                name: "rho_rule",
+                default: "eq15",
+                meaning: "total zCDP rho: eq. (15) for eps <= 1 and the exact inversion above 1, or always the exact inversion",
+                source: "Zhao Thm 3, eq. (15); spec Z14",
+            },
+        ];
+        if iu {
+            parameters.extend([
+                ParamInfo {
+                    name: "k",
+                    default: "max(2, min(ceil(8 ln n), floor(n/2)))",
+                    meaning: "number of groups per step (k=paper: ceil(800 ln 20) = 2397)",
+                    source: "spec Zhao §4.3, Z9",
+                },
+                ParamInfo {
+                    name: "t_c",
+                    default: "max(1, ceil(2 ln((|c1| + R)/(4 r0)) / ln(256/233))), r0 of (95)",
+                    meaning: "centre updates of the refinement",
+                    source: "Zhao Lemma 8; spec §4.3, Z10",
+                },
+                ParamInfo {
+                    name: "estimate",
+                    default: "multistart",
+                    meaning: "solver of problem (27): multistart local improvement or exact (d <= 2 or k <= 20)",
+                    source: "spec Zhao §5.2",
+                },
+                ParamInfo {
+                    name: "accounting",
+                    default: "conservative",
+                    meaning: "conservative (parallel composition over groups, zCDP over steps) or shuffle (the paper's Thm 6-7; amplification not established, Z7)",
+                    source: "spec Zhao §4.1, Z7",
+                },
+            ]);
+        }
+        AlgorithmInfo {
+            name: Self::name_of(estimator),
+            paper: if iu {
+                "Zhao, Wu, Liu, Wang, Fan & Li, Alg. 1 + Alg. 3 (iterative-updating mean)"
+            } else {
+                "Zhao, Wu, Liu, Wang, Fan & Li, Alg. 1 + Alg. 2 (clipping mean)"
+            },
+            privacy: if iu { "approx" } else { "zcdp" },
+            losses: vec!["squared", "logistic", "huber", "absolute"],
+            domains: vec!["l1-ball", "l2-ball", "simplex", "polytope"],
+            parameters,
+        }
+    }
+
+    /// Resolves every parameter from public quantities (n, d, ε, δ, p, M, λ).
+    pub fn plan(&self, n: usize, d: usize, budget: &Budget) -> Result<PrivateGdPlan, FitError> {
+        let name = Self::name_of(self.estimator);
+        let budget = with_default_delta(*budget, n);
+        let eps_f = formula_epsilon(&budget);
+        let delta_f = if budget.delta > 0.0 {
+            budget.delta
+        } else {
+            (n.max(2) as f64).powf(-1.1)
+        };
+        let non_private = budget.is_non_private();
+        let (nf, df) = (n as f64, d as f64);
+        let rho_total = zhao_target_rho(eps_f, delta_f, self.rho_rule);
+        let (k, m) = match self.estimator {
+            GradientEstimator::Clip => (1, n),
+            GradientEstimator::IterativeUpdating => {
+                let k = if self.paper_k {
+                    paper_groups(0.05)
+                } else {
+                    self.k.unwrap_or_else(|| default_groups(n))
+                };
+                if k < 2 || 2 * k > n {
+                    return Err(FitError::TooFewRecords {
+                        algorithm: name,
+                        n,
+                        needed: 2 * k.max(2),
+                    });
+                }
+                (k, n / k)
+            }
+        };
+        let inv_p = 1.0 / self.p;
+        // Theorem 4's balancing (clipped-gd). The conservative iterative-updating run is
+        // clipped-gd with a group-mean noise k times larger (σ of (23) with m = n/k, and the
+        // refined estimate's error is of the order of one group's noise), i.e. Theorem 4's
+        // formulas with ρ/k². The shuffle accounting keeps Theorem 7.
+        let theorem4 = |rho: f64| {
+            let a = df.sqrt() * (nf * rho.sqrt() / df.sqrt()).powf(inv_p);
+            let b = df.sqrt() * (nf / df).powf(inv_p);
+            let r = self.radius.unwrap_or(self.m_bound * a.min(b));
+            (r, rho * nf * nf / (df * r * r))
+        };
+        let (radius, t_formula) = match (self.estimator, self.accounting) {
+            (GradientEstimator::Clip, _) => theorem4(rho_total),
+            (GradientEstimator::IterativeUpdating, Accounting::Conservative) => {
+                theorem4(rho_total / (k as f64 * k as f64))
+            }
+            (GradientEstimator::IterativeUpdating, Accounting::Shuffle) => {
+                let r = self.radius.unwrap_or_else(|| {
+                    self.m_bound * df.sqrt() * (nf * eps_f / df.sqrt()).powf(inv_p)
+                });
+                (r, nf * nf * eps_f * eps_f / (df * r * r))
+            }
+        };
+        let big_t = self
+            .t
+            .unwrap_or_else(|| floor_at_least_one(t_formula))
+            .min(self.max_steps);
+        let lr = self
+            .lr
+            .unwrap_or(1.0 / (self.smoothness * (2.0 * big_t as f64).sqrt()));
+        // Per-step calibration.
+        let (rho_step, sigma, step_cost) = match (self.estimator, self.accounting) {
+            (GradientEstimator::IterativeUpdating, Accounting::Shuffle) => {
+                let (eps0, delta0) = zhao_per_step_eq32(eps_f, delta_f, big_t);
+                zhao_shuffle_preconditions(eps0, delta0, k).map_err(|reason| {
+                    FitError::Unsupported {
+                        algorithm: name,
+                        reason: format!(
+                            "accounting=shuffle: Theorem 6 does not apply at the per-step budget (eps0 = {eps0:.4e}, delta0 = {delta0:.3e}, k = {k}): {reason}; use accounting=conservative"
+                        ),
+                    }
+                })?;
+                let rho = zhao_rho_eq24(eps0, delta0, k);
+                let sigma = if non_private {
+                    0.0
+                } else {
+                    clip_sigma(radius, rho, m)
+                };
+                (
+                    rho,
+                    sigma,
+                    Cost::Approx {
+                        epsilon: eps0,
+                        delta: delta0,
+                    },
+                )
+            }
+            _ => {
+                // Aim a hair below the target so the ledger's upward rounding never refuses.
+                let rho = rho_total * (1.0 - 1e-9) / big_t as f64;
+                let sigma = if non_private {
+                    0.0
+                } else {
+                    clip_sigma(radius, rho, m)
+                };
+                let charged = gaussian_zcdp_rho(clip_sensitivity(radius, m), sigma);
+                (rho, sigma, Cost::Zcdp { rho: charged })
+            }
+        };
+        let (t_c, r0) = match self.estimator {
+            GradientEstimator::Clip => (0, f64::NAN),
+            GradientEstimator::IterativeUpdating => {
+                let r0 = r0_practical(self.m_bound, d, n, radius, k, rho_step);
+                (self.t_c.unwrap_or_else(|| default_t_c(0.0, radius, r0)), r0)
+            }
+        };
+        Ok(PrivateGdPlan {
+            n,
+            d,
+            delta: budget.delta,
+            rho: rho_total,
+            radius,
+            big_t,
+            t_formula,
+            lr,
+            sigma,
+            step_cost,
+            k,
+            m,
+            t_c,
+            r0,
+        })
+    }
+
+    fn accountant(&self, budget: &Budget) -> Accountant {
+        match (self.estimator, self.accounting) {
+            (GradientEstimator::IterativeUpdating, Accounting::Shuffle) => Accountant::Advanced {
+                delta_slack: budget.delta / 2.0,
+            },
+            _ => Accountant::Zcdp,
+        }
+    }
+}
+
+impl PrivateAlgorithm for PrivateGd {
+    fn name(&self) -> &'static str {
+        Self::name_of(self.estimator)
+    }
+    fn privacy_model(&self) -> PrivacyModel {
+        match self.estimator {
+            GradientEstimator::Clip => PrivacyModel::Zcdp,
+            GradientEstimator::IterativeUpdating => PrivacyModel::Approx,
+        }
+    }
+    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
+        let name = self.name();
+        let budget = with_default_delta(*budget, problem.data.n());
+        check_common(
+            name,
+            PrivacyModel::Approx,
+            problem,
+            &budget,
+            &["squared", "logistic", "huber", "absolute"],
+            &["l1-ball", "l2-ball", "simplex", "polytope"],
+        )?;
+        if self.estimator == GradientEstimator::IterativeUpdating
+            && self.solver == EstimateSolver::Exact
+            && problem.data.d() > 2
+        {
+            let k = self.plan(problem.data.n(), problem.data.d(), &budget)?.k;
+            if k > 20 {
+                return Err(FitError::BadParameter {
+                    algorithm: name,
+                    param: "estimate".into(),
+                    reason: format!(
+                        "the exact solver of problem (27) needs d <= 2 or k <= 20 (d = {}, k = {k})",
+                        problem.data.d()
+                    ),
+                });
+            }
+        }
+        self.plan(problem.data.n(), problem.data.d(), &budget)?;
+        Ok(())
+    }
+    fn fit(
+        &self,
+        problem: &Problem,
+        budget: Budget,
+        rng: &mut dyn RngCore,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, FitError> {
+        self.validate(problem, &budget)?;
+        let budget = with_default_delta(budget, problem.data.n());
+        let data = problem.data;
+        let (n, d) = (data.n(), data.d());
+        let plan = self.plan(n, d, &budget)?;
+        let loss = &problem.loss;
+        let mut ledger = PrivacyLedger::new(budget, self.accountant(&budget));
+        let cfg = IuConfig {
+            radius: plan.radius,
+            k: plan.k,
+            t_c: plan.t_c,
+            eta_c: 0.25,
+            solver: self.solver,
+        };
+        let mut w = problem.domain.start();
+        let mut avg = vec![0.0; d];
+        let mut g = vec![0.0; d];
+        let mut trace = Vec::with_capacity(plan.big_t);
+        observer.on_start(plan.big_t);
+        for t in 0..plan.big_t {
+            // w_t enters the average before its step (ŵ = mean of w_1..w_T).
+            for (a, wi) in avg.iter_mut().zip(&w) {
+                *a += wi;
+            }
+            let row = |i: usize, out: &mut [f64]| {
+                let x = data.row(i);
+                let r = loss.derivative(dot(x, &w), data.y()[i]);
+                for (o, xi) in out.iter_mut().zip(x) {
+                    *o = r * xi;
+                }
+            };
+            // Charge first, then release.
+            ledger.charge("gradient estimate", plan.step_cost)?;
+            match self.estimator {
+                GradientEstimator::Clip => {
+                    clipped_row_sum(n, d, plan.radius, row, &mut g);
+                    let inv = 1.0 / n as f64;
+                    g.iter_mut().for_each(|v| *v *= inv);
+                    crate::noise::add_gaussian(&mut g, plan.sigma, rng);
+                }
+                GradientEstimator::IterativeUpdating => {
+                    let q = noisy_group_means(n, d, plan.radius, plan.k, plan.sigma, row, rng);
+                    let c1 = vec![0.0; d];
+                    g = iu::refine(&q, d, &c1, &cfg).map_err(|e| FitError::Unsupported {
+                        algorithm: self.name(),
+                        reason: e.to_string(),
+                    })?;
+                }
+            }
+            for (wi, gi) in w.iter_mut().zip(&g) {
+                *wi -= plan.lr * gi;
+            }
+            problem.domain.project(&mut w);
+            let (eps_spent, _) = ledger.spent();
+            trace.push(TraceRecord {
+                iteration: t + 1,
+                step_size: plan.lr,
+                noise_scale: plan.sigma,
+                epsilon_spent: eps_spent,
+            });
+            observer.on_iteration(t + 1);
+        }
+        observer.on_finish();
+        let inv_t = 1.0 / plan.big_t as f64;
+        avg.iter_mut().for_each(|a| *a *= inv_t);
+
+        let mut h = BTreeMap::new();
+        hp(&mut h, "p", self.p);
+        hp(&mut h, "M", self.m_bound);
+        hp(&mut h, "lambda", self.smoothness);
+        hp(&mut h, "R", plan.radius);
+        hp(&mut h, "T", plan.big_t);
+        hp(&mut h, "T_formula", plan.t_formula);
+        hp(&mut h, "lr", plan.lr);
+        hp(&mut h, "sigma", plan.sigma);
+        hp(&mut h, "rho_total", plan.rho);
+        hp(
+            &mut h,
+            "rho_rule",
+            match self.rho_rule {
+                RhoRule::Eq15 => "eq15",
+                RhoRule::Exact => "exact",
+            },
+        );
+        hp(&mut h, "delta", plan.delta);
+        let mut notes = Vec::new();
+        if self.estimator == GradientEstimator::IterativeUpdating {
+            hp(&mut h, "k", plan.k);
+            hp(&mut h, "m", plan.m);
+            hp(&mut h, "t_c", plan.t_c);
+            hp(&mut h, "r0", plan.r0);
+            hp(
+                &mut h,
+                "estimate",
+                match self.solver {
+                    EstimateSolver::Multistart => "multistart",
+                    EstimateSolver::Exact => "exact",
+                },
+            );
+            hp(
+                &mut h,
+                "accounting",
+                match self.accounting {
+                    Accounting::Conservative => "conservative",
+                    Accounting::Shuffle => "shuffle",
+                },
+            );
+            if self.accounting == Accounting::Shuffle {
+                notes.push(
+                    "accounting=shuffle relies on the paper's Theorem 6 (amplification by shuffling), which is not established for group means (spec Z7); the reported (epsilon, delta) is the paper's claim".into(),
+                );
+            }
+        }
+        if plan.t_formula >= (self.max_steps + 1) as f64 && self.t.is_none() {
+            notes.push(format!(
+                "T capped at max_steps = {} (formula: {:.0}); the noise is calibrated to the T run",
+                self.max_steps, plan.t_formula
+            ));
+        }
+        if budget.is_non_private() {
+            notes.push(
+                "epsilon = inf: no noise (T, R, eta from the formulas at epsilon = 1)".into(),
+            );
+        }
+        Ok(FitReport {
+            weights: avg,
+            status: FitStatus::MaxIterations,
+            privacy: ledger.summary(self.privacy_model()),
+            hyperparameters: h,
+            trace,
+            notes,
+        })
+    }
+}
+
+#[cfg(test)]
+#[path = "private_gd_tests.rs"]
+mod tests;
