@@ -11,6 +11,9 @@
 //! ratio-free Gaussian via `rand_distr`'s ziggurat, Gumbel). They are exact up to
 //! floating-point rounding; see `docs/privacy.md` for the floating-point caveat.
 
+pub mod exact;
+pub mod snap;
+
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rand_distr::{Distribution, StandardNormal};
