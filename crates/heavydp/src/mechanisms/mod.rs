@@ -47,7 +47,7 @@
 pub mod peeling;
 pub use peeling::Peeling;
 
-use crate::noise::exact::{self, discrete_laplace, Dyadic32};
+use crate::noise::exact::{Dyadic32, ExactRng};
 use crate::noise::snap::{self, widened, Grid, Spread, MAX_SCORE_UNITS, MAX_UNITS};
 use crate::privacy::{Cost, PrivacyError, PrivacyLedger};
 use rand::RngCore;
@@ -247,7 +247,7 @@ pub fn argmin(v: &[f64]) -> Option<usize> {
 /// dyadic λ = ⌊ε·g/(2Δ_u')⌋₃₂ (ε·g/(2Δ_u') rounded down to a 32-bit mantissa, so at most
 /// a relative 2⁻³¹ below it), which is ε-DP since 2λ·Δ_u'/g ≤ ε: rejection sampling from
 /// the uniform proposal with exact Bernoulli(exp(−λ(max ũ − ũ_r))) acceptances
-/// ([`exact::exponential_mechanism`]; at most |range| proposals on average). Scores are never
+/// ([`ExactRng::exponential_mechanism`]; at most |range| proposals on average). Scores are never
 /// exponentiated in floating point. [`ExponentialMechanism::log_probabilities`] returns the
 /// log-probabilities of exactly this distribution.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -353,7 +353,7 @@ impl Mechanism for ExponentialMechanism {
         if self.epsilon.is_infinite() {
             return argmax(utilities).expect("non-empty");
         }
-        exact::exponential_mechanism(&self.scores(utilities), self.lambda(), rng)
+        ExactRng::new(rng).exponential_mechanism(&self.scores(utilities), self.lambda())
     }
 }
 
@@ -416,19 +416,21 @@ impl Mechanism for ReportNoisyMin {
         }
         let grid = Grid::new(self.sensitivity, 1, Spread::PerCoordinate);
         let t = grid.noise_units(self.scale);
-        let mut best = (0usize, i128::MAX);
-        for (i, &s) in scores.iter().enumerate() {
-            let units = if s.is_nan() {
-                MAX_UNITS
-            } else {
-                grid.to_units(s)
-            };
-            let key = units + discrete_laplace(t, rng);
-            if key < best.1 {
-                best = (i, key);
-            }
-        }
-        best.0
+        // argmin_i (ũ_i + Z_i) has the law of argmax_i (−ũ_i + Z_i) (Z symmetric), both
+        // with the first index on ties.
+        let negated: Vec<i128> = scores
+            .iter()
+            .map(|&s| {
+                if s.is_nan() {
+                    -MAX_UNITS
+                } else {
+                    -grid.to_units(s)
+                }
+            })
+            .collect();
+        ExactRng::new(rng)
+            .noisy_argmax(&negated, |_| true, t)
+            .expect("non-empty")
     }
 }
 
@@ -631,12 +633,12 @@ mod tests {
         assert_eq!(got, PINNED_MECHANISMS, "got {got:?}");
     }
     const PINNED_MECHANISMS: (f64, f64, f64, f64, usize, usize) = (
-        -0.7405423856544644,
-        0.9024602413343246,
-        -1.6906030679924697,
-        1.1520928629973923,
-        5,
-        0,
+        -0.3702711928266922,
+        1.3492514885392097,
+        -1.4757159237253745,
+        1.5263557737241626,
+        1,
+        1,
     );
 
     #[test]

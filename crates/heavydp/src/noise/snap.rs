@@ -47,7 +47,7 @@
 //! sensitivity) are refused with a panic that names only public quantities; the mechanism
 //! constructors refuse such parameters earlier.
 
-use super::exact::{discrete_gaussian, discrete_laplace, MAX_SCALE};
+use super::exact::{ExactRng, MAX_SCALE};
 use crate::privacy::mul_up;
 use rand::RngCore;
 
@@ -174,9 +174,10 @@ pub fn laplace_release<R: RngCore + ?Sized>(
     }
     let grid = Grid::new(sensitivity_l1, values.len(), Spread::L1);
     let t = grid.noise_units(scale);
+    let mut ex = ExactRng::new(rng);
     values
         .iter()
-        .map(|&v| grid.from_units(grid.to_units(v) + discrete_laplace(t, rng)))
+        .map(|&v| grid.from_units(grid.to_units(v) + ex.discrete_laplace(t)))
         .collect()
 }
 
@@ -195,9 +196,10 @@ pub fn gaussian_release<R: RngCore + ?Sized>(
     }
     let grid = Grid::new(sensitivity_l2, values.len(), Spread::L2);
     let s = grid.noise_units(sigma);
+    let mut ex = ExactRng::new(rng);
     values
         .iter()
-        .map(|&v| grid.from_units(grid.to_units(v) + discrete_gaussian(s, rng)))
+        .map(|&v| grid.from_units(grid.to_units(v) + ex.discrete_gaussian(s)))
         .collect()
 }
 
