@@ -22,7 +22,7 @@
 //! its scores to the grid and samples the exponential-mechanism distribution of the
 //! rounded scores exactly (rejection with exact Bernoulli(e^{−γ}) acceptances). Rounding
 //! moves each coordinate by at most g/2, which widens the sensitivity to at most
-//! Δ' = [`widened`](crate::noise::snap::widened)(Δ) = Δ·(1 + 2⁻⁴⁰) (rounded up). **The cost of
+//! Δ' = [`widened`]\(Δ) = Δ·(1 + 2⁻⁴⁰) (rounded up). **The cost of
 //! every mechanism is computed at Δ'**, and the constructors that take a budget
 //! (`new`, `from_rho`) calibrate the noise at Δ', so the charge equals the requested budget.
 //! Mechanisms built with an explicit scale (`with_sigma`, `with_scale`, struct literals)
@@ -106,7 +106,8 @@ fn check_positive(name: &str, v: f64) -> Result<(), PrivacyError> {
 pub const MAX_NOISE_TO_SENSITIVITY: f64 = 34_359_738_368.0;
 
 fn check_noise_ratio(name: &str, scale: f64, sensitivity: f64) -> Result<(), PrivacyError> {
-    if !(scale <= MAX_NOISE_TO_SENSITIVITY * sensitivity) {
+    // (written so that a NaN scale is refused too)
+    if scale.is_nan() || scale > MAX_NOISE_TO_SENSITIVITY * sensitivity {
         return Err(PrivacyError::InvalidMechanism(format!(
             "{name} {scale} is more than 2^35 times the sensitivity {sensitivity}: outside the range of the exact noise samplers (the release would be pure noise)"
         )));
@@ -165,9 +166,11 @@ impl Mechanism for LaplaceMechanism {
 ///
 /// Floating-point safe: the input is snapped to the public grid
 /// g = 2^(⌊log₂Δ₂⌋−40−⌈⌈log₂d⌉/2⌉) and receives exact discrete Gaussian noise
-/// N_ℤ(0, ⌈σ/g⌉²) in grid units ([`snap::gaussian_release`]; its variance is below σ² by a
-/// relative e^{−2π²σ²/g²}-small amount, CKS 2020 Prop. 5 and Cor. 9); the output lies on g·ℤ.
-/// The zCDP bound is CKS 2020 Thm. 4 / Thm. 14 for the integer sensitivity Δ₂/g + √d.
+/// N_ℤ(0, q²), q = ⌈σ/g⌉, in grid units ([`snap::gaussian_release`]; its variance
+/// g²·Var N_ℤ(0, q²) equals σ² up to a relative 2g/σ: CKS 2020 show Var N_ℤ(0, q²) < q²,
+/// within a relative e^{−2π²q²}-sized amount); the output lies on g·ℤ.
+/// The zCDP bound is CKS 2020 Thm. 4 (coordinatewise Rényi divergences add) for the integer
+/// ℓ2 sensitivity Δ₂/g + √d.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GaussianMechanism {
     /// ℓ2 sensitivity Δ₂ of the query (replace-one).
@@ -314,7 +317,13 @@ impl ExponentialMechanism {
         if self.epsilon.is_infinite() {
             let best = argmax(utilities);
             return (0..utilities.len())
-                .map(|i| if Some(i) == best { 0.0 } else { f64::NEG_INFINITY })
+                .map(|i| {
+                    if Some(i) == best {
+                        0.0
+                    } else {
+                        f64::NEG_INFINITY
+                    }
+                })
                 .collect();
         }
         let scores = self.scores(utilities);
@@ -325,12 +334,7 @@ impl ExponentialMechanism {
         // z_r = −λ·(max ũ − ũ_r) ≤ 0, with 0 attained
         let z: Vec<f64> = scores
             .iter()
-            .map(|&s| {
-                -libm::scalbn(
-                    lambda.mantissa as f64 * (max - s) as f64,
-                    lambda.exponent,
-                )
-            })
+            .map(|&s| -libm::scalbn(lambda.mantissa as f64 * (max - s) as f64, lambda.exponent))
             .collect();
         let lse = z.iter().map(|x| x.exp()).sum::<f64>().ln();
         z.into_iter().map(|x| x - lse).collect()

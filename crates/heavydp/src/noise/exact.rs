@@ -413,8 +413,8 @@ impl<'a, R: RngCore + ?Sized> ExactRng<'a, R> {
         );
         let overflow = "noisy argmax: |a| must be at most 2^110";
         let span = (t - 1) as i128;
-        // Candidates (index, hi, exact key or the pending coarse part (negative, t·V)).
-        let mut cand: Vec<(usize, i128, Result<i128, (bool, i128)>)> = Vec::new();
+        // Candidates: (index, hi, the exact key or the pending coarse part).
+        let mut cand: Vec<(usize, i128, Key)> = Vec::new();
         let mut best_lo = i128::MIN;
         for (j, &aj) in a.iter().enumerate() {
             if !active(j) {
@@ -436,12 +436,12 @@ impl<'a, R: RngCore + ?Sized> ExactRng<'a, R> {
                         continue;
                     }
                     let key = aj - u as i128;
-                    break (key, key, Ok(key));
+                    break (key, key, Key::Exact(key));
                 }
                 if negative {
-                    break (aj - tv - span, aj - tv, Err((true, tv)));
+                    break (aj - tv - span, aj - tv, Key::Pending { negative, tv });
                 }
-                break (aj + tv, aj + tv + span, Err((false, tv)));
+                break (aj + tv, aj + tv + span, Key::Pending { negative, tv });
             };
             if hi < best_lo {
                 continue;
@@ -457,8 +457,8 @@ impl<'a, R: RngCore + ?Sized> ExactRng<'a, R> {
                 continue;
             }
             let key = match state {
-                Ok(k) => k,
-                Err((negative, tv)) => {
+                Key::Exact(k) => k,
+                Key::Pending { negative, tv } => {
                     let u = self.fine_part(t) as i128;
                     if negative {
                         a[j] - tv - u
@@ -568,13 +568,19 @@ impl<'a, R: RngCore + ?Sized> ExactRng<'a, R> {
     /// The expected number of proposals is n / Σⱼ e^{−λ(max s − sⱼ)} ≤ n. Requires
     /// max s − min s < 2⁹⁶ (callers clamp the scores to ±2⁹⁴). Panics on an empty slice.
     pub fn exponential_mechanism(&mut self, scores: &[i128], lambda: Dyadic32) -> usize {
-        assert!(!scores.is_empty(), "exponential mechanism over an empty range");
+        assert!(
+            !scores.is_empty(),
+            "exponential mechanism over an empty range"
+        );
         let max = *scores.iter().max().expect("non-empty");
         let n = scores.len() as u128;
         loop {
             let i = self.uniform_below(n) as usize;
             let w = (max - scores[i]) as u128;
-            assert!(w < 1 << 96, "exponential mechanism: score range must be below 2^96");
+            assert!(
+                w < 1 << 96,
+                "exponential mechanism: score range must be below 2^96"
+            );
             let p = lambda.mantissa as u128 * w;
             if self.bernoulli_exp_neg_dyadic(p, lambda.exponent) {
                 return i;
@@ -642,6 +648,12 @@ pub fn exponential_mechanism<R: RngCore + ?Sized>(
     ExactRng::new(rng).exponential_mechanism(scores, lambda)
 }
 
+/// A key of [`ExactRng::noisy_argmax`]: known exactly, or a ± t·V + U with U still to draw.
+enum Key {
+    Exact(i128),
+    Pending { negative: bool, tv: i128 },
+}
+
 /// A non-negative dyadic rational m·2ᵉ with a 32-bit mantissa (the inverse temperature
 /// of [`ExactRng::exponential_mechanism`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -663,7 +675,7 @@ impl Dyadic32 {
             };
         }
         let (f, e) = libm::frexp(x); // x = f·2^e, f ∈ [0.5, 1)
-        // ⌊f·2³²⌋ < 2³² (exact scaling, then truncation toward zero = rounding down)
+                                     // ⌊f·2³²⌋ < 2³² (exact scaling, then truncation toward zero = rounding down)
         let m = libm::scalbn(f, 32).floor() as u32;
         Dyadic32 {
             mantissa: m,
@@ -779,16 +791,28 @@ mod tests {
         check(0.75, freq(&mut || bernoulli_dyadic(3 << 98, 100, &mut rng)));
         check(5.0 / 32.0, freq(&mut || bernoulli_dyadic(5, 5, &mut rng)));
         // k > 128: the top k − 128 bits must be zero (3·2^126 / 2^130 = 3/16).
-        check(3.0 / 16.0, freq(&mut || bernoulli_dyadic(3 << 126, 130, &mut rng)));
+        check(
+            3.0 / 16.0,
+            freq(&mut || bernoulli_dyadic(3 << 126, 130, &mut rng)),
+        );
         assert_eq!(freq(&mut || bernoulli_dyadic(3, 130, &mut rng)), 0.0);
         for &(num, den) in &[(0u128, 1u128), (1, 3), (1, 1), (5, 2), (7, 3), (40, 7)] {
             let p = (-(num as f64) / den as f64).exp();
             check(p, freq(&mut || bernoulli_exp_neg(num, den, &mut rng)));
         }
-        check((-1.0f64).exp(), freq(&mut || bernoulli_exp_neg_one(&mut rng)));
+        check(
+            (-1.0f64).exp(),
+            freq(&mut || bernoulli_exp_neg_one(&mut rng)),
+        );
         // Dyadic γ = 5·2^-3 and 3·2^1, and a γ whose fraction needs more than 128 bits.
-        check((-0.625f64).exp(), freq(&mut || bernoulli_exp_neg_dyadic(5, -3, &mut rng)));
-        check((-6.0f64).exp(), freq(&mut || bernoulli_exp_neg_dyadic(3, 1, &mut rng)));
+        check(
+            (-0.625f64).exp(),
+            freq(&mut || bernoulli_exp_neg_dyadic(5, -3, &mut rng)),
+        );
+        check(
+            (-6.0f64).exp(),
+            freq(&mut || bernoulli_exp_neg_dyadic(3, 1, &mut rng)),
+        );
         check(
             (-0.75f64).exp(),
             freq(&mut || bernoulli_exp_neg_dyadic(3 << 126, -128, &mut rng)),
@@ -857,8 +881,10 @@ mod tests {
             let p = pmf(|y| (-y * y / (2.0 * s2)).exp(), w, 40 * sigma as i128);
             let (chi, dof) = chi_square(&histogram(&draws, w), &p);
             assert!(chi < chi_crit(dof), "sigma = {sigma}: chi2 {chi} dof {dof}");
-            // Exact variance Σ y² p(y) (< σ², CKS Prop. 5).
-            let z: f64 = (-400i32..=400).map(|y| (-(y * y) as f64 / (2.0 * s2)).exp()).sum();
+            // Exact variance Σ y² p(y) (< σ², CKS 2020).
+            let z: f64 = (-400i32..=400)
+                .map(|y| (-(y * y) as f64 / (2.0 * s2)).exp())
+                .sum();
             let var: f64 = (-400i32..=400)
                 .map(|y| (y * y) as f64 * (-(y * y) as f64 / (2.0 * s2)).exp())
                 .sum::<f64>()
@@ -866,7 +892,10 @@ mod tests {
             assert!(var <= s2 * (1.0 + 1e-12));
             let emp = draws.iter().map(|&y| (y * y) as f64).sum::<f64>() / k as f64;
             let se = (2.0 * var * var / k as f64).sqrt().max(1e-3);
-            assert!((emp - var).abs() < 6.0 * se, "sigma = {sigma}: {emp} vs {var}");
+            assert!(
+                (emp - var).abs() < 6.0 * se,
+                "sigma = {sigma}: {emp} vs {var}"
+            );
         }
     }
 
@@ -883,7 +912,10 @@ mod tests {
         assert!((var - 1.0).abs() < 6.0 * (2.0 / k as f64).sqrt(), "{var}");
         // P(|Z| < 1) = 0.6827 for the (essentially continuous) N(0, 1)
         let inside = z.iter().filter(|x| x.abs() < 1.0).count() as f64 / k as f64;
-        assert!((inside - 0.6827).abs() < 5.0 * (0.25 / k as f64).sqrt(), "{inside}");
+        assert!(
+            (inside - 0.6827).abs() < 5.0 * (0.25 / k as f64).sqrt(),
+            "{inside}"
+        );
     }
 
     #[test]
@@ -1056,5 +1088,6 @@ mod tests {
         );
         assert_eq!(got, PINNED_DRAWS, "got {got:?}");
     }
-    const PINNED_DRAWS: (i128, i128, i128, usize) = (23, 536, 527_158_716_857_446_322_657_550_165, 2);
+    const PINNED_DRAWS: (i128, i128, i128, usize) =
+        (23, 536, 527_158_716_857_446_322_657_550_165, 2);
 }

@@ -24,7 +24,9 @@
 //!
 //! * discrete Laplace: ε = (Δ/g + m)/⌈b/g⌉ ≤ widened(Δ)/b (pure DP);
 //! * discrete Gaussian: ρ = (Δ/g + m)²/(2⌈σ/g⌉²) ≤ widened(Δ)²/(2σ²) (zCDP, Canonne,
-//!   Kamath & Steinke 2020 Thm. 4, multivariate Thm. 14);
+//!   Kamath & Steinke 2020 Thm. 4: the Rényi divergence between integer shifts of a
+//!   discrete Gaussian is at most the continuous one, α·shift²/(2σ²); over independent
+//!   coordinates the divergences add, giving α‖shift‖₂²/(2σ²));
 //!
 //! and the output, a function of the exact integer k only, inherits it. The mechanisms in
 //! [`crate::mechanisms`] calibrate b and σ at [`widened`]`(Δ)`, so the cost they charge
@@ -265,12 +267,23 @@ mod tests {
         let g = Grid::new(2.0, v.len(), Spread::L1).spacing();
         assert!(lap.iter().all(|x| (x / g).fract() == 0.0));
         let mean_abs = lap.iter().zip(&v).map(|(a, b)| (a - b).abs()).sum::<f64>() / 2e4;
-        assert!((mean_abs - 3.0).abs() < 5.0 * 3.0 / (2e4f64).sqrt(), "{mean_abs}");
+        assert!(
+            (mean_abs - 3.0).abs() < 5.0 * 3.0 / (2e4f64).sqrt(),
+            "{mean_abs}"
+        );
         let gau = gaussian_release(&v, 2.0, 3.0, &mut rng);
         let g = Grid::new(2.0, v.len(), Spread::L2).spacing();
         assert!(gau.iter().all(|x| (x / g).fract() == 0.0));
-        let var = gau.iter().zip(&v).map(|(a, b)| (a - b).powi(2)).sum::<f64>() / 2e4;
-        assert!((var - 9.0).abs() < 6.0 * 9.0 * (2.0 / 2e4f64).sqrt(), "{var}");
+        let var = gau
+            .iter()
+            .zip(&v)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+            / 2e4;
+        assert!(
+            (var - 9.0).abs() < 6.0 * 9.0 * (2.0 / 2e4f64).sqrt(),
+            "{var}"
+        );
         assert!(laplace_release(&[], 1.0, 1.0, &mut rng).is_empty());
     }
 
