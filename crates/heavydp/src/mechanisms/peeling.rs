@@ -104,6 +104,12 @@ impl Peeling {
             ));
         }
         let scale = 2.0 * widened(lambda) * (3.0 * s as f64 * (-delta.ln())).sqrt() / epsilon;
+        // The exact samplers take up to 2¹⁰⁶ grid units of 2^(⌊log₂λ⌋−40).
+        if scale.is_nan() || scale > 2f64.powi(60) * lambda {
+            return bad(format!(
+                "peeling: the Laplace scale {scale} is more than 2^60 times lambda = {lambda} (epsilon far too small for the exact noise samplers)"
+            ));
+        }
         let p = Peeling {
             s,
             lambda,
@@ -275,6 +281,7 @@ mod tests {
         assert!(Peeling::new(2, 1.0, 0.0, 1e-5).is_err());
         assert!(Peeling::new(2, 1.0, 1.0, 0.0).is_err());
         assert!(Peeling::new(2, 1.0, 1.0, 1.0).is_err());
+        assert!(Peeling::new(2, 1.0, 1e-18, 1e-5).is_err());
     }
 
     #[test]

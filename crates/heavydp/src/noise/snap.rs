@@ -149,12 +149,13 @@ impl Grid {
         libm::scalbn(k as f64, self.log2)
     }
 
-    /// A noise scale (b or σ, > 0) in grid units, rounded up: ⌈scale/g⌉ ≥ 1. Panics,
-    /// naming only the public scale and grid, if it exceeds [`MAX_SCALE`] = 2¹⁰⁶.
+    /// A noise scale (b or σ, > 0) in grid units, rounded up: ⌈scale/g⌉ ≥ 1 (a scale
+    /// below one grid unit gets one unit: more noise, never less). Panics, naming only the
+    /// public scale and grid, if it exceeds [`MAX_SCALE`] = 2¹⁰⁶.
     pub fn noise_units(self, scale: f64) -> u128 {
         let y = libm::scalbn(scale, -self.log2);
         assert!(
-            y > 0.0 && y <= MAX_SCALE as f64,
+            (0.0..=MAX_SCALE as f64).contains(&y),
             "snapped noise: the noise scale {scale} is {y:e} grid units of 2^{}; the exact samplers support at most 2^106 (the noise is far larger than the sensitivity)",
             self.log2
         );
