@@ -8,18 +8,32 @@
 //! # Algorithm
 //!
 //! ```text
-//! b = 2·λ·√(3·s·ln(1/δ)) / ε                    (Laplace scale)
+//! b = 2·λ'·√(3·s·ln(1/δ)) / ε,   λ' = widened(λ) = λ(1 + 2⁻⁴⁰)   (Laplace scale)
 //! S = ∅
 //! repeat s times:                               (s report-noisy-max rounds)
 //!     j* = argmax_{j ∉ S} ( |v_j| + Lap(b) ),  fresh noise every round;  S ← S ∪ {j*}
 //! return v_j + Lap(b) for j ∈ S, 0 elsewhere
 //! ```
 //!
+//! # Floating-point safety
+//!
+//! Neither the selection nor the released values use floating-point noise. The input is
+//! snapped to the public grid g = 2^(⌊log₂λ⌋−40) (per coordinate: ṽ_j = round(v_j/g),
+//! clamped to ±2¹¹⁰), so every coordinate moves by ≤ g/2 and the integer ℓ∞ sensitivity
+//! is ≤ λ/g + 1 ≤ λ'/g. The Laplace noise is exact discrete Laplace noise of scale
+//! ⌈b/g⌉ grid units ([`crate::noise::exact::ExactRng::discrete_laplace`]); a selection round
+//! releases argmax_j (|ṽ_j| + Z_j) (first index on ties; drawn lazily but exactly by
+//! [`crate::noise::exact::ExactRng::noisy_argmax`]) and a value is g·(ṽ_j + Z). The
+//! report-noisy-max argument holds verbatim for integer scores with discrete Laplace noise
+//! and a fixed tie-breaking order, so the per-step costs below hold with λ' in place of λ.
+//! Calibrating b at λ' keeps every certified ε (and every refusal) exactly as in real
+//! arithmetic with λ.
+//!
 //! # Privacy
 //!
 //! If every neighbouring pair has ‖v(D) − v(D')‖_∞ ≤ λ, each selection round is
-//! (2λ/b)-DP (the |v_j| may move in opposite directions) and each released value is
-//! (λ/b)-DP. The 2s steps compose — by the best of basic composition, advanced
+//! (2λ'/b)-DP (the |v_j| may move in opposite directions) and each released value is
+//! (λ'/b)-DP. The 2s steps compose — by the best of basic composition, advanced
 //! composition (slack δ) and zCDP (ρ = 5ε²/(24 ln(1/δ))) — to (ε, δ) **only when**
 //! ε ≤ 0.418·ln(1/δ) or s ≤ (4/3)·ln(1/δ) (spec §E, Reviewed). [`Peeling::new`]
 //! certifies the composition numerically and refuses (ε, δ, s) for which it does not
@@ -37,7 +51,8 @@
 //! | `epsilon`, `delta` | ε, δ | the budget of this call |
 
 use super::Mechanism;
-use crate::noise;
+use crate::noise::exact::ExactRng;
+use crate::noise::snap::{widened, Grid, Spread};
 use crate::privacy::{
     advanced_composition, div_up, mul_up, pure_to_zcdp, up, zcdp_to_approx, Cost, PrivacyError,
 };
@@ -54,7 +69,7 @@ pub struct Peeling {
     pub epsilon: f64,
     /// δ of the whole call.
     pub delta: f64,
-    /// Laplace scale b = 2λ√(3 s ln(1/δ))/ε (0 when ε = ∞).
+    /// Laplace scale b = 2λ'√(3 s ln(1/δ))/ε with λ' = widened(λ) (0 when ε = ∞).
     pub scale: f64,
 }
 
@@ -88,7 +103,13 @@ impl Peeling {
                 "peeling: delta must be in (0, 1) (the calibration uses ln(1/delta)), got {delta}"
             ));
         }
-        let scale = 2.0 * lambda * (3.0 * s as f64 * (-delta.ln())).sqrt() / epsilon;
+        let scale = 2.0 * widened(lambda) * (3.0 * s as f64 * (-delta.ln())).sqrt() / epsilon;
+        // The exact samplers take up to 2¹⁰⁶ grid units of 2^(⌊log₂λ⌋−40).
+        if scale.is_nan() || scale > 2f64.powi(60) * lambda {
+            return bad(format!(
+                "peeling: the Laplace scale {scale} is more than 2^60 times lambda = {lambda} (epsilon far too small for the exact noise samplers)"
+            ));
+        }
         let p = Peeling {
             s,
             lambda,
@@ -105,14 +126,14 @@ impl Peeling {
         Ok(p)
     }
 
-    /// ε of one selection round, 2λ/b (rounded up).
+    /// ε of one selection round, 2λ'/b (rounded up).
     pub fn selection_epsilon(&self) -> f64 {
-        div_up(2.0 * self.lambda, self.scale)
+        div_up(2.0 * widened(self.lambda), self.scale)
     }
 
-    /// ε of one released value, λ/b (rounded up).
+    /// ε of one released value, λ'/b (rounded up).
     pub fn value_epsilon(&self) -> f64 {
-        div_up(self.lambda, self.scale)
+        div_up(widened(self.lambda), self.scale)
     }
 
     /// The ε (at this δ) certified for the 2s steps: the smallest of basic composition,
@@ -131,43 +152,50 @@ impl Peeling {
     }
 
     /// Runs the selection and returns the chosen index set (ascending) and the released
-    /// values in the same order. Used by [`Mechanism::run_uncharged`].
+    /// values in the same order. Used by [`Mechanism::run_uncharged`]. A NaN coordinate is
+    /// treated as 0.
     pub fn select<R: RngCore + ?Sized>(&self, v: &[f64], rng: &mut R) -> (Vec<usize>, Vec<f64>) {
         let d = v.len();
         let s = self.s.min(d);
+        let clean = |x: f64| if x.is_nan() { 0.0 } else { x };
+        if self.scale == 0.0 {
+            // Exact top-s by |v_j| (first index on ties) with exact values; no draws.
+            let mut chosen = vec![false; d];
+            let mut set = Vec::with_capacity(s);
+            for _ in 0..s {
+                let mut best = (usize::MAX, f64::NEG_INFINITY);
+                for (j, &vj) in v.iter().enumerate() {
+                    let a = clean(vj).abs();
+                    if !chosen[j] && (best.0 == usize::MAX || a > best.1) {
+                        best = (j, a);
+                    }
+                }
+                chosen[best.0] = true;
+                set.push(best.0);
+            }
+            set.sort_unstable();
+            let values = set.iter().map(|&j| clean(v[j])).collect();
+            return (set, values);
+        }
+        let grid = Grid::new(self.lambda, 1, Spread::PerCoordinate);
+        let t = grid.noise_units(self.scale);
+        // |ṽ_j| = round(|v_j|/g) (rounding is symmetric), computed once.
+        let units: Vec<i128> = v.iter().map(|&x| grid.to_units(clean(x))).collect();
+        let mut ex = ExactRng::new(rng);
         let mut chosen = vec![false; d];
         let mut set = Vec::with_capacity(s);
+        let scores: Vec<i128> = units.iter().map(|u| u.abs()).collect();
         for _ in 0..s {
-            let mut best = (usize::MAX, f64::NEG_INFINITY);
-            for (j, &vj) in v.iter().enumerate() {
-                if chosen[j] {
-                    continue;
-                }
-                // NaN-safe: a NaN coordinate never wins (it is treated as |v_j| = 0).
-                let a = if vj.is_nan() { 0.0 } else { vj.abs() };
-                let key = if self.scale == 0.0 {
-                    a
-                } else {
-                    a + noise::laplace(self.scale, rng)
-                };
-                if best.0 == usize::MAX || key > best.1 {
-                    best = (j, key);
-                }
-            }
-            chosen[best.0] = true;
-            set.push(best.0);
+            let j = ex
+                .noisy_argmax(&scores, |j| !chosen[j], t)
+                .expect("s ≤ d leaves a candidate");
+            chosen[j] = true;
+            set.push(j);
         }
         set.sort_unstable();
         let values = set
             .iter()
-            .map(|&j| {
-                let vj = if v[j].is_nan() { 0.0 } else { v[j] };
-                if self.scale == 0.0 {
-                    vj
-                } else {
-                    vj + noise::laplace(self.scale, rng)
-                }
-            })
+            .map(|&j| grid.from_units(units[j] + ex.discrete_laplace(t)))
             .collect();
         (set, values)
     }
@@ -207,13 +235,16 @@ mod tests {
 
     #[test]
     fn scale_matches_the_spec_formula() {
-        // b = 2 λ √(3 s ln(1/δ)) / ε — fails if λ (the sensitivity) were halved.
+        // b = 2 λ' √(3 s ln(1/δ)) / ε with λ' = λ(1 + 2^-40) (the snapping's widening) —
+        // fails if λ (the sensitivity) were halved.
         let p = Peeling::new(40, 0.0164, 1.0, 5e4f64.powf(-1.1)).unwrap();
-        let expect = 2.0 * 0.0164 * (3.0 * 40.0 * (5e4f64.powf(1.1)).ln()).sqrt() / 1.0;
-        assert!((p.scale - expect).abs() < 1e-12 * expect);
+        let lw = widened(0.0164);
+        let expect = 2.0 * lw * (3.0 * 40.0 * (5e4f64.powf(1.1)).ln()).sqrt() / 1.0;
+        assert!((p.scale - expect).abs() < 1e-14 * expect);
         // The spec's worked value (X.2, Alg. 3 at n = 5·10⁴): scale ≈ 1.24.
         assert!((p.scale - 1.24).abs() < 0.01, "scale {}", p.scale);
-        assert_eq!(p.selection_epsilon(), div_up(2.0 * 0.0164, p.scale));
+        assert_eq!(p.selection_epsilon(), div_up(2.0 * lw, p.scale));
+        assert_eq!(p.value_epsilon(), div_up(lw, p.scale));
     }
 
     #[test]
@@ -250,6 +281,7 @@ mod tests {
         assert!(Peeling::new(2, 1.0, 0.0, 1e-5).is_err());
         assert!(Peeling::new(2, 1.0, 1.0, 0.0).is_err());
         assert!(Peeling::new(2, 1.0, 1.0, 1.0).is_err());
+        assert!(Peeling::new(2, 1.0, 1e-18, 1e-5).is_err());
     }
 
     #[test]
@@ -298,6 +330,28 @@ mod tests {
             p.scale
         );
     }
+
+    #[test]
+    fn outputs_lie_on_the_public_grid_reproducibly_and_pinned() {
+        let p = Peeling::new(3, 0.05, 1.0, 1e-6).unwrap();
+        let v: Vec<f64> = (0..40).map(|j| ((j * 7) % 13) as f64 * 0.1 - 0.6).collect();
+        let out = p.run_uncharged(&v, &mut rng_from_seed(9));
+        assert_eq!(out, p.run_uncharged(&v, &mut rng_from_seed(9)));
+        let g = Grid::new(0.05, 1, Spread::PerCoordinate).spacing();
+        assert!(out.iter().all(|x| (x / g).fract() == 0.0));
+        let got: Vec<(usize, f64)> = out
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| **x != 0.0)
+            .map(|(j, x)| (j, *x))
+            .collect();
+        assert_eq!(got, PINNED_PEELING.to_vec(), "got {got:?}");
+    }
+    const PINNED_PEELING: [(usize, f64); 3] = [
+        (0, -2.216285523310006),
+        (12, -1.0771499679767942),
+        (37, 0.46265723804384606),
+    ];
 
     #[test]
     fn selection_noise_matches_report_noisy_max() {

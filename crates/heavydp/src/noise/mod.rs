@@ -7,9 +7,33 @@
 //! ([`rng_from_os`]), or reproducibly from a `u64` seed ([`rng_from_seed`]), giving
 //! the same stream on every platform.
 //!
-//! The samplers here are the continuous ones of the papers (inverse-CDF Laplace,
-//! ratio-free Gaussian via `rand_distr`'s ziggurat, Gumbel). They are exact up to
-//! floating-point rounding; see `docs/privacy.md` for the floating-point caveat.
+//! # Private noise: [`exact`] and [`snap`]
+//!
+//! Noise added to private values never comes from the floating-point samplers below. A
+//! floating-point Laplace sample `v + b·sign·(−ln U)` can only take the doubles reachable
+//! from v, and those sets differ between neighbouring inputs (Mironov 2012); the test
+//! `tests/precision_attack.rs` identifies the input of such a sampler with certainty from
+//! most of its outputs. Instead, every mechanism of [`crate::mechanisms`] snaps its input to
+//! a public power-of-two grid, adds noise drawn **exactly** with integer arithmetic
+//! ([`exact`]: discrete Laplace, discrete Gaussian, Bernoulli(e^{−γ}), the exponential
+//! mechanism, after Canonne, Kamath & Steinke 2020) and maps the integer back to the grid
+//! ([`snap`]). The rounding widens the sensitivity by a relative 2⁻⁴⁰, which the mechanisms
+//! charge. The same seed gives the same draws on every machine: the exact samplers use only
+//! integer operations on the ChaCha20 stream.
+//!
+//! # Public randomness: the continuous samplers
+//!
+//! [`laplace`], [`gaussian`], [`gumbel`], [`add_laplace`], [`add_gaussian`] and [`open01`]
+//! are the continuous samplers of the papers (inverse-CDF Laplace, `rand_distr`'s ziggurat
+//! Gaussian, Gumbel by −ln(−ln U)), exact only up to floating-point rounding (a 53-bit U
+//! truncates the tails: |Lap| ≤ 36.7·b, Gumbel ∈ [−3.6, 36.7]). They are used for synthetic
+//! data, experiments and benchmarks, and for objective perturbation's noise vector b, which
+//! is drawn from the public zero vector and enters the released minimiser through a
+//! continuous-density argument (see `algorithms::objective_perturbation`); no mechanism adds
+//! them to a private value, and the exponential mechanism no longer uses Gumbel-max.
+
+pub mod exact;
+pub mod snap;
 
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;

@@ -376,14 +376,26 @@ fn alg5_sparse_mean_estimation() {
         tau: 3.0,
         ..Default::default()
     };
-    let r = alg
-        .fit(
-            &p,
-            Budget::pure(1.0).unwrap(),
-            &mut rng_from_seed(2),
-            &mut NoObserver,
-        )
-        .unwrap();
-    let err = l2_dist(&r.weights, &mu);
-    assert!(err < 0.6, "l2 error {err} (|mu| = {})", 3f64.sqrt());
+    // At ε = 1 the error's spread over noise seeds is wide (≈ 0.2 … 1.8, mean ≈ 0.95;
+    // a single seed below 0.6 is luck), so the test averages 10 seeds: mean ≈ 0.83 here,
+    // ≈ 1.66 at ε = 0.5 (i.e. with twice the noise), 1.73 for the zero estimator.
+    let errs: Vec<f64> = (0..10)
+        .map(|seed| {
+            let r = alg
+                .fit(
+                    &p,
+                    Budget::pure(1.0).unwrap(),
+                    &mut rng_from_seed(seed),
+                    &mut NoObserver,
+                )
+                .unwrap();
+            l2_dist(&r.weights, &mu)
+        })
+        .collect();
+    let mean = errs.iter().sum::<f64>() / errs.len() as f64;
+    assert!(
+        mean < 1.25,
+        "mean l2 error {mean} over 10 seeds (|mu| = {}): {errs:?}",
+        3f64.sqrt()
+    );
 }

@@ -110,6 +110,12 @@ pub const RELATIVE_TOLERANCE: f64 = 1e-10;
 /// the (ε, δ) certified for the **whole output** θ^priv (the minimiser of the perturbed
 /// objective); drawing b through [`release`] charges it before anything is computed from
 /// the data. The input is the zero vector of length d.
+///
+/// b is the one continuous floating-point noise in heavydp's private paths, on purpose: it
+/// is drawn from the public zero vector (never added to a private value), and the privacy
+/// proof is a change-of-variables argument for a continuous Gaussian density, which a
+/// snapped discrete Gaussian would not satisfy. What remains idealised is the proof's real
+/// arithmetic (the exact minimiser, the continuous density), not a noise-addition step.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PerturbationNoise {
     /// σ (0 for ε = ∞).
