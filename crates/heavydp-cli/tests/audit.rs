@@ -78,6 +78,12 @@ fn list_names_every_target_and_its_twin() {
         "dp-iht-huber",
         "dp-iht-l1",
         "dp-slr",
+        "clip",
+        "iterative-updating",
+        "sparse-peeling",
+        "clipped-gd",
+        "iterative-updating-gd",
+        "l1-regression-expmech",
     ] {
         assert!(
             text.lines()
@@ -97,7 +103,7 @@ fn list_names_every_target_and_its_twin() {
         .success();
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let rows = v.as_array().unwrap();
-    assert_eq!(rows.len(), 34);
+    assert_eq!(rows.len(), 46);
     for r in rows {
         for key in [
             "name",

@@ -73,15 +73,16 @@
 //! k > n/2 (groups of fewer than two records); `accounting=shuffle` outside Theorem 6's range.
 
 use super::*;
-use crate::estimators::clip::{clip_sensitivity, clip_sigma, clipped_row_sum};
+use crate::estimators::clip::{clip_sigma, clipped_row_sum};
 use crate::estimators::iterative_updating::{
-    self as iu, default_groups, default_t_c, noisy_group_means, paper_groups, r0_practical,
-    EstimateSolver, IuConfig,
+    self as iu, default_groups, default_t_c, group_means_mechanism, noisy_group_means,
+    paper_groups, r0_practical, EstimateSolver, IuConfig,
 };
 use crate::linalg::dot;
+use crate::mechanisms::Mechanism;
 use crate::privacy::{
-    gaussian_zcdp_rho, zhao_per_step_eq32, zhao_rho_eq24, zhao_shuffle_preconditions,
-    zhao_target_rho, Accountant, Cost, PrivacyLedger, RhoRule,
+    zhao_per_step_eq32, zhao_rho_eq24, zhao_shuffle_preconditions, zhao_target_rho, Accountant,
+    Cost, PrivacyLedger, RhoRule,
 };
 
 /// Which gradient estimator a run uses.
@@ -381,10 +382,14 @@ impl PrivateGd {
                     }
                 })?;
                 let rho = zhao_rho_eq24(eps0, delta0, k);
+                // σ at the snapping grid's widened sensitivity, so that the mechanism that
+                // releases is ρ-zCDP exactly as eq. (24) assumes.
                 let sigma = if non_private {
                     0.0
                 } else {
-                    clip_sigma(radius, rho, m)
+                    crate::noise::snap::widened(crate::estimators::clip::clip_sensitivity(
+                        radius, m,
+                    )) / (2.0 * rho).sqrt()
                 };
                 (
                     rho,
@@ -403,8 +408,9 @@ impl PrivateGd {
                 } else {
                     clip_sigma(radius, rho, m)
                 };
-                let charged = gaussian_zcdp_rho(clip_sensitivity(radius, m), sigma);
-                (rho, sigma, Cost::Zcdp { rho: charged })
+                // The charge is the floating-point-safe mechanism's cost (sensitivity 2R/m
+                // widened by the snapping grid), which is what releases.
+                (rho, sigma, group_means_mechanism(radius, m, sigma).cost())
             }
         };
         let (t_c, r0) = match self.estimator {
@@ -527,7 +533,9 @@ impl PrivateAlgorithm for PrivateGd {
                     clipped_row_sum(n, d, plan.radius, row, &mut g);
                     let inv = 1.0 / n as f64;
                     g.iter_mut().for_each(|v| *v *= inv);
-                    crate::noise::add_gaussian(&mut g, plan.sigma, rng);
+                    // Gaussian mechanism on the clipped mean (ℓ2 sensitivity 2R/n), snapped
+                    // and exact; charged above.
+                    g = group_means_mechanism(plan.radius, n, plan.sigma).run_uncharged(&g, rng);
                 }
                 GradientEstimator::IterativeUpdating => {
                     let q = noisy_group_means(n, d, plan.radius, plan.k, plan.sigma, row, rng);

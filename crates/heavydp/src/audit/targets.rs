@@ -633,7 +633,7 @@ pub fn mean_targets() -> Vec<MeanTarget> {
             a: 1e15,
             coordinate: 0,
             privacy: PrivacyModel::Approx,
-            broken_factor: 16.0,
+            broken_factor: 64.0,
             trials: t(20_000, 200_000),
         },
     ]

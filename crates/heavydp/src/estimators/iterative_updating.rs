@@ -103,7 +103,7 @@
 use super::clip::{clipped_group_sums, l2_norm};
 use super::EstimatorError;
 use crate::linalg::dot;
-use crate::noise::add_gaussian;
+use crate::mechanisms::{GaussianMechanism, Mechanism};
 use rand::{Rng, RngCore};
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -195,11 +195,23 @@ pub fn noisy_group_means<F: Fn(usize, &mut [f64]) + Sync, R: RngCore + ?Sized>(
     let inv_m = 1.0 / m as f64;
     q.iter_mut().for_each(|x| *x *= inv_m);
     if sigma > 0.0 {
-        for g in 0..k {
-            add_gaussian(&mut q[g * d..(g + 1) * d], sigma, rng);
-        }
+        // The floating-point-safe Gaussian mechanism on the whole k × d vector: one record
+        // moves one group mean by at most 2R/m in ℓ2 (its cost, at the widened
+        // sensitivity, is what the caller charges: `group_means_mechanism(..).cost()`).
+        q = group_means_mechanism(radius, m, sigma).run_uncharged(&q, rng);
     }
     q
+}
+
+/// The Gaussian mechanism that [`noisy_group_means`] applies to the k × d vector of group
+/// means: ℓ2 sensitivity 2R/m (replace-one moves one group), noise σ, snapped and exact
+/// (see [`crate::noise::snap`]). Callers charge its [`Mechanism::cost`] before the release.
+///
+/// # Panics
+/// If R or m is not positive or σ is negative (validated by the callers).
+pub fn group_means_mechanism(radius: f64, m: usize, sigma: f64) -> GaussianMechanism {
+    GaussianMechanism::with_sigma(super::clip::clip_sensitivity(radius, m), sigma)
+        .expect("a positive radius and group size and a non-negative sigma")
 }
 
 /// r = ⌈0.9k⌉ (Z6), in integer arithmetic.
