@@ -384,7 +384,16 @@ pub fn resolve_fit(
             Some(v) => parse_number(&format!("--param {key}"), &v).map(Some),
         }
     };
-    let tau = take_num("tau", loss_name == "huber", "--loss huber")?;
+    // `tau` is the Huber loss's parameter, unless the algorithm has a `tau` of its own (a
+    // moment bound, e.g. l1-regression-expmech) and the loss is not Huber.
+    let own_tau = algorithms::catalogue()
+        .iter()
+        .any(|a| a.name == algorithm && a.parameters.iter().any(|p| p.name == "tau"));
+    let tau = if own_tau && loss_name != "huber" {
+        None
+    } else {
+        take_num("tau", loss_name == "huber", "--loss huber")?
+    };
     let c = take_num("c", loss_name == "biweight", "--loss biweight")?;
     let vertices = match params.remove("vertices") {
         Some(_) if domain_name != "polytope" => {
