@@ -232,18 +232,7 @@ pub fn render(plan: &Plan, results: &Results, path: &Path) -> Result<(), String>
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     let title = format!("{}: {}", plan.id, plan.description);
-    let lines = wrap(&title, 100);
-    let line_h = 22;
-    let head = 8 + line_h * lines.len() as i32;
-    for (i, l) in lines.iter().enumerate() {
-        root.draw(&Text::new(
-            l.clone(),
-            (12, 6 + line_h * i as i32),
-            (FONT, 18).into_font().color(&BLACK),
-        ))
-        .map_err(|e| e.to_string())?;
-    }
-    let (_, body) = root.split_vertically(head as u32);
+    let body = draw_title(&root, &title)?;
     let panels = body.split_evenly((1, plan.metrics.len().max(1)));
     for (pi, metric) in plan.metrics.iter().enumerate() {
         let cs = curves(plan, results, metric);
@@ -418,17 +407,7 @@ pub fn render_bars(
     register_font()?;
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let lines = wrap(title, 100);
-    let line_h = 22;
-    for (i, l) in lines.iter().enumerate() {
-        root.draw(&Text::new(
-            l.clone(),
-            (12, 6 + line_h * i as i32),
-            (FONT, 18).into_font().color(&BLACK),
-        ))
-        .map_err(|e| e.to_string())?;
-    }
-    let (_, body) = root.split_vertically((8 + line_h * lines.len() as i32) as u32);
+    let body = draw_title(&root, title)?;
     let top = values
         .iter()
         .flatten()
@@ -498,6 +477,26 @@ pub fn render_bars(
     root.present().map_err(|e| e.to_string())
 }
 
+/// Draws `title` (wrapped at 100 characters) at the top of `root` and returns the area
+/// below it.
+fn draw_title<'a>(
+    root: &DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>,
+    title: &str,
+) -> Result<DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>, String> {
+    let lines = wrap(title, 100);
+    let line_h = 22;
+    for (i, l) in lines.iter().enumerate() {
+        root.draw(&Text::new(
+            l.clone(),
+            (12, 6 + line_h * i as i32),
+            (FONT, 18).into_font().color(&BLACK),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    let (_, body) = root.split_vertically((8 + line_h * lines.len() as i32) as u32);
+    Ok(body)
+}
+
 /// One curve of [`render_loglog`]: label and (x, y, standard error) points sorted by x.
 pub struct LogCurve {
     pub label: String,
@@ -517,17 +516,7 @@ pub fn render_loglog(
     register_font()?;
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let lines = wrap(title, 100);
-    let line_h = 22;
-    for (i, l) in lines.iter().enumerate() {
-        root.draw(&Text::new(
-            l.clone(),
-            (12, 6 + line_h * i as i32),
-            (FONT, 18).into_font().color(&BLACK),
-        ))
-        .map_err(|e| e.to_string())?;
-    }
-    let (_, body) = root.split_vertically((8 + line_h * lines.len() as i32) as u32);
+    let body = draw_title(&root, title)?;
     let (mut x0, mut x1, mut y0, mut y1) = (
         f64::INFINITY,
         f64::NEG_INFINITY,
