@@ -172,17 +172,12 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
         let _ = std::fs::remove_file(&png_tmp);
         return Err(format!("cannot draw the figure: {e}"));
     }
-    let path = |f: &str| dir.join(f).to_string_lossy().to_string();
-    let written = write_atomic(&path("results.csv"), csv.as_bytes())
-        .and_then(|_| write_atomic(&path("summary.json"), &summary))
-        .and_then(|_| {
-            std::fs::rename(&png_tmp, dir.join(&png_name))
-                .map_err(|e| format!("{}: cannot write: {e}", path(&png_name)))
-        });
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&png_tmp);
-        return Err(e);
-    }
+    write_all(
+        dir,
+        &[("results.csv", csv.into_bytes()), ("summary.json", summary)],
+        &png_tmp,
+        &png_name,
+    )?;
     eprintln!(
         "{id}: {} settings x {} methods x {reps} repetitions in {wall:.1} s on {threads} thread(s){}; wrote {out}/results.csv, {out}/{png_name}, {out}/summary.json",
         plan.settings.len(),
@@ -253,18 +248,16 @@ fn run_table(
         let _ = std::fs::remove_file(&png_tmp);
         return Err(format!("cannot draw the figure: {e}"));
     }
-    let path = |f: &str| dir.join(f).to_string_lossy().to_string();
-    let written = write_atomic(&path("results.csv"), csv.as_bytes())
-        .and_then(|_| write_atomic(&path("results.md"), md.as_bytes()))
-        .and_then(|_| write_atomic(&path("summary.json"), &summary))
-        .and_then(|_| {
-            std::fs::rename(&png_tmp, dir.join(&png_name))
-                .map_err(|e| format!("{}: cannot write: {e}", path(&png_name)))
-        });
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&png_tmp);
-        return Err(e);
-    }
+    write_all(
+        dir,
+        &[
+            ("results.csv", csv.into_bytes()),
+            ("results.md", md.into_bytes()),
+            ("summary.json", summary),
+        ],
+        &png_tmp,
+        &png_name,
+    )?;
     eprintln!(
         "{id}: done in {wall:.1} s on {threads} thread(s); wrote {out}/results.csv, {out}/results.md, {out}/{png_name}, {out}/summary.json"
     );
