@@ -15,6 +15,7 @@
 //! | [`constraints`] | ℓ1 ball, ℓ2 ball, simplex, vertex polytope, sparse set: projection, LMO, vertex scores |
 //! | [`linalg`] | deterministic parallel gradient / risk passes |
 //! | [`estimators`] | robust mean / gradient estimators (Catoni–Giulini, ℓ2 clipping, Zhao et al.'s iterative updating) and the private means of `heavydp mean` |
+//! | [`preprocess`] | private centres, scales (DP quantiles on a data-free grid) and intercept; data-free bounds |
 //! | [`algorithms`] | the private algorithms and their registry |
 //! | [`experiments`] | the papers' experiments: grids, seeded parallel repetitions, tidy results |
 //! | [`model`] | the model file (`heavydp-model/1`), predictions and evaluation metrics |
@@ -57,6 +58,7 @@ pub mod loss;
 pub mod mechanisms;
 pub mod model;
 pub mod noise;
+pub mod preprocess;
 pub mod privacy;
 
 /// The crate version written into model files.

@@ -145,6 +145,10 @@ impl Dataset {
         &self.y
     }
     /// Mutable response (for label preparation).
+    /// Features and response, both mutable (for in-place standardisation).
+    pub fn x_y_mut(&mut self) -> (&mut [f64], &mut [f64]) {
+        (&mut self.x, &mut self.y)
+    }
     pub fn y_mut(&mut self) -> &mut [f64] {
         &mut self.y
     }

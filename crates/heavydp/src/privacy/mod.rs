@@ -37,6 +37,9 @@
 //! by a relative 16·2⁻⁵² (larger than the error of the few correctly-rounded operations
 //! and `libm`-quality transcendental calls involved).
 
+pub mod phases;
+pub use phases::{Phase, PhasedLedger};
+
 use serde::Serialize;
 use thiserror::Error;
 

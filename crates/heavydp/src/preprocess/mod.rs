@@ -1,0 +1,608 @@
+//! Private preprocessing: per-column centres and scales, the intercept, data-free bounds.
+//!
+//! The algorithms of the five papers are calibrated for centred, unit-scale data (their
+//! clip bounds, radii, τ, K and step sizes are constants or functions of n, d, ε, δ).
+//! Real columns come in public units — dollars, minutes, counts — that are off by orders
+//! of magnitude, and reading a scale from the data voids the guarantee. This module
+//! learns what the algorithms need **under DP, charged to the same budget**:
+//!
+//! | step | release | mechanism | privacy | source |
+//! |---|---|---|---|---|
+//! | scales ([`private_scales`]) | q₀.₂₅, q₀.₅, q₀.₇₅ of every feature (and of the target for regression) on the public grid | [`quantile::QuantileMechanism`] (exponential mechanism, Δ_u = 1) | ε₀-DP each; 3·(d + 1) of them composed by zCDP (ρ = Σ ε₀²/2, converted at the phase's δ) or, when δ = 0, basic composition | McSherry & Talwar 2007; Zhao et al. Lemma 1(3)–(4) |
+//! | intercept ([`private_intercept`]), squared / Huber / biweight loss, scales known | clipped mean of the residuals ỹ − x̃·w̃ at ±C | Laplace, Δ₁ = 2C/n | ε-DP | Dwork & Roth Thm 3.6 |
+//! | intercept, absolute loss or no scales | median of the residuals | [`quantile::QuantileMechanism`] | ε-DP | as above |
+//! | intercept, logistic loss | root of Σᵢ (σ(mᵢ + b) − 1{yᵢ = 1}) on the public grid b ∈ [−8, 8] step 1/32 | exponential mechanism, utility −\|S(b)\|, Δ_u = 2 | ε-DP | McSherry & Talwar 2007 |
+//!
+//! The centre of a column is its private median (clamped into the private [q₀.₂₅, q₀.₇₅],
+//! a post-processing step); its scale is the private IQR / 1.349 (the normal's σ), or 1
+//! when the private IQR is 0 (a column with an atom at its centre, e.g. a rare dummy:
+//! such columns are left in their units). Features and the target are standardised in
+//! place, x̃ = (x − c)/s, the algorithm fits w̃ on (x̃, ỹ), and the model maps back:
+//!
+//! ```text
+//! wⱼ = s_y·w̃ⱼ / sⱼ,     intercept = c_y + s_y·(b̃ − Σⱼ w̃ⱼ·cⱼ/sⱼ)
+//! ```
+//!
+//! so that `predict` takes raw columns. For the logistic loss the target is not scaled
+//! (c_y = 0, s_y = 1).
+//!
+//! # Privacy
+//!
+//! Standardising with released (hence public) centres and scales is a fixed row-wise map,
+//! so replace-one neighbours stay replace-one neighbours and the algorithm's guarantee
+//! holds conditionally on the releases; the phases compose sequentially (adaptive basic
+//! composition, [`crate::privacy::PhasedLedger`]). Nothing here reads a data value
+//! outside a mechanism: the grid, the clip bound C and the budget split are functions of
+//! n, d, ε, δ and the user's flags only.
+//!
+//! # Parameters
+//!
+//! | name | symbol | default | source |
+//! |---|---|---|---|
+//! | `--preprocess-share` | f | 0.1 (of ε and of δ) | real-data benchmark (`docs/benchmark.md`) |
+//! | share of f for the intercept | — | 1/4 when both steps run | benchmark; the intercept is one release, the scales 3(d+1) |
+//! | intercept clip C | C | √(n·ε_b)/2 clamped to [1, 50] (scaled units) | balances the clipping bias ≤ E r²/C (unit second moment after scaling) and the noise 2C/(n·ε_b), whose product is minimised at C ≍ √(n·ε_b) — the order of Zhao et al.'s clip radius for p = 2 (Thm 2) |
+//! | `bound=auto` | B | 3 (scaled units) | three robust standard deviations: a clip that keeps the bulk of a standardised column and bounds the sensitivity by public quantities only |
+
+pub mod quantile;
+
+use crate::data::Dataset;
+use crate::loss::{sigmoid, LossKind};
+use crate::mechanisms::{self, ExponentialMechanism, LaplaceMechanism};
+use crate::privacy::{
+    approx_to_zcdp_rho, calibration_target, Accountant, Budget, PrivacyError, PrivacyLedger,
+    PrivacyModel, PrivacySpent,
+};
+use quantile::QuantileMechanism;
+use rand::RngCore;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// The default share of ε (and δ) spent on preprocessing.
+pub const DEFAULT_PREPROCESS_SHARE: f64 = 0.1;
+/// The default clip bound B of `bound=auto`, in scaled units.
+pub const AUTO_BOUND: f64 = 3.0;
+/// The normal distribution's IQR / σ.
+const IQR_PER_SIGMA: f64 = 1.348_979_500_392_163_5;
+
+/// Errors of preprocessing. Messages name flags, files and columns (public schema), never
+/// data values.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum PreprocessError {
+    #[error(transparent)]
+    Privacy(#[from] PrivacyError),
+    #[error("{path}: {reason}")]
+    PublicScales { path: String, reason: String },
+    #[error("--preprocess-share must be in (0, 1); got {0}")]
+    BadShare(f64),
+}
+
+/// `--scale`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScaleMode {
+    /// No standardisation (the algorithm sees raw columns).
+    None,
+    /// Centres and scales learned under DP.
+    Private,
+    /// Centres and scales declared by the user from public knowledge (no privacy cost).
+    Public(PublicScales),
+}
+
+impl ScaleMode {
+    /// The flag value's name (`none`, `private`, `public`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ScaleMode::None => "none",
+            ScaleMode::Private => "private",
+            ScaleMode::Public(_) => "public",
+        }
+    }
+}
+
+/// `--intercept`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InterceptMode {
+    None,
+    Private,
+}
+
+/// A column's centre c and scale s (x̃ = (x − c)/s).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ColumnScale {
+    pub centre: f64,
+    pub scale: f64,
+}
+
+impl ColumnScale {
+    /// The identity map.
+    pub const IDENTITY: ColumnScale = ColumnScale {
+        centre: 0.0,
+        scale: 1.0,
+    };
+}
+
+/// User-declared centres and scales, read from `public:FILE.json`:
+/// `{"columns": {"NAME": {"centre": c, "scale": s} | {"min": a, "max": b}, ...}}`
+/// (a range [a, b] means centre (a + b)/2 and scale (b − a)/4). Every feature and the
+/// target (regression) must be listed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PublicScales {
+    pub path: String,
+    pub columns: BTreeMap<String, ColumnScale>,
+}
+
+impl PublicScales {
+    /// Reads and checks the file (finite centres, positive finite scales).
+    pub fn read(path: &str) -> Result<Self, PreprocessError> {
+        let err = |reason: String| PreprocessError::PublicScales {
+            path: path.to_string(),
+            reason,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read: {e}")))?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| err(format!("not a JSON file: {e}")))?;
+        let cols = v
+            .get("columns")
+            .and_then(|c| c.as_object())
+            .ok_or_else(|| err("expected an object {\"columns\": {NAME: {...}}}".into()))?;
+        let mut columns = BTreeMap::new();
+        for (name, spec) in cols {
+            let num = |k: &str| spec.get(k).and_then(|x| x.as_f64());
+            let cs = match (num("centre"), num("scale"), num("min"), num("max")) {
+                (Some(c), Some(s), None, None) => ColumnScale {
+                    centre: c,
+                    scale: s,
+                },
+                (None, None, Some(a), Some(b)) if b > a => ColumnScale {
+                    centre: 0.5 * (a + b),
+                    scale: (b - a) / 4.0,
+                },
+                _ => return Err(err(format!(
+                    "column '{name}': give either \"centre\" and \"scale\", or \"min\" < \"max\""
+                ))),
+            };
+            if !(cs.centre.is_finite() && cs.scale.is_finite() && cs.scale > 0.0) {
+                return Err(err(format!(
+                    "column '{name}': the centre must be finite and the scale finite and > 0"
+                )));
+            }
+            columns.insert(name.clone(), cs);
+        }
+        Ok(PublicScales {
+            path: path.to_string(),
+            columns,
+        })
+    }
+
+    /// The declared scales of `names`, in order; an error lists the missing names.
+    pub fn lookup(&self, names: &[String]) -> Result<Vec<ColumnScale>, PreprocessError> {
+        let missing: Vec<&str> = names
+            .iter()
+            .filter(|n| !self.columns.contains_key(*n))
+            .map(|s| s.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(PreprocessError::PublicScales {
+                path: self.path.clone(),
+                reason: format!("no centre/scale for column(s) {}", missing.join(", ")),
+            });
+        }
+        Ok(names.iter().map(|n| self.columns[n]).collect())
+    }
+}
+
+/// Centres and scales of the features and (for regression) the target.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Standardization {
+    pub features: Vec<ColumnScale>,
+    pub target: ColumnScale,
+}
+
+impl Standardization {
+    /// The identity (no scaling).
+    pub fn identity(d: usize) -> Self {
+        Standardization {
+            features: vec![ColumnScale::IDENTITY; d],
+            target: ColumnScale::IDENTITY,
+        }
+    }
+
+    /// Standardises `data` in place (rows in parallel; no copy of the matrix).
+    pub fn apply(&self, data: &mut Dataset) {
+        let d = data.d();
+        let f = &self.features;
+        let (x, y) = data.x_y_mut();
+        x.par_chunks_mut(d.max(1) * 1024).for_each(|block| {
+            for row in block.chunks_mut(d) {
+                for (v, c) in row.iter_mut().zip(f) {
+                    *v = (*v - c.centre) / c.scale;
+                }
+            }
+        });
+        let t = self.target;
+        if t != ColumnScale::IDENTITY {
+            y.par_iter_mut()
+                .for_each(|v| *v = (*v - t.centre) / t.scale);
+        }
+    }
+
+    /// Raw-unit weights and intercept of the scaled-unit model (w̃, b̃):
+    /// wⱼ = s_y·w̃ⱼ/sⱼ, intercept = c_y + s_y·(b̃ − Σⱼ w̃ⱼ·cⱼ/sⱼ).
+    pub fn unscale(&self, w: &[f64], b: f64) -> (Vec<f64>, f64) {
+        let t = self.target;
+        let mut shift = 0.0;
+        let raw = w
+            .iter()
+            .zip(&self.features)
+            .map(|(wj, c)| {
+                shift += wj * c.centre / c.scale;
+                t.scale * wj / c.scale
+            })
+            .collect();
+        (raw, t.centre + t.scale * (b - shift))
+    }
+}
+
+/// The ε₀ of each of `k` pure releases so that their composition spends at most `budget`:
+/// zCDP (Σ ε₀²/2 ≤ ρ(ε, δ), exact inversion) when δ > 0, basic (ε/k) when δ = 0.
+/// Returns (ε₀, accountant).
+pub fn per_release_epsilon(budget: Budget, k: usize) -> (f64, Accountant) {
+    let k = k.max(1) as f64;
+    if budget.is_non_private() {
+        return (f64::INFINITY, Accountant::Basic);
+    }
+    let target = calibration_target(budget.epsilon);
+    let basic = (target / k).next_down();
+    if budget.delta > 0.0 {
+        let rho = approx_to_zcdp_rho(target, budget.delta);
+        let zcdp = ((2.0 * rho / k).sqrt()).next_down();
+        if zcdp > basic {
+            return (zcdp, Accountant::Zcdp);
+        }
+    }
+    (basic, Accountant::Basic)
+}
+
+/// The private centres and scales of the features (and of the target when
+/// `scale_target`), spending at most `budget`. See the module documentation.
+pub fn private_scales<R: RngCore + ?Sized>(
+    data: &Dataset,
+    scale_target: bool,
+    budget: Budget,
+    rng: &mut R,
+) -> Result<(Standardization, PrivacySpent), PreprocessError> {
+    let (n, d) = (data.n(), data.d());
+    let columns = d + usize::from(scale_target);
+    let (eps0, accountant) = per_release_epsilon(budget, 3 * columns);
+    let mut ledger = PrivacyLedger::new(budget, accountant);
+    let mechs = [0.25, 0.5, 0.75].map(|q| QuantileMechanism::new(q, eps0));
+    let mut col = vec![0.0; n];
+    let mut scales = Vec::with_capacity(columns);
+    for j in 0..columns {
+        if j < d {
+            for (i, v) in col.iter_mut().enumerate() {
+                *v = data.x()[i * d + j];
+            }
+        } else {
+            col.copy_from_slice(data.y());
+        }
+        col.sort_unstable_by(f64::total_cmp);
+        let mut q = [0.0; 3];
+        for (k, m) in mechs.iter().enumerate() {
+            let m = m.as_ref().map_err(|e| e.clone())?;
+            let label = if j < d {
+                "column quantile"
+            } else {
+                "target quantile"
+            };
+            q[k] = mechanisms::release(&mut ledger, label, m, &col, rng)?;
+        }
+        scales.push(scale_from_quantiles(q));
+    }
+    let target = if scale_target {
+        scales.pop().expect("target column")
+    } else {
+        ColumnScale::IDENTITY
+    };
+    Ok((
+        Standardization {
+            features: scales,
+            target,
+        },
+        ledger.summary(PrivacyModel::Pure),
+    ))
+}
+
+/// Centre = median clamped into [q₂₅, q₇₅]; scale = (q₇₅ − q₂₅)/1.349, or 1 when that is
+/// 0 or not finite. Post-processing of released values only.
+pub fn scale_from_quantiles(q: [f64; 3]) -> ColumnScale {
+    let (lo, hi) = if q[0] <= q[2] {
+        (q[0], q[2])
+    } else {
+        (q[2], q[0])
+    };
+    let centre = q[1].clamp(lo, hi);
+    let iqr = hi - lo;
+    let scale = if iqr > 0.0 && iqr.is_finite() {
+        iqr / IQR_PER_SIGMA
+    } else {
+        1.0
+    };
+    ColumnScale { centre, scale }
+}
+
+/// The clip bound C of the private intercept (scaled units): √(n·ε)/2 in [1, 50].
+pub fn intercept_clip(n: usize, epsilon: f64) -> f64 {
+    if epsilon.is_infinite() {
+        return 50.0;
+    }
+    ((n as f64 * epsilon).sqrt() / 2.0).clamp(1.0, 50.0)
+}
+
+/// The logistic intercept grid: b ∈ [−8, 8] in steps of 1/32 (513 points).
+fn logistic_grid() -> impl Iterator<Item = f64> {
+    (0..=512).map(|k| -8.0 + k as f64 / 32.0)
+}
+
+/// The private intercept b̃ of the (scaled) model: margins `m` = x̃·w̃ and responses
+/// `y` (±1 labels for logistic). `scaled` says whether the data were standardised (a
+/// clip bound in scaled units is then meaningful). Returns (b̃, what was spent).
+pub fn private_intercept<R: RngCore + ?Sized>(
+    loss: &LossKind,
+    margins: &[f64],
+    y: &[f64],
+    scaled: bool,
+    budget: Budget,
+    rng: &mut R,
+) -> Result<(f64, PrivacySpent, String), PreprocessError> {
+    let n = margins.len();
+    let mut ledger = PrivacyLedger::new(budget, Accountant::Basic);
+    let eps = if budget.is_non_private() {
+        f64::INFINITY
+    } else {
+        calibration_target(budget.epsilon)
+    };
+    let (b, how) = match loss {
+        LossKind::Logistic => {
+            let grid: Vec<f64> = logistic_grid().collect();
+            let utilities: Vec<f64> = grid
+                .par_iter()
+                .map(|&b| {
+                    let s: f64 = margins
+                        .iter()
+                        .zip(y)
+                        .map(|(m, yi)| sigmoid(m + b) - if *yi > 0.0 { 1.0 } else { 0.0 })
+                        .sum();
+                    -s.abs()
+                })
+                .collect();
+            let em = ExponentialMechanism::new(2.0, eps)?;
+            let k = mechanisms::release(&mut ledger, "intercept", &em, &utilities, rng)?;
+            (
+                grid[k],
+                "logistic score root on the public grid [-8, 8] step 1/32 (exponential mechanism, sensitivity 2)".to_string(),
+            )
+        }
+        LossKind::Absolute => median_intercept(margins, y, eps, &mut ledger, rng)?,
+        _ if !scaled => median_intercept(margins, y, eps, &mut ledger, rng)?,
+        _ => {
+            let c = intercept_clip(n, eps);
+            let mean = margins
+                .iter()
+                .zip(y)
+                .map(|(m, yi)| (yi - m).clamp(-c, c))
+                .sum::<f64>()
+                / n as f64;
+            let lap = LaplaceMechanism::new(2.0 * c / n as f64, eps)?;
+            let v = mechanisms::release(&mut ledger, "intercept", &lap, &[mean], rng)?;
+            (
+                v[0],
+                format!("clipped mean of the residuals at C = {c:.4} (scaled units; Laplace, sensitivity 2C/n)"),
+            )
+        }
+    };
+    Ok((b, ledger.summary(PrivacyModel::Pure), how))
+}
+
+fn median_intercept<R: RngCore + ?Sized>(
+    margins: &[f64],
+    y: &[f64],
+    eps: f64,
+    ledger: &mut PrivacyLedger,
+    rng: &mut R,
+) -> Result<(f64, String), PreprocessError> {
+    let mut r: Vec<f64> = margins.iter().zip(y).map(|(m, yi)| yi - m).collect();
+    r.sort_unstable_by(f64::total_cmp);
+    let qm = QuantileMechanism::new(0.5, eps)?;
+    let v = mechanisms::release(ledger, "intercept", &qm, &r, rng)?;
+    Ok((
+        v,
+        "median of the residuals on the public grid (exponential mechanism, sensitivity 1)"
+            .to_string(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::noise::rng_from_seed;
+    use crate::privacy::add_up;
+
+    fn lognormal_data(n: usize, seed: u64) -> Dataset {
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rng_from_seed(seed);
+        let nd = Normal::new(0.0, 1.0).unwrap();
+        let mut x = Vec::with_capacity(n * 2);
+        let mut y = Vec::with_capacity(n);
+        for _ in 0..n {
+            let a: f64 = nd.sample(&mut rng);
+            let b: f64 = nd.sample(&mut rng);
+            // column 1: wages-like lognormal in the thousands; column 2: a year
+            x.push(1000.0 * (0.6 * a).exp());
+            x.push(1990.0 + (10.0 * b).round());
+            y.push(3.0 * x[x.len() - 2] / 1000.0 + 0.1 * x[x.len() - 1] + nd.sample(&mut rng));
+        }
+        Dataset::from_rows(x, y, 2).unwrap()
+    }
+
+    #[test]
+    fn per_release_epsilon_composes_to_the_budget() {
+        let b = Budget::new(0.1, 1e-7).unwrap();
+        for k in [1, 3, 93, 1000] {
+            let (e0, acc) = per_release_epsilon(b, k);
+            let mut l = PrivacyLedger::new(b, acc);
+            for _ in 0..k {
+                l.charge("q", crate::privacy::Cost::Pure { epsilon: e0 })
+                    .unwrap();
+            }
+            let (e, d) = l.spent();
+            assert!(e <= 0.1 && e > 0.0999, "k = {k}: spent {e}");
+            assert!(d <= 1e-7);
+        }
+        // δ = 0: basic
+        let (e0, acc) = per_release_epsilon(Budget::pure(0.3).unwrap(), 3);
+        assert_eq!(acc, Accountant::Basic);
+        assert!(add_up(add_up(e0, e0), e0) <= 0.3);
+    }
+
+    #[test]
+    fn private_scales_are_close_to_the_truth_and_spend_the_budget() {
+        let data = lognormal_data(20_000, 5);
+        let budget = Budget::new(0.1, 1e-6).unwrap();
+        let mut rng = rng_from_seed(9);
+        let (st, spent) = private_scales(&data, true, budget, &mut rng).unwrap();
+        assert!(spent.epsilon <= 0.1 && spent.epsilon > 0.099);
+        assert_eq!(spent.releases, 9);
+        // lognormal(0, 0.6)·1000: median 1000, IQR = 1000(e^{0.6·0.674} − e^{−0.6·0.674})
+        let iqr = 1000.0 * ((0.6f64 * 0.6745).exp() - (-0.6f64 * 0.6745).exp());
+        let c = st.features[0];
+        assert!((c.centre / 1000.0 - 1.0).abs() < 0.05, "{c:?}");
+        assert!((c.scale * IQR_PER_SIGMA / iqr - 1.0).abs() < 0.15, "{c:?}");
+        let yr = st.features[1];
+        assert!((yr.centre - 1990.0).abs() <= 2.0, "{yr:?}");
+        assert!((yr.scale - 10.0).abs() < 2.5, "{yr:?}");
+    }
+
+    #[test]
+    fn infinite_epsilon_scales_are_the_grid_quantiles_and_draw_nothing() {
+        let data = lognormal_data(1001, 2);
+        let mut rng = rng_from_seed(1);
+        let before = rng.clone();
+        let (st, _) = private_scales(&data, false, Budget::non_private(), &mut rng).unwrap();
+        assert_eq!(rng, before);
+        assert_eq!(st.target, ColumnScale::IDENTITY);
+        assert!(st.features[1].centre == 1990.0 || (st.features[1].centre - 1990.0).abs() <= 1.0);
+    }
+
+    #[test]
+    fn apply_then_unscale_predicts_the_same() {
+        let mut data = lognormal_data(50, 3);
+        let raw = data.clone();
+        let st = Standardization {
+            features: vec![
+                ColumnScale {
+                    centre: 900.0,
+                    scale: 400.0,
+                },
+                ColumnScale {
+                    centre: 1990.0,
+                    scale: 10.0,
+                },
+            ],
+            target: ColumnScale {
+                centre: 5.0,
+                scale: 2.0,
+            },
+        };
+        st.apply(&mut data);
+        let (w_s, b_s) = ([0.7, -0.2], 0.3);
+        let (w, b) = st.unscale(&w_s, b_s);
+        for i in 0..raw.n() {
+            let scaled_pred = st.target.centre
+                + st.target.scale * (data.row(i)[0] * w_s[0] + data.row(i)[1] * w_s[1] + b_s);
+            let raw_pred = raw.row(i)[0] * w[0] + raw.row(i)[1] * w[1] + b;
+            assert!((scaled_pred - raw_pred).abs() < 1e-9 * (1.0 + raw_pred.abs()));
+            // the target is standardised too
+            assert!((data.y()[i] - (raw.y()[i] - 5.0) / 2.0).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn scale_fallbacks() {
+        let s = scale_from_quantiles([0.0, 0.0, 0.0]);
+        assert_eq!(
+            s,
+            ColumnScale {
+                centre: 0.0,
+                scale: 1.0
+            }
+        );
+        let s = scale_from_quantiles([1.0, 5.0, 3.0]);
+        assert_eq!(s.centre, 3.0);
+        assert!((s.scale - 2.0 / IQR_PER_SIGMA).abs() < 1e-15);
+    }
+
+    #[test]
+    fn intercept_noise_scale_matches_the_formula_and_halving_it_breaks_the_budget() {
+        // Laplace scale = 2C/(n ε): its cost at the calibrated ε is the budget; at half the
+        // sensitivity (a broken twin) the same noise would certify only ε/2, i.e. the real
+        // cost of the true sensitivity is twice what the twin claims.
+        let n = 10_000;
+        let eps = 0.05;
+        let c = intercept_clip(n, eps);
+        assert!((c - (n as f64 * eps).sqrt() / 2.0).abs() < 1e-12);
+        let lap = LaplaceMechanism::new(2.0 * c / n as f64, eps).unwrap();
+        let twin = LaplaceMechanism::new(c / n as f64, eps).unwrap();
+        assert!((lap.scale / twin.scale - 2.0).abs() < 1e-9);
+        assert!((lap.scale - 2.0 * c / (n as f64 * eps)).abs() / lap.scale < 1e-9);
+    }
+
+    #[test]
+    fn private_intercept_accuracy() {
+        // residuals ~ 0.4 + N(0,1): clipped-mean intercept within 0.05 at n = 20 000, ε = 0.1
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rng_from_seed(4);
+        let nd = Normal::new(0.4, 1.0).unwrap();
+        let y: Vec<f64> = (0..20_000).map(|_| nd.sample(&mut rng)).collect();
+        let m = vec![0.0; y.len()];
+        let (b, spent, _) = private_intercept(
+            &LossKind::Squared,
+            &m,
+            &y,
+            true,
+            Budget::pure(0.1).unwrap(),
+            &mut rng,
+        )
+        .unwrap();
+        assert!((b - 0.4).abs() < 0.05, "b = {b}");
+        assert!(spent.epsilon <= 0.1);
+        // logistic: 70 % positives, zero margins: b ≈ logit(0.7) = 0.847
+        let lab: Vec<f64> = (0..5000)
+            .map(|i| if i % 10 < 7 { 1.0 } else { -1.0 })
+            .collect();
+        let (b, _, _) = private_intercept(
+            &LossKind::Logistic,
+            &vec![0.0; 5000],
+            &lab,
+            true,
+            Budget::pure(0.5).unwrap(),
+            &mut rng,
+        )
+        .unwrap();
+        assert!((b - 0.847).abs() < 0.1, "b = {b}");
+        // absolute loss: median of residuals
+        let (b, _, how) = private_intercept(
+            &LossKind::Absolute,
+            &m,
+            &y,
+            true,
+            Budget::pure(0.5).unwrap(),
+            &mut rng,
+        )
+        .unwrap();
+        assert!((b - 0.4).abs() < 0.05, "b = {b}");
+        assert!(how.contains("median"));
+    }
+}
