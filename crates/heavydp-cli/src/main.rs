@@ -6,10 +6,8 @@ mod experiment;
 mod plot;
 
 use clap::{Args, Parser, Subcommand};
-use heavydp::algorithms::{self, Observer, ParamMap, PrivateAlgorithm, Problem};
-use heavydp::constraints::DomainSpec;
+use heavydp::algorithms::{self, Observer, ParamMap};
 use heavydp::data::{self, scenarios};
-use heavydp::loss::LossKind;
 use heavydp::model::{self, ModelFile};
 use heavydp::noise::make_rng;
 use heavydp::privacy::Budget;
@@ -163,9 +161,18 @@ struct FitArgs {
     /// Privacy budget epsilon (> 0, or 'inf' for the non-private run).
     #[arg(long, allow_hyphen_values = true)]
     epsilon: String,
-    /// Privacy budget delta in [0, 1) (default 0).
+    /// Privacy budget delta in [0, 1); default n^-1.1 for (epsilon, delta) algorithms (said on stderr), 0 for pure ones. An explicit 0 for an (epsilon, delta) algorithm is an error.
     #[arg(long, allow_hyphen_values = true)]
     delta: Option<String>,
+    /// Intercept: 'private' (learned under DP, charged to the budget) or 'none'.
+    #[arg(long, default_value = "private")]
+    intercept: String,
+    /// Column scaling: 'private' (DP quantiles), 'none' (raw columns), or 'public:FILE.json' (declared centres/scales, no privacy cost).
+    #[arg(long, default_value = "private")]
+    scale: String,
+    /// Fraction of epsilon (and delta) spent on private scaling and the intercept [default: 0.1].
+    #[arg(long)]
+    preprocess_share: Option<String>,
     #[arg(long)]
     loss: Option<String>,
     #[arg(long)]
@@ -177,10 +184,12 @@ struct FitArgs {
     /// Hyperparameter KEY=VALUE (repeatable); see `heavydp algorithms --json`.
     #[arg(long = "param")]
     params: Vec<String>,
+    /// Seed of the ChaCha20 noise generator (reproducible output); default: OS entropy.
     #[arg(long)]
     seed: Option<u64>,
+    /// Model file to write; '-' or no --out prints the model to stdout.
     #[arg(long)]
-    out: String,
+    out: Option<String>,
 }
 
 fn main() {
@@ -220,11 +229,7 @@ pub fn parse_params(raw: &[String]) -> Result<ParamMap, String> {
     Ok(m)
 }
 
-fn parse_number(flag: &str, v: &str) -> Result<f64, String> {
-    v.trim()
-        .parse::<f64>()
-        .map_err(|_| format!("{flag} must be a number; got '{v}'"))
-}
+use heavydp::pipeline::parse_number;
 
 /// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename),
 /// so a failure never leaves a half-written file.
@@ -351,127 +356,109 @@ impl Observer for Progress {
     }
 }
 
-/// Everything `fit` needs, resolved from flags before reading the data.
-pub struct FitSetup {
-    pub algorithm: Box<dyn PrivateAlgorithm>,
-    pub loss: LossKind,
-    pub domain: DomainSpec,
-    pub budget: Budget,
-}
-
-/// Resolves algorithm, loss, domain and budget from the flags. Loss parameters (`tau`,
-/// `c`) and the polytope vertex file (`vertices`) are taken out of the parameter map; the
-/// rest goes to the algorithm, which rejects unknown keys.
-#[allow(clippy::too_many_arguments)]
-pub fn resolve_fit(
-    algorithm: &str,
-    loss: Option<&str>,
-    domain: Option<&str>,
-    radius: Option<f64>,
-    sparsity: Option<usize>,
-    mut params: ParamMap,
-    epsilon: f64,
-    delta: f64,
-) -> Result<FitSetup, String> {
-    let budget = Budget::new(epsilon, delta).map_err(|e| e.to_string())?;
-    let (dl, dd) = algorithms::default_loss_and_domain(algorithm);
-    let loss_name = loss.unwrap_or(dl);
-    let domain_name = domain.unwrap_or(dd);
-    let mut take_num = |key: &str, applies: bool, what: &str| -> Result<Option<f64>, String> {
-        match params.remove(key) {
-            None => Ok(None),
-            Some(_) if !applies => Err(format!("--param {key} applies only to {what}")),
-            Some(v) => parse_number(&format!("--param {key}"), &v).map(Some),
-        }
-    };
-    // `tau` is the Huber loss's parameter, unless the algorithm has a `tau` of its own (a
-    // moment bound, e.g. l1-regression-expmech) and the loss is not Huber.
-    let own_tau = algorithms::catalogue()
-        .iter()
-        .any(|a| a.name == algorithm && a.parameters.iter().any(|p| p.name == "tau"));
-    let tau = if own_tau && loss_name != "huber" {
-        None
-    } else {
-        take_num("tau", loss_name == "huber", "--loss huber")?
-    };
-    let c = take_num("c", loss_name == "biweight", "--loss biweight")?;
-    let vertices = match params.remove("vertices") {
-        Some(_) if domain_name != "polytope" => {
-            return Err("--param vertices applies only to --domain polytope".into())
-        }
-        v => v,
-    };
-    let loss = LossKind::parse(loss_name, tau, c).map_err(|e| e.to_string())?;
-    let domain = DomainSpec::parse(domain_name, radius, sparsity, vertices.as_deref())
-        .map_err(|e| e.to_string())?;
-    let algorithm = algorithms::build(algorithm, &params).map_err(|e| e.to_string())?;
-    Ok(FitSetup {
-        algorithm,
-        loss,
-        domain,
-        budget,
-    })
-}
-
 fn cmd_fit(a: FitArgs) -> Result<(), String> {
+    use heavydp::pipeline::{self, FitOptions};
+    use heavydp::preprocess::{InterceptMode, PublicScales, ScaleMode};
     let params = parse_params(&a.params)?;
     let epsilon = parse_number("--epsilon", &a.epsilon)?;
     let delta = match &a.delta {
-        Some(d) => parse_number("--delta", d)?,
-        None => 0.0,
+        Some(d) => Some(parse_number("--delta", d)?),
+        None => None,
     };
+    if let Some(d) = delta {
+        // ε/δ ranges checked before any file is read
+        Budget::new(epsilon, d).map_err(|e| e.to_string())?;
+    } else {
+        Budget::new(epsilon, 0.0).map_err(|e| e.to_string())?;
+    }
     let radius = match &a.radius {
         Some(r) => Some(parse_number("--radius", r)?),
         None => None,
     };
-    let setup = resolve_fit(
-        &a.algorithm,
-        a.loss.as_deref(),
-        a.domain.as_deref(),
+    let intercept = match a.intercept.as_str() {
+        "private" => InterceptMode::Private,
+        "none" => InterceptMode::None,
+        other => {
+            return Err(format!(
+                "--intercept must be 'private' or 'none'; got '{other}'"
+            ))
+        }
+    };
+    let scale = match a.scale.as_str() {
+        "private" => ScaleMode::Private,
+        "none" => ScaleMode::None,
+        other => match other.strip_prefix("public:") {
+            Some(path) if !path.is_empty() => {
+                ScaleMode::Public(PublicScales::read(path).map_err(|e| e.to_string())?)
+            }
+            _ => {
+                return Err(format!(
+                    "--scale must be 'private', 'none' or 'public:FILE.json'; got '{other}'"
+                ))
+            }
+        },
+    };
+    let preprocess_share = match &a.preprocess_share {
+        Some(f) => Some(parse_number("--preprocess-share", f)?),
+        None => None,
+    };
+    // Names are checked before the data are read (unknown algorithm, loss, domain,
+    // parameter): a dry resolution on the flags alone.
+    if a.algorithm != "auto" && a.algorithm != pipeline::INTERCEPT_ONLY {
+        let mut p = params.clone();
+        if p.get("bound").map(|b| b == "auto").unwrap_or(false) {
+            p.insert("bound".into(), "1".into());
+        }
+        pipeline::resolve(
+            &a.algorithm,
+            a.loss.as_deref(),
+            a.domain.as_deref(),
+            radius,
+            a.sparsity,
+            p,
+        )?;
+    }
+    let out_path = a.out.clone().filter(|o| o != "-");
+    // Check the output folder before any work.
+    if let Some(out) = &out_path {
+        let dir = Path::new(out)
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            return Err(format!("{out}: the folder {} does not exist", dir.display()));
+        }
+    }
+    let ds = data::read_csv(&a.data, &a.target).map_err(|e| e.to_string())?;
+    let opts = FitOptions {
+        algorithm: a.algorithm.clone(),
+        loss: a.loss.clone(),
+        domain: a.domain.clone(),
         radius,
-        a.sparsity,
+        sparsity: a.sparsity,
         params,
         epsilon,
         delta,
-    )?;
-    // Check the output folder before any work.
-    let dir = Path::new(&a.out)
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        return Err(format!(
-            "{}: the folder {} does not exist",
-            a.out,
-            dir.display()
-        ));
-    }
-    let mut ds = data::read_csv(&a.data, &a.target).map_err(|e| e.to_string())?;
-    setup
-        .loss
-        .prepare_labels(ds.y_mut())
-        .map_err(|e| format!("{}: {e}", a.data))?;
-    let domain = setup.domain.build(ds.d()).map_err(|e| e.to_string())?;
-    let problem = Problem {
-        data: &ds,
-        loss: setup.loss,
-        domain: domain.as_ref(),
+        intercept,
+        scale,
+        preprocess_share,
+        seed: a.seed,
     };
     let mut rng = make_rng(a.seed);
-    let report = setup
-        .algorithm
-        .fit(&problem, setup.budget, &mut rng, &mut Progress::new())
-        .map_err(|e| e.to_string())?;
-    let m = ModelFile::from_report(
-        setup.algorithm.name(),
-        &setup.loss,
-        domain.describe(),
-        &ds,
-        &report,
-        a.seed,
-    );
-    let text = serde_json::to_vec_pretty(&m).map_err(|e| e.to_string())?;
-    write_atomic(&a.out, &text)
+    let out = pipeline::fit(ds, &opts, &mut rng, &mut Progress::new())?;
+    for m in &out.messages {
+        eprintln!("note: {m}");
+    }
+    let text = serde_json::to_vec_pretty(&out.model).map_err(|e| e.to_string())?;
+    match &out_path {
+        None => {
+            let mut o = std::io::stdout().lock();
+            o.write_all(&text)
+                .and_then(|_| o.write_all(b"\n"))
+                .map_err(|e| e.to_string())
+        }
+        Some(p) => write_atomic(p, &text),
+    }
 }
 
 fn cmd_mean(a: MeanArgs) -> Result<(), String> {
@@ -596,7 +583,7 @@ fn cmd_evaluate(model_path: &str, data_path: &str, truth: Option<&str>) -> Resul
             Some(w)
         }
     };
-    let metrics = model::evaluate(&loss, &ds, &m.weights, w_star.as_deref());
+    let metrics = m.evaluate(&ds, w_star.as_deref());
     println!(
         "{}",
         serde_json::to_string_pretty(&metrics).map_err(|e| e.to_string())?

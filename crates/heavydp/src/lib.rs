@@ -18,7 +18,8 @@
 //! | [`preprocess`] | private centres, scales (DP quantiles on a data-free grid) and intercept; data-free bounds |
 //! | [`algorithms`] | the private algorithms and their registry |
 //! | [`experiments`] | the papers' experiments: grids, seeded parallel repetitions, tidy results |
-//! | [`model`] | the model file (`heavydp-model/1`), predictions and evaluation metrics |
+//! | [`pipeline`] | the whole fit: `auto`, δ's default, private scales → algorithm → private intercept, the model file |
+//! | [`model`] | the model file (`heavydp-model/2`; `/1` still loads), predictions and evaluation metrics |
 //! | [`audit`] | empirical privacy audits: worst-case neighbouring pairs, seeded runs, Clopper–Pearson lower bounds on ε; broken twins |
 //!
 //! ## Paper → algorithm map
@@ -58,6 +59,7 @@ pub mod loss;
 pub mod mechanisms;
 pub mod model;
 pub mod noise;
+pub mod pipeline;
 pub mod preprocess;
 pub mod privacy;
 

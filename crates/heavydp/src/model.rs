@@ -1,4 +1,10 @@
-//! The model file (`format: heavydp-model/1`), predictions and evaluation metrics.
+//! The model file (`format: heavydp-model/2`; `/1` files still load), predictions and
+//! evaluation metrics.
+//!
+//! `/2` adds `intercept` (prediction = ⟨x, w⟩ + intercept on raw columns), `preprocessing`
+//! (the released centres and scales, the scaled-unit weights and how the intercept was
+//! learned; its privacy cost is in `privacy.phases`) and, for `--algorithm auto`,
+//! `selected` (what the rule picked and why). A `/1` file reads with intercept 0.
 
 use crate::algorithms::FitReport;
 use crate::data::Dataset;
@@ -9,7 +15,9 @@ use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// The format tag written into every model file.
-pub const FORMAT: &str = "heavydp-model/1";
+pub const FORMAT: &str = "heavydp-model/2";
+/// The first-wave format, still accepted by [`ModelFile::read`].
+pub const FORMAT_V1: &str = "heavydp-model/1";
 
 /// Errors reading or using a model file.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -18,7 +26,7 @@ pub enum ModelError {
     Io { path: String, reason: String },
     #[error("{path}: not a heavydp model file: {reason}")]
     Invalid { path: String, reason: String },
-    #[error("{path}: unsupported model format '{found}' (expected '{FORMAT}')")]
+    #[error("{path}: unsupported model format '{found}' (expected '{FORMAT}' or '{FORMAT_V1}')")]
     Format { path: String, found: String },
     #[error("{path}: truth has {found} coefficients but the model has d = {expected}")]
     TruthShape {
@@ -40,6 +48,9 @@ pub struct ModelFile {
     pub features: Vec<String>,
     pub target: String,
     pub weights: Vec<f64>,
+    /// The intercept (0 in `/1` files and with `--intercept none`).
+    #[serde(default)]
+    pub intercept: f64,
     pub privacy: serde_json::Value,
     pub hyperparameters: BTreeMap<String, serde_json::Value>,
     pub n: usize,
@@ -50,6 +61,27 @@ pub struct ModelFile {
     pub status: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Released centres / scales and the scaled-unit model (`/2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preprocessing: Option<serde_json::Value>,
+    /// What `--algorithm auto` picked and why (`/2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<serde_json::Value>,
+}
+
+/// The loss parameters written into a model file (`tau` of Huber, `c` of biweight).
+pub fn loss_parameters(loss: &LossKind) -> BTreeMap<String, f64> {
+    let mut m = BTreeMap::new();
+    match loss {
+        LossKind::Huber { tau } => {
+            m.insert("tau".to_string(), *tau);
+        }
+        LossKind::Biweight { c } => {
+            m.insert("c".to_string(), *c);
+        }
+        _ => {}
+    }
+    m
 }
 
 impl ModelFile {
@@ -62,16 +94,7 @@ impl ModelFile {
         report: &FitReport,
         seed: Option<u64>,
     ) -> ModelFile {
-        let mut loss_parameters = BTreeMap::new();
-        match loss {
-            LossKind::Huber { tau } => {
-                loss_parameters.insert("tau".to_string(), *tau);
-            }
-            LossKind::Biweight { c } => {
-                loss_parameters.insert("c".to_string(), *c);
-            }
-            _ => {}
-        }
+        let loss_parameters = loss_parameters(loss);
         ModelFile {
             format: FORMAT.to_string(),
             algorithm: algorithm.to_string(),
@@ -81,6 +104,7 @@ impl ModelFile {
             features: data.feature_names().to_vec(),
             target: data.target_name().to_string(),
             weights: report.weights.clone(),
+            intercept: 0.0,
             privacy: serde_json::to_value(&report.privacy).expect("serialisable"),
             hyperparameters: report.hyperparameters.clone(),
             n: data.n(),
@@ -95,6 +119,8 @@ impl ModelFile {
                     .to_string(),
             ),
             notes: report.notes.clone(),
+            preprocessing: None,
+            selected: None,
         }
     }
 
@@ -108,7 +134,7 @@ impl ModelFile {
             path: path.into(),
             reason: e.to_string(),
         })?;
-        if m.format != FORMAT {
+        if m.format != FORMAT && m.format != FORMAT_V1 {
             return Err(ModelError::Format {
                 path: path.into(),
                 found: m.format,
@@ -120,7 +146,7 @@ impl ModelFile {
                 reason: "weights, features and d disagree".into(),
             });
         }
-        if m.weights.iter().any(|w| !w.is_finite()) {
+        if m.weights.iter().any(|w| !w.is_finite()) || !m.intercept.is_finite() {
             return Err(ModelError::Invalid {
                 path: path.into(),
                 reason: "non-finite weight".into(),
@@ -148,8 +174,15 @@ impl ModelFile {
         let loss = self.loss_kind().unwrap_or(LossKind::Squared);
         crate::linalg::margins(data.x(), data.d(), &self.weights)
             .into_iter()
-            .map(|m| loss.predict(m))
+            .map(|m| loss.predict(m + self.intercept))
             .collect()
+    }
+
+    /// The metrics of this model on `data` (features in model order, response prepared
+    /// for the loss), intercept included.
+    pub fn evaluate(&self, data: &Dataset, w_star: Option<&[f64]>) -> Metrics {
+        let loss = self.loss_kind().unwrap_or(LossKind::Squared);
+        evaluate_affine(&loss, data, &self.weights, self.intercept, w_star)
     }
 }
 
@@ -178,6 +211,18 @@ pub struct Metrics {
 /// * `l2_error` = ‖w − w*‖₂; `support_recall` = |supp w ∩ supp w*| / |supp w*| when w* has
 ///   zeros; `accuracy`: share of correct signs for the logistic loss.
 pub fn evaluate(loss: &LossKind, data: &Dataset, w: &[f64], w_star: Option<&[f64]>) -> Metrics {
+    evaluate_affine(loss, data, w, 0.0, w_star)
+}
+
+/// As [`evaluate`], for the affine model ⟨x, w⟩ + b (the truth w* has no intercept: the
+/// excess risk compares with ⟨x, w*⟩).
+pub fn evaluate_affine(
+    loss: &LossKind,
+    data: &Dataset,
+    w: &[f64],
+    b: f64,
+    w_star: Option<&[f64]>,
+) -> Metrics {
     let n = data.n();
     let d = data.d();
     let logistic = matches!(loss, LossKind::Logistic);
@@ -186,7 +231,7 @@ pub fn evaluate(loss: &LossKind, data: &Dataset, w: &[f64], w_star: Option<&[f64
     let mut risk = 0.0;
     let mut correct = 0usize;
     for i in 0..n {
-        let m = dot(data.row(i), w);
+        let m = dot(data.row(i), w) + b;
         let y = data.y()[i];
         let (pred, target) = if logistic {
             (loss.predict(m), if y > 0.0 { 1.0 } else { 0.0 })

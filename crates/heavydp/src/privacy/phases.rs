@@ -130,8 +130,9 @@ impl PhasedLedger {
         Ok(())
     }
 
-    /// The privacy model of the composition: `none` for ε = ∞, `pure` when every phase is
-    /// pure, otherwise `approx` (a zCDP phase enters through its (ε, δ) conversion).
+    /// The privacy model of the composition: `none` for ε = ∞ or when a phase is not
+    /// private, `pure` when every phase is pure, otherwise `approx` (a zCDP phase enters
+    /// through its (ε, δ) conversion).
     pub fn model(&self) -> PrivacyModel {
         if self.budget.is_non_private()
             || self
@@ -143,7 +144,7 @@ impl PhasedLedger {
         } else if self
             .phases
             .iter()
-            .all(|p| matches!(p.spent.model, PrivacyModel::Pure | PrivacyModel::None))
+            .all(|p| p.spent.model == PrivacyModel::Pure)
         {
             PrivacyModel::Pure
         } else {

@@ -1,0 +1,539 @@
+//! The whole private fit, as `heavydp fit`, the Python package and the real-data
+//! benchmark run it: resolve the algorithm (or `auto`), the loss, the domain and δ;
+//! learn centres and scales under DP; fit on the standardised data; learn the intercept
+//! under DP; map the model back to raw columns. One [`PhasedLedger`] splits the budget
+//! over the phases (module [`crate::privacy::phases`]), and the model file's `privacy`
+//! object lists every phase.
+//!
+//! | step | what | budget |
+//! |---|---|---|
+//! | 1 | `--algorithm auto` → an algorithm by [`auto_rule`] (public quantities only) | — |
+//! | 2 | δ: `--delta` or, when missing and the algorithm is (ε, δ)/zCDP, n^−1.1 (said on stderr); an explicit 0 for such an algorithm is an error | — |
+//! | 3 | scales ([`crate::preprocess::private_scales`]) | f·ε (·3/4 when the intercept is private), f·δ |
+//! | 4 | the algorithm on standardised data; `bound=auto` (and a missing bound) → [`crate::preprocess::AUTO_BOUND`] when the data are scaled | what is left minus the intercept's share |
+//! | 5 | intercept ([`crate::preprocess::private_intercept`]) | f·ε/4 (f·ε when the scales are not private) |
+//!
+//! With `--intercept none --scale none` steps 3 and 5 do nothing and the algorithm gets
+//! the whole budget: the weights are bit for bit those of the algorithm alone.
+
+use crate::algorithms::{self, Observer, ParamMap, PrivateAlgorithm, Problem};
+use crate::constraints::DomainSpec;
+use crate::data::Dataset;
+use crate::loss::LossKind;
+use crate::model::ModelFile;
+use crate::preprocess::{
+    self, InterceptMode, ScaleMode, Standardization, AUTO_BOUND, DEFAULT_PREPROCESS_SHARE,
+};
+use crate::privacy::{Budget, PhasedLedger, PrivacyModel};
+use rand::RngCore;
+use std::collections::BTreeMap;
+
+/// Everything a fit needs besides the data and the generator.
+#[derive(Debug, Clone)]
+pub struct FitOptions {
+    /// An `heavydp algorithms` name or `auto`.
+    pub algorithm: String,
+    pub loss: Option<String>,
+    pub domain: Option<String>,
+    pub radius: Option<f64>,
+    pub sparsity: Option<usize>,
+    /// `--param KEY=VALUE` pairs (loss parameters `tau`, `c` and `vertices` included).
+    pub params: ParamMap,
+    pub epsilon: f64,
+    /// `None`: the documented default (n^−1.1 for (ε, δ) algorithms, 0 otherwise).
+    pub delta: Option<f64>,
+    pub intercept: InterceptMode,
+    pub scale: ScaleMode,
+    /// Fraction of ε and δ for preprocessing; `None` = [`DEFAULT_PREPROCESS_SHARE`].
+    pub preprocess_share: Option<f64>,
+    /// Recorded in the model file (the generator itself is the caller's).
+    pub seed: Option<u64>,
+}
+
+impl FitOptions {
+    /// Options with the CLI's defaults: private intercept and scales, default share.
+    pub fn new(algorithm: &str, epsilon: f64) -> Self {
+        FitOptions {
+            algorithm: algorithm.to_string(),
+            loss: None,
+            domain: None,
+            radius: None,
+            sparsity: None,
+            params: ParamMap::new(),
+            epsilon,
+            delta: None,
+            intercept: InterceptMode::Private,
+            scale: ScaleMode::Private,
+            preprocess_share: None,
+            seed: None,
+        }
+    }
+}
+
+/// A fitted model and the public remarks to show the user (stderr in the CLI).
+#[derive(Debug, Clone)]
+pub struct FitOutcome {
+    pub model: ModelFile,
+    pub messages: Vec<String>,
+}
+
+/// What `auto` picked and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AutoChoice {
+    /// An algorithm name, or `intercept-only`.
+    pub algorithm: String,
+    pub params: ParamMap,
+    pub reason: String,
+}
+
+/// The name of the model that predicts the private intercept alone.
+pub const INTERCEPT_ONLY: &str = "intercept-only";
+
+/// `--algorithm auto`: a public decision rule of the task (loss), n, d, ε, δ and the
+/// declared sparsity — never of the data. Justified by the real-data benchmark
+/// (`docs/benchmark.md`):
+///
+/// | condition | choice | why |
+/// |---|---|---|
+/// | n·ε < 2·d (the noise of any d-dimensional fit is larger than the signal a unit-scale model can carry) | `intercept-only` | d ≥ n sets (bladderbatch, pd_speech): every private fit is worse than the constant |
+/// | otherwise, regression | `clipped-gd` (squared loss) | the best private default on flights, gss_wages, cps1988 |
+/// | otherwise, classification | `clipped-gd` (logistic loss) | cells: the best private default |
+pub fn auto_rule(logistic: bool, n: usize, d: usize, epsilon: f64) -> AutoChoice {
+    let ne = n as f64 * if epsilon.is_finite() { epsilon } else { 1e12 };
+    if ne < 2.0 * d as f64 {
+        return AutoChoice {
+            algorithm: INTERCEPT_ONLY.into(),
+            params: ParamMap::new(),
+            reason: format!(
+                "n·ε = {ne:.4} < 2·d = {}: a d-dimensional private fit would be swamped by its noise; the model is the private intercept alone",
+                2 * d
+            ),
+        };
+    }
+    AutoChoice {
+        algorithm: "clipped-gd".into(),
+        params: ParamMap::new(),
+        reason: format!(
+            "n·ε = {ne:.4} ≥ 2·d = {}: {} with clipped-gd (Zhao et al. Alg. 1 + 2) on privately standardised columns, the best private default of the real-data benchmark",
+            2 * d,
+            if logistic { "classification" } else { "regression" }
+        ),
+    }
+}
+
+/// The loss, domain, budget and algorithm resolved from names and flags (before any data
+/// are read, except n for δ's default).
+pub struct Resolved {
+    pub algorithm: Box<dyn PrivateAlgorithm>,
+    pub loss: LossKind,
+    pub domain: DomainSpec,
+}
+
+/// Resolves algorithm, loss and domain from the names. Loss parameters (`tau`, `c`) and
+/// the polytope vertex file (`vertices`) are taken out of `params`; the rest goes to the
+/// algorithm, which rejects unknown keys.
+pub fn resolve(
+    algorithm: &str,
+    loss: Option<&str>,
+    domain: Option<&str>,
+    radius: Option<f64>,
+    sparsity: Option<usize>,
+    mut params: ParamMap,
+) -> Result<Resolved, String> {
+    let (dl, dd) = algorithms::default_loss_and_domain(algorithm);
+    let loss_name = loss.unwrap_or(dl);
+    let domain_name = domain.unwrap_or(dd);
+    let mut take_num = |key: &str, applies: bool, what: &str| -> Result<Option<f64>, String> {
+        match params.remove(key) {
+            None => Ok(None),
+            Some(_) if !applies => Err(format!("--param {key} applies only to {what}")),
+            Some(v) => parse_number(&format!("--param {key}"), &v).map(Some),
+        }
+    };
+    // `tau` is the Huber loss's parameter, unless the algorithm has a `tau` of its own (a
+    // moment bound, e.g. l1-regression-expmech) and the loss is not Huber.
+    let own_tau = algorithms::catalogue()
+        .iter()
+        .any(|a| a.name == algorithm && a.parameters.iter().any(|p| p.name == "tau"));
+    let tau = if own_tau && loss_name != "huber" {
+        None
+    } else {
+        take_num("tau", loss_name == "huber", "--loss huber")?
+    };
+    let c = take_num("c", loss_name == "biweight", "--loss biweight")?;
+    let vertices = match params.remove("vertices") {
+        Some(_) if domain_name != "polytope" => {
+            return Err("--param vertices applies only to --domain polytope".into())
+        }
+        v => v,
+    };
+    let loss = LossKind::parse(loss_name, tau, c).map_err(|e| e.to_string())?;
+    let domain = DomainSpec::parse(domain_name, radius, sparsity, vertices.as_deref())
+        .map_err(|e| e.to_string())?;
+    let algorithm = algorithms::build(algorithm, &params).map_err(|e| e.to_string())?;
+    Ok(Resolved {
+        algorithm,
+        loss,
+        domain,
+    })
+}
+
+/// Parses a number flag with a message that names the flag.
+pub fn parse_number(flag: &str, v: &str) -> Result<f64, String> {
+    v.trim()
+        .parse::<f64>()
+        .map_err(|_| format!("{flag} must be a number; got '{v}'"))
+}
+
+/// Resolves δ: the given value, checked against the algorithm's privacy model, or the
+/// documented default n^−1.1 when missing (with a message for stderr).
+pub fn resolve_delta(
+    algorithm: &str,
+    model: PrivacyModel,
+    n: usize,
+    delta: Option<f64>,
+    epsilon: f64,
+) -> Result<(f64, Option<String>), String> {
+    let needs = matches!(model, PrivacyModel::Approx | PrivacyModel::Zcdp) && epsilon.is_finite();
+    match delta {
+        Some(d) if d == 0.0 && needs => Err(format!(
+            "{algorithm} is (epsilon, delta)-DP and needs delta > 0: --delta 0 is not allowed (omit --delta for the default delta = n^-1.1 = {:e})",
+            default_delta(n)
+        )),
+        Some(d) => Ok((d, None)),
+        None if needs => {
+            let d = default_delta(n);
+            Ok((
+                d,
+                Some(format!(
+                    "--delta not given: using the default delta = n^-1.1 = {d:e} (n = {n})"
+                )),
+            ))
+        }
+        None => Ok((0.0, None)),
+    }
+}
+
+/// The default δ = n^−1.1 (Hu et al. spec X.2; a public function of n).
+pub fn default_delta(n: usize) -> f64 {
+    (n.max(2) as f64).powf(-1.1)
+}
+
+/// Fits on `data` (taken by value: standardised in place, never copied). Errors are
+/// one-line, data-free messages.
+pub fn fit(
+    mut data: Dataset,
+    opts: &FitOptions,
+    rng: &mut dyn RngCore,
+    observer: &mut dyn Observer,
+) -> Result<FitOutcome, String> {
+    let (n, d) = (data.n(), data.d());
+    let mut messages = Vec::new();
+    if let Some(f) = opts.preprocess_share {
+        if !(f > 0.0 && f < 1.0) {
+            return Err(preprocess::PreprocessError::BadShare(f).to_string());
+        }
+        if matches!(opts.scale, ScaleMode::None | ScaleMode::Public(_))
+            && opts.intercept == InterceptMode::None
+        {
+            return Err("--preprocess-share applies only with --scale private or --intercept private (nothing else is learned privately before the fit)".into());
+        }
+    }
+    let loss_hint = opts.loss.as_deref();
+    let logistic_task = loss_hint == Some("logistic");
+    // 1. auto
+    let mut params = opts.params.clone();
+    let mut auto: Option<AutoChoice> = None;
+    let mut name = opts.algorithm.clone();
+    if name == "auto" {
+        let choice = auto_rule(logistic_task, n, d, opts.epsilon);
+        for (k, v) in &choice.params {
+            params.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        name = choice.algorithm.clone();
+        messages.push(format!("--algorithm auto: {} ({})", name, choice.reason));
+        auto = Some(choice);
+    }
+    let intercept_only = name == INTERCEPT_ONLY;
+    let scaled = !matches!(opts.scale, ScaleMode::None);
+    // bound=auto and a missing bound of the bounded family, on scaled data
+    let has_bound = !intercept_only
+        && algorithms::catalogue()
+            .iter()
+            .any(|a| a.name == name && a.parameters.iter().any(|p| p.name == "bound"));
+    let bound_required = has_bound && name != "frank-wolfe";
+    match params.get("bound").map(|s| s.as_str()) {
+        Some("auto") if !scaled => {
+            return Err("--param bound=auto needs scaled data (--scale private or public:FILE.json): the bound is in robust standard deviations".into())
+        }
+        Some("auto") => {
+            params.insert("bound".into(), format!("{AUTO_BOUND}"));
+        }
+        None if bound_required && scaled => {
+            params.insert("bound".into(), format!("{AUTO_BOUND}"));
+            messages.push(format!(
+                "{name}: bound not given: using bound=auto = {AUTO_BOUND} (robust standard deviations of the privately scaled columns)"
+            ));
+        }
+        _ => {}
+    }
+    // 2. algorithm, loss, domain, δ
+    let (resolved, model) = if intercept_only {
+        let loss = LossKind::parse(loss_hint.unwrap_or("squared"), None, None)
+            .map_err(|e| e.to_string())?;
+        (None, (loss, PrivacyModel::Pure))
+    } else {
+        let r = resolve(
+            &name,
+            opts.loss.as_deref(),
+            opts.domain.as_deref(),
+            opts.radius,
+            opts.sparsity,
+            params,
+        )?;
+        let m = r.algorithm.privacy_model();
+        let loss = r.loss;
+        (Some(r), (loss, m))
+    };
+    let (loss, privacy_model) = model;
+    let (delta, note) = resolve_delta(&name, privacy_model, n, opts.delta, opts.epsilon)?;
+    messages.extend(note);
+    let budget = Budget::new(opts.epsilon, delta).map_err(|e| e.to_string())?;
+    // A non-private algorithm is a non-private pipeline: exact (grid) scales and intercept.
+    let budget = if privacy_model == PrivacyModel::None {
+        Budget::non_private()
+    } else {
+        budget
+    };
+    loss.prepare_labels(data.y_mut())
+        .map_err(|e| format!("{}: {e}", data.target_name()))?;
+    let logistic = matches!(loss, LossKind::Logistic);
+    // 3. budget split and scales
+    let private_scale = matches!(opts.scale, ScaleMode::Private);
+    let private_intercept = opts.intercept == InterceptMode::Private;
+    let share = if private_scale || private_intercept {
+        opts.preprocess_share.unwrap_or(if intercept_only {
+            1.0
+        } else {
+            DEFAULT_PREPROCESS_SHARE
+        })
+    } else {
+        0.0
+    };
+    if intercept_only && !private_intercept {
+        return Err("intercept-only needs --intercept private (it is the model's only parameter)".into());
+    }
+    let (scale_frac, intercept_frac) = match (private_scale, private_intercept) {
+        (_, true) if intercept_only && logistic => (0.0, 1.0),
+        (true, true) if intercept_only => (0.5, 0.5),
+        (true, true) => (0.75 * share, 0.25 * share),
+        (true, false) => (share, 0.0),
+        (false, true) => (0.0, share),
+        (false, false) => (0.0, 0.0),
+    };
+    let mut ledger = PhasedLedger::new(budget);
+    let mut preprocessing = serde_json::Map::new();
+    preprocessing.insert("scale".into(), opts.scale.name().into());
+    preprocessing.insert(
+        "intercept".into(),
+        if private_intercept { "private" } else { "none" }.into(),
+    );
+    let standardization = match &opts.scale {
+        ScaleMode::None => Standardization::identity(d),
+        ScaleMode::Public(p) => {
+            let features = p
+                .lookup(data.feature_names())
+                .map_err(|e| e.to_string())?;
+            let target = if logistic {
+                preprocess::ColumnScale::IDENTITY
+            } else {
+                p.lookup(&[data.target_name().to_string()])
+                    .map_err(|e| e.to_string())?[0]
+            };
+            preprocessing.insert("source".into(), p.path.clone().into());
+            Standardization { features, target }
+        }
+        ScaleMode::Private => {
+            let b = ledger.share(scale_frac);
+            let (st, spent) = if intercept_only {
+                // only the target is scaled: features are not used
+                let probe = Dataset::new(
+                    data.y().to_vec(),
+                    data.y().to_vec(),
+                    1,
+                    vec![data.target_name().to_string()],
+                    data.target_name().to_string(),
+                )
+                .map_err(|e| e.to_string())?;
+                let (s, spent) = if logistic {
+                    (
+                        Standardization::identity(1),
+                        crate::privacy::PrivacyLedger::new(b, crate::privacy::Accountant::Basic)
+                            .summary(PrivacyModel::Pure),
+                    )
+                } else {
+                    preprocess::private_scales(&probe, false, b, rng).map_err(|e| e.to_string())?
+                };
+                (
+                    Standardization {
+                        features: vec![preprocess::ColumnScale::IDENTITY; d],
+                        target: s.features[0],
+                    },
+                    spent,
+                )
+            } else {
+                preprocess::private_scales(&data, !logistic, b, rng).map_err(|e| e.to_string())?
+            };
+            if spent.releases > 0 {
+                ledger
+                    .record("preprocessing", spent)
+                    .map_err(|e| e.to_string())?;
+            }
+            st
+        }
+    };
+    standardization.apply(&mut data);
+    preprocessing.insert(
+        "centres".into(),
+        serde_json::json!(standardization
+            .features
+            .iter()
+            .map(|c| c.centre)
+            .collect::<Vec<_>>()),
+    );
+    preprocessing.insert(
+        "scales".into(),
+        serde_json::json!(standardization
+            .features
+            .iter()
+            .map(|c| c.scale)
+            .collect::<Vec<_>>()),
+    );
+    preprocessing.insert(
+        "target_centre".into(),
+        serde_json::json!(standardization.target.centre),
+    );
+    preprocessing.insert(
+        "target_scale".into(),
+        serde_json::json!(standardization.target.scale),
+    );
+    // 4. the algorithm
+    let intercept_budget = if private_intercept {
+        ledger.share(intercept_frac)
+    } else {
+        Budget {
+            epsilon: 0.0,
+            delta: 0.0,
+        }
+    };
+    let (weights_s, status, hyper, notes, domain_desc, algo_name) = match &resolved {
+        None => (
+            vec![0.0; d],
+            None,
+            BTreeMap::new(),
+            Vec::new(),
+            serde_json::json!({"kind": "none"}),
+            INTERCEPT_ONLY.to_string(),
+        ),
+        Some(r) => {
+            let rem = ledger.remaining();
+            let alg_budget = if budget.is_non_private() {
+                budget
+            } else {
+                Budget {
+                    epsilon: sub_down(rem.epsilon, intercept_budget.epsilon),
+                    delta: rem.delta,
+                }
+            };
+            let domain = r.domain.build(d).map_err(|e| e.to_string())?;
+            let problem = Problem {
+                data: &data,
+                loss: r.loss,
+                domain: domain.as_ref(),
+            };
+            let report = r
+                .algorithm
+                .fit(&problem, alg_budget, rng, observer)
+                .map_err(|e| e.to_string())?;
+            ledger
+                .record("algorithm", report.privacy.clone())
+                .map_err(|e| e.to_string())?;
+            let status = serde_json::to_value(report.status)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from));
+            (
+                report.weights,
+                status,
+                report.hyperparameters,
+                report.notes,
+                domain.describe(),
+                r.algorithm.name().to_string(),
+            )
+        }
+    };
+    // 5. intercept
+    let mut b_s = 0.0;
+    if private_intercept {
+        let margins = crate::linalg::margins(data.x(), d, &weights_s);
+        let (b, spent, how) = preprocess::private_intercept(
+            &loss,
+            &margins,
+            data.y(),
+            scaled,
+            intercept_budget,
+            rng,
+        )
+        .map_err(|e| e.to_string())?;
+        ledger
+            .record("intercept", spent)
+            .map_err(|e| e.to_string())?;
+        preprocessing.insert("intercept_method".into(), how.into());
+        b_s = b;
+    }
+    let (weights, intercept) = standardization.unscale(&weights_s, b_s);
+    preprocessing.insert("scaled_weights".into(), serde_json::json!(weights_s));
+    preprocessing.insert("scaled_intercept".into(), serde_json::json!(b_s));
+    let mut model = ModelFile {
+        format: crate::model::FORMAT.to_string(),
+        algorithm: if auto.is_some() {
+            "auto".into()
+        } else {
+            algo_name.clone()
+        },
+        loss: loss.name().to_string(),
+        loss_parameters: crate::model::loss_parameters(&loss),
+        domain: domain_desc,
+        features: data.feature_names().to_vec(),
+        target: data.target_name().to_string(),
+        weights,
+        intercept,
+        privacy: ledger.summary_json("algorithm"),
+        hyperparameters: hyper,
+        n,
+        d,
+        seed: opts.seed,
+        heavydp_version: crate::VERSION.to_string(),
+        status,
+        notes,
+        preprocessing: (scaled || private_intercept)
+            .then_some(serde_json::Value::Object(preprocessing)),
+        selected: auto.as_ref().map(|a| {
+            serde_json::json!({"algorithm": algo_name, "reason": a.reason, "params": a.params})
+        }),
+    };
+    if model.weights.iter().any(|w| !w.is_finite()) || !model.intercept.is_finite() {
+        // Public: the scales and weights are released values.
+        model
+            .notes
+            .push("a weight is not finite after mapping back to raw units".into());
+    }
+    Ok(FitOutcome { model, messages })
+}
+
+fn sub_down(a: f64, b: f64) -> f64 {
+    let mut r = (a - b).max(0.0);
+    while r > 0.0 && crate::privacy::add_up(b, r) > a {
+        r = r.next_down();
+    }
+    r
+}
