@@ -402,22 +402,6 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
         Some(f) => Some(parse_number("--preprocess-share", f)?),
         None => None,
     };
-    // Names are checked before the data are read (unknown algorithm, loss, domain,
-    // parameter): a dry resolution on the flags alone.
-    if a.algorithm != "auto" && a.algorithm != pipeline::INTERCEPT_ONLY {
-        let mut p = params.clone();
-        if p.get("bound").map(|b| b == "auto").unwrap_or(false) {
-            p.insert("bound".into(), "1".into());
-        }
-        pipeline::resolve(
-            &a.algorithm,
-            a.loss.as_deref(),
-            a.domain.as_deref(),
-            radius,
-            a.sparsity,
-            p,
-        )?;
-    }
     let out_path = a.out.clone().filter(|o| o != "-");
     // Check the output folder before any work.
     if let Some(out) = &out_path {
@@ -426,10 +410,12 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         if !dir.is_dir() {
-            return Err(format!("{out}: the folder {} does not exist", dir.display()));
+            return Err(format!(
+                "{out}: the folder {} does not exist",
+                dir.display()
+            ));
         }
     }
-    let ds = data::read_csv(&a.data, &a.target).map_err(|e| e.to_string())?;
     let opts = FitOptions {
         algorithm: a.algorithm.clone(),
         loss: a.loss.clone(),
@@ -444,6 +430,8 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
         preprocess_share,
         seed: a.seed,
     };
+    pipeline::precheck(&opts)?;
+    let ds = data::read_csv(&a.data, &a.target).map_err(|e| e.to_string())?;
     let mut rng = make_rng(a.seed);
     let out = pipeline::fit(ds, &opts, &mut rng, &mut Progress::new())?;
     for m in &out.messages {

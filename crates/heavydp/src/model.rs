@@ -61,6 +61,10 @@ pub struct ModelFile {
     pub status: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Raw-unit winsorisation bounds [lo, hi] per feature (`/2`, scaled fits): `predict`
+    /// clamps each column to them before the linear model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feature_bounds: Option<Vec<[f64; 2]>>,
     /// Released centres / scales and the scaled-unit model (`/2`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preprocessing: Option<serde_json::Value>,
@@ -119,6 +123,7 @@ impl ModelFile {
                     .to_string(),
             ),
             notes: report.notes.clone(),
+            feature_bounds: None,
             preprocessing: None,
             selected: None,
         }
@@ -144,6 +149,15 @@ impl ModelFile {
             return Err(ModelError::Invalid {
                 path: path.into(),
                 reason: "weights, features and d disagree".into(),
+            });
+        }
+        if m.feature_bounds
+            .as_ref()
+            .is_some_and(|b| b.len() != m.d || b.iter().any(|[lo, hi]| !(lo <= hi)))
+        {
+            return Err(ModelError::Invalid {
+                path: path.into(),
+                reason: "feature_bounds must hold d pairs [lo, hi] with lo <= hi".into(),
             });
         }
         if m.weights.iter().any(|w| !w.is_finite()) || !m.intercept.is_finite() {
@@ -172,17 +186,58 @@ impl ModelFile {
     /// or P(y = 1) for the logistic loss.
     pub fn predict(&self, data: &Dataset) -> Vec<f64> {
         let loss = self.loss_kind().unwrap_or(LossKind::Squared);
-        crate::linalg::margins(data.x(), data.d(), &self.weights)
+        self.margins(data)
             .into_iter()
-            .map(|m| loss.predict(m + self.intercept))
+            .map(|m| loss.predict(m))
             .collect()
     }
 
+    /// ⟨clamp(x), w⟩ + intercept for every row (`feature_bounds` applied when present).
+    pub fn margins(&self, data: &Dataset) -> Vec<f64> {
+        let d = data.d();
+        match &self.feature_bounds {
+            None => crate::linalg::margins(data.x(), d, &self.weights)
+                .into_iter()
+                .map(|m| m + self.intercept)
+                .collect(),
+            Some(b) => (0..data.n())
+                .map(|i| {
+                    data.row(i)
+                        .iter()
+                        .zip(b)
+                        .zip(&self.weights)
+                        .map(|((x, [lo, hi]), w)| x.clamp(*lo, *hi) * w)
+                        .sum::<f64>()
+                        + self.intercept
+                })
+                .collect(),
+        }
+    }
+
     /// The metrics of this model on `data` (features in model order, response prepared
-    /// for the loss), intercept included.
+    /// for the loss), intercept and feature bounds included.
     pub fn evaluate(&self, data: &Dataset, w_star: Option<&[f64]>) -> Metrics {
         let loss = self.loss_kind().unwrap_or(LossKind::Squared);
-        evaluate_affine(&loss, data, &self.weights, self.intercept, w_star)
+        match &self.feature_bounds {
+            None => evaluate_affine(&loss, data, &self.weights, self.intercept, w_star),
+            Some(b) => {
+                let mut x = data.x().to_vec();
+                for row in x.chunks_mut(data.d()) {
+                    for (v, [lo, hi]) in row.iter_mut().zip(b) {
+                        *v = v.clamp(*lo, *hi);
+                    }
+                }
+                let clamped = Dataset::new(
+                    x,
+                    data.y().to_vec(),
+                    data.d(),
+                    data.feature_names().to_vec(),
+                    data.target_name().to_string(),
+                )
+                .expect("same shape");
+                evaluate_affine(&loss, &clamped, &self.weights, self.intercept, w_star)
+            }
+        }
     }
 }
 

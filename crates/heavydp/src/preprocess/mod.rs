@@ -8,13 +8,22 @@
 //!
 //! | step | release | mechanism | privacy | source |
 //! |---|---|---|---|---|
-//! | scales ([`private_scales`]) | q₀.₂₅, q₀.₅, q₀.₇₅ of every feature (and of the target for regression) on the public grid | [`quantile::QuantileMechanism`] (exponential mechanism, Δ_u = 1) | ε₀-DP each; 3·(d + 1) of them composed by zCDP (ρ = Σ ε₀²/2, converted at the phase's δ) or, when δ = 0, basic composition | McSherry & Talwar 2007; Zhao et al. Lemma 1(3)–(4) |
+//! | scales ([`private_scales`]), stage 1 | the magnitude M: q₀.₇₅ of \|x\| on the octave grid {0, 2⁻²⁰, …, 2⁴⁰} | [`quantile::QuantileMechanism`] (exponential mechanism, Δ_u = 1) | ε₀-DP | McSherry & Talwar 2007 |
+//! | scales, stage 2 | q₀.₂₅ and q₀.₇₅ of x on the linear grid of 4097 points over [−2M, 2M] | the same | ε₀-DP each; the 3·(d + 1) releases compose by zCDP (ρ = Σ ε₀²/2, converted at the phase's δ) or basic composition, whichever allows the larger ε₀ | Zhao et al. Lemma 1(3)–(4) |
 //! | intercept ([`private_intercept`]), squared / Huber / biweight loss, scales known | clipped mean of the residuals ỹ − x̃·w̃ at ±C | Laplace, Δ₁ = 2C/n | ε-DP | Dwork & Roth Thm 3.6 |
 //! | intercept, absolute loss or no scales | median of the residuals | [`quantile::QuantileMechanism`] | ε-DP | as above |
 //! | intercept, logistic loss | root of Σᵢ (σ(mᵢ + b) − 1{yᵢ = 1}) on the public grid b ∈ [−8, 8] step 1/32 | exponential mechanism, utility −\|S(b)\|, Δ_u = 2 | ε-DP | McSherry & Talwar 2007 |
 //!
-//! The centre of a column is its private median (clamped into the private [q₀.₂₅, q₀.₇₅],
-//! a post-processing step); its scale is the private IQR / 1.349 (the normal's σ), or 1
+//! Why two stages: a quantile on one grid wide enough for every unit (10⁻⁶ … 10¹²) puts
+//! 10⁵ candidate points in the tails, and an atom (the 1 of a dummy, a round wage) is a
+//! single point; at the ε₀ of a few dozen releases the tails then win often. The octave
+//! grid has 62 points (ln 62 ≈ 4.1 in the error bound) and only locates the order of
+//! magnitude; the linear grid is bounded by it, so its tails are short and its spacing
+//! M/1024 resolves offsets such as calendar years.
+//!
+//! The centre of a column is the midpoint of its private q₀.₂₅ and q₀.₇₅ (a median would
+//! be a fourth release per column; the intercept absorbs what the midpoint misses); its
+//! scale is the private IQR / 1.349 (the normal's σ), or 1
 //! when the private IQR is 0 (a column with an atom at its centre, e.g. a rare dummy:
 //! such columns are left in their units). Features and the target are standardised in
 //! place, x̃ = (x − c)/s, the algorithm fits w̃ on (x̃, ỹ), and the model maps back:
@@ -24,7 +33,11 @@
 //! ```
 //!
 //! so that `predict` takes raw columns. For the logistic loss the target is not scaled
-//! (c_y = 0, s_y = 1).
+//! (c_y = 0, s_y = 1). Scaled features are winsorised at ±[`WINSOR_BOUND`] = 10 robust
+//! standard deviations, and the model file keeps the raw-unit bounds cⱼ ± 10·sⱼ, which
+//! `predict` applies to raw columns (the same map). The clamp bounds the damage of a
+//! scale that collapsed on a discrete column (a dummy whose quartile sits on its atom,
+//! where the exponential mechanism may pick a point of the adjacent gap).
 //!
 //! # Privacy
 //!
@@ -39,7 +52,7 @@
 //!
 //! | name | symbol | default | source |
 //! |---|---|---|---|
-//! | `--preprocess-share` | f | 0.1 (of ε and of δ) | real-data benchmark (`docs/benchmark.md`) |
+//! | `--preprocess-share` | f | 0.2 (of ε and of δ) | real-data benchmark (`docs/benchmark.md`) |
 //! | share of f for the intercept | — | 1/4 when both steps run | benchmark; the intercept is one release, the scales 3(d+1) |
 //! | intercept clip C | C | √(n·ε_b)/2 clamped to [1, 50] (scaled units) | balances the clipping bias ≤ E r²/C (unit second moment after scaling) and the noise 2C/(n·ε_b), whose product is minimised at C ≍ √(n·ε_b) — the order of Zhao et al.'s clip radius for p = 2 (Thm 2) |
 //! | `bound=auto` | B | 3 (scaled units) | three robust standard deviations: a clip that keeps the bulk of a standardised column and bounds the sensitivity by public quantities only |
@@ -53,7 +66,7 @@ use crate::privacy::{
     approx_to_zcdp_rho, calibration_target, Accountant, Budget, PrivacyError, PrivacyLedger,
     PrivacyModel, PrivacySpent,
 };
-use quantile::QuantileMechanism;
+use quantile::{LinearGrid, OctaveGrid, QuantileMechanism};
 use rand::RngCore;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -61,9 +74,11 @@ use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// The default share of ε (and δ) spent on preprocessing.
-pub const DEFAULT_PREPROCESS_SHARE: f64 = 0.1;
+pub const DEFAULT_PREPROCESS_SHARE: f64 = 0.2;
 /// The default clip bound B of `bound=auto`, in scaled units.
 pub const AUTO_BOUND: f64 = 3.0;
+/// Scaled features are winsorised at ±W (robust standard deviations; public constant).
+pub const WINSOR_BOUND: f64 = 10.0;
 /// The normal distribution's IQR / σ.
 const IQR_PER_SIGMA: f64 = 1.348_979_500_392_163_5;
 
@@ -159,9 +174,11 @@ impl PublicScales {
                     centre: 0.5 * (a + b),
                     scale: (b - a) / 4.0,
                 },
-                _ => return Err(err(format!(
+                _ => {
+                    return Err(err(format!(
                     "column '{name}': give either \"centre\" and \"scale\", or \"min\" < \"max\""
-                ))),
+                )))
+                }
             };
             if !(cs.centre.is_finite() && cs.scale.is_finite() && cs.scale > 0.0) {
                 return Err(err(format!(
@@ -193,11 +210,14 @@ impl PublicScales {
     }
 }
 
-/// Centres and scales of the features and (for regression) the target.
+/// Centres and scales of the features and (for regression) the target, and the
+/// winsorisation bound of the scaled features.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Standardization {
     pub features: Vec<ColumnScale>,
     pub target: ColumnScale,
+    /// Scaled features are clamped to [−W, W] (None: no clamp).
+    pub winsor: Option<f64>,
 }
 
 impl Standardization {
@@ -206,18 +226,32 @@ impl Standardization {
         Standardization {
             features: vec![ColumnScale::IDENTITY; d],
             target: ColumnScale::IDENTITY,
+            winsor: None,
         }
+    }
+
+    /// The raw-unit bounds [cⱼ − W·sⱼ, cⱼ + W·sⱼ] of the winsorisation (None without one):
+    /// `predict` clamps raw columns to them, which is the same map as clamping the scaled
+    /// columns to [−W, W].
+    pub fn raw_bounds(&self) -> Option<Vec<[f64; 2]>> {
+        self.winsor.map(|w| {
+            self.features
+                .iter()
+                .map(|c| [c.centre - w * c.scale, c.centre + w * c.scale])
+                .collect()
+        })
     }
 
     /// Standardises `data` in place (rows in parallel; no copy of the matrix).
     pub fn apply(&self, data: &mut Dataset) {
         let d = data.d();
         let f = &self.features;
+        let w = self.winsor.unwrap_or(f64::INFINITY);
         let (x, y) = data.x_y_mut();
         x.par_chunks_mut(d.max(1) * 1024).for_each(|block| {
             for row in block.chunks_mut(d) {
                 for (v, c) in row.iter_mut().zip(f) {
-                    *v = (*v - c.centre) / c.scale;
+                    *v = ((*v - c.centre) / c.scale).clamp(-w, w);
                 }
             }
         });
@@ -265,8 +299,15 @@ pub fn per_release_epsilon(budget: Budget, k: usize) -> (f64, Accountant) {
     (basic, Accountant::Basic)
 }
 
+/// Steps per side of the second-stage linear grid (2·2048 + 1 points).
+pub const LINEAR_STEPS: usize = 2048;
+/// The level of the first-stage magnitude quantile (of |x|).
+pub const MAGNITUDE_LEVEL: f64 = 0.75;
+
 /// The private centres and scales of the features (and of the target when
-/// `scale_target`), spending at most `budget`. See the module documentation.
+/// `scale_target`), spending at most `budget`: per column, three ε₀-DP releases (see the
+/// module documentation): the magnitude M = the private q₀.₇₅ of |x| on the octave grid,
+/// then q₀.₂₅ and q₀.₇₅ of x on the linear grid of half-width R = 2M.
 pub fn private_scales<R: RngCore + ?Sized>(
     data: &Dataset,
     scale_target: bool,
@@ -277,8 +318,9 @@ pub fn private_scales<R: RngCore + ?Sized>(
     let columns = d + usize::from(scale_target);
     let (eps0, accountant) = per_release_epsilon(budget, 3 * columns);
     let mut ledger = PrivacyLedger::new(budget, accountant);
-    let mechs = [0.25, 0.5, 0.75].map(|q| QuantileMechanism::new(q, eps0));
+    let magnitude = QuantileMechanism::on_grid(MAGNITUDE_LEVEL, eps0, OctaveGrid)?;
     let mut col = vec![0.0; n];
+    let mut abs = vec![0.0; n];
     let mut scales = Vec::with_capacity(columns);
     for j in 0..columns {
         if j < d {
@@ -288,16 +330,27 @@ pub fn private_scales<R: RngCore + ?Sized>(
         } else {
             col.copy_from_slice(data.y());
         }
+        for (a, v) in abs.iter_mut().zip(&col) {
+            *a = v.abs();
+        }
+        abs.sort_unstable_by(f64::total_cmp);
         col.sort_unstable_by(f64::total_cmp);
-        let mut q = [0.0; 3];
-        for (k, m) in mechs.iter().enumerate() {
-            let m = m.as_ref().map_err(|e| e.clone())?;
-            let label = if j < d {
-                "column quantile"
-            } else {
-                "target quantile"
-            };
-            q[k] = mechanisms::release(&mut ledger, label, m, &col, rng)?;
+        let what = if j < d { "column" } else { "target" };
+        let m = mechanisms::release(
+            &mut ledger,
+            &format!("{what} magnitude"),
+            &magnitude,
+            &abs,
+            rng,
+        )?;
+        let grid = LinearGrid {
+            half_width: (2.0 * m).max(libm::ldexp(1.0, -19)),
+            steps: LINEAR_STEPS,
+        };
+        let mut q = [0.0; 2];
+        for (k, level) in [0.25, 0.75].into_iter().enumerate() {
+            let mech = QuantileMechanism::on_grid(level, eps0, grid)?;
+            q[k] = mechanisms::release(&mut ledger, &format!("{what} quantile"), &mech, &col, rng)?;
         }
         scales.push(scale_from_quantiles(q));
     }
@@ -310,20 +363,21 @@ pub fn private_scales<R: RngCore + ?Sized>(
         Standardization {
             features: scales,
             target,
+            winsor: Some(WINSOR_BOUND),
         },
         ledger.summary(PrivacyModel::Pure),
     ))
 }
 
-/// Centre = median clamped into [q₂₅, q₇₅]; scale = (q₇₅ − q₂₅)/1.349, or 1 when that is
-/// 0 or not finite. Post-processing of released values only.
-pub fn scale_from_quantiles(q: [f64; 3]) -> ColumnScale {
-    let (lo, hi) = if q[0] <= q[2] {
-        (q[0], q[2])
+/// Centre = the midpoint (q₂₅ + q₇₅)/2; scale = (q₇₅ − q₂₅)/1.349, or 1 when that is 0
+/// or not finite. Post-processing of released values only.
+pub fn scale_from_quantiles(q: [f64; 2]) -> ColumnScale {
+    let (lo, hi) = if q[0] <= q[1] {
+        (q[0], q[1])
     } else {
-        (q[2], q[0])
+        (q[1], q[0])
     };
-    let centre = q[1].clamp(lo, hi);
+    let centre = 0.5 * lo + 0.5 * hi;
     let iqr = hi - lo;
     let scale = if iqr > 0.0 && iqr.is_finite() {
         iqr / IQR_PER_SIGMA
@@ -515,6 +569,7 @@ mod tests {
                 centre: 5.0,
                 scale: 2.0,
             },
+            winsor: None,
         };
         st.apply(&mut data);
         let (w_s, b_s) = ([0.7, -0.2], 0.3);

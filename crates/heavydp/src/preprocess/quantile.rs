@@ -54,6 +54,98 @@ const E_MAX: i32 = 40;
 /// Number of positive grid points K.
 const K: usize = ((E_MAX - E_MIN + 1) as usize) << MANTISSA_BITS;
 
+/// A finite, public, increasing grid of real values: the output range of
+/// [`QuantileMechanism`]. Implementations are exact (no rounding in `value` or
+/// `floor_index`).
+pub trait Grid1D {
+    /// Number of points.
+    fn len(&self) -> usize;
+    /// Whether the grid is empty (never, for the grids here).
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The value of point `i` (increasing in i).
+    fn value(&self, i: usize) -> f64;
+    /// The largest index i with value(i) ≤ x (None when x is below every point).
+    fn floor_index(&self, x: f64) -> Option<usize>;
+}
+
+impl Grid1D for PublicGrid {
+    fn len(&self) -> usize {
+        Self::LEN
+    }
+    fn value(&self, i: usize) -> f64 {
+        PublicGrid::value(i)
+    }
+    fn floor_index(&self, x: f64) -> Option<usize> {
+        PublicGrid::floor_index(x)
+    }
+}
+
+/// Powers of two 2ᵉ, e ∈ [−20, 40], and 0: the magnitude grid of the first stage of
+/// private scaling (62 points).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OctaveGrid;
+
+impl Grid1D for OctaveGrid {
+    fn len(&self) -> usize {
+        (E_MAX - E_MIN + 2) as usize
+    }
+    fn value(&self, i: usize) -> f64 {
+        if i == 0 {
+            0.0
+        } else {
+            libm::ldexp(1.0, E_MIN + i as i32 - 1)
+        }
+    }
+    fn floor_index(&self, x: f64) -> Option<usize> {
+        if x < 0.0 {
+            return None;
+        }
+        if x < libm::ldexp(1.0, E_MIN) {
+            return Some(0);
+        }
+        let (_, e) = libm::frexp(x); // x = f·2^e, f ∈ [0.5, 1): 2^(e−1) ≤ x
+        Some(((e - 1 - E_MIN + 1) as usize).min(self.len() - 1))
+    }
+}
+
+/// 2S + 1 equally spaced points −R, −R + R/S, …, R with R and S powers of two (so every
+/// point is exact): the fine grid of the second stage of private scaling.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinearGrid {
+    /// Half-width R (a power of two).
+    pub half_width: f64,
+    /// Steps per side S (a power of two).
+    pub steps: usize,
+}
+
+impl Grid1D for LinearGrid {
+    fn len(&self) -> usize {
+        2 * self.steps + 1
+    }
+    fn value(&self, i: usize) -> f64 {
+        assert!(i < self.len(), "grid index out of range");
+        (i as f64 - self.steps as f64) * (self.half_width / self.steps as f64)
+    }
+    fn floor_index(&self, x: f64) -> Option<usize> {
+        if x < -self.half_width {
+            return None;
+        }
+        let h = self.half_width / self.steps as f64;
+        let approx = ((x / h).floor() + self.steps as f64).clamp(0.0, (self.len() - 1) as f64);
+        let mut i = approx as usize;
+        // exact correction of the float division
+        while i + 1 < self.len() && self.value(i + 1) <= x {
+            i += 1;
+        }
+        while i > 0 && self.value(i) > x {
+            i -= 1;
+        }
+        Some(i)
+    }
+}
+
 /// The public grid of the quantile mechanism: index 0..G, increasing values,
 /// v_K = 0, v_{K+1+j} = pos(j), v_{K−1−j} = −pos(j).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,26 +216,36 @@ impl PublicGrid {
     }
 }
 
-/// The DP quantile of level `q` (pure ε-DP). Input: the column **sorted ascending**
-/// (no NaN). Output: a grid value.
+/// The DP quantile of level `q` (pure ε-DP) over the public grid `G`. Input: the column
+/// **sorted ascending** (no NaN). Output: a grid value.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct QuantileMechanism {
+pub struct QuantileMechanism<G: Grid1D = PublicGrid> {
     /// The level q ∈ (0, 1).
     pub q: f64,
     /// ε of this release.
     pub epsilon: f64,
+    /// The output range.
+    pub grid: G,
 }
 
-impl QuantileMechanism {
-    /// Checks q ∈ (0, 1) and ε > 0 (ε = ∞ allowed: the exact grid quantile).
+impl QuantileMechanism<PublicGrid> {
+    /// Checks q ∈ (0, 1) and ε > 0 (ε = ∞ allowed: the exact grid quantile); the output
+    /// range is [`PublicGrid`].
     pub fn new(q: f64, epsilon: f64) -> Result<Self, PrivacyError> {
+        Self::on_grid(q, epsilon, PublicGrid)
+    }
+}
+
+impl<G: Grid1D> QuantileMechanism<G> {
+    /// As [`QuantileMechanism::new`], over the public grid `grid`.
+    pub fn on_grid(q: f64, epsilon: f64, grid: G) -> Result<Self, PrivacyError> {
         if !(q > 0.0 && q < 1.0) {
             return Err(PrivacyError::InvalidMechanism(format!(
                 "quantile level must be in (0, 1), got {q}"
             )));
         }
         ExponentialMechanism::new(1.0, epsilon)?;
-        Ok(QuantileMechanism { q, epsilon })
+        Ok(QuantileMechanism { q, epsilon, grid })
     }
 
     /// The utility u(g) of grid value g on the sorted column.
@@ -171,8 +273,9 @@ impl QuantileMechanism {
             }
         };
         // gap below the smallest value: grid points < sorted[0]
+        let g = &self.grid;
         let first = if n == 0 { f64::INFINITY } else { sorted[0] };
-        if n == 0 || PublicGrid::value(0) < first {
+        if n == 0 || g.value(0) < first {
             consider(0, Self::utility_from_counts(target, 0.0, 0.0));
         }
         let mut i = 0;
@@ -183,18 +286,18 @@ impl QuantileMechanism {
                 j += 1;
             }
             // atom a: #< a = i, #≤ a = j
-            if let Some(f) = PublicGrid::floor_index(a) {
-                if PublicGrid::value(f) == a {
+            if let Some(f) = g.floor_index(a) {
+                if g.value(f) == a {
                     consider(f, Self::utility_from_counts(target, i as f64, j as f64));
                 }
             }
             // gap (a, next): first grid index above a
             let next = if j < n { sorted[j] } else { f64::INFINITY };
-            let first_above = match PublicGrid::floor_index(a) {
+            let first_above = match g.floor_index(a) {
                 Some(f) => f + 1,
                 None => 0,
             };
-            if first_above < PublicGrid::LEN && PublicGrid::value(first_above) < next {
+            if first_above < g.len() && g.value(first_above) < next {
                 consider(
                     first_above,
                     Self::utility_from_counts(target, j as f64, j as f64),
@@ -206,7 +309,7 @@ impl QuantileMechanism {
     }
 }
 
-impl Mechanism for QuantileMechanism {
+impl<G: Grid1D> Mechanism for QuantileMechanism<G> {
     type Input = [f64];
     type Output = f64;
 
@@ -218,8 +321,9 @@ impl Mechanism for QuantileMechanism {
 
     fn run_uncharged<R: RngCore + ?Sized>(&self, sorted: &[f64], rng: &mut R) -> f64 {
         let (best_idx, best_u) = self.best(sorted);
+        let grid = &self.grid;
         if self.epsilon.is_infinite() {
-            return PublicGrid::value(best_idx);
+            return grid.value(best_idx);
         }
         let em = ExponentialMechanism {
             sensitivity: 1.0,
@@ -229,8 +333,8 @@ impl Mechanism for QuantileMechanism {
         let max_score = em.scores(&[best_u])[0];
         let mut exact = ExactRng::new(rng);
         loop {
-            let i = exact.uniform_below(PublicGrid::LEN as u128) as usize;
-            let g = PublicGrid::value(i);
+            let i = exact.uniform_below(grid.len() as u128) as usize;
+            let g = grid.value(i);
             let s = em.scores(&[self.utility(sorted, g)])[0];
             debug_assert!(s <= max_score);
             let w = (max_score - s) as u128;
