@@ -50,12 +50,15 @@ fn expected(id: &str) -> (usize, usize) {
 #[test]
 fn every_id_has_the_documented_grid() {
     let ids = experiments::ids();
-    assert_eq!(ids.len(), 43);
+    assert_eq!(ids.len(), 44);
     assert_eq!(ids.first().unwrap(), "hu-fig1a");
     assert_eq!(ids[30], "hu-fig11c");
     assert_eq!(ids[31], "tian-fig1a");
     assert_eq!(ids[39], "tian-table-genomics");
-    assert_eq!(&ids[40..], ["zhao-mean-tails", "zhao-risk", "wangxu-rate"]);
+    assert_eq!(
+        &ids[40..],
+        ["zhao-mean-tails", "zhao-risk", "wangxu-rate", "real-benchmark"]
+    );
     for id in ids.iter().filter(|i| i.starts_with("hu-")) {
         let (full, methods) = expected(id);
         let p = experiments::plan(id, &opts(false)).unwrap();

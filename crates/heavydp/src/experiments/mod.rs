@@ -73,6 +73,8 @@
 //! (d ∈ {100, 200, 400}), 5 repetitions, and the fixed n of Fig. 6(a) reduced so that
 //! every panel finishes within two minutes on two cores.
 
+pub mod benchmark;
+mod floors;
 pub mod genomics;
 mod output;
 mod real;

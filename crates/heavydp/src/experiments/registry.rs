@@ -35,12 +35,16 @@ pub fn ids() -> Vec<String> {
     v.push(super::zhao::MEAN_TAILS_ID.to_string());
     v.push(super::zhao::RISK_ID.to_string());
     v.push(super::wangxu::ID.to_string());
+    v.push(super::benchmark::ID.to_string());
     v
 }
 
 /// Whether `id` is a table experiment (its own runner, not a [`Plan`]).
 pub fn is_table(id: &str) -> bool {
-    id == super::genomics::ID || id == super::zhao::MEAN_TAILS_ID || id == super::wangxu::ID
+    id == super::genomics::ID
+        || id == super::zhao::MEAN_TAILS_ID
+        || id == super::wangxu::ID
+        || id == super::benchmark::ID
 }
 
 /// The `hu-fig*` IDs.
@@ -69,6 +73,9 @@ pub fn list() -> Vec<ExperimentInfo> {
             }
             if id == super::wangxu::ID {
                 return super::wangxu::info();
+            }
+            if id == super::benchmark::ID {
+                return super::benchmark::info();
             }
             if let Some(i) = super::zhao::info(&id) {
                 return i;
@@ -384,7 +391,7 @@ pub fn plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
     if is_table(id) {
         return Err(ExperimentError::Invalid {
             id: id.into(),
-            reason: "a table experiment with its own runner (experiments::genomics::run_table, zhao::run_mean_tails, wangxu::run_rate), not a figure panel".into(),
+            reason: "a table experiment with its own runner (experiments::genomics::run_table, zhao::run_mean_tails, wangxu::run_rate, benchmark::run_benchmark), not a figure panel".into(),
         });
     }
     hu_plan(id, opts)
@@ -927,14 +934,14 @@ mod tests {
         for id in hu_ids() {
             assert!(parse_id(&id).is_some(), "{id}");
         }
-        // + tian-fig1a..2d + tian-table-genomics + zhao-mean-tails, zhao-risk, wangxu-rate;
-        // every figure ID has a plan, the three tables have none.
-        assert_eq!(ids().len(), 43);
+        // + tian-fig1a..2d + tian-table-genomics + zhao-mean-tails, zhao-risk, wangxu-rate,
+        // real-benchmark; every figure ID has a plan, the four tables have none.
+        assert_eq!(ids().len(), 44);
         for id in ids() {
             let p = plan(&id, &PlanOptions::default());
             assert_eq!(p.is_ok(), !is_table(&id), "{id}");
         }
-        assert_eq!(ids().iter().filter(|i| is_table(i)).count(), 3);
+        assert_eq!(ids().iter().filter(|i| is_table(i)).count(), 4);
         for bad in ["tian-fig3a", "tian-fig1e", "tian-fig1", "tian-table"] {
             assert!(plan(bad, &PlanOptions::default()).is_err(), "{bad}");
         }
