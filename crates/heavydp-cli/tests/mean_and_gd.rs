@@ -291,8 +291,15 @@ fn zhao_and_wangxu_algorithms_end_to_end() {
         ),
         (
             "l1-regression-expmech",
-            &["--epsilon", "1", "--param", "max_candidates=4096"],
-            "pure",
+            &[
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-6",
+                "--param",
+                "max_candidates=4096",
+            ],
+            "approx",
         ),
     ];
     for (alg, args, model) in cases {
