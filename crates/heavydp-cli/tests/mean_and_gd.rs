@@ -329,3 +329,15 @@ fn zhao_and_wangxu_algorithms_end_to_end() {
     assert!(h["net"].is_string(), "{h}");
     assert!(h["zeta"].as_f64().unwrap() > 0.0, "{h}");
 }
+
+/// Issue 20 item 6: `mean --help` marks the shuffle accounting as unproven.
+#[test]
+fn mean_help_marks_the_shuffle_accounting_unproven() {
+    let out = heavydp().args(["mean", "--help"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.contains("iterative-updating") && l.contains("accounting=shuffle is UNPROVEN")),
+        "{text}"
+    );
+}

@@ -289,7 +289,7 @@ impl PrivateGd {
                 ParamInfo {
                     name: "accounting",
                     default: "conservative",
-                    meaning: "conservative (parallel composition over groups, zCDP over steps) or shuffle (the paper's Thm 6-7; amplification not established, Z7)",
+                    meaning: "conservative (parallel composition over groups, zCDP over steps) or shuffle (UNPROVEN: the paper's Thm 6-7; amplification by shuffling is not established for group means, Z7)",
                     source: "spec Zhao §4.1, Z7",
                 },
             ]);
@@ -606,7 +606,7 @@ impl PrivateAlgorithm for PrivateGd {
             );
             if self.accounting == Accounting::Shuffle {
                 notes.push(
-                    "accounting=shuffle relies on the paper's Theorem 6 (amplification by shuffling), which is not established for group means (spec Z7); the reported (epsilon, delta) is the paper's claim".into(),
+                    "UNPROVEN privacy claim: accounting=shuffle relies on the paper's Theorem 6 (amplification by shuffling), which is not established for group means (spec Z7); the reported (epsilon, delta) is the paper's claim, not a certified guarantee; accounting=conservative is always valid".into(),
                 );
             }
         }

@@ -339,6 +339,40 @@ fn shuffle_accounting_checks_theorem_6_and_reports_the_paper_claim() {
     assert!(err.contains("accounting=conservative"), "{err}");
 }
 
+/// Issue 20 item 6: the shuffle accounting is marked unproven in the catalogue and in
+/// every model file that uses it.
+#[test]
+fn shuffle_accounting_is_marked_unproven() {
+    let info = PrivateGd::info(GradientEstimator::IterativeUpdating);
+    let acc = info
+        .parameters
+        .iter()
+        .find(|p| p.name == "accounting")
+        .unwrap();
+    assert!(acc.meaning.contains("shuffle (UNPROVEN"), "{}", acc.meaning);
+    // k = 10⁴ groups of 2 records, T = 2: inside Theorem 6's stated range, so accepted
+    let (data, _) = student_data(20_000, 1, 5.0, 31);
+    let alg = iu_gd(&[("accounting", "shuffle"), ("k", "10000"), ("T", "2")]);
+    let r = fit(&alg, &data, 1.0, Budget::new(1.0, 1e-5).unwrap(), 3);
+    assert_eq!(r.hyperparameters["accounting"], "shuffle");
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.starts_with("UNPROVEN privacy claim: accounting=shuffle")),
+        "{:?}",
+        r.notes
+    );
+    // the conservative accounting carries no such note
+    let c = fit(
+        &iu_gd(&[("T", "2")]),
+        &data,
+        1.0,
+        Budget::new(1.0, 1e-5).unwrap(),
+        3,
+    );
+    assert!(!c.notes.iter().any(|n| n.contains("UNPROVEN")), "{:?}", c.notes);
+}
+
 #[test]
 fn bad_inputs_are_rejected_with_specific_errors() {
     let (data, _) = student_data(100, 3, 5.0, 9);

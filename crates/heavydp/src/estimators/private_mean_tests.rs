@@ -678,8 +678,21 @@ fn shuffle_accounting_when_theorem_6_applies() {
     assert!(r
         .notes
         .iter()
-        .any(|s| s.contains("Theorem 6") && s.contains("Z7")));
+        .any(|s| s.starts_with("UNPROVEN privacy claim")
+            && s.contains("Theorem 6")
+            && s.contains("Z7")));
     assert!(r.privacy.ledger[0].release.contains("Theorem 6"));
+    // and the catalogue (`mean --list`) says so (issue 20, item 6)
+    let iu = mean_estimator_info()
+        .into_iter()
+        .find(|i| i.name == "iterative-updating")
+        .unwrap();
+    let acc = iu
+        .parameters
+        .iter()
+        .find(|p| p.name == "accounting")
+        .unwrap();
+    assert!(acc.meaning.contains("shuffle: UNPROVEN"), "{}", acc.meaning);
 }
 
 #[test]
