@@ -337,7 +337,8 @@ fn mean_help_marks_the_shuffle_accounting_unproven() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.lines()
-            .any(|l| l.contains("iterative-updating") && l.contains("accounting=shuffle is UNPROVEN")),
+            .any(|l| l.contains("iterative-updating")
+                && l.contains("accounting=shuffle is UNPROVEN")),
         "{text}"
     );
 }

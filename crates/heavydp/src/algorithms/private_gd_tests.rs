@@ -386,7 +386,11 @@ fn shuffle_accounting_is_marked_unproven() {
         Budget::new(1.0, 1e-5).unwrap(),
         3,
     );
-    assert!(!c.notes.iter().any(|n| n.contains("UNPROVEN")), "{:?}", c.notes);
+    assert!(
+        !c.notes.iter().any(|n| n.contains("UNPROVEN")),
+        "{:?}",
+        c.notes
+    );
 }
 
 #[test]

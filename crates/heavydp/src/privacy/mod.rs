@@ -609,9 +609,8 @@ impl PrivacyLedger {
         // Parallel accountant: every chunk carries every whole-data charge (issue 20,
         // item 1), so a chunk's total is whole_data + its own charges; chunks never
         // charged on their own carry whole_data alone.
-        let chunk_total = |whole: (f64, f64), own: (f64, f64)| {
-            (add_up(whole.0, own.0), add_up(whole.1, own.1))
-        };
+        let chunk_total =
+            |whole: (f64, f64), own: (f64, f64)| (add_up(whole.0, own.0), add_up(whole.1, own.1));
         let mut whole = self.whole_data;
         // (chunk index, its own total after the extra charge)
         let mut charged: Option<(usize, (f64, f64))> = None;
@@ -693,7 +692,7 @@ impl PrivacyLedger {
                     .chunk_totals
                     .iter()
                     .enumerate()
-                    .filter(|(i, _)| charged.map_or(true, |(c, _)| c != *i))
+                    .filter(|(i, _)| charged.is_none_or(|(c, _)| c != *i))
                     .map(|(_, &o)| chunk_total(whole, o))
                     .fold(whole, max);
                 if let Some((_, o)) = charged {
@@ -1004,7 +1003,7 @@ mod tests {
             .unwrap_err();
         match err {
             PrivacyError::BudgetExceeded { would_epsilon, .. } => {
-                assert!(would_epsilon >= 1.2 && would_epsilon < 1.2 + 1e-12)
+                assert!((1.2..1.2 + 1e-12).contains(&would_epsilon))
             }
             e => panic!("{e:?}"),
         }
@@ -1012,7 +1011,7 @@ mod tests {
         // 0.4 fits exactly and the total is then 1.0 on chunk 3
         l.charge_on_chunk("c3", 3, Cost::Pure { epsilon: 0.4 })
             .unwrap();
-        assert!(l.spent().0 >= 1.0 && l.spent().0 < 1.0 + 1e-12);
+        assert!((1.0..1.0 + 1e-12).contains(&l.spent().0));
         assert_eq!(l.summary(PrivacyModel::Pure).epsilon, l.spent().0);
     }
 

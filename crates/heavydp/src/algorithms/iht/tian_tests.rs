@@ -316,7 +316,10 @@ fn huber_printed_lambda_is_charged_its_certified_epsilon() {
     let plan = alg.plan(&p, &budget).unwrap();
     assert_eq!(plan.proven_lambda, 2.0 * plan.lambda);
     let want5 = 3.0 * 5.0 / (3.0 * 5.0 * ln).sqrt();
-    let c5 = alg.printed_certified_epsilon(&plan, &budget).unwrap().unwrap();
+    let c5 = alg
+        .printed_certified_epsilon(&plan, &budget)
+        .unwrap()
+        .unwrap();
     assert!(c5 >= want5 && c5 < want5 * (1.0 + 1e-9), "{c5} vs {want5}");
     assert!((c5 - 1.14).abs() < 0.005, "{c5}");
     let err = alg
@@ -328,8 +331,7 @@ fn huber_printed_lambda_is_charged_its_certified_epsilon() {
         "{msg}"
     );
     // s = 1: certified 3/√(3 ln 10⁵) = 0.5104 ≤ 1: accepted and charged 0.5104, not 1.
-    let alg1 =
-        DpIhtHuber::from_params(&params(&[("lambda_factor", "1"), ("s", "1")])).unwrap();
+    let alg1 = DpIhtHuber::from_params(&params(&[("lambda_factor", "1"), ("s", "1")])).unwrap();
     let plan1 = alg1.plan(&p, &budget).unwrap();
     let report = alg1
         .fit(&p, budget, &mut rng_from_seed(1), &mut NoObserver)
