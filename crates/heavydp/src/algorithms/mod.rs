@@ -16,7 +16,7 @@
 //! | `dp-iht-l1` | [`iht`] (`absolute`) | Tian et al. Alg. 3 | approx |
 //! | `dp-slr` | [`iht`] (`least_squares`) | Cai, Wang & Zhang (Tian et al. baseline) | approx |
 //! | `adahuber` | [`adaptive_huber`] | Sun, Zhou & Fan (Tian et al. baseline) | none |
-//! | `l1-regression-expmech` | [`l1_expmech`] | Wang & Xu Alg. 1 and 2 | pure |
+//! | `l1-regression-expmech` | [`l1_expmech`] | Wang & Xu Alg. 1 and 2 | approx (δ = (1 + e^ε)N·2⁻⁵⁰ of the floating-point sampler) |
 //! | `clipped-gd` | [`private_gd`] | Zhao et al. Alg. 1 + Alg. 2 | zcdp |
 //! | `iterative-updating-gd` | [`private_gd`] | Zhao et al. Alg. 1 + Alg. 3 | approx |
 

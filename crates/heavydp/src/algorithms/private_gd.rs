@@ -12,8 +12,14 @@
 //! for t = 1..T:
 //!     g_t = G(∇ℓ(w_t, z_1), …, ∇ℓ(w_t, z_n); per-step budget)     (all n records every step)
 //!     w_{t+1} = Π_W(w_t − η g_t)                                  (Euclidean projection)
-//! return ŵ = (1/T) Σ_{t=1}^{T} w_t
+//! return ŵ = (1/T) Σ_{t=1}^{T} w_{t+1}        (the T iterates the T charged steps produce)
 //! ```
+//!
+//! The paper prints ŵ = (1/T) Σ_{t=1}^{T} w_t, which contains the start point w_1 and not
+//! w_{T+1}: the T-th noisy gradient (charged to the ledger) would never reach the output,
+//! and T = 1 would release w_0 whatever the data. heavydp averages the iterates *after*
+//! each step instead (issue 20, item 7), so every charged step is used; the projected-GD
+//! bound for smooth convex F holds for this average as well.
 //!
 //! with G = the clipping mean (Alg. 2: (1/n) Σ Clip(∇ℓ_i, R) + N(0, σ²I)) for `clipped-gd`,
 //! and the iterative-updating mean (Alg. 3: k noisy group means of clipped gradients, then
@@ -43,7 +49,7 @@
 //! balanced for the amplified ρ of eq. (24), which grows with k; with the always-valid
 //! accounting each group mean carries k times the noise of the clipping mean (m = n/k), so
 //! heavydp applies Theorem 4's balancing with ρ/k² (it reduces to clipped-gd with a noisier
-//! gradient). At small n this gives T = 1, i.e. ŵ = w_0: the budget cannot pay for a step.
+//! gradient). At small n this gives T = 1: a single noisy step from w_0.
 //!
 //! ε = ∞ runs the same iteration (T, R, η from the formulas at ε = 1) with no noise: the
 //! non-private projected gradient descent with clipped (resp. iteratively-updated)
@@ -289,7 +295,7 @@ impl PrivateGd {
                 ParamInfo {
                     name: "accounting",
                     default: "conservative",
-                    meaning: "conservative (parallel composition over groups, zCDP over steps) or shuffle (the paper's Thm 6-7; amplification not established, Z7)",
+                    meaning: "conservative (parallel composition over groups, zCDP over steps) or shuffle (UNPROVEN: the paper's Thm 6-7; amplification by shuffling is not established for group means, Z7)",
                     source: "spec Zhao §4.1, Z7",
                 },
             ]);
@@ -515,10 +521,6 @@ impl PrivateAlgorithm for PrivateGd {
         let mut trace = Vec::with_capacity(plan.big_t);
         observer.on_start(plan.big_t);
         for t in 0..plan.big_t {
-            // w_t enters the average before its step (ŵ = mean of w_1..w_T).
-            for (a, wi) in avg.iter_mut().zip(&w) {
-                *a += wi;
-            }
             let row = |i: usize, out: &mut [f64]| {
                 let x = data.row(i);
                 let r = loss.derivative(dot(x, &w), data.y()[i]);
@@ -550,6 +552,11 @@ impl PrivateAlgorithm for PrivateGd {
                 *wi -= plan.lr * gi;
             }
             problem.domain.project(&mut w);
+            // w_{t+1}, the result of this charged step, enters the average
+            // (ŵ = mean of w_2..w_{T+1}; issue 20, item 7).
+            for (a, wi) in avg.iter_mut().zip(&w) {
+                *a += wi;
+            }
             let (eps_spent, _) = ledger.spent();
             trace.push(TraceRecord {
                 iteration: t + 1,
@@ -606,7 +613,7 @@ impl PrivateAlgorithm for PrivateGd {
             );
             if self.accounting == Accounting::Shuffle {
                 notes.push(
-                    "accounting=shuffle relies on the paper's Theorem 6 (amplification by shuffling), which is not established for group means (spec Z7); the reported (epsilon, delta) is the paper's claim".into(),
+                    "UNPROVEN privacy claim: accounting=shuffle relies on the paper's Theorem 6 (amplification by shuffling), which is not established for group means (spec Z7); the reported (epsilon, delta) is the paper's claim, not a certified guarantee; accounting=conservative is always valid".into(),
                 );
             }
         }

@@ -172,7 +172,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
                 pm("k", "max(2, min(ceil(8 ln n), floor(n/2)))", "number of groups; k=paper: ceil(800 ln 20) = 2397", "spec Zhao §4.3, Z9; Lemma 6"),
                 pm("t_c", "max(1, ceil(2 ln(R/(4 r0))/ln(256/233))), r0 of (95)", "number of centre updates", "Zhao Lemma 8; spec §4.3, Z10"),
                 pm("estimate", "multistart", "solver of problem (27): multistart (spec §5.2) or exact (d <= 2 or k <= 20)", "spec Zhao §5"),
-                pm("accounting", "conservative", "conservative: rho-zCDP by parallel composition (always valid); shuffle: rho of (24) and the (eps, delta) of Theorem 6 (unproven for group means, Z7)", "spec Zhao §4.1"),
+                pm("accounting", "conservative", "conservative: rho-zCDP by parallel composition (always valid); shuffle: UNPROVEN - rho of (24) and the (eps, delta) of Theorem 6, not established for group means (Z7)", "spec Zhao §4.1"),
                 rho_rule,
             ],
         },
@@ -545,7 +545,7 @@ fn iu_mean(
         notes.push("problem (27) solved by the multistart local search (spec Zhao §5.2): every answer is feasible but not certified optimal, so the paper's optimal rate is not certified (spec §5.3); privacy is unaffected (post-processing)".to_string());
     }
     if shuffle {
-        notes.push("accounting=shuffle: the (epsilon, delta) relies on Theorem 6 of Zhao et al. (amplification by shuffling), whose application to group means that are private only w.r.t. one-sample changes is not proven (spec §4.1, Z7); accounting=conservative is always valid".to_string());
+        notes.push("UNPROVEN privacy claim: accounting=shuffle: the (epsilon, delta) relies on Theorem 6 of Zhao et al. (amplification by shuffling), whose application to group means that are private only w.r.t. one-sample changes is not proven (spec §4.1, Z7); accounting=conservative is always valid".to_string());
     }
     if n > k * m {
         notes.push(format!(

@@ -300,6 +300,7 @@ impl PrivateAlgorithm for DpIhtL1 {
             chunking: self.chunking,
             steps: &plan.steps,
             lambdas: &plan.lambdas,
+            printed_lambdas: None,
         };
         // Descent direction −sign(⟨x, β⟩ − y), sign(0) = 0.
         let sign = |r: f64| {

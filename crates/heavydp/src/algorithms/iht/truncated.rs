@@ -247,6 +247,7 @@ impl PrivateAlgorithm for HtSparseLinreg {
             chunking: self.chunking,
             steps: &steps,
             lambdas: &lambdas,
+            printed_lambdas: None,
         };
         let k = plan.k;
         // Descent direction −(⟨x̃, w⟩ − ỹ) with ỹ the response shrunk at K.
