@@ -24,7 +24,7 @@ use thiserror::Error;
 /// Errors of domain construction.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum DomainError {
-    #[error("unknown domain '{0}' (expected one of: l1-ball, l2-ball, simplex, polytope, sparse)")]
+    #[error("unknown domain '{0}' (expected one of: l1-ball, l2-ball, simplex, polytope, sparse, unconstrained)")]
     Unknown(String),
     #[error("--radius must be a finite number > 0; got {0}")]
     BadRadius(f64),
@@ -544,6 +544,55 @@ impl ConstraintSet for SparseBall {
     }
 }
 
+// ---------------------------------------------------------------- unconstrained
+
+/// All of ℝ^d: the domain of estimators with a closed-form, unconstrained output
+/// (`adassp`, whose ridge solution is not projected anywhere). Every radius is ∞ and
+/// the projection is the identity; there is no linear minimiser over ℝ^d, so
+/// [`ConstraintSet::lmo`] writes −∞·sign(g) (0 where g = 0) — no algorithm that uses an
+/// LMO or a radius accepts this domain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unconstrained {
+    pub d: usize,
+}
+
+impl ConstraintSet for Unconstrained {
+    fn dim(&self) -> usize {
+        self.d
+    }
+    fn contains(&self, w: &[f64], _tol: f64) -> bool {
+        w.iter().all(|v| v.is_finite())
+    }
+    fn project(&self, _v: &mut [f64]) {}
+    fn lmo(&self, g: &[f64], out: &mut [f64]) {
+        for (o, gi) in out.iter_mut().zip(g) {
+            *o = if *gi == 0.0 {
+                0.0
+            } else {
+                -gi.signum() * f64::INFINITY
+            };
+        }
+    }
+    fn l1_radius(&self) -> f64 {
+        f64::INFINITY
+    }
+    fn l2_radius(&self) -> f64 {
+        f64::INFINITY
+    }
+    fn l1_diameter(&self) -> f64 {
+        f64::INFINITY
+    }
+    fn gaussian_width(&self) -> f64 {
+        f64::INFINITY
+    }
+    fn start(&self) -> Vec<f64> {
+        vec![0.0; self.d]
+    }
+    fn describe(&self) -> serde_json::Value {
+        json!({"kind": "unconstrained"})
+    }
+}
+
 /// A domain as named on the command line.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DomainSpec {
@@ -552,6 +601,8 @@ pub enum DomainSpec {
     Simplex,
     Polytope { path: String },
     Sparse { s: usize, radius: f64 },
+    /// ℝ^d (`--radius` is ignored).
+    Unconstrained,
 }
 
 impl DomainSpec {
@@ -577,6 +628,7 @@ impl DomainSpec {
                 s: sparsity.unwrap_or(0),
                 radius: r,
             },
+            "unconstrained" => DomainSpec::Unconstrained,
             other => return Err(DomainError::Unknown(other.to_string())),
         })
     }
@@ -589,6 +641,7 @@ impl DomainSpec {
             DomainSpec::Simplex => "simplex",
             DomainSpec::Polytope { .. } => "polytope",
             DomainSpec::Sparse { .. } => "sparse",
+            DomainSpec::Unconstrained => "unconstrained",
         }
     }
 
@@ -598,6 +651,7 @@ impl DomainSpec {
             DomainSpec::L1Ball { radius } => Box::new(L1Ball { d, radius: *radius }),
             DomainSpec::L2Ball { radius } => Box::new(L2Ball { d, radius: *radius }),
             DomainSpec::Simplex => Box::new(Simplex { d }),
+            DomainSpec::Unconstrained => Box::new(Unconstrained { d }),
             DomainSpec::Polytope { path } => Box::new(VertexPolytope::from_csv(path, d)?),
             DomainSpec::Sparse { s, radius } => {
                 if *s == 0 || *s > d {
