@@ -282,8 +282,12 @@ fn tridiagonal_min_eigenvalue(diag: &[f64], off: &[f64]) -> f64 {
     let radius = |i: usize| {
         (if i > 0 { off[i - 1].abs() } else { 0.0 }) + (if i + 1 < n { off[i].abs() } else { 0.0 })
     };
-    let mut lo = (0..n).map(|i| diag[i] - radius(i)).fold(f64::INFINITY, f64::min);
-    let mut hi = (0..n).map(|i| diag[i] + radius(i)).fold(f64::NEG_INFINITY, f64::max);
+    let mut lo = (0..n)
+        .map(|i| diag[i] - radius(i))
+        .fold(f64::INFINITY, f64::min);
+    let mut hi = (0..n)
+        .map(|i| diag[i] + radius(i))
+        .fold(f64::NEG_INFINITY, f64::max);
     let scale = lo.abs().max(hi.abs());
     if scale == 0.0 {
         return 0.0;
@@ -420,7 +424,10 @@ mod tests {
             (vec![3.0], 1),
             (vec![2.0, -1.0], 2),
             (vec![0.5, 1.0, 2.0, 3.5, 10.0, 0.7, 4.0], 3),
-            (vec![1e-3, 5.0, 5.0, 5.0, 7.0, 1e3, 2.0, 9.0, 0.2, 6.0, 8.0], 4),
+            (
+                vec![1e-3, 5.0, 5.0, 5.0, 7.0, 1e3, 2.0, 9.0, 0.2, 6.0, 8.0],
+                4,
+            ),
             (vec![-4.0, 0.0, 0.0, 3.0, 1.0], 5),
         ] {
             let d = lams.len();

@@ -371,14 +371,15 @@ pub fn unpack_symmetric(upper: &[f64], d: usize) -> Vec<f64> {
 }
 
 /// Lines 1, 2, 4, 5: computes λ_min(XᵀX) and releases it, XᵀX and Xᵀy through the plan's
-/// Gaussian mechanisms, each charged to `ledger` before it runs.
+/// Gaussian mechanisms, each charged to `ledger` before it runs. Also returns the ε the
+/// ledger certifies after each release.
 pub fn release_statistics(
     plan: &AdaSspPlan,
     xtx_upper: &[f64],
     xty: &[f64],
     ledger: &mut PrivacyLedger,
     rng: &mut dyn RngCore,
-) -> Result<Released, FitError> {
+) -> Result<(Released, [f64; 3]), FitError> {
     let d = plan.d;
     // rank(XᵀX) ≤ n: for n < d the smallest eigenvalue is exactly 0.
     let lambda_min = if plan.n < d {
@@ -393,6 +394,7 @@ pub fn release_statistics(
         &[lambda_min],
         rng,
     )?[0];
+    let e1 = ledger.spent().0;
     let xtx_upper = release(
         ledger,
         "XtX upper triangle (line 4)",
@@ -400,12 +402,17 @@ pub fn release_statistics(
         xtx_upper,
         rng,
     )?;
+    let e2 = ledger.spent().0;
     let xty = release(ledger, "Xty (line 5)", &plan.mech_xy, xty, rng)?;
-    Ok(Released {
-        lambda_min,
-        xtx_upper,
-        xty,
-    })
+    let e3 = ledger.spent().0;
+    Ok((
+        Released {
+            lambda_min,
+            xtx_upper,
+            xty,
+        },
+        [e1, e2, e3],
+    ))
 }
 
 /// Lines 3 and 6 (post-processing of the releases): the ridge λ, the ridge actually used
@@ -489,12 +496,12 @@ impl PrivateAlgorithm for AdaSsp {
             plan.bound_y,
         );
         let mut ledger = PrivacyLedger::new(budget, Accountant::Zcdp);
-        let rel = release_statistics(&plan, &xtx_upper, &xty, &mut ledger, rng)?;
-        let (eps_spent, _) = ledger.spent();
+        let (rel, spent) = release_statistics(&plan, &xtx_upper, &xty, &mut ledger, rng)?;
         let trace = [&plan.mech_min, &plan.mech_xx, &plan.mech_xy]
             .iter()
+            .zip(spent)
             .enumerate()
-            .map(|(i, m)| {
+            .map(|(i, (m, eps_spent))| {
                 observer.on_iteration(i + 1);
                 TraceRecord {
                     iteration: i + 1,
@@ -528,7 +535,11 @@ impl PrivateAlgorithm for AdaSsp {
         // Post-processing of the released λ̂_min and XᵀX^ (no further privacy cost).
         hp(&mut h, "lambda", lambda);
         hp(&mut h, "ridge_used", ridge_used);
-        hp(&mut h, "accountant", "zcdp: rho/3 per release, exact inversion of Lemma 1(4)");
+        hp(
+            &mut h,
+            "accountant",
+            "zcdp: rho/3 per release, exact inversion of Lemma 1(4)",
+        );
         let mut notes = vec![format!(
             "replace-one sensitivities: lambda_min B_X^2, X^T X (upper triangle) sqrt(2) B_X^2, X^T y 2 B_X B_Y (B_X = {}, B_Y = {})",
             plan.bound_x, plan.bound_y
@@ -539,7 +550,10 @@ impl PrivateAlgorithm for AdaSsp {
             ));
         }
         if budget.is_non_private() {
-            notes.push("epsilon = inf: no noise, lambda = 0 (ordinary least squares on the clipped data)".into());
+            notes.push(
+                "epsilon = inf: no noise, lambda = 0 (ordinary least squares on the clipped data)"
+                    .into(),
+            );
         }
         Ok(FitReport {
             weights: theta,

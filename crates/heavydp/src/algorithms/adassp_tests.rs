@@ -94,7 +94,12 @@ fn noise_scales_match_the_formulas() {
         (plan.mech_xx, 4.0 * 2f64.sqrt()),
         (plan.mech_xy, 12.0),
     ] {
-        assert!((m.sigma / s(dk) - 1.0).abs() < 1e-12, "{} vs {}", m.sigma, s(dk));
+        assert!(
+            (m.sigma / s(dk) - 1.0).abs() < 1e-12,
+            "{} vs {}",
+            m.sigma,
+            s(dk)
+        );
     }
     // ε = 1, δ = 1e-6: σ = 9.27·Δ (the figure quoted in the module docs).
     let ratio = plan.mech_min.sigma / 4.0;
@@ -109,7 +114,10 @@ fn noise_scales_match_the_formulas() {
         .unwrap()
         .plan(n, d, &Budget::new(eps, delta).unwrap())
         .unwrap();
-    assert_eq!((p2.bound_x, p2.bound_y, p2.coord_bound), (3.0, 1.5, Some(1.5)));
+    assert_eq!(
+        (p2.bound_x, p2.bound_y, p2.coord_bound),
+        (3.0, 1.5, Some(1.5))
+    );
     let p3 = alg(&[("bound", "1.5"), ("bound_y", "7")])
         .unwrap()
         .plan(n, d, &Budget::new(eps, delta).unwrap())
@@ -132,6 +140,8 @@ fn the_ledger_certifies_the_whole_budget() {
         assert!(r.privacy.epsilon <= eps && r.privacy.epsilon > eps * (1.0 - 1e-6));
         assert_eq!(r.privacy.delta, delta);
         assert_eq!(r.trace.len(), 3);
+        assert_eq!(r.trace[2].epsilon_spent, r.privacy.epsilon);
+        assert!(r.trace[0].epsilon_spent < r.trace[1].epsilon_spent);
     }
 }
 
@@ -200,7 +210,18 @@ fn sensitivities_bound_every_neighbour_and_are_attained() {
     let (g2, _) = clipped_moments(&onep, &y, 1, None, bx, by);
     assert!(((g1[0] - g2[0]).abs() - 1.0).abs() < 1e-12);
     let (g3, _) = clipped_moments(&[bx; 30], &y, 1, None, bx, by);
-    let (g4, _) = clipped_moments(&{ let mut v = vec![bx; 30]; v[0] = 0.0; v }, &y, 1, None, bx, by);
+    let (g4, _) = clipped_moments(
+        &{
+            let mut v = vec![bx; 30];
+            v[0] = 0.0;
+            v
+        },
+        &y,
+        1,
+        None,
+        bx,
+        by,
+    );
     assert!(((g3[0] - g4[0]) - plan.sensitivity_min).abs() < 1e-12);
 }
 
@@ -215,7 +236,10 @@ fn clipped_moments_match_a_naive_pass_and_ignore_the_thread_count() {
     let mut gn = vec![0.0; d * d];
     let mut xyn = vec![0.0; d];
     for i in 0..n {
-        let mut r: Vec<f64> = x[i * d..(i + 1) * d].iter().map(|v| v.clamp(-b, b)).collect();
+        let mut r: Vec<f64> = x[i * d..(i + 1) * d]
+            .iter()
+            .map(|v| v.clamp(-b, b))
+            .collect();
         let nr = norm2(&r);
         if nr > bx {
             r.iter_mut().for_each(|v| *v *= bx / nr);
@@ -259,7 +283,8 @@ fn released_noise_has_the_calibrated_variance() {
     let (mut v_min, mut v_xx, mut v_xy) = (0.0, 0.0, 0.0);
     for _ in 0..reps {
         let mut ledger = PrivacyLedger::new(Budget::new(1.0, 1e-5).unwrap(), Accountant::Zcdp);
-        let r = release_statistics(&plan, &upper, &xty, &mut ledger, &mut rng).unwrap();
+        let (r, spent) = release_statistics(&plan, &upper, &xty, &mut ledger, &mut rng).unwrap();
+        assert!(spent[0] < spent[1] && spent[1] < spent[2] && spent[2] <= 1.0);
         v_min += (r.lambda_min - lmin).powi(2);
         v_xx += r
             .xtx_upper
@@ -267,7 +292,12 @@ fn released_noise_has_the_calibrated_variance() {
             .zip(&upper)
             .map(|(a, b)| (a - b).powi(2))
             .sum::<f64>();
-        v_xy += r.xty.iter().zip(&xty).map(|(a, b)| (a - b).powi(2)).sum::<f64>();
+        v_xy += r
+            .xty
+            .iter()
+            .zip(&xty)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>();
         assert_eq!(ledger.releases(), 3);
     }
     let checks = [
@@ -276,7 +306,11 @@ fn released_noise_has_the_calibrated_variance() {
         (v_xy / (3 * reps) as f64, plan.mech_xy.sigma, 0.04),
     ];
     for (var, sigma, tol) in checks {
-        assert!((var / (sigma * sigma) - 1.0).abs() < tol, "{var} vs {}", sigma * sigma);
+        assert!(
+            (var / (sigma * sigma) - 1.0).abs() < tol,
+            "{var} vs {}",
+            sigma * sigma
+        );
     }
     // σ_XX = √2 σ_min and σ_Xy = 2 σ_min (B_X = B_Y = 1): the broken scales would fail.
     assert!((plan.mech_xx.sigma / plan.mech_min.sigma - 2f64.sqrt()).abs() < 1e-12);
@@ -297,7 +331,11 @@ fn infinite_epsilon_is_ordinary_least_squares_without_draws() {
     let r = a
         .fit(&problem, Budget::non_private(), &mut rng, &mut NoObserver)
         .unwrap();
-    assert_eq!(rng.next_u64(), rng_from_seed(9).next_u64(), "no random draw");
+    assert_eq!(
+        rng.next_u64(),
+        rng_from_seed(9).next_u64(),
+        "no random draw"
+    );
     let w = ols(data.x(), data.y(), 4);
     for (a, b) in r.weights.iter().zip(&w) {
         assert!((a - b).abs() < 1e-10 * b.abs().max(1.0), "{a} vs {b}");
@@ -338,7 +376,13 @@ fn singular_gram_at_infinite_epsilon_takes_a_tiny_public_ridge() {
         y.push(0.8 * v);
     }
     let data = Dataset::from_rows(x, y, 2).unwrap();
-    let r = fit(&alg(&[("bound", "1")]).unwrap(), &data, Budget::non_private(), 1).unwrap();
+    let r = fit(
+        &alg(&[("bound", "1")]).unwrap(),
+        &data,
+        Budget::non_private(),
+        1,
+    )
+    .unwrap();
     assert!((r.weights[0] - 0.4).abs() < 1e-6 && (r.weights[1] - 0.4).abs() < 1e-6);
     assert!(r.notes.iter().any(|s| s.contains("not positive definite")));
 }
@@ -402,7 +446,12 @@ fn accuracy_improves_with_epsilon_on_known_truth() {
 #[test]
 fn refuses_missing_bounds_and_bad_budgets_with_specific_errors() {
     let e = alg(&[]).unwrap_err();
-    assert_eq!(e, FitError::BoundRequired { algorithm: "adassp" });
+    assert_eq!(
+        e,
+        FitError::BoundRequired {
+            algorithm: "adassp"
+        }
+    );
     let e = alg(&[("bound_x", "1")]).unwrap_err();
     assert!(
         matches!(&e, FitError::BadParameter { param, .. } if param == "bound_y"),
@@ -437,7 +486,9 @@ fn refuses_missing_bounds_and_bad_budgets_with_specific_errors() {
         loss: LossKind::Squared,
         domain: &dom,
     };
-    let e = a.validate(&problem, &Budget::new(1.0, 1e-6).unwrap()).unwrap_err();
+    let e = a
+        .validate(&problem, &Budget::new(1.0, 1e-6).unwrap())
+        .unwrap_err();
     assert!(e.to_string().contains("unconstrained"), "{e}");
     let dom = Unconstrained { d: 2 };
     let problem = Problem {
@@ -445,7 +496,9 @@ fn refuses_missing_bounds_and_bad_budgets_with_specific_errors() {
         loss: LossKind::Absolute,
         domain: &dom,
     };
-    assert!(a.validate(&problem, &Budget::new(1.0, 1e-6).unwrap()).is_err());
+    assert!(a
+        .validate(&problem, &Budget::new(1.0, 1e-6).unwrap())
+        .is_err());
     // The registry builds it, with squared loss and the unconstrained domain by default.
     assert_eq!(
         crate::algorithms::default_loss_and_domain("adassp"),
@@ -453,5 +506,8 @@ fn refuses_missing_bounds_and_bad_budgets_with_specific_errors() {
     );
     let mut p = ParamMap::new();
     p.insert("bound".into(), "1".into());
-    assert_eq!(crate::algorithms::build("adassp", &p).unwrap().name(), "adassp");
+    assert_eq!(
+        crate::algorithms::build("adassp", &p).unwrap().name(),
+        "adassp"
+    );
 }

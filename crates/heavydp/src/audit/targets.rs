@@ -991,7 +991,7 @@ pub fn algorithm_targets() -> Vec<AlgorithmTarget> {
             domain: DomainSpec::Unconstrained,
             pair: canary_pair(20, 2, 1.0, 1.0),
             statistic: ones(2),
-            broken_factor: 32.0,
+            broken_factor: 16.0,
             trials: t(20_000, 100_000),
         },
         AlgorithmTarget {

@@ -596,11 +596,20 @@ impl ConstraintSet for Unconstrained {
 /// A domain as named on the command line.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DomainSpec {
-    L1Ball { radius: f64 },
-    L2Ball { radius: f64 },
+    L1Ball {
+        radius: f64,
+    },
+    L2Ball {
+        radius: f64,
+    },
     Simplex,
-    Polytope { path: String },
-    Sparse { s: usize, radius: f64 },
+    Polytope {
+        path: String,
+    },
+    Sparse {
+        s: usize,
+        radius: f64,
+    },
     /// ℝ^d (`--radius` is ignored).
     Unconstrained,
 }
@@ -771,6 +780,24 @@ mod tests {
         assert!((expected_gaussian_norm(1) - (2.0 / std::f64::consts::PI).sqrt()).abs() < 1e-12);
         assert!((expected_gaussian_norm(2) - (std::f64::consts::PI / 2.0).sqrt()).abs() < 1e-12);
         assert!(expected_gaussian_norm(1000) < 1000f64.sqrt());
+    }
+
+    #[test]
+    fn unconstrained_domain_is_all_of_rd() {
+        let c = DomainSpec::parse("unconstrained", Some(5.0), None, None)
+            .unwrap()
+            .build(3)
+            .unwrap();
+        let mut v = vec![1e9, -2.0, 0.0];
+        c.project(&mut v);
+        assert_eq!(v, vec![1e9, -2.0, 0.0]);
+        assert!(c.contains(&v, 0.0) && !c.contains(&[f64::NAN, 0.0, 0.0], 0.0));
+        assert_eq!(c.l2_radius(), f64::INFINITY);
+        assert_eq!(c.describe()["kind"], "unconstrained");
+        assert_eq!(c.start(), vec![0.0; 3]);
+        let mut out = vec![0.0; 3];
+        c.lmo(&[1.0, -1.0, 0.0], &mut out);
+        assert_eq!(out, vec![f64::NEG_INFINITY, f64::INFINITY, 0.0]);
     }
 
     #[test]
