@@ -44,10 +44,11 @@ fn ols(x: &[f64], y: &[f64], d: usize) -> Vec<f64> {
             .max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))
             .unwrap();
         a.swap(c, p);
-        for r in c + 1..d {
-            let f = a[r][c] / a[c][c];
-            for k in c..=d {
-                a[r][k] -= f * a[c][k];
+        let pivot = a[c].clone();
+        for row in a.iter_mut().skip(c + 1) {
+            let f = row[c] / pivot[c];
+            for (x, q) in row[c..].iter_mut().zip(&pivot[c..]) {
+                *x -= f * q;
             }
         }
     }
