@@ -108,6 +108,7 @@ audit_suite! {
     clipped_gd => "clipped-gd",
     iterative_updating_gd => "iterative-updating-gd",
     l1_regression_expmech => "l1-regression-expmech",
+    adassp => "adassp",
 }
 
 #[test]
