@@ -167,7 +167,8 @@ fn catoni_laplace_scale_matches_formula() {
 #[test]
 fn sparse_peeling_laplace_scale_matches_formula() {
     // Well-separated support {0, 2}: Peeling selects it; the released values carry
-    // Lap(b), b = 2λ√(3s ln(1/δ))/ε, λ = 4√2k/(3n).
+    // Lap(b), b = the exact Peeling scale (below the printed 2λ√(3s ln(1/δ))/ε),
+    // λ = 4√2k/(3n).
     let (n, d, s) = (20_000, 6, 2);
     let x = student_data(5, n, &[5.0, 0.0, -5.0, 0.0, 0.0, 0.0], 3.0, 0.5);
     let kv = [("s", "2"), ("k", "10.0")];
@@ -175,7 +176,8 @@ fn sparse_peeling_laplace_scale_matches_formula() {
     let exact = run("sparse-peeling", &x, n, d, f64::INFINITY, 0.0, &kv, 0);
     assert!(exact.mean[1] == 0.0 && exact.mean[0] > 4.0 && exact.mean[2] < -4.0);
     let lambda = 4.0 * 2f64.sqrt() * 10.0 / (3.0 * n as f64);
-    let b = 2.0 * lambda * (3.0 * s as f64 * (1.0 / delta).ln()).sqrt() / eps;
+    let b = crate::mechanisms::peeling_exact_scale(s, lambda, eps, delta);
+    assert!(b < 2.0 * lambda * (3.0 * s as f64 * (1.0 / delta).ln()).sqrt() / eps);
     let mut acc = 0.0;
     let reps = 800;
     for seed in 0..reps {

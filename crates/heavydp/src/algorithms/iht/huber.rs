@@ -77,7 +77,7 @@
 
 use super::super::*;
 use super::{tian_sizes, SplitIht};
-use crate::mechanisms::Peeling;
+use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "dp-iht-huber";
 
@@ -103,6 +103,8 @@ pub struct DpIhtHuber {
     pub lambda_factor: f64,
     pub y_clip: Option<f64>,
     pub chunking: Chunking,
+    /// Peeling's noise calibration (default exact).
+    pub calibration: PeelingCalibration,
 }
 
 impl Default for DpIhtHuber {
@@ -118,6 +120,7 @@ impl Default for DpIhtHuber {
             lambda_factor: 2.0,
             y_clip: None,
             chunking: Chunking::Shuffle,
+            calibration: PeelingCalibration::Exact,
         }
     }
 }
@@ -168,6 +171,7 @@ impl DpIhtHuber {
                 "lambda_factor",
                 "y_clip",
                 "chunking",
+                "calibration",
             ],
         )?;
         let tau = match p.choice("tau_rule", &["loss", "theory"])? {
@@ -199,6 +203,7 @@ impl DpIhtHuber {
             lambda_factor,
             y_clip: p.positive("y_clip")?,
             chunking: Chunking::parse(&p)?,
+            calibration: PeelingCalibration::parse(&p)?,
         })
     }
 
@@ -221,6 +226,7 @@ impl DpIhtHuber {
                 ParamInfo { name: "lambda_factor", default: "2", meaning: "Peeling sensitivity factor: 2 = replace-one 2*eta*tau*K/m; 1 = as printed (not DP at the nominal epsilon)", source: "spec T3" },
                 ParamInfo { name: "y_clip", default: "none", meaning: "optional response clipping level (per record, privacy-neutral)", source: "spec T2" },
                 Chunking::param_info(),
+                PeelingCalibration::param_info(),
             ],
         }
     }
@@ -282,7 +288,13 @@ impl PrivateAlgorithm for DpIhtHuber {
             &["sparse"],
         )?;
         let plan = self.plan(problem, &budget)?;
-        Peeling::new(plan.s, plan.lambda, budget.epsilon, budget.delta)?;
+        Peeling::calibrated(
+            plan.s,
+            plan.lambda,
+            budget.epsilon,
+            budget.delta,
+            self.calibration,
+        )?;
         Ok(())
     }
     fn fit(
@@ -303,6 +315,7 @@ impl PrivateAlgorithm for DpIhtHuber {
             k: plan.k,
             radius: plan.radius,
             chunking: self.chunking,
+            calibration: self.calibration,
             steps: &steps,
             lambdas: &lambdas,
         };
@@ -342,6 +355,7 @@ impl PrivateAlgorithm for DpIhtHuber {
         hp(&mut h, "peeling_scale", run.scales[0]);
         hp(&mut h, "radius", plan.radius);
         hp(&mut h, "chunking", self.chunking.name());
+        hp(&mut h, "calibration", self.calibration.name());
         if let Some(r) = self.y_clip {
             hp(&mut h, "y_clip", r);
         }

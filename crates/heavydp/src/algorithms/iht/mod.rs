@@ -107,6 +107,7 @@ pub(crate) struct SplitIht<'a> {
     pub k: f64,
     pub radius: f64,
     pub chunking: crate::algorithms::Chunking,
+    pub calibration: crate::mechanisms::PeelingCalibration,
     pub steps: &'a [f64],
     pub lambdas: &'a [f64],
 }
@@ -147,7 +148,13 @@ impl SplitIht<'_> {
         let mut scales = Vec::with_capacity(big_t);
         observer.on_start(big_t);
         for t in 0..big_t {
-            let peeling = Peeling::new(self.s, self.lambdas[t], budget.epsilon, budget.delta)?;
+            let peeling = Peeling::calibrated(
+                self.s,
+                self.lambdas[t],
+                budget.epsilon,
+                budget.delta,
+                self.calibration,
+            )?;
             let support = support_of(&w);
             clipped_weighted_sum(
                 data.x(),
