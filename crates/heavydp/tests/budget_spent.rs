@@ -84,6 +84,20 @@ fn setup(name: &str) -> Setup {
     }
 }
 
+/// The setting that reproduces the calibration before issue 20 item 5 (the papers'
+/// printed constants), for the table's "before" column; `None` where it did not change.
+fn previous(name: &str) -> Option<(&'static str, &'static str)> {
+    match name {
+        "dp-frank-wolfe-gaussian" | "noisy-mirror-descent" | "ht-lasso" | "ht-sparse-linreg"
+        | "ht-sparse-opt" | "dp-iht-huber" | "dp-iht-l1" | "dp-slr" => {
+            Some(("calibration", "paper"))
+        }
+        "objective-perturbation" => Some(("calibration", "replace-one")),
+        "clipped-gd" | "iterative-updating-gd" => Some(("rho_rule", "eq15")),
+        _ => None,
+    }
+}
+
 /// Rows that may stay below 0.98 of ε, with the reason (printed in the table).
 fn exception(_name: &str) -> Option<&'static str> {
     None
@@ -97,6 +111,10 @@ struct Row {
     spent_epsilon: f64,
     spent_delta: f64,
     seconds: f64,
+    /// The default noise calibration (hyperparameter `calibration` or `rho_rule`).
+    calibration: String,
+    /// (setting, spent ε) with the pre-issue-20 calibration.
+    before: Option<(String, f64)>,
     note: String,
 }
 
@@ -124,6 +142,11 @@ fn fit(name: &'static str, privacy: &'static str) -> Row {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     let alg = build(name, &params).unwrap();
+    let before_alg = previous(name).map(|(k, v)| {
+        let mut p = params.clone();
+        p.insert(k.to_string(), v.to_string());
+        (format!("{k}={v}"), build(name, &p).unwrap())
+    });
     let delta = (N as f64).powf(-1.1);
     let budget = if privacy == "pure" {
         Budget::pure(EPSILON).unwrap()
@@ -140,6 +163,17 @@ fn fit(name: &'static str, privacy: &'static str) -> Row {
         .fit(&problem, budget, &mut rng_from_seed(2), &mut NoObserver)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let seconds = t0.elapsed().as_secs_f64();
+    let before = before_alg.map(|(setting, a)| {
+        let r = a
+            .fit(&problem, budget, &mut rng_from_seed(2), &mut NoObserver)
+            .unwrap_or_else(|e| panic!("{name} {setting}: {e}"));
+        (setting, r.privacy.epsilon)
+    });
+    let h = &report.hyperparameters;
+    let calibration = ["calibration", "rho_rule"]
+        .iter()
+        .find_map(|k| h.get(*k).and_then(|v| v.as_str()).map(|v| format!("{k}={v}")))
+        .unwrap_or_else(|| "—".into());
     let mut desc = format!("{} d={} {} {}", s.scenario, s.d, s.loss, s.domain.name());
     if let Some(k) = sparsity {
         desc.push_str(&format!(" s={k}"));
@@ -155,17 +189,19 @@ fn fit(name: &'static str, privacy: &'static str) -> Row {
         spent_epsilon: report.privacy.epsilon,
         spent_delta: report.privacy.delta,
         seconds,
+        calibration,
+        before,
         note: exception(name).unwrap_or("").to_string(),
     }
 }
 
 fn table(rows: &[Row]) -> String {
     let mut t = String::from(
-        "| algorithm | privacy | data (n = 10 000) | budget δ | spent ε / ε | spent δ | note |\n|---|---|---|---|---|---|---|\n",
+        "| algorithm | privacy | data (n = 10 000) | budget δ | default calibration | spent ε / ε | spent δ | before (papers' constants) | note |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in rows {
         t.push_str(&format!(
-            "| `{}` | {} | {} | {} | {:.4} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} | {:.4} | {} | {} | {} |\n",
             r.name,
             r.privacy,
             r.setup,
@@ -174,11 +210,16 @@ fn table(rows: &[Row]) -> String {
             } else {
                 "0".into()
             },
+            r.calibration,
             r.spent_epsilon / EPSILON,
             if r.spent_delta > 0.0 {
                 format!("{:.3e}", r.spent_delta)
             } else {
                 "0".into()
+            },
+            match &r.before {
+                Some((setting, e)) => format!("{:.4} (`{setting}`)", e / EPSILON),
+                None => "unchanged".into(),
             },
             r.note
         ));
