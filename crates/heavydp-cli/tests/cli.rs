@@ -753,7 +753,14 @@ fn heavy_tailed_algorithms_reject_impossible_requests() {
         &dir,
         &data,
         "ht-lasso",
-        &["--epsilon", "0.99", "--delta", "0.9", "--param", "calibration=paper"],
+        &[
+            "--epsilon",
+            "0.99",
+            "--delta",
+            "0.9",
+            "--param",
+            "calibration=paper",
+        ],
         "certifies only",
     );
     // Wrong domain.

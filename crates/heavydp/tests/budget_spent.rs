@@ -88,10 +88,14 @@ fn setup(name: &str) -> Setup {
 /// printed constants), for the table's "before" column; `None` where it did not change.
 fn previous(name: &str) -> Option<(&'static str, &'static str)> {
     match name {
-        "dp-frank-wolfe-gaussian" | "noisy-mirror-descent" | "ht-lasso" | "ht-sparse-linreg"
-        | "ht-sparse-opt" | "dp-iht-huber" | "dp-iht-l1" | "dp-slr" => {
-            Some(("calibration", "paper"))
-        }
+        "dp-frank-wolfe-gaussian"
+        | "noisy-mirror-descent"
+        | "ht-lasso"
+        | "ht-sparse-linreg"
+        | "ht-sparse-opt"
+        | "dp-iht-huber"
+        | "dp-iht-l1"
+        | "dp-slr" => Some(("calibration", "paper")),
         "objective-perturbation" => Some(("calibration", "replace-one")),
         "clipped-gd" | "iterative-updating-gd" => Some(("rho_rule", "eq15")),
         _ => None,
@@ -172,7 +176,11 @@ fn fit(name: &'static str, privacy: &'static str) -> Row {
     let h = &report.hyperparameters;
     let calibration = ["calibration", "rho_rule"]
         .iter()
-        .find_map(|k| h.get(*k).and_then(|v| v.as_str()).map(|v| format!("{k}={v}")))
+        .find_map(|k| {
+            h.get(*k)
+                .and_then(|v| v.as_str())
+                .map(|v| format!("{k}={v}"))
+        })
         .unwrap_or_else(|| "—".into());
     let mut desc = format!("{} d={} {} {}", s.scenario, s.d, s.loss, s.domain.name());
     if let Some(k) = sparsity {
@@ -259,7 +267,10 @@ fn every_private_algorithm_spends_its_budget() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/privacy.md");
     let doc = std::fs::read_to_string(&path).unwrap();
     let (begin, end) = ("<!-- spent-table:begin -->\n", "<!-- spent-table:end -->");
-    let i = doc.find(begin).expect("docs/privacy.md has the begin marker") + begin.len();
+    let i = doc
+        .find(begin)
+        .expect("docs/privacy.md has the begin marker")
+        + begin.len();
     let j = doc.find(end).expect("docs/privacy.md has the end marker");
     if doc[i..j] != generated {
         if std::env::var("HEAVYDP_UPDATE_DOCS").as_deref() == Ok("1") {
@@ -272,4 +283,101 @@ fn every_private_algorithm_spends_its_budget() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// ℓ2 distance of a fit from the truth, averaged over seeds, with and without the
+/// pre-issue-20 setting.
+fn mean_error(name: &'static str, extra: Option<(&str, &str)>, seeds: u64) -> f64 {
+    let s = setup(name);
+    let sparsity = match s.domain {
+        DomainSpec::Sparse { s, .. } => Some(s),
+        _ => None,
+    };
+    let (mut data, truth) = simulate(
+        s.scenario,
+        N,
+        s.d,
+        sparsity,
+        &BTreeMap::new(),
+        &mut rng_from_seed(1),
+    )
+    .unwrap();
+    let loss = LossKind::parse(s.loss, None, None).unwrap();
+    loss.prepare_labels(data.y_mut()).unwrap();
+    let domain = s.domain.build(s.d).unwrap();
+    let mut params: ParamMap = s
+        .params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    if let Some((k, v)) = extra {
+        params.insert(k.into(), v.into());
+    }
+    let alg = build(name, &params).unwrap();
+    let budget = Budget::new(EPSILON, (N as f64).powf(-1.1)).unwrap();
+    let problem = Problem {
+        data: &data,
+        loss,
+        domain: domain.as_ref(),
+    };
+    (0..seeds)
+        .map(|seed| {
+            let r = alg
+                .fit(
+                    &problem,
+                    budget,
+                    &mut rng_from_seed(100 + seed),
+                    &mut NoObserver,
+                )
+                .unwrap();
+            r.weights
+                .iter()
+                .zip(&truth.w_star)
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum::<f64>()
+                .sqrt()
+        })
+        .sum::<f64>()
+        / seeds as f64
+}
+
+#[test]
+fn spending_the_whole_budget_improves_accuracy() {
+    // Known truth (the scenario's w*), ε = 1, n = 10 000: the recalibrated default is at
+    // least as accurate as the papers' constants (less noise for the same certified
+    // budget). Measured (8 seeds) and printed with --nocapture.
+    let seeds = 8;
+    for name in [
+        "dp-iht-huber",
+        "dp-iht-l1",
+        "ht-sparse-linreg",
+        "dp-slr",
+        "dp-frank-wolfe-gaussian",
+        "noisy-mirror-descent",
+        "ht-lasso",
+        "clipped-gd",
+        "objective-perturbation",
+    ] {
+        let now = mean_error(name, None, seeds);
+        let before = mean_error(name, previous(name), seeds);
+        eprintln!("{name:<26} mean l2 error: default {now:.4}, papers' constants {before:.4}");
+        // Measured: dp-iht-huber 1.085 vs 1.200, dp-iht-l1 1.070 vs 1.178,
+        // dp-frank-wolfe-gaussian 0.276 vs 0.316, noisy-mirror-descent 0.286 vs 0.673,
+        // clipped-gd 0.130 vs 0.140. The others (ht-sparse-linreg, dp-slr, ht-lasso,
+        // objective-perturbation) differ by less than the seed-to-seed spread at n = 10⁴.
+        if [
+            "dp-iht-huber",
+            "dp-iht-l1",
+            "dp-frank-wolfe-gaussian",
+            "noisy-mirror-descent",
+            "clipped-gd",
+        ]
+        .contains(&name)
+        {
+            assert!(
+                now < before,
+                "{name}: default {now} vs papers' constants {before}"
+            );
+        }
+    }
 }

@@ -639,8 +639,15 @@ fn bad_inputs_are_rejected_with_specific_errors() {
         &[("s", "1"), ("calibration", "paper")],
     );
     assert!(e.contains("peeling"), "{e}");
-    assert!(err("sparse-peeling", &x, n, d, b, &[("s", "1"), ("calibration", "printed")])
-        .contains("parameter calibration"));
+    assert!(err(
+        "sparse-peeling",
+        &x,
+        n,
+        d,
+        b,
+        &[("s", "1"), ("calibration", "printed")]
+    )
+    .contains("parameter calibration"));
     // non-finite data: row and column named, the value never printed
     x[2 * d + 1] = f64::NAN;
     x[0] = 123_456.789;

@@ -46,7 +46,8 @@
 
 pub mod peeling;
 pub use peeling::{
-    peeling_certified_epsilon, peeling_exact_scale, peeling_paper_scale, Peeling, PeelingCalibration,
+    peeling_certified_epsilon, peeling_exact_scale, peeling_paper_scale, Peeling,
+    PeelingCalibration,
 };
 
 use crate::noise::exact::{Dyadic32, ExactRng};

@@ -353,8 +353,8 @@ mod tests {
     use super::*;
     use crate::mechanisms::release;
     use crate::noise::rng_from_seed;
-    use crate::privacy::{Accountant, Budget, PrivacyLedger};
     use crate::privacy::Cost;
+    use crate::privacy::{Accountant, Budget, PrivacyLedger};
 
     #[test]
     fn paper_scale_matches_the_spec_formula() {
@@ -415,13 +415,17 @@ mod tests {
                         let p = Peeling::new(s, lambda, eps, delta).unwrap();
                         let c = p.certified_epsilon();
                         assert_eq!(p.epsilon, c);
-                        assert!(c <= eps && c >= eps * (1.0 - 1e-9), "{s} {eps} {delta}: {c}");
+                        assert!(
+                            c <= eps && c >= eps * (1.0 - 1e-9),
+                            "{s} {eps} {delta}: {c}"
+                        );
                         // The formulas agree with the certificate at the solved scale ...
                         let f = by_formula(s, lambda, p.scale, delta);
                         assert!((f / eps - 1.0).abs() < 1e-9, "{s} {eps} {delta}: {f}");
                         // ... a scale 0.1 % smaller certifies more than the budget, and
                         // halving the noise certifies far more.
-                        let smaller = peeling_certified_epsilon(s, lambda, p.scale * (1.0 - 1e-3), delta);
+                        let smaller =
+                            peeling_certified_epsilon(s, lambda, p.scale * (1.0 - 1e-3), delta);
                         assert!(smaller > eps, "{s} {eps} {delta}: {smaller}");
                         let half = by_formula(s, lambda, p.scale / 2.0, delta);
                         assert!(half > 1.4 * eps, "{s} {eps} {delta}: {half}");
@@ -455,7 +459,8 @@ mod tests {
 
     #[test]
     fn validity_check_follows_the_composition() {
-        let paper = |s, eps, delta| Peeling::calibrated(s, 1.0, eps, delta, PeelingCalibration::Paper);
+        let paper =
+            |s, eps, delta| Peeling::calibrated(s, 1.0, eps, delta, PeelingCalibration::Paper);
         // Spec §E: ε = 1, δ = 0.1, s ≥ 4 composes to 1.003ε — refused with the printed scale.
         assert!(paper(4, 1.0, 0.1).is_err());
         // s ≤ (4/3) ln(1/δ) = 3.07: basic composition suffices.
@@ -473,8 +478,9 @@ mod tests {
         for &n in &[4000.0f64, 8000.0, 5e4] {
             for &eps in &[0.5, 1.0, 3.0] {
                 for &s in &[2usize, 40, 100] {
-                    let p = Peeling::calibrated(s, 0.1, eps, n.powf(-1.1), PeelingCalibration::Paper)
-                        .unwrap();
+                    let p =
+                        Peeling::calibrated(s, 0.1, eps, n.powf(-1.1), PeelingCalibration::Paper)
+                            .unwrap();
                     assert!(p.certified_epsilon() <= eps);
                 }
             }
@@ -522,7 +528,10 @@ mod tests {
         let support: Vec<usize> = (0..200).filter(|j| out[*j] != 0.0).collect();
         assert_eq!(support, vec![3, 50, 120]);
         let spent = ledger.spent();
-        assert!(spent.0 <= 1.0 && spent.0 > 1.0 - 1e-9 && spent.1 == 1e-6, "{spent:?}");
+        assert!(
+            spent.0 <= 1.0 && spent.0 > 1.0 - 1e-9 && spent.1 == 1e-6,
+            "{spent:?}"
+        );
         // A second call does not fit the budget and releases nothing.
         assert!(release(&mut ledger, "peeling", &p, &v, &mut rng).is_err());
     }

@@ -294,7 +294,10 @@ fn alg2_defaults_and_sensitivity_match_the_spec() {
         assert!((plan.eps0 / z - 1.0).abs() < 1e-11, "{} vs {z}", plan.eps0);
         assert!(plan.certified_epsilon <= 1.0 && plan.certified_epsilon > 1.0 - 1e-8);
         assert!(plan.eps0 > 1.9 * eps0);
-        let over = crate::privacy::zcdp_to_approx(t as f64 * (1.001 * plan.eps0).powi(2) / 2.0, budget.delta);
+        let over = crate::privacy::zcdp_to_approx(
+            t as f64 * (1.001 * plan.eps0).powi(2) / 2.0,
+            budget.delta,
+        );
         assert!(over > 1.0);
     }
     assert_eq!(
@@ -315,12 +318,12 @@ fn alg2_refuses_budgets_advanced_composition_cannot_certify() {
         ..Default::default()
     }
     .fit(
-            &p,
-            Budget::new(0.99, 0.9).unwrap(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
-        .unwrap_err();
+        &p,
+        Budget::new(0.99, 0.9).unwrap(),
+        &mut rng_from_seed(1),
+        &mut NoObserver,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("certifies only"), "{e}");
 }
 

@@ -303,9 +303,7 @@ impl HtLasso {
             score_sensitivity,
             certified_epsilon,
             delta,
-            accountant: Accountant::Advanced {
-                delta_slack: delta,
-            },
+            accountant: Accountant::Advanced { delta_slack: delta },
         })
     }
 }

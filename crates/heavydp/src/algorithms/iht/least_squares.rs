@@ -94,7 +94,11 @@ pub fn slr_step_sensitivity(eta: f64, bound: f64, s: usize, radius: f64, n: usiz
 
 impl DpSlr {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(NAME, params, &["bound", "preset", "eta", "s", "T", "calibration"])?;
+        let p = Params::new(
+            NAME,
+            params,
+            &["bound", "preset", "eta", "s", "T", "calibration"],
+        )?;
         Ok(DpSlr {
             bound: required_bound(NAME, &p)?,
             preset: Preset::parse(&p, Preset::Theory)?,

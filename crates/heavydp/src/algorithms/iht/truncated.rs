@@ -131,7 +131,16 @@ impl HtSparseLinreg {
             NAME,
             params,
             &[
-                "preset", "c", "s", "T", "K", "eta", "gamma", "mu", "chunking", "calibration",
+                "preset",
+                "c",
+                "s",
+                "T",
+                "K",
+                "eta",
+                "gamma",
+                "mu",
+                "chunking",
+                "calibration",
             ],
         )?;
         Ok(HtSparseLinreg {

@@ -93,7 +93,14 @@ fn sigma_and_sensitivity_match_the_formula() {
     assert_eq!(p.calibration, "paper");
     // The ledger is charged (T - 1) times rho = (2L/n)^2 / (2 sigma^2): fails if the
     // sensitivity were halved (rho 4x smaller) or a release skipped.
-    let r = fit(&mdb_paper(Some(t)), &data, &l2, LossKind::Squared, budget, 3);
+    let r = fit(
+        &mdb_paper(Some(t)),
+        &data,
+        &l2,
+        LossKind::Squared,
+        budget,
+        3,
+    );
     assert_eq!(r.privacy.releases, t - 1);
     let rho = (t - 1) as f64 * sens * sens / (2.0 * printed * printed);
     let got = r.privacy.rho.unwrap();
@@ -154,9 +161,12 @@ fn sigma_and_sensitivity_match_the_formula() {
     // calibration = zcdp (the default) uses it at small epsilon too, and it is smaller than
     // the printed one: sigma = (2L/n)/sqrt(2 rho*/(T-1)) with rho* the exact inversion.
     let forced = mdb(Some(t));
-    let rho_star = crate::privacy::approx_to_zcdp_rho(crate::privacy::calibration_target(1.0), 1e-6);
+    let rho_star =
+        crate::privacy::approx_to_zcdp_rho(crate::privacy::calibration_target(1.0), 1e-6);
     let sigma_z = sens / (2.0 * rho_star / (t - 1) as f64).sqrt();
-    assert!((plan(&forced, &data, &l2, LossKind::Squared, budget).sigma / sigma_z - 1.0).abs() < 1e-9);
+    assert!(
+        (plan(&forced, &data, &l2, LossKind::Squared, budget).sigma / sigma_z - 1.0).abs() < 1e-9
+    );
     let pf = plan(&forced, &data, &l2, LossKind::Squared, budget);
     assert_eq!(pf.calibration, "zcdp");
     assert!(pf.sigma < printed);

@@ -94,9 +94,13 @@ impl OpCalibration {
         let n = n as f64;
         let kst = (8.0 * (2.0 / delta).ln() + 4.0 * epsilon).sqrt() / (n * epsilon);
         match self {
-            OpCalibration::Exact => {
-                exact_sigma(lipschitz, n as usize, (0.5 * epsilon).ln_1p(), epsilon, delta)
-            }
+            OpCalibration::Exact => exact_sigma(
+                lipschitz,
+                n as usize,
+                (0.5 * epsilon).ln_1p(),
+                epsilon,
+                delta,
+            ),
             OpCalibration::ReplaceOne => 2.0 * lipschitz * kst,
             OpCalibration::Kst12 => lipschitz * kst,
             OpCalibration::Paper => lipschitz * (2.0 * (1.0 / delta).ln()).sqrt() / (n * epsilon),
@@ -213,7 +217,8 @@ pub fn exact_sigma(lipschitz: f64, n: usize, jacobian_eps: f64, epsilon: f64, de
     if !(jacobian_eps < epsilon) || !(lipschitz > 0.0) {
         return fallback;
     }
-    let cert = |sigma: f64| certified_epsilon(jacobian_eps, gaussian_shift(lipschitz, n, sigma), delta);
+    let cert =
+        |sigma: f64| certified_epsilon(jacobian_eps, gaussian_shift(lipschitz, n, sigma), delta);
     let mut hi = fallback;
     let mut tries = 0;
     while cert(hi) > epsilon {

@@ -192,7 +192,8 @@ fn sigma_and_zeta_match_the_spec_formulas() {
     // exceeds it and half the noise far exceeds it; it is less noise than replace-one.
     assert!(exact.certified_epsilon <= eps && exact.certified_epsilon > eps * (1.0 - 1e-9));
     let je = exact.jacobian_epsilon;
-    let cert = |sigma: f64| super::calibration::certified_epsilon(je, 2.0 * 12.0 / (n * sigma), delta);
+    let cert =
+        |sigma: f64| super::calibration::certified_epsilon(je, 2.0 * 12.0 / (n * sigma), delta);
     assert!(cert(exact.sigma * (1.0 - 1e-3)) > eps);
     assert!(cert(exact.sigma / 2.0) > 1.5 * eps);
     assert!(exact.sigma < plan.sigma);
