@@ -451,7 +451,7 @@ mod tests {
         let half = Peeling::with_scale(5, 0.05, p.scale / 2.0, 1e-5).unwrap();
         assert!(half.epsilon > 1.0);
         let mut ledger = PrivacyLedger::new(Budget::new(1.0, 1e-5).unwrap(), Accountant::Basic);
-        let v = vec![1.0; 10];
+        let v = [1.0; 10];
         let mut rng = rng_from_seed(1);
         assert!(release(&mut ledger, "peeling", &half, &v[..], &mut rng).is_err());
         assert!(release(&mut ledger, "peeling", &p, &v[..], &mut rng).is_ok());

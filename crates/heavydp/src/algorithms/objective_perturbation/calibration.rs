@@ -214,7 +214,7 @@ pub fn exact_sigma(lipschitz: f64, n: usize, jacobian_eps: f64, epsilon: f64, de
     if epsilon.is_infinite() {
         return 0.0;
     }
-    if !(jacobian_eps < epsilon) || !(lipschitz > 0.0) {
+    if jacobian_eps.is_nan() || jacobian_eps >= epsilon || lipschitz.is_nan() || lipschitz <= 0.0 {
         return fallback;
     }
     let cert =
