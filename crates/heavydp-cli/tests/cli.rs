@@ -724,8 +724,8 @@ fn heavy_tailed_algorithms_reject_impossible_requests() {
         &["--epsilon", "1"],
         "--sparsity",
     );
-    // Peeling's composition does not close (spec Hu §E: s = 12 > (4/3) ln(1/δ) and
-    // ε > 0.418 ln(1/δ)).
+    // The printed Peeling scale's composition does not close (spec Hu §E: s = 12 >
+    // (4/3) ln(1/δ) and ε > 0.418 ln(1/δ)); the default exact calibration closes it.
     let wide = TempDir::new().unwrap();
     let (wide_data, _) = simulate(&wide, "hu-linear-lognormal", 30, 12);
     fit_fails_with(
@@ -743,15 +743,24 @@ fn heavy_tailed_algorithms_reject_impossible_requests() {
             "s=12",
             "--param",
             "T=1",
+            "--param",
+            "calibration=paper",
         ],
         "certify only",
     );
-    // ht-lasso's advanced composition does not close (spec H11).
+    // ht-lasso's printed ε₀ by advanced composition does not close (spec H11).
     fit_fails_with(
         &dir,
         &data,
         "ht-lasso",
-        &["--epsilon", "0.99", "--delta", "0.9"],
+        &[
+            "--epsilon",
+            "0.99",
+            "--delta",
+            "0.9",
+            "--param",
+            "calibration=paper",
+        ],
         "certifies only",
     );
     // Wrong domain.

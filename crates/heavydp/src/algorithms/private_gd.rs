@@ -31,9 +31,11 @@
 //! * `clipped-gd`: each step is the Gaussian mechanism on a mean of vectors clipped to
 //!   ℓ2 radius R (replace-one ℓ2 sensitivity 2R/n), hence ρ/T-zCDP with
 //!   σ² = 2R²T/(ρn²) (Lemmas 2, 4); T steps compose to ρ-zCDP (Lemma 1(2)), which is
-//!   (ρ + 2√(ρ ln(1/δ)), δ)-DP (Lemma 1(4)). ρ from eq. (15) for ε ≤ 1 (Theorem 3) and
-//!   the exact inversion of Lemma 1(4) for ε > 1 (Z14), or always the exact inversion with
-//!   `rho_rule=exact`. Privacy model `zcdp` (the file reports ρ and its (ε, δ)).
+//!   (ρ + 2√(ρ ln(1/δ)), δ)-DP (Lemma 1(4)). ρ is the exact inversion of Lemma 1(4) (the
+//!   largest ρ that certifies (ε, δ); default `rho_rule=exact`, issue 20 item 5), or with
+//!   `rho_rule=eq15` the paper's eq. (15) for ε ≤ 1 (Theorem 3; it certifies only ≈ 0.88ε
+//!   at ε = 1, δ = 10⁻⁴·⁴, and that is what is charged) and the exact inversion for ε > 1
+//!   (Z14). Privacy model `zcdp` (the file reports ρ and its (ε, δ)).
 //! * `iterative-updating-gd`, `accounting=conservative` (default): at each step the k
 //!   group means read disjoint groups, so the vector (Q_1..Q_k) is ρ_step-zCDP (parallel
 //!   composition) with σ² = 2R²/(ρ_step m²), m = ⌊n/k⌋; the refinement is post-processing.
@@ -67,7 +69,7 @@
 //! | `T` | T | clipped-gd: ⌊ρn²/(dR²)⌋ (Thm 4); iterative-updating-gd: the same with ρ/k² (conservative), ⌊n²ε²/(dR²)⌋ (shuffle, Thm 7); at least 1, at most `max_steps` | Thms 4, 7; project (conservative) |
 //! | `max_steps` | — | 10 000 | project cap on T (noise recomputed for the T run) |
 //! | `lr` | η | 1/(λ√(2T)) | Thms 4, 7 |
-//! | `rho_rule` | — | `eq15` | `eq15`: ρ of eq. (15) when ε ≤ 1, exact inversion otherwise (Z14); `exact`: always the exact inversion |
+//! | `rho_rule` | — | `exact` | `exact`: the exact inversion of Lemma 1(4) (spends the budget); `eq15` (the paper's constant): ρ of eq. (15) when ε ≤ 1, exact inversion otherwise (Z14) |
 //! | `k` | k | max(2, min(⌈8 ln n⌉, ⌊n/2⌋)) | spec §4.3 / Z9 (practical); `k=paper`: ⌈800 ln 20⌉ = 2397 |
 //! | `t_c` | t_c | max(1, ⌈2 ln(R/(4r₀))/ln(256/233)⌉) with the practical r₀ = √2Rk√d/(n√ρ_step) + M√(dk/n) | Lemma 8, spec §4.3, Z10 (deviation: (95)'s proof constants give t_c = 1) |
 //! | `estimate` | — | `multistart` | solver of problem (27), spec §5.2; `exact` for d ≤ 2 or k ≤ 20 |
@@ -194,8 +196,8 @@ impl PrivateGd {
             max_steps: p.integer("max_steps", 1)?.unwrap_or(10_000),
             lr: p.positive("lr")?,
             rho_rule: match p.choice("rho_rule", &["eq15", "exact"])? {
-                Some("exact") => RhoRule::Exact,
-                _ => RhoRule::Eq15,
+                Some("eq15") => RhoRule::Eq15,
+                _ => RhoRule::Exact,
             },
             k,
             paper_k,
@@ -267,8 +269,8 @@ impl PrivateGd {
             },
             ParamInfo {
                 name: "rho_rule",
-                default: "eq15",
-                meaning: "total zCDP rho: eq. (15) for eps <= 1 and the exact inversion above 1, or always the exact inversion",
+                default: "exact",
+                meaning: "total zCDP rho: exact = the exact inversion of Lemma 1(4) (spends the budget); eq15 = the paper's eq. (15) for eps <= 1 (about 0.88 eps certified) and the exact inversion above 1",
                 source: "Zhao Thm 3, eq. (15); spec Z14",
             },
         ];

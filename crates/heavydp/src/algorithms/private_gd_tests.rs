@@ -72,9 +72,21 @@ fn clipped_gd_plan_follows_theorem_4() {
     let (eps, delta) = (0.8, 1e-5);
     let alg = clip_gd(&[]);
     let plan = alg.plan(n, d, &Budget::new(eps, delta).unwrap()).unwrap();
-    // ρ of eq. (15) for ε ≤ 1 (aimed a hair below ε, `calibration_target`).
+    // Default rho_rule=exact: the largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε (aimed a hair below
+    // ε, `calibration_target`); the ledger certifies ε, and a 0.1 % larger ρ exceeds it.
+    let l = (1.0 / delta).ln();
+    let exact = (eps / ((l + eps).sqrt() + l.sqrt())).powi(2);
+    assert!(plan.rho <= exact && plan.rho > exact * (1.0 - 1e-8));
+    let to_eps = |r: f64| r + 2.0 * (r * l).sqrt();
+    assert!(to_eps(plan.rho) <= eps && to_eps(plan.rho) > eps * (1.0 - 1e-8));
+    assert!(to_eps(1.001 * plan.rho) > eps);
+    // rho_rule=eq15 (the paper's constant) gives ρ of eq. (15), which certifies less.
     let rho = zhao_rho_eq15(eps, delta);
-    assert!(plan.rho <= rho && plan.rho > rho * (1.0 - 1e-8));
+    let p15 = clip_gd(&[("rho_rule", "eq15")])
+        .plan(n, d, &Budget::new(eps, delta).unwrap())
+        .unwrap();
+    assert!(p15.rho <= rho && p15.rho > rho * (1.0 - 1e-8));
+    assert!(to_eps(p15.rho) < 0.9 * eps);
     let rho = plan.rho;
     let (nf, df) = (n as f64, d as f64);
     let r =
@@ -113,7 +125,9 @@ fn iterative_updating_gd_plan_conservative_and_theorem_7() {
     let k = ((8.0 * nf.ln()).ceil() as usize).min(n / 2).max(2);
     assert_eq!((plan.k, plan.m), (k, n / k));
     let rho = plan.rho;
-    assert!((rho / zhao_rho_eq15(eps, delta) - 1.0).abs() < 1e-8);
+    let l = (1.0 / delta).ln();
+    let exact = (eps / ((l + eps).sqrt() + l.sqrt())).powi(2);
+    assert!((rho / exact - 1.0).abs() < 1e-8);
     let re = rho / (k * k) as f64;
     let r = (df.sqrt() * (nf * re.sqrt() / df.sqrt()).sqrt()).min(df.sqrt() * (nf / df).sqrt());
     assert!((plan.radius / r - 1.0).abs() < 1e-12);
@@ -299,8 +313,15 @@ fn same_seed_same_fit_and_pinned_output() {
     let (data, _) = student_data(2000, 3, 3.0, 7);
     let budget = Budget::new(1.0, 1e-5).unwrap();
     let algs = [
-        clip_gd(&[("T", "5")]),
-        iu_gd(&[("T", "3"), ("k", "4"), ("R", "5"), ("t_c", "10")]),
+        // Pinned with the paper's ρ of eq. (15) (the default before issue 20 item 5).
+        clip_gd(&[("T", "5"), ("rho_rule", "eq15")]),
+        iu_gd(&[
+            ("T", "3"),
+            ("k", "4"),
+            ("R", "5"),
+            ("t_c", "10"),
+            ("rho_rule", "eq15"),
+        ]),
     ];
     let mut got = Vec::new();
     for alg in &algs {

@@ -200,6 +200,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
                 robust[1].clone(),
                 pm("k", "(n^2 eps^2 tau^2/(s^2 ln(s/fail_prob)))^(1/4)", "truncation scale of the estimator", "spec Hu §E.1 (Alg. 5's proof formula with T = 1)"),
                 pm("fail_prob", "0.05", "failure probability zeta in the default k", "spec Hu §E.1"),
+                crate::mechanisms::PeelingCalibration::param_info(),
             ],
         },
     ]
@@ -246,7 +247,7 @@ pub fn private_mean(
             "rho_rule",
         ],
         "catoni" => &["tau", "beta", "k"],
-        _ => &["s", "tau", "beta", "k", "fail_prob"],
+        _ => &["s", "tau", "beta", "k", "fail_prob", "calibration"],
     };
     let p = Params::new(est, params, accepted)?;
     let budget = Budget::new(budget.epsilon, budget.delta)?;
@@ -666,7 +667,8 @@ fn peeling_mean(
     });
     CatoniGiulini::new(k, beta).map_err(|e| estimator_error(EST, "k", e))?;
     let lambda = catoni_l1_sensitivity(k, n, 1);
-    let peeling = Peeling::new(s, lambda, budget2.epsilon, budget2.delta)?;
+    let calibration = crate::mechanisms::PeelingCalibration::parse(p)?;
+    let peeling = Peeling::calibrated(s, lambda, budget2.epsilon, budget2.delta, calibration)?;
     let xhat = robust_means(EST, x, n, d, k, beta)?;
     let mut ledger = PrivacyLedger::new(budget2, Accountant::Basic);
     let released = release(
@@ -684,6 +686,7 @@ fn peeling_mean(
     hp(&mut h, "fail_prob", zeta);
     hp(&mut h, "lambda", lambda);
     hp(&mut h, "laplace_scale", peeling.scale);
+    hp(&mut h, "calibration", calibration.name());
     hp(&mut h, "delta", budget2.delta);
     let mut notes = vec![];
     if !budget.is_non_private() && budget.delta == 0.0 {

@@ -79,7 +79,7 @@
 
 use super::super::*;
 use super::{tian_sizes, SplitIht};
-use crate::mechanisms::Peeling;
+use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "dp-iht-huber";
 
@@ -105,6 +105,8 @@ pub struct DpIhtHuber {
     pub lambda_factor: f64,
     pub y_clip: Option<f64>,
     pub chunking: Chunking,
+    /// Peeling's noise calibration (default exact).
+    pub calibration: PeelingCalibration,
 }
 
 impl Default for DpIhtHuber {
@@ -120,6 +122,7 @@ impl Default for DpIhtHuber {
             lambda_factor: 2.0,
             y_clip: None,
             chunking: Chunking::Shuffle,
+            calibration: PeelingCalibration::Exact,
         }
     }
 }
@@ -173,6 +176,7 @@ impl DpIhtHuber {
                 "lambda_factor",
                 "y_clip",
                 "chunking",
+                "calibration",
             ],
         )?;
         let tau = match p.choice("tau_rule", &["loss", "theory"])? {
@@ -204,6 +208,7 @@ impl DpIhtHuber {
             lambda_factor,
             y_clip: p.positive("y_clip")?,
             chunking: Chunking::parse(&p)?,
+            calibration: PeelingCalibration::parse(&p)?,
         })
     }
 
@@ -226,6 +231,7 @@ impl DpIhtHuber {
                 ParamInfo { name: "lambda_factor", default: "2", meaning: "Peeling sensitivity factor: 2 = replace-one 2*eta*tau*K/m; 1 = as printed (noise at half the sensitivity; charged the epsilon it certifies at the true one, refused above the budget)", source: "spec T3" },
                 ParamInfo { name: "y_clip", default: "none", meaning: "optional response clipping level (per record, privacy-neutral)", source: "spec T2" },
                 Chunking::param_info(),
+                PeelingCalibration::param_info(),
             ],
         }
     }
@@ -281,7 +287,13 @@ impl DpIhtHuber {
         if self.lambda_factor >= 2.0 || budget.is_non_private() {
             return Ok(None);
         }
-        let printed = Peeling::new(plan.s, plan.lambda, budget.epsilon, budget.delta)?;
+        let printed = Peeling::calibrated(
+            plan.s,
+            plan.lambda,
+            budget.epsilon,
+            budget.delta,
+            self.calibration,
+        )?;
         Ok(Some(
             super::recertified_peeling(&printed, plan.proven_lambda).epsilon,
         ))
@@ -306,7 +318,13 @@ impl PrivateAlgorithm for DpIhtHuber {
             &["sparse"],
         )?;
         let plan = self.plan(problem, &budget)?;
-        Peeling::new(plan.s, plan.lambda, budget.epsilon, budget.delta)?;
+        Peeling::calibrated(
+            plan.s,
+            plan.lambda,
+            budget.epsilon,
+            budget.delta,
+            self.calibration,
+        )?;
         if let Some(certified) = self.printed_certified_epsilon(&plan, &budget)? {
             if certified > budget.epsilon {
                 return Err(FitError::BadParameter {
@@ -340,6 +358,7 @@ impl PrivateAlgorithm for DpIhtHuber {
             k: plan.k,
             radius: plan.radius,
             chunking: self.chunking,
+            calibration: self.calibration,
             steps: &steps,
             lambdas: &lambdas,
             printed_lambdas: (self.lambda_factor < 2.0).then_some(&printed[..]),
@@ -385,6 +404,7 @@ impl PrivateAlgorithm for DpIhtHuber {
         hp(&mut h, "peeling_scale", run.scales[0]);
         hp(&mut h, "radius", plan.radius);
         hp(&mut h, "chunking", self.chunking.name());
+        hp(&mut h, "calibration", self.calibration.name());
         if let Some(r) = self.y_clip {
             hp(&mut h, "y_clip", r);
         }

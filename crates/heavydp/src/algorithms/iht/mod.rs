@@ -112,6 +112,7 @@ pub(crate) struct SplitIht<'a> {
     pub k: f64,
     pub radius: f64,
     pub chunking: crate::algorithms::Chunking,
+    pub calibration: crate::mechanisms::PeelingCalibration,
     pub steps: &'a [f64],
     pub lambdas: &'a [f64],
     pub printed_lambdas: Option<&'a [f64]>,
@@ -171,9 +172,21 @@ impl SplitIht<'_> {
         observer.on_start(big_t);
         for t in 0..big_t {
             let peeling = match self.printed_lambdas {
-                None => Peeling::new(self.s, self.lambdas[t], budget.epsilon, budget.delta)?,
+                None => Peeling::calibrated(
+                    self.s,
+                    self.lambdas[t],
+                    budget.epsilon,
+                    budget.delta,
+                    self.calibration,
+                )?,
                 Some(printed) => recertified_peeling(
-                    &Peeling::new(self.s, printed[t], budget.epsilon, budget.delta)?,
+                    &Peeling::calibrated(
+                        self.s,
+                        printed[t],
+                        budget.epsilon,
+                        budget.delta,
+                        self.calibration,
+                    )?,
                     self.lambdas[t],
                 ),
             };

@@ -286,7 +286,8 @@ fn huber_recovers_the_support_under_heavy_tailed_noise() {
     assert!(e_np < 0.1 * norm, "non-private {e_np} (|w*| = {norm})");
     assert!(e < 0.35 * norm, "private {e} (|w*| = {norm})");
     println!("huber: non-private {e_np}, private {e}, |w*| {norm}");
-    assert_eq!(private.privacy.epsilon, 1.0);
+    // The exact Peeling calibration charges what it certifies: ε up to a relative 1e-9.
+    assert!(private.privacy.epsilon <= 1.0 && private.privacy.epsilon > 1.0 - 1e-9);
     assert_eq!(private.privacy.delta, 60_000f64.powf(-1.1));
     // T = ⌈ln 60 000⌉ = ⌈11.002⌉ = 12.
     assert_eq!(private.trace.len(), 12);
@@ -679,14 +680,14 @@ fn pinned_short_fits() {
             .collect()
     };
     let pinned_huber = [
-        (2, 0.04234781140846877),
-        (3, 0.5203787121420334),
-        (4, 0.8967749874290618),
+        (1, -0.5894804692369036),
+        (3, 0.8973083975050642),
+        (4, 1.0897929400008195),
     ];
     let pinned_l1 = [
-        (3, -0.23475198059186653),
-        (4, 0.5648230299245824),
-        (9, 0.6027094324106983),
+        (1, -0.7019547794714711),
+        (3, 0.8889524039467958),
+        (4, 1.195985180955475),
     ];
     for (got, pinned) in [
         (nz(&huber.weights), pinned_huber),
