@@ -25,6 +25,9 @@ theory (eta = 0.5, T = ceil(ln n)) or both (the default: both drawn).\n  \
 eval=fresh|train\n      \
 risk in closed form / on a fresh 1e5-record sample (default), or on the training sample.\n\n\
 Real-data panels (hu Figs. 3-4, tian-table-genomics) read the project's data/real/ folder, or $HEAVYDP_DATA_DIR.\n\
+real-benchmark reads --data-dir DIR (default ../shared/data/real when present) and writes results.csv, table.md, \
+real-benchmark.png and summary.json; --reps is its number of 80/20 splits (default 5; 2 with --quick); options \
+time_cap=SECONDS (per-fit cap, default 120), sets=a,b, methods=a,b, epsilons=e1,e2.\n\
 tian-table-genomics writes results.md (the paper-style table) beside results.csv.\n\
 Run `heavydp experiment --list` for the IDs.";
 
@@ -53,6 +56,10 @@ pub struct ExperimentArgs {
     /// Output folder (created if missing).
     #[arg(long)]
     out: Option<String>,
+    /// Folder of the real datasets (real-benchmark; default ../shared/data/real when present,
+    /// else $HEAVYDP_DATA_DIR or the project's data/real).
+    #[arg(long = "data-dir")]
+    data_dir: Option<String>,
 }
 
 fn cmd_list() {
@@ -80,8 +87,18 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
         return Ok(());
     }
     let id =
-        a.id.ok_or("missing experiment ID (run `heavydp experiment --list` for the list)")?;
+        a.id.clone()
+            .ok_or("missing experiment ID (run `heavydp experiment --list` for the list)")?;
     let params = parse_params(&a.params)?;
+    if id == experiments::benchmark::ID {
+        return run_benchmark(a, &params);
+    }
+    if a.data_dir.is_some() {
+        return Err(format!(
+            "--data-dir applies only to {} (the paper panels read $HEAVYDP_DATA_DIR or the project's data/real)",
+            experiments::benchmark::ID
+        ));
+    }
     let opts = PlanOptions::from_params(a.quick, &params).map_err(|e| e.to_string())?;
     let plan = if experiments::is_table(&id) {
         None
@@ -474,6 +491,97 @@ fn run_rate(
     }
     eprintln!(
         "{id}: done in {wall:.1} s on {threads} thread(s); wrote {out}/results.csv, {out}/{png_name}, {out}/summary.json"
+    );
+    Ok(())
+}
+
+/// `real-benchmark`: results.csv, table.md, summary.json and the grouped-bar figure of the
+/// gain kept; nothing is written when the run fails.
+fn run_benchmark(a: ExperimentArgs, params: &heavydp::algorithms::ParamMap) -> Result<(), String> {
+    use experiments::benchmark;
+    let id = benchmark::ID;
+    let mut opts = benchmark::BenchOptions::new(a.quick, a.seed);
+    opts.apply_params(params).map_err(|e| e.to_string())?;
+    if let Some(r) = a.reps {
+        if r == 0 {
+            return Err("--reps must be at least 1".into());
+        }
+        opts.splits = r;
+    }
+    let out = a.out.ok_or(
+        "missing --out DIR (the folder for results.csv, table.md, the figure and summary.json)",
+    )?;
+    let data_dir = benchmark::data_dir(a.data_dir.as_deref().map(Path::new), &opts.sets)
+        .map_err(|e| e.to_string())?;
+    let threads = match a.threads {
+        Some(0) => return Err("--threads must be at least 1".into()),
+        Some(t) => t,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let dir = Path::new(&out);
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!("--out {out}: exists and is not a folder"));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("--out {out}: cannot create the folder: {e}"))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+    eprintln!(
+        "{id}: {} dataset(s), {} split(s), epsilon {:?}, time cap {} s per fit, data from {}",
+        opts.sets.len(),
+        opts.splits,
+        opts.epsilons,
+        opts.time_cap,
+        data_dir.display()
+    );
+    let start = Instant::now();
+    let progress = |msg: &str| eprintln!("{id}: {msg}");
+    let results = pool
+        .install(|| benchmark::run_benchmark(&opts, &data_dir, &progress))
+        .map_err(|e| e.to_string())?;
+    let wall = start.elapsed().as_secs_f64();
+    let png_name = format!("{id}.png");
+    let summary = benchmark::summary(
+        &results,
+        serde_json::json!({
+            "threads": threads,
+            "wall_seconds": wall,
+            "files": {"results": "results.csv", "table": "table.md", "figure": png_name, "summary": "summary.json"},
+        }),
+    );
+    let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
+    let (groups, values) = benchmark::figure_groups(&results);
+    let eps_labels: Vec<String> = opts.epsilons.iter().map(|e| format!("ε = {e}")).collect();
+    let eps_refs: Vec<&str> = eps_labels.iter().map(String::as_str).collect();
+    let title = format!(
+        "{id}: gain kept (err_const − err)/(err_const − err_floor), mean ± sd over {} splits; per dataset: best private default, auto, adassp, intercept-only (bars clamped at {})",
+        opts.splits,
+        benchmark::FIGURE_FLOOR
+    );
+    let png_tmp = dir.join(format!(".{id}.tmp{}.png", std::process::id()));
+    if let Err(e) = plot::render_bars(&title, "gain kept", &groups, &eps_refs, &values, &png_tmp) {
+        let _ = std::fs::remove_file(&png_tmp);
+        return Err(format!("cannot draw the figure: {e}"));
+    }
+    write_all(
+        dir,
+        &[
+            ("results.csv", benchmark::results_csv(&results).into_bytes()),
+            ("table.md", benchmark::table_markdown(&results).into_bytes()),
+            ("summary.json", summary),
+        ],
+        &png_tmp,
+        &png_name,
+    )?;
+    eprintln!(
+        "{id}: done in {wall:.1} s on {threads} thread(s){}; wrote {out}/results.csv, {out}/table.md, {out}/{png_name}, {out}/summary.json",
+        if results.failures.is_empty() {
+            String::new()
+        } else {
+            format!("; {} fit(s) failed or timed out (see table.md)", results.failures.len())
+        }
     );
     Ok(())
 }

@@ -415,12 +415,20 @@ pub fn render_bars(
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max)
         * 1.15;
+    // negative values (e.g. a gain kept below zero) extend the axis below 0
+    let bottom = values
+        .iter()
+        .flatten()
+        .map(|(m, s)| m - s)
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::min)
+        * 1.15;
     let k = metrics.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&body)
         .margin(16)
         .x_label_area_size(60)
         .y_label_area_size(70)
-        .build_cartesian_2d(0.0..methods.len() as f64, 0.0..top.max(1e-12))
+        .build_cartesian_2d(0.0..methods.len() as f64, bottom..top.max(1e-12))
         .map_err(|e| e.to_string())?;
     chart
         .configure_mesh()

@@ -57,7 +57,12 @@ fn every_id_has_the_documented_grid() {
     assert_eq!(ids[39], "tian-table-genomics");
     assert_eq!(
         &ids[40..],
-        ["zhao-mean-tails", "zhao-risk", "wangxu-rate", "real-benchmark"]
+        [
+            "zhao-mean-tails",
+            "zhao-risk",
+            "wangxu-rate",
+            "real-benchmark"
+        ]
     );
     for id in ids.iter().filter(|i| i.starts_with("hu-")) {
         let (full, methods) = expected(id);

@@ -197,7 +197,11 @@ impl BenchOptions {
                 key: k.clone(),
                 reason,
             };
-            let list = || v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+            let list = || {
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+            };
             match k.as_str() {
                 "time_cap" => {
                     self.time_cap = v
@@ -303,7 +307,10 @@ pub fn private_methods(task: Task, opts: &BenchOptions) -> Vec<String> {
         }
         let applicable = match task {
             Task::Regression => {
-                matches!(algorithms::default_loss_and_domain(a.name).0, "squared" | "huber" | "absolute")
+                matches!(
+                    algorithms::default_loss_and_domain(a.name).0,
+                    "squared" | "huber" | "absolute"
+                )
             }
             Task::Binary => a.losses.contains(&"logistic"),
         };
@@ -569,7 +576,13 @@ pub struct BenchResults {
 
 impl BenchResults {
     /// The row of (dataset, ε, method, metric), if any (ε ignored for constant/floor).
-    pub fn row(&self, dataset: &str, epsilon: f64, method: &str, metric: &str) -> Option<&BenchRow> {
+    pub fn row(
+        &self,
+        dataset: &str,
+        epsilon: f64,
+        method: &str,
+        metric: &str,
+    ) -> Option<&BenchRow> {
         self.rows.iter().find(|r| {
             r.dataset == dataset
                 && r.method == method
@@ -627,7 +640,12 @@ pub fn run_benchmark(
                 let test = data.select_rows(&te);
                 let t0 = Instant::now();
                 let c = train.y().iter().sum::<f64>() / train.n() as f64;
-                let constant = score(set.task, &vec![c; test.n()], test.y(), t0.elapsed().as_secs_f64());
+                let constant = score(
+                    set.task,
+                    &vec![c; test.n()],
+                    test.y(),
+                    t0.elapsed().as_secs_f64(),
+                );
                 let (fp, floor_hyper, fs) = floor_predict(set.task, &train, &test);
                 let floor = score(set.task, &fp, test.y(), fs);
                 Split {
@@ -652,12 +670,27 @@ pub fn run_benchmark(
         let method_seed = |m: &str, e: f64, k: usize| {
             derive_seed(
                 opts.base_seed,
-                &[ID, set.name, "split", &k.to_string(), "method", m, &format!("{e}")],
+                &[
+                    ID,
+                    set.name,
+                    "split",
+                    &k.to_string(),
+                    "method",
+                    m,
+                    &format!("{e}"),
+                ],
             )
         };
         let job = |m: &str, e: f64, k: usize| -> Outcome {
             let fo = fit_options(m, set.task, d, e, method_seed(m, e, k));
-            run_fit(&splits[k].train, &splits[k].test, set.task, &fo, fo.seed.unwrap_or(0), opts.time_cap)
+            run_fit(
+                &splits[k].train,
+                &splits[k].test,
+                set.task,
+                &fo,
+                fo.seed.unwrap_or(0),
+                opts.time_cap,
+            )
         };
         // pilot: split 0 at the smallest budget, every method in parallel
         let pilots: Vec<Outcome> = methods.par_iter().map(|m| job(m, eps0, 0)).collect();
@@ -691,48 +724,64 @@ pub fn run_benchmark(
             outcomes.insert((m, e.to_bits(), k), o);
         }
         // rows
-        let metrics_ref = |s: &[&SplitScore], label: &str, rows: &mut Vec<BenchRow>, eps: f64, idx: &[usize]| {
-            let push = |rows: &mut Vec<BenchRow>, metric: &str, vals: Vec<f64>| {
-                let (mean, std) = mean_sd(&vals);
-                rows.push(BenchRow {
-                    dataset: set.name.into(),
-                    epsilon: eps,
-                    method: label.into(),
-                    metric: metric.into(),
-                    mean,
-                    std,
-                    reps: vals.len(),
-                    values: vals,
-                });
-            };
-            let err_name = if set.task == Task::Regression { "mse" } else { "log_loss" };
-            push(rows, err_name, s.iter().map(|v| v.error).collect());
-            if set.task == Task::Binary {
-                push(rows, "auc", s.iter().map(|v| v.auc.unwrap_or(f64::NAN)).collect());
+        let metrics_ref =
+            |s: &[&SplitScore], label: &str, rows: &mut Vec<BenchRow>, eps: f64, idx: &[usize]| {
+                let push = |rows: &mut Vec<BenchRow>, metric: &str, vals: Vec<f64>| {
+                    let (mean, std) = mean_sd(&vals);
+                    rows.push(BenchRow {
+                        dataset: set.name.into(),
+                        epsilon: eps,
+                        method: label.into(),
+                        metric: metric.into(),
+                        mean,
+                        std,
+                        reps: vals.len(),
+                        values: vals,
+                    });
+                };
+                let err_name = if set.task == Task::Regression {
+                    "mse"
+                } else {
+                    "log_loss"
+                };
+                push(rows, err_name, s.iter().map(|v| v.error).collect());
+                if set.task == Task::Binary {
+                    push(
+                        rows,
+                        "auc",
+                        s.iter().map(|v| v.auc.unwrap_or(f64::NAN)).collect(),
+                    );
+                    push(
+                        rows,
+                        "auc_gap",
+                        s.iter()
+                            .zip(idx)
+                            .map(|(v, &k)| {
+                                splits[k].floor.auc.unwrap_or(f64::NAN) - v.auc.unwrap_or(f64::NAN)
+                            })
+                            .collect(),
+                    );
+                }
                 push(
                     rows,
-                    "auc_gap",
+                    "ratio_to_floor",
                     s.iter()
                         .zip(idx)
-                        .map(|(v, &k)| splits[k].floor.auc.unwrap_or(f64::NAN) - v.auc.unwrap_or(f64::NAN))
+                        .map(|(v, &k)| v.error / splits[k].floor.error)
                         .collect(),
                 );
-            }
-            push(
-                rows,
-                "ratio_to_floor",
-                s.iter().zip(idx).map(|(v, &k)| v.error / splits[k].floor.error).collect(),
-            );
-            push(
-                rows,
-                "gain_kept",
-                s.iter()
-                    .zip(idx)
-                    .map(|(v, &k)| gain_kept(splits[k].constant.error, splits[k].floor.error, v.error))
-                    .collect(),
-            );
-            push(rows, "seconds", s.iter().map(|v| v.seconds).collect());
-        };
+                push(
+                    rows,
+                    "gain_kept",
+                    s.iter()
+                        .zip(idx)
+                        .map(|(v, &k)| {
+                            gain_kept(splits[k].constant.error, splits[k].floor.error, v.error)
+                        })
+                        .collect(),
+                );
+                push(rows, "seconds", s.iter().map(|v| v.seconds).collect());
+            };
         let all: Vec<usize> = (0..opts.splits).collect();
         metrics_ref(
             &splits.iter().map(|s| &s.constant).collect::<Vec<_>>(),
@@ -759,7 +808,9 @@ pub fn run_benchmark(
                             ok.push(*s);
                             idx.push(k);
                             if let (Some(p), true) = (picked, m == "auto") {
-                                auto_choice.entry(format!("{e}")).or_insert_with(|| p.clone());
+                                auto_choice
+                                    .entry(format!("{e}"))
+                                    .or_insert_with(|| p.clone());
                             }
                         }
                         Some(Outcome::Failed(err)) => failures.push(BenchFailure {
@@ -794,7 +845,10 @@ pub fn run_benchmark(
             if skipped.is_empty() {
                 String::new()
             } else {
-                format!("; skipped (time cap): {}", skipped.keys().cloned().collect::<Vec<_>>().join(", "))
+                format!(
+                    "; skipped (time cap): {}",
+                    skipped.keys().cloned().collect::<Vec<_>>().join(", ")
+                )
             }
         ));
         infos.push(SetInfo {
@@ -856,7 +910,11 @@ pub fn results_csv(r: &BenchResults) -> String {
         let (task, n, d) = info
             .map(|i| {
                 (
-                    if i.task == Task::Regression { "regression" } else { "binary" },
+                    if i.task == Task::Regression {
+                        "regression"
+                    } else {
+                        "binary"
+                    },
                     i.n,
                     i.d,
                 )
@@ -930,7 +988,11 @@ pub fn table_markdown(r: &BenchResults) -> String {
     ));
     s.push_str("## Summary\n\n| dataset (n, d) | ε | floor error | constant error | best private default: gain kept | auto: gain kept | adassp: gain kept | intercept-only: gain kept |\n|---|---|---|---|---|---|---|---|\n");
     for info in &r.sets {
-        let err = if info.task == Task::Regression { "mse" } else { "log_loss" };
+        let err = if info.task == Task::Regression {
+            "mse"
+        } else {
+            "log_loss"
+        };
         for &e in &o.epsilons {
             let f = r.row(&info.name, e, "floor", err);
             let c = r.row(&info.name, e, "constant", err);
@@ -963,7 +1025,13 @@ pub fn table_markdown(r: &BenchResults) -> String {
         for info in r.sets.iter().filter(|i| i.task == Task::Binary) {
             for &e in &o.epsilons {
                 let best = best_private(r, &info.name, e)
-                    .map(|b| format!("{}: {}", b.method, pm(r.row(&info.name, e, &b.method, "auc"), 3)))
+                    .map(|b| {
+                        format!(
+                            "{}: {}",
+                            b.method,
+                            pm(r.row(&info.name, e, &b.method, "auc"), 3)
+                        )
+                    })
                     .unwrap_or_else(|| "–".into());
                 s.push_str(&format!(
                     "| {} | {e} | {} | {} | {best} | {} | {} |\n",
@@ -993,7 +1061,10 @@ pub fn table_markdown(r: &BenchResults) -> String {
         ));
         for m in &info.methods {
             if let Some(why) = info.skipped.get(m) {
-                s.push_str(&format!("| {m} | {} | – |\n", vec![format!("skipped: {why}"); o.epsilons.len()].join(" | ")));
+                s.push_str(&format!(
+                    "| {m} | {} | – |\n",
+                    vec![format!("skipped: {why}"); o.epsilons.len()].join(" | ")
+                ));
                 continue;
             }
             let cells: Vec<String> = o
@@ -1005,11 +1076,20 @@ pub fn table_markdown(r: &BenchResults) -> String {
                         Some(x) if x.reps > 0 => format!(
                             "{}{}",
                             pm(Some(x), 3),
-                            if x.reps < o.splits { format!(" ({}/{} splits)", x.reps, o.splits) } else { String::new() }
+                            if x.reps < o.splits {
+                                format!(" ({}/{} splits)", x.reps, o.splits)
+                            } else {
+                                String::new()
+                            }
                         ),
                         _ => {
-                            let f = r.failures.iter().find(|f| f.dataset == info.name && f.method == *m && f.epsilon == e);
-                            format!("failed: {}", f.map(|f| f.error.replace('|', "/")).unwrap_or_default())
+                            let f = r.failures.iter().find(|f| {
+                                f.dataset == info.name && f.method == *m && f.epsilon == e
+                            });
+                            format!(
+                                "failed: {}",
+                                f.map(|f| f.error.replace('|', "/")).unwrap_or_default()
+                            )
                         }
                     }
                 })
@@ -1022,7 +1102,11 @@ pub fn table_markdown(r: &BenchResults) -> String {
             s.push_str(&format!(
                 "| {m} | {} | {} |\n",
                 cells.join(" | "),
-                if secs.is_empty() { "–".into() } else { format!("{:.2}", mean_sd(&secs).0) }
+                if secs.is_empty() {
+                    "–".into()
+                } else {
+                    format!("{:.2}", mean_sd(&secs).0)
+                }
             ));
         }
         s.push_str(&format!(
@@ -1037,7 +1121,8 @@ pub fn table_markdown(r: &BenchResults) -> String {
 
 /// The goals of issue 14 ("Done means") checked on `r` (missing data → "not run").
 pub fn goals_markdown(r: &BenchResults) -> String {
-    let mut s = String::from("\n## Goals of issue 14\n\n| goal | measured | met? |\n|---|---|---|\n");
+    let mut s =
+        String::from("\n## Goals of issue 14\n\n| goal | measured | met? |\n|---|---|---|\n");
     let has = |name: &str| r.sets.iter().any(|i| i.name == name);
     let has_eps = |e: f64| r.options.epsilons.contains(&e);
     for set in ["flights_arr_delay", "gss_wages_realrinc", "cps1988_wage"] {
@@ -1056,7 +1141,15 @@ pub fn goals_markdown(r: &BenchResults) -> String {
                 };
                 let (measured, met) = match row {
                     Some(x) if x.reps > 0 && x.mean.is_finite() => (
-                        format!("{} {:.3}", if who == "auto" { "auto".to_string() } else { x.method.clone() }, x.mean),
+                        format!(
+                            "{} {:.3}",
+                            if who == "auto" {
+                                "auto".to_string()
+                            } else {
+                                x.method.clone()
+                            },
+                            x.mean
+                        ),
                         if x.mean >= target {
                             "yes".to_string()
                         } else {
@@ -1065,7 +1158,9 @@ pub fn goals_markdown(r: &BenchResults) -> String {
                     ),
                     _ => ("not run".into(), "–".into()),
                 };
-                s.push_str(&format!("| {set}, ε = {e}: {who} keeps ≥ {target} of the gain | {measured} | {met} |\n"));
+                s.push_str(&format!(
+                    "| {set}, ε = {e}: {who} keeps ≥ {target} of the gain | {measured} | {met} |\n"
+                ));
             }
         }
     }
@@ -1079,8 +1174,20 @@ pub fn goals_markdown(r: &BenchResults) -> String {
                     (true, true) => "yes".to_string(),
                     (gm, am) => format!(
                         "no ({}{})",
-                        if gm { String::new() } else { format!("gain short by {:.3}", 0.5 - g.mean) },
-                        if am { String::new() } else { format!("{}AUC gap over by {:.3}", if gm { "" } else { "; " }, a.mean - 0.05) }
+                        if gm {
+                            String::new()
+                        } else {
+                            format!("gain short by {:.3}", 0.5 - g.mean)
+                        },
+                        if am {
+                            String::new()
+                        } else {
+                            format!(
+                                "{}AUC gap over by {:.3}",
+                                if gm { "" } else { "; " },
+                                a.mean - 0.05
+                            )
+                        }
                     ),
                 },
             ),
@@ -1096,8 +1203,21 @@ pub fn goals_markdown(r: &BenchResults) -> String {
         }
         // worst ratio err_auto / err_const over every split and ε
         let mut worst = f64::NAN;
-        let c = r.row(set, 0.0, "constant", if set == "pd_speech_pd" { "log_loss" } else { "mse" });
-        let err = if set == "pd_speech_pd" { "log_loss" } else { "mse" };
+        let c = r.row(
+            set,
+            0.0,
+            "constant",
+            if set == "pd_speech_pd" {
+                "log_loss"
+            } else {
+                "mse"
+            },
+        );
+        let err = if set == "pd_speech_pd" {
+            "log_loss"
+        } else {
+            "mse"
+        };
         let mut n = 0;
         for &e in &r.options.epsilons {
             if let (Some(a), Some(c)) = (r.row(set, e, "auto", err), c) {
@@ -1139,7 +1259,12 @@ pub fn figure_groups(r: &BenchResults) -> (Vec<String>, Vec<Vec<(f64, f64)>>) {
     for info in &r.sets {
         let mut ms: Vec<String> = Vec::new();
         // the best private default at the largest ε names the group
-        if let Some(b) = r.options.epsilons.last().and_then(|&e| best_private(r, &info.name, e)) {
+        if let Some(b) = r
+            .options
+            .epsilons
+            .last()
+            .and_then(|&e| best_private(r, &info.name, e))
+        {
             ms.push(b.method.clone());
         }
         for m in ["auto", "adassp", INTERCEPT_ONLY] {
@@ -1201,7 +1326,9 @@ mod tests {
 
     #[test]
     fn splits_are_disjoint_complete_and_stratified() {
-        let y: Vec<f64> = (0..103).map(|i| if i % 4 == 0 { 0.0 } else { 1.0 }).collect();
+        let y: Vec<f64> = (0..103)
+            .map(|i| if i % 4 == 0 { 0.0 } else { 1.0 })
+            .collect();
         let (tr, te) = split_indices(&y, Task::Binary, 7);
         let mut all: Vec<usize> = tr.iter().chain(&te).copied().collect();
         all.sort_unstable();
@@ -1209,7 +1336,10 @@ mod tests {
         let zeros = y.iter().filter(|v| **v == 0.0).count();
         let te0 = te.iter().filter(|&&i| y[i] == 0.0).count();
         assert_eq!(te0, ((zeros as f64) * TEST_SHARE).round() as usize);
-        assert_eq!(te.len() - te0, (((103 - zeros) as f64) * TEST_SHARE).round() as usize);
+        assert_eq!(
+            te.len() - te0,
+            (((103 - zeros) as f64) * TEST_SHARE).round() as usize
+        );
         // same seed, same split; another seed, another split
         assert_eq!(split_indices(&y, Task::Binary, 7), (tr.clone(), te.clone()));
         assert_ne!(split_indices(&y, Task::Binary, 8).1, te);
@@ -1233,7 +1363,13 @@ mod tests {
         let reg = private_methods(Task::Regression, &o);
         let bin = private_methods(Task::Binary, &o);
         assert_eq!(&reg[..2], ["auto", INTERCEPT_ONLY]);
-        for m in ["clipped-gd", "ht-lasso", "dp-iht-huber", "dp-iht-l1", "ht-sparse-linreg"] {
+        for m in [
+            "clipped-gd",
+            "ht-lasso",
+            "dp-iht-huber",
+            "dp-iht-l1",
+            "ht-sparse-linreg",
+        ] {
             assert!(reg.iter().any(|x| x == m), "{m}");
         }
         // non-private algorithms are floors only
@@ -1248,7 +1384,12 @@ mod tests {
         assert_eq!(public_sparsity(1), 1);
         let fo = fit_options("ht-sparse-linreg", Task::Regression, 30, 1.0, 3);
         assert_eq!(fo.sparsity, Some(10));
-        assert_eq!(fit_options("auto", Task::Binary, 30, 1.0, 3).loss.as_deref(), Some("logistic"));
+        assert_eq!(
+            fit_options("auto", Task::Binary, 30, 1.0, 3)
+                .loss
+                .as_deref(),
+            Some("logistic")
+        );
     }
 
     #[test]
@@ -1266,9 +1407,17 @@ mod tests {
         assert_eq!(o.time_cap, 5.0);
         assert_eq!(o.sets.len(), 2);
         assert_eq!(o.epsilons, vec![1.0, 2.0]);
-        for (k, v) in [("time_cap", "-1"), ("sets", "nope"), ("methods", "zzz"), ("colour", "red")] {
+        for (k, v) in [
+            ("time_cap", "-1"),
+            ("sets", "nope"),
+            ("methods", "zzz"),
+            ("colour", "red"),
+        ] {
             let p: ParamMap = [(k.to_string(), v.to_string())].into_iter().collect();
-            assert!(BenchOptions::new(false, 1).apply_params(&p).is_err(), "{k}={v}");
+            assert!(
+                BenchOptions::new(false, 1).apply_params(&p).is_err(),
+                "{k}={v}"
+            );
         }
     }
 
@@ -1288,7 +1437,10 @@ mod tests {
         let y: Vec<f64> = x.chunks(d).map(|r| r[0] + rng.random::<f64>()).collect();
         let data = Dataset::from_rows(x, y, d).unwrap();
         let o = fit_options("ht-frank-wolfe", Task::Regression, d, 1.0, 1);
-        assert_eq!(run_fit(&data, &data, Task::Regression, &o, 1, 0.0), Outcome::TimedOut);
+        assert_eq!(
+            run_fit(&data, &data, Task::Regression, &o, 1, 0.0),
+            Outcome::TimedOut
+        );
         match run_fit(&data, &data, Task::Regression, &o, 1, 60.0) {
             Outcome::Ok(s, _) => assert!(s.error.is_finite()),
             other => panic!("{other:?}"),

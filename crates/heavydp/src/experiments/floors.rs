@@ -250,7 +250,12 @@ fn fold_of(i: usize, folds: usize) -> usize {
     i % folds
 }
 
-fn split_rows(x: &[f64], y: &[f64], d: usize, keep: impl Fn(usize) -> bool) -> (Vec<f64>, Vec<f64>) {
+fn split_rows(
+    x: &[f64],
+    y: &[f64],
+    d: usize,
+    keep: impl Fn(usize) -> bool,
+) -> (Vec<f64>, Vec<f64>) {
     let mut xo = Vec::new();
     let mut yo = Vec::new();
     for (i, (r, yi)) in x.chunks(d).zip(y).enumerate() {
@@ -320,8 +325,20 @@ fn sigmoid(m: f64) -> f64 {
 /// L2-penalised logistic regression with an unpenalised intercept on already
 /// standardised columns, labels in {0, 1}: minimises
 /// (1/n) Σ log(1 + e^{−ỹ_i m_i}) + (λ/2)‖w‖² (ỹ = 2y − 1, m = b + ⟨x, w⟩) by Newton's
-/// method with step halving, from `theta` = (w, b). Returns the final objective.
+/// method with step halving, from `theta` = (w, b). Returns the final objective. When
+/// d > n and λ > 0 the Newton system is solved through the n × n Woodbury form.
 pub fn logistic_newton(x: &[f64], y: &[f64], d: usize, lambda: f64, theta: &mut [f64]) -> f64 {
+    logistic_newton_with(x, y, d, lambda, theta, d > y.len() && lambda > 0.0)
+}
+
+fn logistic_newton_with(
+    x: &[f64],
+    y: &[f64],
+    d: usize,
+    lambda: f64,
+    theta: &mut [f64],
+    woodbury: bool,
+) -> f64 {
     let n = y.len();
     let nf = n as f64;
     let k = d + 1;
@@ -339,51 +356,51 @@ pub fn logistic_newton(x: &[f64], y: &[f64], d: usize, lambda: f64, theta: &mut 
         }
         s / nf + 0.5 * lambda * th[..d].iter().map(|w| w * w).sum::<f64>()
     };
+    // X Xᵀ for the Woodbury form
+    let gram: Vec<f64> = if woodbury {
+        let mut g = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..=i {
+                let v: f64 = x[i * d..(i + 1) * d]
+                    .iter()
+                    .zip(&x[j * d..(j + 1) * d])
+                    .map(|(a, b)| a * b)
+                    .sum();
+                g[i * n + j] = v;
+                g[j * n + i] = v;
+            }
+        }
+        g
+    } else {
+        Vec::new()
+    };
     let mut f = objective(theta);
     for _ in 0..100 {
         let mut g = vec![0.0; k];
-        let mut h = vec![0.0; k * k];
-        for (r, yi) in x.chunks(d).zip(y) {
+        let mut wts = vec![0.0; n];
+        for ((r, yi), wt) in x.chunks(d).zip(y).zip(wts.iter_mut()) {
             let m = r.iter().zip(theta.iter()).map(|(a, b)| a * b).sum::<f64>() + theta[d];
             let p = sigmoid(m);
             let gi = p - yi;
-            let wi = (p * (1.0 - p)).max(1e-12);
+            *wt = (p * (1.0 - p)).max(1e-12) / nf;
             for i in 0..d {
-                g[i] += gi * r[i];
-                let a = wi * r[i];
-                if a != 0.0 {
-                    for j in 0..=i {
-                        h[i * k + j] += a * r[j];
-                    }
-                }
+                g[i] += gi * r[i] / nf;
             }
-            g[d] += gi;
-            for j in 0..d {
-                h[d * k + j] += wi * r[j];
-            }
-            h[d * k + d] += wi;
-        }
-        for i in 0..k {
-            g[i] /= nf;
-            for j in 0..=i {
-                h[i * k + j] /= nf;
-            }
+            g[d] += gi / nf;
         }
         for i in 0..d {
             g[i] += lambda * theta[i];
-            h[i * k + i] += lambda;
-        }
-        h[d * k + d] += 1e-10;
-        for i in 0..k {
-            for j in 0..i {
-                h[j * k + i] = h[i * k + j];
-            }
         }
         let gnorm = g.iter().map(|v| v * v).sum::<f64>().sqrt();
         if gnorm < 1e-9 {
             break;
         }
-        let Some(step) = cholesky_solve(&h, &g, k) else {
+        let step = if woodbury {
+            woodbury_step(x, d, &gram, &wts, lambda, &g)
+        } else {
+            dense_step(x, d, &wts, lambda, &g)
+        };
+        let Some(step) = step else {
             break;
         };
         let mut t = 1.0;
@@ -404,6 +421,89 @@ pub fn logistic_newton(x: &[f64], y: &[f64], d: usize, lambda: f64, theta: &mut 
         }
     }
     f
+}
+
+/// Tiny ridge on the intercept's diagonal entry (keeps the system positive definite).
+const INTERCEPT_JITTER: f64 = 1e-10;
+
+/// The Newton step H⁻¹g with H = [XᵀDX + λI, XᵀD1; 1ᵀDX, 1ᵀD1] formed densely.
+fn dense_step(x: &[f64], d: usize, wts: &[f64], lambda: f64, g: &[f64]) -> Option<Vec<f64>> {
+    let k = d + 1;
+    let mut h = vec![0.0; k * k];
+    for (r, wi) in x.chunks(d).zip(wts) {
+        for i in 0..d {
+            let a = wi * r[i];
+            if a != 0.0 {
+                for j in 0..=i {
+                    h[i * k + j] += a * r[j];
+                }
+            }
+        }
+        for j in 0..d {
+            h[d * k + j] += wi * r[j];
+        }
+        h[d * k + d] += wi;
+    }
+    for i in 0..d {
+        h[i * k + i] += lambda;
+    }
+    h[d * k + d] += INTERCEPT_JITTER;
+    for i in 0..k {
+        for j in 0..i {
+            h[j * k + i] = h[i * k + j];
+        }
+    }
+    cholesky_solve(&h, g, k)
+}
+
+/// The same step for d > n: A = λI + XᵀDX is inverted by Woodbury,
+/// A⁻¹v = (v − Xᵀ(λD⁻¹ + XXᵀ)⁻¹Xv)/λ, and the intercept by the Schur complement.
+fn woodbury_step(
+    x: &[f64],
+    d: usize,
+    gram: &[f64],
+    wts: &[f64],
+    lambda: f64,
+    g: &[f64],
+) -> Option<Vec<f64>> {
+    let n = wts.len();
+    let mut m = gram.to_vec();
+    for i in 0..n {
+        m[i * n + i] += lambda / wts[i];
+    }
+    let a_inv = |v: &[f64]| -> Option<Vec<f64>> {
+        let xv: Vec<f64> = x
+            .chunks(d)
+            .map(|r| r.iter().zip(v).map(|(a, b)| a * b).sum())
+            .collect();
+        let z = cholesky_solve(&m, &xv, n)?;
+        let mut out = v.to_vec();
+        for (r, zi) in x.chunks(d).zip(&z) {
+            for (o, xv) in out.iter_mut().zip(r) {
+                *o -= xv * zi;
+            }
+        }
+        out.iter_mut().for_each(|o| *o /= lambda);
+        Some(out)
+    };
+    // u = XᵀD1, c = 1ᵀD1
+    let mut u = vec![0.0; d];
+    for (r, wi) in x.chunks(d).zip(wts) {
+        for (uj, xv) in u.iter_mut().zip(r) {
+            *uj += wi * xv;
+        }
+    }
+    let c = wts.iter().sum::<f64>() + INTERCEPT_JITTER;
+    let ag = a_inv(&g[..d])?;
+    let au = a_inv(&u)?;
+    let schur = c - u.iter().zip(&au).map(|(a, b)| a * b).sum::<f64>();
+    if schur <= 0.0 || !schur.is_finite() {
+        return None;
+    }
+    let db = (g[d] - u.iter().zip(&ag).map(|(a, b)| a * b).sum::<f64>()) / schur;
+    let mut step: Vec<f64> = ag.iter().zip(&au).map(|(a, b)| a - db * b).collect();
+    step.push(db);
+    Some(step)
 }
 
 /// Logistic-regression floor: L2 penalty λ = 1/(C·n) (scikit-learn's
@@ -451,7 +551,11 @@ pub fn probability(m: f64) -> f64 {
 
 /// Mean squared error.
 pub fn mse(pred: &[f64], y: &[f64]) -> f64 {
-    pred.iter().zip(y).map(|(p, t)| (p - t) * (p - t)).sum::<f64>() / y.len() as f64
+    pred.iter()
+        .zip(y)
+        .map(|(p, t)| (p - t) * (p - t))
+        .sum::<f64>()
+        / y.len() as f64
 }
 
 /// Mean log-loss of probabilities `p` against labels in {0, 1}; p clipped to
@@ -558,7 +662,12 @@ mod tests {
         let m = ridge(&x, &y, 1, lambda).unwrap();
         let (mx, my) = (2.5, 3.0);
         let sd = (x.iter().map(|v| (v - mx) * (v - mx)).sum::<f64>() / 4.0).sqrt();
-        let cov = x.iter().zip(&y).map(|(a, b)| (a - mx) / sd * (b - my)).sum::<f64>() / 4.0;
+        let cov = x
+            .iter()
+            .zip(&y)
+            .map(|(a, b)| (a - mx) / sd * (b - my))
+            .sum::<f64>()
+            / 4.0;
         let w = cov / (1.0 + lambda) / sd;
         assert!((m.w[0] - w).abs() < 1e-12, "{m:?} vs {w}");
         assert!((m.b - (my - w * mx)).abs() < 1e-12);
@@ -600,7 +709,11 @@ mod tests {
         let (m, _) = lasso_cv(&x, &y, d, 5);
         let const_mse = mse(&vec![1.0; n], &y);
         assert!(mse(&m.margins(&x), &y) < 0.1 * const_mse);
-        assert!((m.w[0] - 4.0).abs() < 0.6 && (m.w[5] + 3.0).abs() < 0.6, "{:?}", &m.w[..6]);
+        assert!(
+            (m.w[0] - 4.0).abs() < 0.6 && (m.w[5] + 3.0).abs() < 0.6,
+            "{:?}",
+            &m.w[..6]
+        );
     }
 
     #[test]
@@ -626,12 +739,18 @@ mod tests {
     fn penalised_logistic_has_zero_gradient() {
         let mut rng = rng_from_seed(9);
         let (n, d, lambda) = (300, 4, 0.05);
-        let x: Vec<f64> = (0..n * d).map(|_| rng.random::<f64>() * 2.0 - 1.0).collect();
+        let x: Vec<f64> = (0..n * d)
+            .map(|_| rng.random::<f64>() * 2.0 - 1.0)
+            .collect();
         let y: Vec<f64> = x
             .chunks(d)
             .map(|r| {
                 let p = sigmoid(2.0 * r[0] - r[1] + 0.5);
-                if rng.random::<f64>() < p { 1.0 } else { 0.0 }
+                if rng.random::<f64>() < p {
+                    1.0
+                } else {
+                    0.0
+                }
             })
             .collect();
         let mut th = vec![0.0; d + 1];
@@ -654,6 +773,26 @@ mod tests {
         let p: Vec<f64> = m.margins(&x).into_iter().map(sigmoid).collect();
         let freq = y.iter().sum::<f64>() / n as f64;
         assert!(log_loss(&p, &y) < log_loss(&vec![freq; n], &y) - 0.05);
+    }
+
+    #[test]
+    fn woodbury_and_dense_newton_agree_when_d_exceeds_n() {
+        let mut rng = rng_from_seed(11);
+        let (n, d, lambda) = (30, 80, 0.02);
+        let x: Vec<f64> = (0..n * d)
+            .map(|_| rng.random::<f64>() * 2.0 - 1.0)
+            .collect();
+        let y: Vec<f64> = (0..n)
+            .map(|i| if x[i * d] + 0.3 > 0.0 { 1.0 } else { 0.0 })
+            .collect();
+        let mut a = vec![0.0; d + 1];
+        let mut b = vec![0.0; d + 1];
+        let fa = logistic_newton_with(&x, &y, d, lambda, &mut a, false);
+        let fb = logistic_newton_with(&x, &y, d, lambda, &mut b, true);
+        assert!((fa - fb).abs() < 1e-10, "{fa} vs {fb}");
+        for (u, v) in a.iter().zip(&b) {
+            assert!((u - v).abs() < 1e-6, "{u} vs {v}");
+        }
     }
 
     #[test]
