@@ -538,13 +538,57 @@ fn run_benchmark(a: ExperimentArgs, params: &heavydp::algorithms::ParamMap) -> R
     );
     let start = Instant::now();
     let progress = |msg: &str| eprintln!("{id}: {msg}");
-    let results = pool
-        .install(|| benchmark::run_benchmark(&opts, &data_dir, &progress))
-        .map_err(|e| e.to_string())?;
-    let wall = start.elapsed().as_secs_f64();
+    // One dataset at a time; the files are rewritten after each, so a long run leaves the
+    // finished datasets' results behind.
+    let mut results: Option<benchmark::BenchResults> = None;
+    let mut wall = 0.0;
+    for set in &opts.sets {
+        let mut one = opts.clone();
+        one.sets = vec![*set];
+        let r = pool
+            .install(|| benchmark::run_benchmark(&one, &data_dir, &progress))
+            .map_err(|e| e.to_string())?;
+        let acc = match results.take() {
+            None => {
+                let mut r = r;
+                r.options = opts.clone();
+                r
+            }
+            Some(mut acc) => {
+                acc.merge(r);
+                acc
+            }
+        };
+        wall = start.elapsed().as_secs_f64();
+        write_benchmark(&acc, &opts, threads, wall, dir)?;
+        results = Some(acc);
+    }
+    let results = results.ok_or("no dataset to run")?;
+    let png_name = format!("{id}.png");
+    eprintln!(
+        "{id}: done in {wall:.1} s on {threads} thread(s){}; wrote {out}/results.csv, {out}/table.md, {out}/{png_name}, {out}/summary.json",
+        if results.failures.is_empty() {
+            String::new()
+        } else {
+            format!("; {} fit(s) failed or timed out (see table.md)", results.failures.len())
+        }
+    );
+    Ok(())
+}
+
+/// Renders and writes the benchmark's four files.
+fn write_benchmark(
+    results: &heavydp::experiments::benchmark::BenchResults,
+    opts: &heavydp::experiments::benchmark::BenchOptions,
+    threads: usize,
+    wall: f64,
+    dir: &Path,
+) -> Result<(), String> {
+    use experiments::benchmark;
+    let id = benchmark::ID;
     let png_name = format!("{id}.png");
     let summary = benchmark::summary(
-        &results,
+        results,
         serde_json::json!({
             "threads": threads,
             "wall_seconds": wall,
@@ -552,7 +596,7 @@ fn run_benchmark(a: ExperimentArgs, params: &heavydp::algorithms::ParamMap) -> R
         }),
     );
     let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
-    let (groups, values) = benchmark::figure_groups(&results);
+    let (groups, values) = benchmark::figure_groups(results);
     let eps_labels: Vec<String> = opts.epsilons.iter().map(|e| format!("ε = {e}")).collect();
     let eps_refs: Vec<&str> = eps_labels.iter().map(String::as_str).collect();
     let title = format!(
@@ -568,20 +612,11 @@ fn run_benchmark(a: ExperimentArgs, params: &heavydp::algorithms::ParamMap) -> R
     write_all(
         dir,
         &[
-            ("results.csv", benchmark::results_csv(&results).into_bytes()),
-            ("table.md", benchmark::table_markdown(&results).into_bytes()),
+            ("results.csv", benchmark::results_csv(results).into_bytes()),
+            ("table.md", benchmark::table_markdown(results).into_bytes()),
             ("summary.json", summary),
         ],
         &png_tmp,
         &png_name,
-    )?;
-    eprintln!(
-        "{id}: done in {wall:.1} s on {threads} thread(s){}; wrote {out}/results.csv, {out}/table.md, {out}/{png_name}, {out}/summary.json",
-        if results.failures.is_empty() {
-            String::new()
-        } else {
-            format!("; {} fit(s) failed or timed out (see table.md)", results.failures.len())
-        }
-    );
-    Ok(())
+    )
 }

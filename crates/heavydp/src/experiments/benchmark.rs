@@ -575,6 +575,14 @@ pub struct BenchResults {
 }
 
 impl BenchResults {
+    /// Appends another run's datasets (the CLI runs one dataset at a time).
+    pub fn merge(&mut self, other: BenchResults) {
+        self.sets.extend(other.sets);
+        self.rows.extend(other.rows);
+        self.failures.extend(other.failures);
+        self.total_seconds += other.total_seconds;
+    }
+
     /// The row of (dataset, ε, method, metric), if any (ε ignored for constant/floor).
     pub fn row(
         &self,
