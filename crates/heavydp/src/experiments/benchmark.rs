@@ -1289,7 +1289,11 @@ pub fn figure_groups(r: &BenchResults) -> (Vec<String>, Vec<Vec<(f64, f64)>>) {
                     .map(|&e| {
                         r.row(&info.name, e, &m, "gain_kept")
                             .filter(|x| x.reps > 0)
-                            .map(|x| (x.mean.clamp(FIGURE_FLOOR, 1.5), x.std.min(1.0)))
+                            .map(|x| {
+                                let m = x.mean.clamp(FIGURE_FLOOR, 1.5);
+                                // no whisker on a clamped bar
+                                (m, if m == x.mean { x.std.min(1.0) } else { 0.0 })
+                            })
                             .unwrap_or((f64::NAN, 0.0))
                     })
                     .collect(),
