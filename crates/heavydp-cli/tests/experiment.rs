@@ -166,3 +166,51 @@ fn quick_synthetic_panel() {
     assert!(csv.contains("frank-wolfe (non-private)"));
     assert_eq!(csv.lines().count(), 1 + 3 * 2);
 }
+
+#[test]
+fn real_benchmark_is_listed_and_checks_its_data_folder() {
+    heavydp()
+        .args(["experiment", "--list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("real-benchmark"));
+    let dir = TempDir::new().unwrap();
+    heavydp()
+        .args(["experiment", "real-benchmark", "--quick", "--data-dir"])
+        .arg(dir.path().join("missing"))
+        .arg("--out")
+        .arg(dir.path().join("o"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("cps1988_wage.csv not found"))
+        .stderr(predicate::str::contains("--data-dir"));
+    assert!(!dir.path().join("o").exists());
+    heavydp()
+        .args([
+            "experiment",
+            "real-benchmark",
+            "--param",
+            "sets=nope",
+            "--out",
+        ])
+        .arg(dir.path().join("o"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("unknown dataset 'nope'"));
+    heavydp()
+        .args([
+            "experiment",
+            "hu-fig1a",
+            "--quick",
+            "--data-dir",
+            "x",
+            "--out",
+        ])
+        .arg(dir.path().join("o"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--data-dir applies only to real-benchmark",
+        ));
+    assert!(!dir.path().join("o").exists());
+}

@@ -101,7 +101,7 @@ fn every_id_has_the_documented_grid() {
 #[test]
 fn list_names_the_replaced_datasets() {
     let l = experiments::list();
-    assert_eq!(l.len(), 43);
+    assert_eq!(l.len(), 44);
     for e in &l {
         let real = [
             "hu-fig3a",

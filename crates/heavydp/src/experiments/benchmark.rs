@@ -124,8 +124,8 @@ pub fn info() -> ExperimentInfo {
     ExperimentInfo {
         id: ID.into(),
         paper: "project benchmark (issue 14): private fits from raw columns on real heavy-tailed data".into(),
-        description: "real-data benchmark: every private algorithm with its defaults, auto, adassp, intercept-only, the constant and non-private floors on the six sets of ../shared/data/real (5 splits 80/20, eps 0.5/1/2); MSE, log-loss, AUC, gain kept".into(),
-        data_note: Some("reads --data-dir (default ../shared/data/real, else $HEAVYDP_DATA_DIR or the project's data/real); writes results.csv, table.md, real-benchmark.png, summary.json".into()),
+        description: "real-data benchmark: every private algorithm with its defaults, auto, adassp, intercept-only, the constant and non-private floors on the six sets of ../shared/data/real (--data-dir; 5 splits 80/20, eps 0.5/1/2); MSE, log-loss, AUC, gain kept; writes results.csv, table.md, real-benchmark.png, summary.json".into(),
+        data_note: None,
     }
 }
 
