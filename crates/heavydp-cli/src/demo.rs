@@ -165,7 +165,6 @@ fn simulated(seed: u64) -> Result<(), String> {
             "clipped-gd (non-private floor)",
             "clipped-gd",
             f64::INFINITY,
-            vec![],
         ),
         ("intercept only", pipeline::INTERCEPT_ONLY, epsilon),
         ("auto", "auto", epsilon),
@@ -173,17 +172,11 @@ fn simulated(seed: u64) -> Result<(), String> {
         ("ht-frank-wolfe", "ht-frank-wolfe", epsilon),
         ("dp-iht-huber (s = 5)", "dp-iht-huber", epsilon),
         ("adassp (bound=auto)", "adassp", epsilon),
-        (
-            "dp-frank-wolfe (bound=auto)",
-            "dp-frank-wolfe",
-            epsilon,
-            vec![],
-        ),
+        ("dp-frank-wolfe (bound=auto)", "dp-frank-wolfe", epsilon),
         (
             "objective-perturbation (bound=auto)",
             "objective-perturbation",
             epsilon,
-            vec![],
         ),
     ];
     for (label, alg, eps) in runs {
