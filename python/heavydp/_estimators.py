@@ -254,8 +254,7 @@ class _PrivateBase(BaseEstimator):
         self.n_jobs = n_jobs
         self.copy_X = copy_X
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
+    def _private_tags(self, tags):
         # Private fits add noise by design: scores are below the thresholds sklearn's
         # generic checks expect of exact estimators.
         if tags.regressor_tags is not None:
@@ -370,11 +369,6 @@ class _PrivateBase(BaseEstimator):
         X = self._validated(X)
         return _core.predict(self._model_json, X)
 
-    def decision_function(self, X):
-        """The margin <clip(x), w> + b of every row (before the link of the loss)."""
-        X = self._validated(X)
-        return _core.predict(self._model_json, X, margins=True)
-
     def save(self, path):
         """Writes the model in the CLI's model-file format (``heavydp-model/2``):
         ``heavydp predict --model PATH`` and :func:`heavydp.load` read it."""
@@ -407,6 +401,9 @@ class PrivateRegressor(RegressorMixin, _PrivateBase):
     )
     _task = "regression"
 
+    def __sklearn_tags__(self):
+        return self._private_tags(super().__sklearn_tags__())
+
     def fit(self, X, y):
         """Fits on X (n, d) and y (n,); a DataFrame's column names are kept
         (``feature_names_in_``) and a Series' name becomes the target name."""
@@ -438,6 +435,9 @@ class PrivateClassifier(ClassifierMixin, _PrivateBase):
     )
     _task = "classification"
 
+    def __sklearn_tags__(self):
+        return self._private_tags(super().__sklearn_tags__())
+
     def _loss_for_fit(self):
         loss = _opt_str("loss", self.loss)
         if loss not in (None, "logistic"):
@@ -451,6 +451,8 @@ class PrivateClassifier(ClassifierMixin, _PrivateBase):
         target = str(getattr(y, "name", None) or "y")
         X, y = self._prepare(X, y)
         kind = type_of_target(y)
+        if kind not in ("binary", "multiclass"):
+            raise ValueError(f"Unknown label type: {kind} (PrivateClassifier needs 2 classes)")
         classes, yi = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(
@@ -458,11 +460,17 @@ class PrivateClassifier(ClassifierMixin, _PrivateBase):
             )
         if kind != "binary" or len(classes) != 2:
             raise ValueError(
-                f"PrivateClassifier is a binary classifier; y has {len(classes)} classes"
+                "Only binary classification is supported. The type of the target "
+                f"is {kind} ({len(classes)} classes)."
             )
         self._fit_arrays(X, yi.astype(np.float64), target)
         self.classes_ = classes
         return self
+
+    def decision_function(self, X):
+        """The margin <clip(x), coef_> + intercept_ of every row (log-odds of classes_[1])."""
+        X = self._validated(X)
+        return _core.predict(self._model_json, X, margins=True)
 
     def predict_proba(self, X):
         """[P(classes_[0]), P(classes_[1])] for every row, shape (n, 2)."""
