@@ -9,8 +9,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def cli():
-    """The CLI binary (target/release/heavydp), built if missing."""
+    """The CLI binary: $HEAVYDP_CLI, else target/release/heavydp (built if missing)."""
     exe = pathlib.Path(os.environ.get("HEAVYDP_CLI", ROOT / "target" / "release" / "heavydp"))
+    if "HEAVYDP_CLI" in os.environ and not exe.exists():
+        raise FileNotFoundError(f"HEAVYDP_CLI={exe} does not exist")
     if not exe.exists():
         subprocess.run(
             ["cargo", "build", "--release", "-p", "heavydp-cli"], cwd=ROOT, check=True

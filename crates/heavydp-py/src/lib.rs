@@ -656,15 +656,18 @@ fn simulate<'py>(
             data::scenarios::simulate(scenario, n, d, sparsity, &params, &mut rng)
         })
         .map_err(value_error)?;
-    let x = PyArray1::from_slice(py, ds.x())
-        .reshape([ds.n(), ds.d()])
+    let (n, d) = (ds.n(), ds.d());
+    let (x, y, names, target) = ds.into_parts();
+    // the vectors move into NumPy: no copy
+    let x = PyArray1::from_vec(py, x)
+        .reshape([n, d])
         .map_err(value_error)?;
     Ok((
         x,
-        PyArray1::from_slice(py, ds.y()),
+        PyArray1::from_vec(py, y),
         PyArray1::from_vec(py, truth.w_star),
-        ds.feature_names().to_vec(),
-        ds.target_name().to_string(),
+        names,
+        target,
     ))
 }
 

@@ -169,6 +169,16 @@ impl Dataset {
         Self::build(Features::Lent(x), y, d, feature_names, target_name)
     }
 
+    /// The parts `(x, y, feature_names, target_name)`, without copying an owned `x`
+    /// (a lent buffer is copied out).
+    pub fn into_parts(self) -> (Vec<f64>, Vec<f64>, Vec<String>, String) {
+        let x = match self.x {
+            Features::Owned(v) => v,
+            Features::Lent(b) => b.as_slice().to_vec(),
+        };
+        (x, self.y, self.feature_names, self.target_name)
+    }
+
     /// True when the features live in a lent [`FeatureBuffer`].
     pub fn is_lent(&self) -> bool {
         matches!(self.x, Features::Lent(_))
@@ -431,6 +441,12 @@ mod tests {
         x[0] = 0.5;
         assert_eq!(lent.x()[0], 0.5);
         assert_eq!(copy.x(), &[3.0, -0.5, 0.1, -7.0]);
+        // into_parts: an owned x moves out, a lent one is copied out
+        let cptr = copy.x().as_ptr();
+        let (cx, cy, names, target) = copy.into_parts();
+        assert_eq!((cx.as_ptr(), cy, names, target.as_str()), (cptr, vec![2.0, -0.25], default_feature_names(2), "y"));
+        let (lx, ..) = lent.into_parts();
+        assert_eq!(lx, vec![0.5, -0.5, 0.1, -1.0]);
         // the same checks and messages as Dataset::new
         let e = Dataset::from_buffer(
             Box::new(Lender(vec![1.0, f64::NAN])),
