@@ -3,8 +3,8 @@
 //! this module converts arguments, lends NumPy memory to the core, releases the GIL
 //! during fits, and maps errors to Python exceptions with the CLI's messages.
 //!
-//! Memory: a C-contiguous float64 feature matrix is never copied by [`predict`] and
-//! [`private_mean`] (read in place). [`fit`] standardises the features in place (the
+//! Memory: a C-contiguous float64 feature matrix is never copied by `predict` and
+//! `private_mean` (read in place). `fit` standardises the features in place (the
 //! pipeline's design), so it copies the matrix once unless `in_place=True`, when the
 //! caller's (writable) array is lent to the core and overwritten.
 
@@ -16,8 +16,7 @@ use heavydp::pipeline::{self, FitOptions};
 use heavydp::preprocess::{InterceptMode, PublicScales, ScaleMode, AUTO_BOUND};
 use heavydp::privacy::{self, Accountant, Budget, Cost, PrivacyLedger, PrivacyModel};
 use numpy::{
-    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
-    PyUntypedArrayMethods,
+    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -155,8 +154,9 @@ fn run_interruptible<T: Send>(
                 },
                 Err(payload) => {
                     if payload.is::<Interrupted>() {
-                        Err(Ok(signal
-                            .unwrap_or_else(|| PyKeyboardInterrupt::new_err("fit interrupted"))))
+                        Err(Ok(signal.unwrap_or_else(|| {
+                            PyKeyboardInterrupt::new_err("fit interrupted")
+                        })))
                     } else {
                         let msg = payload
                             .downcast_ref::<String>()
@@ -288,9 +288,9 @@ fn parse_scale(scale: &str) -> Result<ScaleMode, String> {
         "private" => Ok(ScaleMode::Private),
         "none" => Ok(ScaleMode::None),
         other => match other.strip_prefix("public:") {
-            Some(path) if !path.is_empty() => {
-                Ok(ScaleMode::Public(PublicScales::read(path).map_err(|e| e.to_string())?))
-            }
+            Some(path) if !path.is_empty() => Ok(ScaleMode::Public(
+                PublicScales::read(path).map_err(|e| e.to_string())?,
+            )),
             _ => Err(format!(
                 "--scale must be 'private', 'none' or 'public:FILE.json'; got '{other}'"
             )),
@@ -542,8 +542,7 @@ fn read_model(path: &str) -> PyResult<String> {
 #[pyfunction]
 fn write_model(model_json: &str, path: &str) -> PyResult<()> {
     let m = model_from_json(model_json)?;
-    let text =
-        serde_json::to_vec_pretty(&m).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let text = serde_json::to_vec_pretty(&m).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let p = std::path::Path::new(path);
     let dir = p
         .parent()
@@ -573,7 +572,7 @@ fn write_model(model_json: &str, path: &str) -> PyResult<()> {
 #[pyfunction]
 #[pyo3(signature = (x, estimator, epsilon, delta=0.0, params=BTreeMap::new(), seed=None,
     budget=None, release="private_mean"))]
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn private_mean<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
@@ -596,7 +595,9 @@ fn private_mean<'py>(
     let s = x.shape();
     let (n, d) = (s[0], s[1]);
     let xs = x.as_slice().map_err(|_| {
-        PyTypeError::new_err("X must be a C-contiguous float64 array (heavydp.as_features converts)")
+        PyTypeError::new_err(
+            "X must be a C-contiguous float64 array (heavydp.as_features converts)",
+        )
     })?;
     if let Some(i) = xs.iter().position(|v| !v.is_finite()) {
         return Err(PyValueError::new_err(format!(
@@ -616,7 +617,12 @@ fn private_mean<'py>(
         .map_err(value_error)?;
     let privacy = serde_json::to_string(&report.privacy).map_err(value_error)?;
     let hyper = serde_json::to_string(&report.hyperparameters).map_err(value_error)?;
-    Ok((PyArray1::from_vec(py, report.mean), privacy, hyper, report.notes))
+    Ok((
+        PyArray1::from_vec(py, report.mean),
+        privacy,
+        hyper,
+        report.notes,
+    ))
 }
 
 /// `heavydp algorithms --json`.

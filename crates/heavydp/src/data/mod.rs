@@ -444,7 +444,10 @@ mod tests {
         // into_parts: an owned x moves out, a lent one is copied out
         let cptr = copy.x().as_ptr();
         let (cx, cy, names, target) = copy.into_parts();
-        assert_eq!((cx.as_ptr(), cy, names, target.as_str()), (cptr, vec![2.0, -0.25], default_feature_names(2), "y"));
+        assert_eq!(
+            (cx.as_ptr(), cy, names, target.as_str()),
+            (cptr, vec![2.0, -0.25], default_feature_names(2), "y")
+        );
         let (lx, ..) = lent.into_parts();
         assert_eq!(lx, vec![0.5, -0.5, 0.1, -1.0]);
         // the same checks and messages as Dataset::new
