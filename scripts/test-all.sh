@@ -11,6 +11,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 VPY=.venv/bin/python
+export PATH="$PWD/.venv/bin:$PATH"   # maturin, for the no-isolation build below
 "$VPY" -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
 
 # 1. Rust: every crate's tests (this also builds target/debug/heavydp, the CLI the
