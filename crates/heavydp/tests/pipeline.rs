@@ -273,6 +273,15 @@ fn classification_on_raw_columns_learns_the_base_rate() {
     .unwrap();
     let mut opts = FitOptions::new("auto", 2.0);
     opts.loss = Some("logistic".into());
+    // n·ε = 16 000 < 100·d = 800? no: 16 000 ≥ 800, a fit
+    assert_eq!(
+        pipeline::auto_rule(true, 8000, 8, 2.0).algorithm,
+        "clipped-gd"
+    );
+    assert_eq!(
+        pipeline::auto_rule(true, 1615, 56, 2.0).algorithm,
+        pipeline::INTERCEPT_ONLY
+    );
     let out = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(4), &mut NoObserver).unwrap();
     let p = out.model.predict(&ds);
     let logloss = p
