@@ -166,6 +166,9 @@ pub struct ParamInfo {
 pub struct AlgorithmInfo {
     pub name: &'static str,
     pub paper: &'static str,
+    /// A short public description of the data and task the algorithm suits
+    /// (the "use when" column of `heavydp algorithms`).
+    pub use_when: &'static str,
     pub privacy: &'static str,
     pub losses: Vec<&'static str>,
     pub domains: Vec<&'static str>,

@@ -148,6 +148,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
     vec![
         AlgorithmInfo {
             name: "clip",
+            use_when: "mean of light-to-moderate tails, declared moment bound M",
             paper: "Zhao, Wu, Liu, Wang, Fan & Li, Alg. 2 (simple clipping mean)",
             privacy: "zcdp",
             losses: vec![],
@@ -161,6 +162,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
         },
         AlgorithmInfo {
             name: "iterative-updating",
+            use_when: "mean under heavy tails, large n, declared moment bound M",
             paper: "Zhao, Wu, Liu, Wang, Fan & Li, Alg. 3 (iterative updating mean)",
             privacy: "zcdp",
             losses: vec![],
@@ -178,6 +180,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
         },
         AlgorithmInfo {
             name: "catoni",
+            use_when: "coordinate-wise means, heavy tails, pure DP; declare tau",
             paper: "Hu, Ni, Xiao & Wang, Catoni-Giulini coordinate means + Laplace (spec §A.5, derived)",
             privacy: "pure",
             losses: vec![],
@@ -190,6 +193,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
         },
         AlgorithmInfo {
             name: "sparse-peeling",
+            use_when: "sparse high-d mean (few non-zero coordinates)",
             paper: "Hu, Ni, Xiao & Wang, robust coordinate means + Peeling (spec §E.1, derived)",
             privacy: "approx",
             losses: vec![],

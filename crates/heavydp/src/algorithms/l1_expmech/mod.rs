@@ -444,6 +444,7 @@ impl L1RegressionExpMech {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "low-d median (l1) regression, heavy tails, pure DP; slow",
             paper: "Wang & Xu, Alg. 1 and 2",
             privacy: "pure",
             losses: vec!["absolute"],
