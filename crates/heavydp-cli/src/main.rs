@@ -89,7 +89,7 @@ buys private column centres/scales and the private intercept, the rest the algor
 delta defaulted to n^-1.1, degenerate settings) go to stderr and into the model's \"notes\".\n\n\
 The model's \"status\" says how the fit ended:\n\
   completed              the planned number of iterations ran: the normal end of every private iterative method\n\
-                         (files written before heavydp 0.1 say \"max_iterations\" for the same thing)\n\
+                         (model files of earlier versions say \"max_iterations\"; they are read as \"completed\")\n\
   converged              a tolerance-based stopping rule was met (non-private solvers, inner solvers)\n\
   tolerance_not_reached  the inner solver stopped before its tolerance; objective-perturbation's guarantee,\n\
                          which needs an exact minimiser, is then only approximate\n\n\
