@@ -100,7 +100,7 @@ const MEAN_HELP: &str = "Private mean of every numeric column of a CSV file (hea
 Prints JSON {\"estimator\", \"columns\", \"n\", \"mean\": [...], \"privacy\": {...}, \"hyperparameters\", \"notes\"} \
 (or writes it to --out). Estimators (--estimator):\n\
   clip                 Zhao et al. Alg. 2: l2 clipping to radius R + Gaussian noise; rho-zCDP (needs --delta > 0 for the (eps, delta) report)\n\
-  iterative-updating   Zhao et al. Alg. 3: noisy group means + iterative centre updates; (eps, delta)-DP\n\
+  iterative-updating   Zhao et al. Alg. 3: noisy group means + iterative centre updates; (eps, delta)-DP (--param accounting=shuffle is UNPROVEN, spec Z7)\n\
   catoni               coordinate-wise Catoni-Giulini means + Laplace noise (Hu et al. spec A.5); pure eps-DP\n\
   sparse-peeling       s-sparse mean: Catoni-Giulini means + Peeling (Hu et al. spec E.1); (eps, delta)-DP, needs --param s=S\n\n\
 Defaults come from public quantities only (n, d, eps, delta and the declared moment bounds --param p=, M=, tau=); \
@@ -209,7 +209,7 @@ struct FitArgs {
     /// Loss: squared, logistic (labels in {-1, +1} or {0, 1}), huber, absolute, biweight [default: the algorithm's default loss, squared for most].
     #[arg(long)]
     loss: Option<String>,
-    /// Constraint set: l1-ball, l2-ball, simplex, polytope, sparse [default: the algorithm's default domain].
+    /// Constraint set: l1-ball, l2-ball, simplex, polytope, sparse, unconstrained [default: the algorithm's default domain].
     #[arg(long)]
     domain: Option<String>,
     /// Radius of the l1/l2 ball of the coefficients (on the scaled columns unless --scale none) [default: 1].

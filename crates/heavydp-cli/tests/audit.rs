@@ -84,6 +84,7 @@ fn list_names_every_target_and_its_twin() {
         "clipped-gd",
         "iterative-updating-gd",
         "l1-regression-expmech",
+        "adassp",
     ] {
         assert!(
             text.lines()
@@ -103,7 +104,7 @@ fn list_names_every_target_and_its_twin() {
         .success();
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let rows = v.as_array().unwrap();
-    assert_eq!(rows.len(), 46);
+    assert_eq!(rows.len(), 48);
     for r in rows {
         for key in [
             "name",

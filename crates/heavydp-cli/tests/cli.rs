@@ -724,8 +724,8 @@ fn heavy_tailed_algorithms_reject_impossible_requests() {
         &["--epsilon", "1"],
         "--sparsity",
     );
-    // Peeling's composition does not close (spec Hu §E: s = 12 > (4/3) ln(1/δ) and
-    // ε > 0.418 ln(1/δ)).
+    // The printed Peeling scale's composition does not close (spec Hu §E: s = 12 >
+    // (4/3) ln(1/δ) and ε > 0.418 ln(1/δ)); the default exact calibration closes it.
     let wide = TempDir::new().unwrap();
     let (wide_data, _) = simulate(&wide, "hu-linear-lognormal", 30, 12);
     fit_fails_with(
@@ -743,15 +743,24 @@ fn heavy_tailed_algorithms_reject_impossible_requests() {
             "s=12",
             "--param",
             "T=1",
+            "--param",
+            "calibration=paper",
         ],
         "certify only",
     );
-    // ht-lasso's advanced composition does not close (spec H11).
+    // ht-lasso's printed ε₀ by advanced composition does not close (spec H11).
     fit_fails_with(
         &dir,
         &data,
         "ht-lasso",
-        &["--epsilon", "0.99", "--delta", "0.9"],
+        &[
+            "--epsilon",
+            "0.99",
+            "--delta",
+            "0.9",
+            "--param",
+            "calibration=paper",
+        ],
         "certifies only",
     );
     // Wrong domain.
@@ -891,4 +900,70 @@ fn tian_algorithms_end_to_end() {
         "decay",
     );
     fit_fails_with(&dir, &data, "dp-iht-l1", &with(&["--sparsity", "0"]), "");
+}
+
+#[test]
+fn adassp_end_to_end_and_its_errors() {
+    let dir = TempDir::new().unwrap();
+    let (data, truth) = simulate(&dir, "hu-linear-lognormal", 2000, 5);
+    let out = p(&dir, "adassp.json");
+    let args = [
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-5",
+        "--param",
+        "bound=4",
+        "--seed",
+        "5",
+    ];
+    fit(&data, &out, "adassp", &args).success();
+    let m = read_json(&out);
+    assert_eq!(m["algorithm"], "adassp");
+    assert_eq!(m["loss"], "squared");
+    assert_eq!(m["domain"]["kind"], "unconstrained");
+    assert_eq!(m["weights"].as_array().unwrap().len(), 5);
+    assert_eq!(m["privacy"]["model"], "zcdp");
+    assert_eq!(m["privacy"]["releases"], 3);
+    let eps = m["privacy"]["epsilon"].as_f64().unwrap();
+    assert!(eps <= 1.0 && eps > 0.999_999, "{eps}");
+    assert!((m["hyperparameters"]["bound_x"].as_f64().unwrap() - 4.0 * 5f64.sqrt()).abs() < 1e-12);
+    let again = p(&dir, "adassp-again.json");
+    fit(&data, &again, "adassp", &args).success();
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
+    heavydp()
+        .args([
+            "evaluate", "--model", &out, "--data", &data, "--truth", &truth,
+        ])
+        .assert()
+        .success();
+    // Missing bound, half a bound pair, another domain: one-line errors, no model file.
+    fit_fails_with(
+        &dir,
+        &data,
+        "adassp",
+        &["--epsilon", "1"],
+        "--param bound=B",
+    );
+    fit_fails_with(
+        &dir,
+        &data,
+        "adassp",
+        &["--epsilon", "1", "--param", "bound_x=3"],
+        "bound_y: required together with bound_x",
+    );
+    fit_fails_with(
+        &dir,
+        &data,
+        "adassp",
+        &[
+            "--epsilon",
+            "1",
+            "--param",
+            "bound=4",
+            "--domain",
+            "l2-ball",
+        ],
+        "domain 'l2-ball' is not supported",
+    );
 }

@@ -291,8 +291,15 @@ fn zhao_and_wangxu_algorithms_end_to_end() {
         ),
         (
             "l1-regression-expmech",
-            &["--epsilon", "1", "--param", "max_candidates=4096"],
-            "pure",
+            &[
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-6",
+                "--param",
+                "max_candidates=4096",
+            ],
+            "approx",
         ),
     ];
     for (alg, args, model) in cases {
@@ -321,4 +328,17 @@ fn zhao_and_wangxu_algorithms_end_to_end() {
     let h = &m["hyperparameters"];
     assert!(h["net"].is_string(), "{h}");
     assert!(h["zeta"].as_f64().unwrap() > 0.0, "{h}");
+}
+
+/// Issue 20 item 6: `mean --help` marks the shuffle accounting as unproven.
+#[test]
+fn mean_help_marks_the_shuffle_accounting_unproven() {
+    let out = heavydp().args(["mean", "--help"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.contains("iterative-updating")
+                && l.contains("accounting=shuffle is UNPROVEN")),
+        "{text}"
+    );
 }

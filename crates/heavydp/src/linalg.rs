@@ -148,6 +148,166 @@ pub fn margins(x: &[f64], d: usize, w: &[f64]) -> Vec<f64> {
     x.par_chunks(d.max(1)).map(|row| dot(row, w)).collect()
 }
 
+// ------------------------------------------------------------ small dense symmetric systems
+
+/// Cholesky factorisation A = L·Lᵀ of a symmetric d×d matrix stored row-major in `a`
+/// (full storage; only the lower triangle is read), in place: on success the lower
+/// triangle of `a` holds L (the strict upper triangle is left unchanged).
+///
+/// Row-oriented (Cholesky–Banachiewicz) with the fixed-order [`dot`], so the result is
+/// deterministic. A pivot is refused — `Err(j)`, j the 0-based column — when it is not a
+/// finite number above d·2⁻⁵²·max_i |A_ii|: the matrix is then not (numerically)
+/// positive definite, and `a` is left partly overwritten.
+pub fn cholesky_in_place(a: &mut [f64], d: usize) -> Result<(), usize> {
+    assert_eq!(a.len(), d * d, "cholesky: a must be d x d");
+    let max_diag = (0..d).fold(0.0f64, |m, i| m.max(a[i * d + i].abs()));
+    let tol = d as f64 * f64::EPSILON * max_diag;
+    for j in 0..d {
+        let (prev, cur) = a.split_at_mut(j * d);
+        let rj = &mut cur[..d];
+        for k in 0..j {
+            let rk = &prev[k * d..k * d + d];
+            let s = rj[k] - dot(&rj[..k], &rk[..k]);
+            rj[k] = s / rk[k];
+        }
+        let s = rj[j] - dot(&rj[..j], &rj[..j]);
+        if !(s.is_finite() && s > tol) {
+            return Err(j);
+        }
+        rj[j] = s.sqrt();
+    }
+    Ok(())
+}
+
+/// Solves L·Lᵀ·x = b in place (`b` becomes x), L the lower triangle of `l` as left by
+/// [`cholesky_in_place`].
+pub fn cholesky_solve(l: &[f64], d: usize, b: &mut [f64]) {
+    assert_eq!(l.len(), d * d);
+    assert_eq!(b.len(), d);
+    for i in 0..d {
+        let s = b[i] - dot(&l[i * d..i * d + i], &b[..i]);
+        b[i] = s / l[i * d + i];
+    }
+    for i in (0..d).rev() {
+        let mut s = b[i];
+        for k in i + 1..d {
+            s -= l[k * d + i] * b[k];
+        }
+        b[i] = s / l[i * d + i];
+    }
+}
+
+/// The smallest eigenvalue of a symmetric d×d matrix (row-major, full storage; d ≥ 1):
+/// Householder reduction to a symmetric tridiagonal T = QᵀAQ (Golub & Van Loan §8.3.1,
+/// without accumulating Q), then bisection on the Sturm count of T − μI (the number of
+/// negative pivots of its LDLᵀ, Golub & Van Loan §8.4.1) inside T's Gershgorin interval,
+/// to an absolute accuracy of a few ulps of ‖T‖. O(d³) time, one d×d copy.
+pub fn symmetric_min_eigenvalue(a: &[f64], d: usize) -> f64 {
+    assert!(d >= 1 && a.len() == d * d);
+    let (diag, off) = tridiagonalize(a, d);
+    tridiagonal_min_eigenvalue(&diag, &off)
+}
+
+/// Householder tridiagonalisation of a symmetric matrix: returns T's diagonal (d) and
+/// off-diagonal (d − 1) entries.
+fn tridiagonalize(a: &[f64], d: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut m = a.to_vec();
+    let mut off = vec![0.0; d.saturating_sub(1)];
+    let mut v = vec![0.0; d];
+    let mut p = vec![0.0; d];
+    for k in 0..d.saturating_sub(2) {
+        // x = column k below the diagonal; H = I − β v vᵀ with v = x + sign(x₁)‖x‖ e₁
+        // maps x to −sign(x₁)‖x‖ e₁.
+        let len = d - k - 1;
+        let v = &mut v[..len];
+        for (i, vi) in v.iter_mut().enumerate() {
+            *vi = m[(k + 1 + i) * d + k];
+        }
+        let tail: f64 = v[1..].iter().map(|t| t * t).sum();
+        if tail == 0.0 {
+            off[k] = v[0];
+            continue;
+        }
+        let alpha = (v[0] * v[0] + tail).sqrt();
+        let sign = if v[0] >= 0.0 { 1.0 } else { -1.0 };
+        off[k] = -sign * alpha;
+        v[0] += sign * alpha;
+        let beta = 2.0 / dot(v, v);
+        // S ← H S H = S − v wᵀ − w vᵀ on the trailing block S = m[k+1.., k+1..], with
+        // p = β S v and w = p − (β vᵀp / 2) v.
+        let p = &mut p[..len];
+        for (i, pi) in p.iter_mut().enumerate() {
+            let row = &m[(k + 1 + i) * d + k + 1..(k + 1 + i) * d + d];
+            *pi = beta * dot(row, v);
+        }
+        let c = beta * dot(v, p) / 2.0;
+        for (pi, vi) in p.iter_mut().zip(v.iter()) {
+            *pi -= c * vi;
+        }
+        for i in 0..len {
+            let row = &mut m[(k + 1 + i) * d + k + 1..(k + 1 + i) * d + d];
+            let (vi, wi) = (v[i], p[i]);
+            for ((r, vj), wj) in row.iter_mut().zip(v.iter()).zip(p.iter()) {
+                *r -= vi * wj + wi * vj;
+            }
+        }
+    }
+    if d >= 2 {
+        off[d - 2] = m[(d - 1) * d + d - 2];
+    }
+    let diag = (0..d).map(|i| m[i * d + i]).collect();
+    (diag, off)
+}
+
+/// Number of eigenvalues of the symmetric tridiagonal (diag, off) below μ (Sturm count).
+fn sturm_count(diag: &[f64], off: &[f64], mu: f64, tiny: f64) -> usize {
+    let mut count = 0;
+    let mut q = 1.0;
+    for i in 0..diag.len() {
+        let b2 = if i == 0 { 0.0 } else { off[i - 1] * off[i - 1] };
+        q = diag[i] - mu - if i == 0 { 0.0 } else { b2 / q };
+        if q == 0.0 {
+            q = -tiny;
+        }
+        if q < 0.0 {
+            count += 1;
+        }
+    }
+    count
+}
+
+/// The smallest eigenvalue of a symmetric tridiagonal matrix, by bisection.
+fn tridiagonal_min_eigenvalue(diag: &[f64], off: &[f64]) -> f64 {
+    let n = diag.len();
+    let radius = |i: usize| {
+        (if i > 0 { off[i - 1].abs() } else { 0.0 }) + (if i + 1 < n { off[i].abs() } else { 0.0 })
+    };
+    let mut lo = (0..n)
+        .map(|i| diag[i] - radius(i))
+        .fold(f64::INFINITY, f64::min);
+    let mut hi = (0..n)
+        .map(|i| diag[i] + radius(i))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let scale = lo.abs().max(hi.abs());
+    if scale == 0.0 {
+        return 0.0;
+    }
+    let tiny = f64::EPSILON * scale * 1e-3 + f64::MIN_POSITIVE;
+    // Invariant: no eigenvalue below lo; at least one at or below hi.
+    for _ in 0..2100 {
+        let mid = lo + (hi - lo) / 2.0;
+        if mid <= lo || mid >= hi || hi - lo <= 2.0 * f64::EPSILON * scale {
+            break;
+        }
+        if sturm_count(diag, off, mid, tiny) >= 1 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    lo + (hi - lo) / 2.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +362,85 @@ mod tests {
             assert_eq!(g, g1);
             assert_eq!(l, l1);
         }
+    }
+    /// A = Q·diag(λ)·Qᵀ with Q a product of Householder reflections (known spectrum).
+    fn with_spectrum(lams: &[f64], seed: u64) -> Vec<f64> {
+        use rand::Rng;
+        let d = lams.len();
+        let mut rng = crate::noise::rng_from_seed(seed);
+        let mut a = vec![0.0; d * d];
+        for i in 0..d {
+            a[i * d + i] = lams[i];
+        }
+        for _ in 0..3 {
+            let v: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let b = 2.0 / dot(&v, &v);
+            // A ← H A H, H = I − b v vᵀ
+            let h: Vec<f64> = (0..d * d)
+                .map(|k| f64::from(u8::from(k / d == k % d)) - b * v[k / d] * v[k % d])
+                .collect();
+            let mul = |x: &[f64], y: &[f64]| -> Vec<f64> {
+                (0..d * d)
+                    .map(|k| (0..d).map(|t| x[(k / d) * d + t] * y[t * d + k % d]).sum())
+                    .collect()
+            };
+            a = mul(&mul(&h, &a), &h);
+        }
+        a
+    }
+
+    #[test]
+    fn cholesky_solves_and_refuses_indefinite_matrices() {
+        let lams = [0.5, 1.0, 2.0, 3.5, 10.0, 0.7, 4.0];
+        let d = lams.len();
+        let a = with_spectrum(&lams, 1);
+        let x_true: Vec<f64> = (0..d).map(|i| i as f64 - 2.5).collect();
+        let mut b: Vec<f64> = (0..d).map(|i| dot(&a[i * d..i * d + d], &x_true)).collect();
+        let mut l = a.clone();
+        cholesky_in_place(&mut l, d).unwrap();
+        // L Lᵀ = A
+        for i in 0..d {
+            for j in 0..=i {
+                let s = dot(&l[i * d..i * d + j + 1], &l[j * d..j * d + j + 1]);
+                assert!((s - a[i * d + j]).abs() < 1e-12, "{i} {j}");
+            }
+        }
+        cholesky_solve(&l, d, &mut b);
+        for (x, t) in b.iter().zip(&x_true) {
+            assert!((x - t).abs() < 1e-12, "{x} vs {t}");
+        }
+        // Indefinite, singular and NaN matrices are refused.
+        let mut bad = with_spectrum(&[1.0, -0.1, 2.0], 2);
+        assert!(cholesky_in_place(&mut bad, 3).is_err());
+        let mut sing = vec![1.0, 1.0, 1.0, 1.0];
+        assert_eq!(cholesky_in_place(&mut sing, 2), Err(1));
+        let mut nan = vec![f64::NAN, 0.0, 0.0, 1.0];
+        assert_eq!(cholesky_in_place(&mut nan, 2), Err(0));
+    }
+
+    #[test]
+    fn min_eigenvalue_matches_the_known_spectrum() {
+        for (lams, seed) in [
+            (vec![3.0], 1),
+            (vec![2.0, -1.0], 2),
+            (vec![0.5, 1.0, 2.0, 3.5, 10.0, 0.7, 4.0], 3),
+            (
+                vec![1e-3, 5.0, 5.0, 5.0, 7.0, 1e3, 2.0, 9.0, 0.2, 6.0, 8.0],
+                4,
+            ),
+            (vec![-4.0, 0.0, 0.0, 3.0, 1.0], 5),
+        ] {
+            let d = lams.len();
+            let a = with_spectrum(&lams, seed);
+            let want = lams.iter().cloned().fold(f64::INFINITY, f64::min);
+            let got = symmetric_min_eigenvalue(&a, d);
+            let scale = lams.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            assert!((got - want).abs() < 1e-12 * scale, "{got} vs {want}");
+        }
+        // A rank-one Gram matrix x xᵀ has smallest eigenvalue 0; zero matrix → 0.
+        let x = [1.0, -2.0, 0.5];
+        let g: Vec<f64> = (0..9).map(|k| x[k / 3] * x[k % 3]).collect();
+        assert!(symmetric_min_eigenvalue(&g, 3).abs() < 1e-14);
+        assert_eq!(symmetric_min_eigenvalue(&[0.0; 4], 2), 0.0);
     }
 }

@@ -16,11 +16,13 @@
 //! | `dp-iht-l1` | [`iht`] (`absolute`) | Tian et al. Alg. 3 | approx |
 //! | `dp-slr` | [`iht`] (`least_squares`) | Cai, Wang & Zhang (Tian et al. baseline) | approx |
 //! | `adahuber` | [`adaptive_huber`] | Sun, Zhou & Fan (Tian et al. baseline) | none |
-//! | `l1-regression-expmech` | [`l1_expmech`] | Wang & Xu Alg. 1 and 2 | pure |
+//! | `l1-regression-expmech` | [`l1_expmech`] | Wang & Xu Alg. 1 and 2 | approx (δ = (1 + e^ε)N·2⁻⁵⁰ of the floating-point sampler) |
 //! | `clipped-gd` | [`private_gd`] | Zhao et al. Alg. 1 + Alg. 2 | zcdp |
 //! | `iterative-updating-gd` | [`private_gd`] | Zhao et al. Alg. 1 + Alg. 3 | approx |
+//! | `adassp` | [`adassp`] | Wang (UAI 2018) Alg. 2 | zcdp |
 
 pub mod adaptive_huber;
+pub mod adassp;
 pub mod frank_wolfe;
 pub mod iht;
 pub mod l1_expmech;
@@ -482,6 +484,7 @@ pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>,
             private_gd::GradientEstimator::IterativeUpdating,
             params,
         )?),
+        "adassp" => Box::new(adassp::AdaSsp::from_params(params)?),
         other => return Err(FitError::UnknownAlgorithm(other.to_string())),
     })
 }
@@ -505,6 +508,7 @@ pub fn catalogue() -> Vec<AlgorithmInfo> {
         l1_expmech::L1RegressionExpMech::info(),
         private_gd::PrivateGd::info(private_gd::GradientEstimator::Clip),
         private_gd::PrivateGd::info(private_gd::GradientEstimator::IterativeUpdating),
+        adassp::AdaSsp::info(),
     ]
 }
 
@@ -520,6 +524,7 @@ pub fn default_loss_and_domain(name: &str) -> (&'static str, &'static str) {
         "dp-iht-huber" | "adahuber" => ("huber", "sparse"),
         "dp-iht-l1" => ("absolute", "sparse"),
         "l1-regression-expmech" => ("absolute", "l2-ball"),
+        "adassp" => ("squared", "unconstrained"),
         _ => ("squared", "l1-ball"),
     }
 }

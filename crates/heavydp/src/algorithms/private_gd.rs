@@ -12,8 +12,14 @@
 //! for t = 1..T:
 //!     g_t = G(∇ℓ(w_t, z_1), …, ∇ℓ(w_t, z_n); per-step budget)     (all n records every step)
 //!     w_{t+1} = Π_W(w_t − η g_t)                                  (Euclidean projection)
-//! return ŵ = (1/T) Σ_{t=1}^{T} w_t
+//! return ŵ = (1/T) Σ_{t=1}^{T} w_{t+1}        (the T iterates the T charged steps produce)
 //! ```
+//!
+//! The paper prints ŵ = (1/T) Σ_{t=1}^{T} w_t, which contains the start point w_1 and not
+//! w_{T+1}: the T-th noisy gradient (charged to the ledger) would never reach the output,
+//! and T = 1 would release w_0 whatever the data. heavydp averages the iterates *after*
+//! each step instead (issue 20, item 7), so every charged step is used; the projected-GD
+//! bound for smooth convex F holds for this average as well.
 //!
 //! with G = the clipping mean (Alg. 2: (1/n) Σ Clip(∇ℓ_i, R) + N(0, σ²I)) for `clipped-gd`,
 //! and the iterative-updating mean (Alg. 3: k noisy group means of clipped gradients, then
@@ -25,9 +31,11 @@
 //! * `clipped-gd`: each step is the Gaussian mechanism on a mean of vectors clipped to
 //!   ℓ2 radius R (replace-one ℓ2 sensitivity 2R/n), hence ρ/T-zCDP with
 //!   σ² = 2R²T/(ρn²) (Lemmas 2, 4); T steps compose to ρ-zCDP (Lemma 1(2)), which is
-//!   (ρ + 2√(ρ ln(1/δ)), δ)-DP (Lemma 1(4)). ρ from eq. (15) for ε ≤ 1 (Theorem 3) and
-//!   the exact inversion of Lemma 1(4) for ε > 1 (Z14), or always the exact inversion with
-//!   `rho_rule=exact`. Privacy model `zcdp` (the file reports ρ and its (ε, δ)).
+//!   (ρ + 2√(ρ ln(1/δ)), δ)-DP (Lemma 1(4)). ρ is the exact inversion of Lemma 1(4) (the
+//!   largest ρ that certifies (ε, δ); default `rho_rule=exact`, issue 20 item 5), or with
+//!   `rho_rule=eq15` the paper's eq. (15) for ε ≤ 1 (Theorem 3; it certifies only ≈ 0.88ε
+//!   at ε = 1, δ = 10⁻⁴·⁴, and that is what is charged) and the exact inversion for ε > 1
+//!   (Z14). Privacy model `zcdp` (the file reports ρ and its (ε, δ)).
 //! * `iterative-updating-gd`, `accounting=conservative` (default): at each step the k
 //!   group means read disjoint groups, so the vector (Q_1..Q_k) is ρ_step-zCDP (parallel
 //!   composition) with σ² = 2R²/(ρ_step m²), m = ⌊n/k⌋; the refinement is post-processing.
@@ -43,7 +51,7 @@
 //! balanced for the amplified ρ of eq. (24), which grows with k; with the always-valid
 //! accounting each group mean carries k times the noise of the clipping mean (m = n/k), so
 //! heavydp applies Theorem 4's balancing with ρ/k² (it reduces to clipped-gd with a noisier
-//! gradient). At small n this gives T = 1, i.e. ŵ = w_0: the budget cannot pay for a step.
+//! gradient). At small n this gives T = 1: a single noisy step from w_0.
 //!
 //! ε = ∞ runs the same iteration (T, R, η from the formulas at ε = 1) with no noise: the
 //! non-private projected gradient descent with clipped (resp. iteratively-updated)
@@ -61,7 +69,7 @@
 //! | `T` | T | clipped-gd: ⌊ρn²/(dR²)⌋ (Thm 4); iterative-updating-gd: the same with ρ/k² (conservative), ⌊n²ε²/(dR²)⌋ (shuffle, Thm 7); at least 1, at most `max_steps` | Thms 4, 7; project (conservative) |
 //! | `max_steps` | — | 10 000 | project cap on T (noise recomputed for the T run) |
 //! | `lr` | η | 1/(λ√(2T)) | Thms 4, 7 |
-//! | `rho_rule` | — | `eq15` | `eq15`: ρ of eq. (15) when ε ≤ 1, exact inversion otherwise (Z14); `exact`: always the exact inversion |
+//! | `rho_rule` | — | `exact` | `exact`: the exact inversion of Lemma 1(4) (spends the budget); `eq15` (the paper's constant): ρ of eq. (15) when ε ≤ 1, exact inversion otherwise (Z14) |
 //! | `k` | k | max(2, min(⌈8 ln n⌉, ⌊n/2⌋)) | spec §4.3 / Z9 (practical); `k=paper`: ⌈800 ln 20⌉ = 2397 |
 //! | `t_c` | t_c | max(1, ⌈2 ln(R/(4r₀))/ln(256/233)⌉) with the practical r₀ = √2Rk√d/(n√ρ_step) + M√(dk/n) | Lemma 8, spec §4.3, Z10 (deviation: (95)'s proof constants give t_c = 1) |
 //! | `estimate` | — | `multistart` | solver of problem (27), spec §5.2; `exact` for d ≤ 2 or k ≤ 20 |
@@ -188,8 +196,8 @@ impl PrivateGd {
             max_steps: p.integer("max_steps", 1)?.unwrap_or(10_000),
             lr: p.positive("lr")?,
             rho_rule: match p.choice("rho_rule", &["eq15", "exact"])? {
-                Some("exact") => RhoRule::Exact,
-                _ => RhoRule::Eq15,
+                Some("eq15") => RhoRule::Eq15,
+                _ => RhoRule::Exact,
             },
             k,
             paper_k,
@@ -261,8 +269,8 @@ impl PrivateGd {
             },
             ParamInfo {
                 name: "rho_rule",
-                default: "eq15",
-                meaning: "total zCDP rho: eq. (15) for eps <= 1 and the exact inversion above 1, or always the exact inversion",
+                default: "exact",
+                meaning: "total zCDP rho: exact = the exact inversion of Lemma 1(4) (spends the budget); eq15 = the paper's eq. (15) for eps <= 1 (about 0.88 eps certified) and the exact inversion above 1",
                 source: "Zhao Thm 3, eq. (15); spec Z14",
             },
         ];
@@ -289,7 +297,7 @@ impl PrivateGd {
                 ParamInfo {
                     name: "accounting",
                     default: "conservative",
-                    meaning: "conservative (parallel composition over groups, zCDP over steps) or shuffle (the paper's Thm 6-7; amplification not established, Z7)",
+                    meaning: "conservative (parallel composition over groups, zCDP over steps) or shuffle (UNPROVEN: the paper's Thm 6-7; amplification by shuffling is not established for group means, Z7)",
                     source: "spec Zhao §4.1, Z7",
                 },
             ]);
@@ -520,10 +528,6 @@ impl PrivateAlgorithm for PrivateGd {
         let mut trace = Vec::with_capacity(plan.big_t);
         observer.on_start(plan.big_t);
         for t in 0..plan.big_t {
-            // w_t enters the average before its step (ŵ = mean of w_1..w_T).
-            for (a, wi) in avg.iter_mut().zip(&w) {
-                *a += wi;
-            }
             let row = |i: usize, out: &mut [f64]| {
                 let x = data.row(i);
                 let r = loss.derivative(dot(x, &w), data.y()[i]);
@@ -555,6 +559,11 @@ impl PrivateAlgorithm for PrivateGd {
                 *wi -= plan.lr * gi;
             }
             problem.domain.project(&mut w);
+            // w_{t+1}, the result of this charged step, enters the average
+            // (ŵ = mean of w_2..w_{T+1}; issue 20, item 7).
+            for (a, wi) in avg.iter_mut().zip(&w) {
+                *a += wi;
+            }
             let (eps_spent, _) = ledger.spent();
             trace.push(TraceRecord {
                 iteration: t + 1,
@@ -611,7 +620,7 @@ impl PrivateAlgorithm for PrivateGd {
             );
             if self.accounting == Accounting::Shuffle {
                 notes.push(
-                    "accounting=shuffle relies on the paper's Theorem 6 (amplification by shuffling), which is not established for group means (spec Z7); the reported (epsilon, delta) is the paper's claim".into(),
+                    "UNPROVEN privacy claim: accounting=shuffle relies on the paper's Theorem 6 (amplification by shuffling), which is not established for group means (spec Z7); the reported (epsilon, delta) is the paper's claim, not a certified guarantee; accounting=conservative is always valid".into(),
                 );
             }
         }

@@ -983,6 +983,18 @@ pub fn algorithm_targets() -> Vec<AlgorithmTarget> {
             trials: t(20_000, 100_000),
         },
         AlgorithmTarget {
+            // Only the response of record 1 moves (+1 → −1): Xᵀy moves by its full
+            // replace-one sensitivity 2·B_X·B_Y = 2√2; λ_min and XᵀX are equal on D and D′.
+            algorithm: "adassp",
+            params: vec![p("bound", "1")],
+            loss: LossKind::Squared,
+            domain: DomainSpec::Unconstrained,
+            pair: canary_pair(20, 2, 1.0, 1.0),
+            statistic: ones(2),
+            broken_factor: 16.0,
+            trials: t(20_000, 100_000),
+        },
+        AlgorithmTarget {
             algorithm: "dp-slr",
             params: vec![p("bound", "1"), p("T", "2"), p("s", "1"), p("eta", "0.5")],
             loss: LossKind::Squared,

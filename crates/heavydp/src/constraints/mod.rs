@@ -24,7 +24,7 @@ use thiserror::Error;
 /// Errors of domain construction.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum DomainError {
-    #[error("unknown domain '{0}' (expected one of: l1-ball, l2-ball, simplex, polytope, sparse)")]
+    #[error("unknown domain '{0}' (expected one of: l1-ball, l2-ball, simplex, polytope, sparse, unconstrained)")]
     Unknown(String),
     #[error("--radius must be a finite number > 0; got {0}")]
     BadRadius(f64),
@@ -544,14 +544,74 @@ impl ConstraintSet for SparseBall {
     }
 }
 
+// ---------------------------------------------------------------- unconstrained
+
+/// All of ℝ^d: the domain of estimators with a closed-form, unconstrained output
+/// (`adassp`, whose ridge solution is not projected anywhere). Every radius is ∞ and
+/// the projection is the identity; there is no linear minimiser over ℝ^d, so
+/// [`ConstraintSet::lmo`] writes −∞·sign(g) (0 where g = 0) — no algorithm that uses an
+/// LMO or a radius accepts this domain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unconstrained {
+    pub d: usize,
+}
+
+impl ConstraintSet for Unconstrained {
+    fn dim(&self) -> usize {
+        self.d
+    }
+    fn contains(&self, w: &[f64], _tol: f64) -> bool {
+        w.iter().all(|v| v.is_finite())
+    }
+    fn project(&self, _v: &mut [f64]) {}
+    fn lmo(&self, g: &[f64], out: &mut [f64]) {
+        for (o, gi) in out.iter_mut().zip(g) {
+            *o = if *gi == 0.0 {
+                0.0
+            } else {
+                -gi.signum() * f64::INFINITY
+            };
+        }
+    }
+    fn l1_radius(&self) -> f64 {
+        f64::INFINITY
+    }
+    fn l2_radius(&self) -> f64 {
+        f64::INFINITY
+    }
+    fn l1_diameter(&self) -> f64 {
+        f64::INFINITY
+    }
+    fn gaussian_width(&self) -> f64 {
+        f64::INFINITY
+    }
+    fn start(&self) -> Vec<f64> {
+        vec![0.0; self.d]
+    }
+    fn describe(&self) -> serde_json::Value {
+        json!({"kind": "unconstrained"})
+    }
+}
+
 /// A domain as named on the command line.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DomainSpec {
-    L1Ball { radius: f64 },
-    L2Ball { radius: f64 },
+    L1Ball {
+        radius: f64,
+    },
+    L2Ball {
+        radius: f64,
+    },
     Simplex,
-    Polytope { path: String },
-    Sparse { s: usize, radius: f64 },
+    Polytope {
+        path: String,
+    },
+    Sparse {
+        s: usize,
+        radius: f64,
+    },
+    /// ℝ^d (`--radius` is ignored).
+    Unconstrained,
 }
 
 impl DomainSpec {
@@ -577,6 +637,7 @@ impl DomainSpec {
                 s: sparsity.unwrap_or(0),
                 radius: r,
             },
+            "unconstrained" => DomainSpec::Unconstrained,
             other => return Err(DomainError::Unknown(other.to_string())),
         })
     }
@@ -589,6 +650,7 @@ impl DomainSpec {
             DomainSpec::Simplex => "simplex",
             DomainSpec::Polytope { .. } => "polytope",
             DomainSpec::Sparse { .. } => "sparse",
+            DomainSpec::Unconstrained => "unconstrained",
         }
     }
 
@@ -598,6 +660,7 @@ impl DomainSpec {
             DomainSpec::L1Ball { radius } => Box::new(L1Ball { d, radius: *radius }),
             DomainSpec::L2Ball { radius } => Box::new(L2Ball { d, radius: *radius }),
             DomainSpec::Simplex => Box::new(Simplex { d }),
+            DomainSpec::Unconstrained => Box::new(Unconstrained { d }),
             DomainSpec::Polytope { path } => Box::new(VertexPolytope::from_csv(path, d)?),
             DomainSpec::Sparse { s, radius } => {
                 if *s == 0 || *s > d {
@@ -717,6 +780,24 @@ mod tests {
         assert!((expected_gaussian_norm(1) - (2.0 / std::f64::consts::PI).sqrt()).abs() < 1e-12);
         assert!((expected_gaussian_norm(2) - (std::f64::consts::PI / 2.0).sqrt()).abs() < 1e-12);
         assert!(expected_gaussian_norm(1000) < 1000f64.sqrt());
+    }
+
+    #[test]
+    fn unconstrained_domain_is_all_of_rd() {
+        let c = DomainSpec::parse("unconstrained", Some(5.0), None, None)
+            .unwrap()
+            .build(3)
+            .unwrap();
+        let mut v = vec![1e9, -2.0, 0.0];
+        c.project(&mut v);
+        assert_eq!(v, vec![1e9, -2.0, 0.0]);
+        assert!(c.contains(&v, 0.0) && !c.contains(&[f64::NAN, 0.0, 0.0], 0.0));
+        assert_eq!(c.l2_radius(), f64::INFINITY);
+        assert_eq!(c.describe()["kind"], "unconstrained");
+        assert_eq!(c.start(), vec![0.0; 3]);
+        let mut out = vec![0.0; 3];
+        c.lmo(&[1.0, -1.0, 0.0], &mut out);
+        assert_eq!(out, vec![f64::NEG_INFINITY, f64::INFINITY, 0.0]);
     }
 
     #[test]

@@ -174,7 +174,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
                 pm("k", "max(2, min(ceil(8 ln n), floor(n/2)))", "number of groups; k=paper: ceil(800 ln 20) = 2397", "spec Zhao §4.3, Z9; Lemma 6"),
                 pm("t_c", "max(1, ceil(2 ln(R/(4 r0))/ln(256/233))), r0 of (95)", "number of centre updates", "Zhao Lemma 8; spec §4.3, Z10"),
                 pm("estimate", "multistart", "solver of problem (27): multistart (spec §5.2) or exact (d <= 2 or k <= 20)", "spec Zhao §5"),
-                pm("accounting", "conservative", "conservative: rho-zCDP by parallel composition (always valid); shuffle: rho of (24) and the (eps, delta) of Theorem 6 (unproven for group means, Z7)", "spec Zhao §4.1"),
+                pm("accounting", "conservative", "conservative: rho-zCDP by parallel composition (always valid); shuffle: UNPROVEN - rho of (24) and the (eps, delta) of Theorem 6, not established for group means (Z7)", "spec Zhao §4.1"),
                 rho_rule,
             ],
         },
@@ -204,6 +204,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
                 robust[1].clone(),
                 pm("k", "(n^2 eps^2 tau^2/(s^2 ln(s/fail_prob)))^(1/4)", "truncation scale of the estimator", "spec Hu §E.1 (Alg. 5's proof formula with T = 1)"),
                 pm("fail_prob", "0.05", "failure probability zeta in the default k", "spec Hu §E.1"),
+                crate::mechanisms::PeelingCalibration::param_info(),
             ],
         },
     ]
@@ -250,7 +251,7 @@ pub fn private_mean(
             "rho_rule",
         ],
         "catoni" => &["tau", "beta", "k"],
-        _ => &["s", "tau", "beta", "k", "fail_prob"],
+        _ => &["s", "tau", "beta", "k", "fail_prob", "calibration"],
     };
     let p = Params::new(est, params, accepted)?;
     let budget = Budget::new(budget.epsilon, budget.delta)?;
@@ -551,7 +552,7 @@ fn iu_mean(
         notes.push("problem (27) solved by the multistart local search (spec Zhao §5.2): every answer is feasible but not certified optimal, so the paper's optimal rate is not certified (spec §5.3); privacy is unaffected (post-processing)".to_string());
     }
     if shuffle {
-        notes.push("accounting=shuffle: the (epsilon, delta) relies on Theorem 6 of Zhao et al. (amplification by shuffling), whose application to group means that are private only w.r.t. one-sample changes is not proven (spec §4.1, Z7); accounting=conservative is always valid".to_string());
+        notes.push("UNPROVEN privacy claim: accounting=shuffle: the (epsilon, delta) relies on Theorem 6 of Zhao et al. (amplification by shuffling), whose application to group means that are private only w.r.t. one-sample changes is not proven (spec §4.1, Z7); accounting=conservative is always valid".to_string());
     }
     if n > k * m {
         notes.push(format!(
@@ -682,7 +683,8 @@ fn peeling_mean(
     });
     CatoniGiulini::new(k, beta).map_err(|e| estimator_error(EST, "k", e))?;
     let lambda = catoni_l1_sensitivity(k, n, 1);
-    let peeling = Peeling::new(s, lambda, budget2.epsilon, budget2.delta)?;
+    let calibration = crate::mechanisms::PeelingCalibration::parse(p)?;
+    let peeling = Peeling::calibrated(s, lambda, budget2.epsilon, budget2.delta, calibration)?;
     let xhat = robust_means(EST, x, n, d, k, beta)?;
     let mut ledger = PrivacyLedger::new(budget2, Accountant::Basic);
     let released = release(
@@ -700,6 +702,7 @@ fn peeling_mean(
     hp(&mut h, "fail_prob", zeta);
     hp(&mut h, "lambda", lambda);
     hp(&mut h, "laplace_scale", peeling.scale);
+    hp(&mut h, "calibration", calibration.name());
     hp(&mut h, "delta", budget2.delta);
     let mut notes = vec![];
     if !budget.is_non_private() && budget.delta == 0.0 {

@@ -45,7 +45,10 @@
 //! is a density argument for a continuous Gaussian b; see that module).
 
 pub mod peeling;
-pub use peeling::Peeling;
+pub use peeling::{
+    peeling_certified_epsilon, peeling_exact_scale, peeling_paper_scale, Peeling,
+    PeelingCalibration,
+};
 
 use crate::noise::exact::{Dyadic32, ExactRng};
 use crate::noise::snap::{self, widened, Grid, Spread, MAX_SCORE_UNITS, MAX_UNITS};

@@ -559,6 +559,10 @@ pub struct PrivacyLedger {
     sum_rho: f64,
     max_eps: f64,
     max_delta: f64,
+    /// Parallel accountant: the basic sum of the whole-data charges (they touch every chunk).
+    whole_data: (f64, f64),
+    /// Parallel accountant: the basic sum of each chunk's *own* charges; the chunk's
+    /// total is `whole_data` + its own sum.
     chunk_totals: Vec<(f64, f64)>,
 }
 
@@ -575,6 +579,7 @@ impl PrivacyLedger {
             sum_rho: 0.0,
             max_eps: 0.0,
             max_delta: 0.0,
+            whole_data: (0.0, 0.0),
             chunk_totals: Vec::new(),
         }
     }
@@ -604,10 +609,14 @@ impl PrivacyLedger {
         let mut max_eps = self.max_eps;
         let mut max_delta = self.max_delta;
         let mut k = self.releases;
-        let mut chunk_max = self
-            .chunk_totals
-            .iter()
-            .fold((0.0f64, 0.0f64), |a, b| (a.0.max(b.0), a.1.max(b.1)));
+        // Parallel accountant: every chunk carries every whole-data charge (issue 20,
+        // item 1), so a chunk's total is whole_data + its own charges; chunks never
+        // charged on their own carry whole_data alone.
+        let chunk_total =
+            |whole: (f64, f64), own: (f64, f64)| (add_up(whole.0, own.0), add_up(whole.1, own.1));
+        let mut whole = self.whole_data;
+        // (chunk index, its own total after the extra charge)
+        let mut charged: Option<(usize, (f64, f64))> = None;
         if let Some((cost, chunk)) = extra {
             k += 1;
             match (self.accountant, cost) {
@@ -632,15 +641,13 @@ impl PrivacyLedger {
                             })
                         }
                     };
-                    let idx = chunk.unwrap_or(usize::MAX);
-                    let prev = if idx == usize::MAX {
-                        // A charge on the whole data set touches every chunk.
-                        chunk_max
-                    } else {
-                        self.chunk_totals.get(idx).copied().unwrap_or((0.0, 0.0))
-                    };
-                    let (ne, nd) = (add_up(prev.0, e), add_up(prev.1, d));
-                    chunk_max = (chunk_max.0.max(ne), chunk_max.1.max(nd));
+                    match chunk {
+                        None => whole = (add_up(whole.0, e), add_up(whole.1, d)),
+                        Some(i) => {
+                            let o = self.chunk_totals.get(i).copied().unwrap_or((0.0, 0.0));
+                            charged = Some((i, (add_up(o.0, e), add_up(o.1, d))));
+                        }
+                    }
                 }
                 (_, Cost::Pure { epsilon }) => {
                     sum_eps = add_up(sum_eps, epsilon);
@@ -682,7 +689,20 @@ impl PrivacyLedger {
                     }
                 }
             }
-            Accountant::Parallel => chunk_max,
+            Accountant::Parallel => {
+                let max = |a: (f64, f64), b: (f64, f64)| (a.0.max(b.0), a.1.max(b.1));
+                let mut total = self
+                    .chunk_totals
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| charged.is_none_or(|(c, _)| c != *i))
+                    .map(|(_, &o)| chunk_total(whole, o))
+                    .fold(whole, max);
+                if let Some((_, o)) = charged {
+                    total = max(total, chunk_total(whole, o));
+                }
+                total
+            }
         })
     }
 
@@ -742,12 +762,8 @@ impl PrivacyLedger {
                         *t = (add_up(t.0, ce), add_up(t.1, cd));
                     }
                     None => {
-                        if self.chunk_totals.is_empty() {
-                            self.chunk_totals.push((0.0, 0.0));
-                        }
-                        for t in &mut self.chunk_totals {
-                            *t = (add_up(t.0, ce), add_up(t.1, cd));
-                        }
+                        let w = &mut self.whole_data;
+                        *w = (add_up(w.0, ce), add_up(w.1, cd));
                     }
                 }
             }
@@ -976,6 +992,140 @@ mod tests {
             .is_err());
         // a whole-data charge is over budget too
         assert!(l.charge("all", Cost::Pure { epsilon: 0.1 }).is_err());
+    }
+
+    /// Issue 20 item 1: a chunk first charged after a whole-data charge carries it.
+    #[test]
+    fn parallel_whole_then_new_chunk_is_refused() {
+        let mut l = PrivacyLedger::new(Budget::pure(1.0).unwrap(), Accountant::Parallel);
+        l.charge("all", Cost::Pure { epsilon: 0.6 }).unwrap();
+        assert_eq!(l.spent(), (0.6, 0.0));
+        let before = l.spent();
+        let err = l
+            .charge_on_chunk("c3", 3, Cost::Pure { epsilon: 0.6 })
+            .unwrap_err();
+        match err {
+            PrivacyError::BudgetExceeded { would_epsilon, .. } => {
+                assert!((1.2..1.2 + 1e-12).contains(&would_epsilon))
+            }
+            e => panic!("{e:?}"),
+        }
+        assert_eq!(l.spent(), before);
+        // 0.4 fits exactly and the total is then 1.0 on chunk 3
+        l.charge_on_chunk("c3", 3, Cost::Pure { epsilon: 0.4 })
+            .unwrap();
+        assert!((1.0..1.0 + 1e-12).contains(&l.spent().0));
+        assert_eq!(l.summary(PrivacyModel::Pure).epsilon, l.spent().0);
+    }
+
+    /// Issue 20 item 1: chunk 0, then whole data, then a new chunk 5.
+    #[test]
+    fn parallel_chunk_whole_new_chunk_is_refused() {
+        let mut l = PrivacyLedger::new(Budget::pure(1.0).unwrap(), Accountant::Parallel);
+        l.charge_on_chunk("c0", 0, Cost::Pure { epsilon: 0.5 })
+            .unwrap();
+        l.charge("all", Cost::Pure { epsilon: 0.4 }).unwrap();
+        assert!(close_above(l.spent().0, 0.9));
+        let err = l
+            .charge_on_chunk("c5", 5, Cost::Pure { epsilon: 0.9 })
+            .unwrap_err();
+        match err {
+            PrivacyError::BudgetExceeded { would_epsilon, .. } => {
+                assert!(close_above(would_epsilon, 1.3), "{would_epsilon}")
+            }
+            e => panic!("{e:?}"),
+        }
+        // chunk 5 can still take 0.6 (0.4 whole + 0.6): the max is then 1.0
+        l.charge_on_chunk("c5", 5, Cost::Pure { epsilon: 0.6 })
+            .unwrap();
+        assert!(close_above(l.spent().0, 1.0));
+        // chunk 0 (0.5 + 0.4) can take 0.05 but then not 0.1 more
+        l.charge_on_chunk("c0", 0, Cost::Pure { epsilon: 0.05 })
+            .unwrap();
+        assert!(l
+            .charge_on_chunk("c0", 0, Cost::Pure { epsilon: 0.1 })
+            .is_err());
+    }
+
+    /// Issue 20 item 1: the other order (chunks first, whole data last) and δ.
+    #[test]
+    fn parallel_chunks_then_whole_and_summary_max() {
+        let mut l = PrivacyLedger::new(Budget::new(1.0, 1e-5).unwrap(), Accountant::Parallel);
+        l.charge_on_chunk(
+            "c1",
+            1,
+            Cost::Approx {
+                epsilon: 0.3,
+                delta: 2e-6,
+            },
+        )
+        .unwrap();
+        l.charge_on_chunk(
+            "c7",
+            7,
+            Cost::Approx {
+                epsilon: 0.5,
+                delta: 1e-6,
+            },
+        )
+        .unwrap();
+        // whole data 0.6: chunk 7 would reach 1.1
+        assert!(l.charge("all", Cost::Pure { epsilon: 0.6 }).is_err());
+        l.charge(
+            "all",
+            Cost::Approx {
+                epsilon: 0.25,
+                delta: 3e-6,
+            },
+        )
+        .unwrap();
+        // max over chunks: ε from chunk 7 (0.75), δ from chunk 1 (5e-6)
+        let (e, d) = l.spent();
+        assert!(close_above(e, 0.75), "{e}");
+        assert!(close_above(d, 5e-6), "{d}");
+        // a chunk created now starts from the whole-data 0.25
+        l.charge_on_chunk("c9", 9, Cost::Pure { epsilon: 0.7 })
+            .unwrap();
+        let s = l.summary(PrivacyModel::Approx);
+        assert!(close_above(s.epsilon, 0.95), "{}", s.epsilon);
+        assert!(close_above(s.delta, 5e-6));
+        assert!(l
+            .charge_on_chunk("c9", 9, Cost::Pure { epsilon: 0.1 })
+            .is_err());
+        // chunk 2 (never charged) carries 0.25 + 3e-6 and can take 0.75 but δ only 7e-6
+        assert!(l
+            .charge_on_chunk(
+                "c2",
+                2,
+                Cost::Approx {
+                    epsilon: 0.1,
+                    delta: 8e-6
+                }
+            )
+            .is_err());
+        l.charge_on_chunk(
+            "c2",
+            2,
+            Cost::Approx {
+                epsilon: 0.1,
+                delta: 6e-6,
+            },
+        )
+        .unwrap();
+        assert!(close_above(l.spent().1, 9e-6));
+    }
+
+    /// Whole-data charges only: the total is their basic sum.
+    #[test]
+    fn parallel_whole_data_only_is_basic_sum() {
+        let mut l = PrivacyLedger::new(Budget::pure(1.0).unwrap(), Accountant::Parallel);
+        assert_eq!(l.spent(), (0.0, 0.0));
+        l.charge("a", Cost::Pure { epsilon: 0.5 }).unwrap();
+        l.charge("b", Cost::Pure { epsilon: 0.5 }).unwrap();
+        assert_eq!(l.spent(), (1.0, 0.0));
+        assert!(l
+            .charge_on_chunk("c", 0, Cost::Pure { epsilon: 1e-9 })
+            .is_err());
     }
 
     /// |a − b| ≤ 1e-13·|b| and a on the required side of b.

@@ -54,7 +54,7 @@
 
 use super::super::*;
 use super::{tian_sizes, SplitIht};
-use crate::mechanisms::Peeling;
+use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "dp-iht-l1";
 
@@ -79,6 +79,8 @@ pub struct DpIhtL1 {
     pub t: Option<usize>,
     pub sign_features: SignFeatures,
     pub chunking: Chunking,
+    /// Peeling's noise calibration (default exact).
+    pub calibration: PeelingCalibration,
 }
 
 impl Default for DpIhtL1 {
@@ -93,6 +95,7 @@ impl Default for DpIhtL1 {
             t: None,
             sign_features: SignFeatures::Raw,
             chunking: Chunking::Shuffle,
+            calibration: PeelingCalibration::Exact,
         }
     }
 }
@@ -128,6 +131,7 @@ impl DpIhtL1 {
                 "T",
                 "sign_features",
                 "chunking",
+                "calibration",
             ],
         )?;
         let decay = p.non_negative("decay")?.unwrap_or(0.0);
@@ -151,6 +155,7 @@ impl DpIhtL1 {
                 _ => SignFeatures::Raw,
             },
             chunking: Chunking::parse(&p)?,
+            calibration: PeelingCalibration::parse(&p)?,
         })
     }
 
@@ -212,6 +217,7 @@ impl DpIhtL1 {
                     source: "spec T4",
                 },
                 Chunking::param_info(),
+                PeelingCalibration::param_info(),
             ],
         }
     }
@@ -273,7 +279,13 @@ impl PrivateAlgorithm for DpIhtL1 {
         )?;
         let plan = self.plan(problem, &budget)?;
         // The certification depends on (s, ε, δ) only; λ_t scales the noise.
-        Peeling::new(plan.s, plan.lambdas[0], budget.epsilon, budget.delta)?;
+        Peeling::calibrated(
+            plan.s,
+            plan.lambdas[0],
+            budget.epsilon,
+            budget.delta,
+            self.calibration,
+        )?;
         if plan.lambdas.iter().any(|l| !(l.is_finite() && *l > 0.0)) {
             return Err(FitError::BadParameter {
                 algorithm: NAME,
@@ -299,8 +311,10 @@ impl PrivateAlgorithm for DpIhtL1 {
             k: plan.k,
             radius: plan.radius,
             chunking: self.chunking,
+            calibration: self.calibration,
             steps: &plan.steps,
             lambdas: &plan.lambdas,
+            printed_lambdas: None,
         };
         // Descent direction −sign(⟨x, β⟩ − y), sign(0) = 0.
         let sign = |r: f64| {
@@ -350,6 +364,7 @@ impl PrivateAlgorithm for DpIhtL1 {
             },
         );
         hp(&mut h, "chunking", self.chunking.name());
+        hp(&mut h, "calibration", self.calibration.name());
         let mut notes = vec![];
         if budget.is_non_private() {
             notes.push("epsilon = inf: Peeling is exact hard thresholding".into());

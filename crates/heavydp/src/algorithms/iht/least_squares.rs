@@ -41,7 +41,7 @@
 
 use super::super::*;
 use super::{clipped_weighted_sum, project_l2, support_of, tian_sizes};
-use crate::mechanisms::{release, Peeling};
+use crate::mechanisms::{release, Peeling, PeelingCalibration};
 use crate::privacy::{calibration_target, Accountant, PrivacyLedger};
 
 const NAME: &str = "dp-slr";
@@ -54,6 +54,8 @@ pub struct DpSlr {
     pub eta: Option<f64>,
     pub s: Option<usize>,
     pub t: Option<usize>,
+    /// Peeling's noise calibration (default exact).
+    pub calibration: PeelingCalibration,
 }
 
 impl DpSlr {
@@ -65,6 +67,7 @@ impl DpSlr {
             eta: None,
             s: None,
             t: None,
+            calibration: PeelingCalibration::Exact,
         }
     }
 }
@@ -91,13 +94,18 @@ pub fn slr_step_sensitivity(eta: f64, bound: f64, s: usize, radius: f64, n: usiz
 
 impl DpSlr {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(NAME, params, &["bound", "preset", "eta", "s", "T"])?;
+        let p = Params::new(
+            NAME,
+            params,
+            &["bound", "preset", "eta", "s", "T", "calibration"],
+        )?;
         Ok(DpSlr {
             bound: required_bound(NAME, &p)?,
             preset: Preset::parse(&p, Preset::Theory)?,
             eta: p.positive("eta")?,
             s: p.integer("s", 1)?,
             t: p.integer("T", 1)?,
+            calibration: PeelingCalibration::parse(&p)?,
         })
     }
 
@@ -135,6 +143,7 @@ impl DpSlr {
                     meaning: "full-data iterations, each (eps/T, delta/T)-DP",
                     source: "Cai et al. T ~ log n (spec T15)",
                 },
+                PeelingCalibration::param_info(),
             ],
         }
     }
@@ -192,7 +201,13 @@ impl PrivateAlgorithm for DpSlr {
             &["sparse"],
         )?;
         let plan = self.plan(problem, &budget)?;
-        Peeling::new(plan.s, plan.lambda, plan.step_epsilon, plan.step_delta)?;
+        Peeling::calibrated(
+            plan.s,
+            plan.lambda,
+            plan.step_epsilon,
+            plan.step_delta,
+            self.calibration,
+        )?;
         Ok(())
     }
     fn fit(
@@ -207,7 +222,13 @@ impl PrivateAlgorithm for DpSlr {
         let plan = self.plan(problem, &budget)?;
         let data = problem.data;
         let (n, d) = (data.n(), data.d());
-        let peeling = Peeling::new(plan.s, plan.lambda, plan.step_epsilon, plan.step_delta)?;
+        let peeling = Peeling::calibrated(
+            plan.s,
+            plan.lambda,
+            plan.step_epsilon,
+            plan.step_delta,
+            self.calibration,
+        )?;
         let mut ledger = PrivacyLedger::new(budget, Accountant::Basic);
         let rows: Vec<usize> = (0..n).collect();
         let b = self.bound;
@@ -252,6 +273,7 @@ impl PrivateAlgorithm for DpSlr {
         let mut h = BTreeMap::new();
         hp(&mut h, "bound", b);
         hp(&mut h, "preset", self.preset.name());
+        hp(&mut h, "calibration", self.calibration.name());
         hp(&mut h, "s_star", plan.s_star);
         hp(&mut h, "s", plan.s);
         hp(&mut h, "T", plan.big_t);

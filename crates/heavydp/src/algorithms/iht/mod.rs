@@ -101,14 +101,38 @@ pub fn clipped_weighted_sum<F>(
 /// `steps[t]` = η_t and `lambdas[t]` = λ_t (the caller's ℓ∞ sensitivity proof for its
 /// weight g, |g| ≤ G: λ_t = 2η_t·G·K/m). Each chunk is read by exactly one Peeling call,
 /// charged on that chunk to a parallel-composition ledger: (ε, δ) overall.
+///
+/// `printed_lambdas` (issue 20, item 2): when set, Peeling's *noise* is calibrated at
+/// these smaller, printed sensitivities, while `lambdas` stays the proven one; each
+/// Peeling is then charged the ε its noise certifies at the proven λ
+/// ([`recertified_peeling`]), never the nominal budget.
 pub(crate) struct SplitIht<'a> {
     pub name: &'static str,
     pub s: usize,
     pub k: f64,
     pub radius: f64,
     pub chunking: crate::algorithms::Chunking,
+    pub calibration: crate::mechanisms::PeelingCalibration,
     pub steps: &'a [f64],
     pub lambdas: &'a [f64],
+    pub printed_lambdas: Option<&'a [f64]>,
+}
+
+/// The Peeling whose noise was calibrated for `printed` but whose true ℓ∞ sensitivity is
+/// `lambda` (≥ printed): same Laplace scale, sensitivity `lambda`, and ε = what the 2s
+/// composed steps certify at `lambda` and the budget's δ (Peeling's own composition
+/// check, [`crate::mechanisms::Peeling::certified_epsilon`]), rounded up. Its cost is
+/// that certified ε, which exceeds the nominal budget whenever the printed λ under-noises.
+/// At ε = ∞ the scale is 0 and nothing changes.
+pub(crate) fn recertified_peeling(
+    printed: &crate::mechanisms::Peeling,
+    lambda: f64,
+) -> crate::mechanisms::Peeling {
+    let mut p = crate::mechanisms::Peeling { lambda, ..*printed };
+    if p.scale > 0.0 {
+        p.epsilon = p.certified_epsilon();
+    }
+    p
 }
 
 /// What [`SplitIht::run`] returns.
@@ -147,7 +171,25 @@ impl SplitIht<'_> {
         let mut scales = Vec::with_capacity(big_t);
         observer.on_start(big_t);
         for t in 0..big_t {
-            let peeling = Peeling::new(self.s, self.lambdas[t], budget.epsilon, budget.delta)?;
+            let peeling = match self.printed_lambdas {
+                None => Peeling::calibrated(
+                    self.s,
+                    self.lambdas[t],
+                    budget.epsilon,
+                    budget.delta,
+                    self.calibration,
+                )?,
+                Some(printed) => recertified_peeling(
+                    &Peeling::calibrated(
+                        self.s,
+                        printed[t],
+                        budget.epsilon,
+                        budget.delta,
+                        self.calibration,
+                    )?,
+                    self.lambdas[t],
+                ),
+            };
             let support = support_of(&w);
             clipped_weighted_sum(
                 data.x(),

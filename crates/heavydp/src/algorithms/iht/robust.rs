@@ -61,7 +61,7 @@ use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
 use super::sparsity_and_iterations;
 use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
-use crate::mechanisms::{release_on_chunk, Peeling};
+use crate::mechanisms::{release_on_chunk, Peeling, PeelingCalibration};
 use crate::privacy::{Accountant, PrivacyLedger};
 
 const NAME: &str = "ht-sparse-opt";
@@ -119,6 +119,8 @@ pub struct HtSparseOpt {
     /// `None` = the preset's rule; `Some(true)` = printed 4√2kη/m.
     pub paper_lambda: Option<bool>,
     pub chunking: Chunking,
+    /// Peeling's noise calibration (default exact).
+    pub calibration: PeelingCalibration,
 }
 
 impl Default for HtSparseOpt {
@@ -140,6 +142,7 @@ impl Default for HtSparseOpt {
             lambda_reg: None,
             paper_lambda: None,
             chunking: Chunking::Shuffle,
+            calibration: PeelingCalibration::Exact,
         }
     }
 }
@@ -182,6 +185,7 @@ impl HtSparseOpt {
                 "lambda_reg",
                 "peeling_lambda",
                 "chunking",
+                "calibration",
             ],
         )?;
         let preset = match p.choice("preset", &["heavydp", "paper", "theory"])? {
@@ -212,6 +216,7 @@ impl HtSparseOpt {
                 .choice("peeling_lambda", &["proven", "paper"])?
                 .map(|v| v == "paper"),
             chunking: Chunking::parse(&p)?,
+            calibration: PeelingCalibration::parse(&p)?,
         })
     }
 
@@ -240,6 +245,7 @@ impl HtSparseOpt {
                 ParamInfo { name: "lambda_reg", default: "0.01 for logistic, 0 otherwise", meaning: "l2 penalty (lambda_reg/2)||w||^2 added exactly to the robust gradient", source: "spec H19 (Figs. 10-11)" },
                 ParamInfo { name: "peeling_lambda", default: "proven", meaning: "proven = 4*sqrt(2)*k*eta/(3m); paper = printed 4*sqrt(2)*k*eta/m", source: "spec H17" },
                 Chunking::param_info(),
+                PeelingCalibration::param_info(),
             ],
         }
     }
@@ -313,7 +319,13 @@ impl PrivateAlgorithm for HtSparseOpt {
             &["sparse"],
         )?;
         let plan = self.plan(problem, &budget)?;
-        Peeling::new(plan.s, plan.lambda, budget.epsilon, budget.delta)?;
+        Peeling::calibrated(
+            plan.s,
+            plan.lambda,
+            budget.epsilon,
+            budget.delta,
+            self.calibration,
+        )?;
         Ok(())
     }
     fn fit(
@@ -334,7 +346,13 @@ impl PrivateAlgorithm for HtSparseOpt {
                 param: "k".into(),
                 reason: e.to_string(),
             })?;
-        let peeling = Peeling::new(plan.s, plan.lambda, budget.epsilon, budget.delta)?;
+        let peeling = Peeling::calibrated(
+            plan.s,
+            plan.lambda,
+            budget.epsilon,
+            budget.delta,
+            self.calibration,
+        )?;
         let mut ledger = PrivacyLedger::new(budget, Accountant::Parallel);
         let chunks = Chunks::new(NAME, data.n(), plan.big_t, self.chunking, rng)?;
         let mut w = vec![0.0; d];
@@ -419,6 +437,7 @@ impl PrivateAlgorithm for HtSparseOpt {
         hp(&mut h, "lambda", plan.lambda);
         hp(&mut h, "peeling_scale", peeling.scale);
         hp(&mut h, "chunking", self.chunking.name());
+        hp(&mut h, "calibration", self.calibration.name());
         if self.preset == SparseOptPreset::Theory {
             hp(&mut h, "gamma", self.gamma);
             hp(&mut h, "mu", self.mu);

@@ -68,7 +68,7 @@
 
 use super::super::*;
 use super::{sparsity_and_iterations, SplitIht};
-use crate::mechanisms::Peeling;
+use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "ht-sparse-linreg";
 
@@ -84,6 +84,8 @@ pub struct HtSparseLinreg {
     pub gamma: f64,
     pub mu: f64,
     pub chunking: Chunking,
+    /// Peeling's noise calibration (default exact).
+    pub calibration: PeelingCalibration,
 }
 
 impl Default for HtSparseLinreg {
@@ -98,6 +100,7 @@ impl Default for HtSparseLinreg {
             gamma: 1.0,
             mu: 1.0,
             chunking: Chunking::Shuffle,
+            calibration: PeelingCalibration::Exact,
         }
     }
 }
@@ -128,7 +131,16 @@ impl HtSparseLinreg {
             NAME,
             params,
             &[
-                "preset", "c", "s", "T", "K", "eta", "gamma", "mu", "chunking",
+                "preset",
+                "c",
+                "s",
+                "T",
+                "K",
+                "eta",
+                "gamma",
+                "mu",
+                "chunking",
+                "calibration",
             ],
         )?;
         Ok(HtSparseLinreg {
@@ -141,6 +153,7 @@ impl HtSparseLinreg {
             gamma: p.positive("gamma")?.unwrap_or(1.0),
             mu: p.positive("mu")?.unwrap_or(1.0),
             chunking: Chunking::parse(&p)?,
+            calibration: PeelingCalibration::parse(&p)?,
         })
     }
 
@@ -162,6 +175,7 @@ impl HtSparseLinreg {
                 ParamInfo { name: "gamma", default: "1", meaning: "user-declared largest eigenvalue of E x x^T (theory preset)", source: "Hu Thm 7" },
                 ParamInfo { name: "mu", default: "1", meaning: "user-declared smallest eigenvalue of E x x^T (theory preset)", source: "Hu Thm 7" },
                 Chunking::param_info(),
+                PeelingCalibration::param_info(),
             ],
         }
     }
@@ -225,7 +239,13 @@ impl PrivateAlgorithm for HtSparseLinreg {
             &["sparse"],
         )?;
         let plan = self.plan(problem, &budget)?;
-        Peeling::new(plan.s, plan.lambda, budget.epsilon, budget.delta)?;
+        Peeling::calibrated(
+            plan.s,
+            plan.lambda,
+            budget.epsilon,
+            budget.delta,
+            self.calibration,
+        )?;
         Ok(())
     }
     fn fit(
@@ -246,8 +266,10 @@ impl PrivateAlgorithm for HtSparseLinreg {
             k: plan.k,
             radius: plan.radius,
             chunking: self.chunking,
+            calibration: self.calibration,
             steps: &steps,
             lambdas: &lambdas,
+            printed_lambdas: None,
         };
         let k = plan.k;
         // Descent direction −(⟨x̃, w⟩ − ỹ) with ỹ the response shrunk at K.
@@ -269,6 +291,7 @@ impl PrivateAlgorithm for HtSparseLinreg {
         hp(&mut h, "lambda", plan.lambda);
         hp(&mut h, "peeling_scale", run.scales[0]);
         hp(&mut h, "chunking", self.chunking.name());
+        hp(&mut h, "calibration", self.calibration.name());
         if self.preset == Preset::Theory {
             hp(&mut h, "gamma", self.gamma);
             hp(&mut h, "mu", self.mu);

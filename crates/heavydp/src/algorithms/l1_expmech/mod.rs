@@ -31,8 +31,8 @@
 //!
 //! | `net` | candidates | privacy reported | utility |
 //! |---|---|---|---|
-//! | `grid` (default) | the grid ζ-net of spec §3 ([`GridNet`]) | `pure`, ε exactly | Theorems 1–2 hold at the ζ used |
-//! | `random` | M = `max_candidates` uniform points of W ([`RandomNet`], ℓ2 / ℓ1 ball) | `pure`, ε exactly | **not covered by the theorems** (covering radius ≈ Δ_W(log M/M)^{1/d}) |
+//! | `grid` (default) | the grid ζ-net of spec §3 ([`GridNet`]) | `approx`: ε, δ = (1 + e^ε)N·2⁻⁵⁰ | Theorems 1–2 hold at the ζ used |
+//! | `random` | M = `max_candidates` uniform points of W ([`RandomNet`], ℓ2 / ℓ1 ball) | `approx`: ε, δ = (1 + e^ε)M·2⁻⁵⁰ | **not covered by the theorems** (covering radius ≈ Δ_W(log M/M)^{1/d}) |
 //! | `mcmc` (opt-in) | Metropolis random walk targeting the continuous exponential-mechanism density ∝ exp(−ε S(w)/(2κ log θ)) on W | `none`: "heuristic; targets an ε-DP distribution but sampling error is uncertified" | none |
 //!
 //! The grid net's resolution is ζ = max(1/n, ζ_min) (spec §5 "heavydp defaults"), where
@@ -48,7 +48,13 @@
 //!
 //! # Privacy
 //!
-//! **Pure ε-DP** for `grid` and `random` (Theorems 1–2 with the corrected exponent).
+//! **(ε, δ)-DP** for `grid` and `random`, with δ = (1 + e^ε)·N·2⁻⁵⁰ (issue 20, item 3):
+//! the exponential mechanism itself is pure ε-DP (Theorems 1–2 with the corrected
+//! exponent), and its floating-point streaming Gumbel-max sampler is within total
+//! variation ≈ N·2⁻⁵⁰ of it (docs/privacy.md §5), which costs that additive δ. The δ is
+//! computed with the real N, rounded up ([`sampler::sampler_delta`]), charged to the
+//! ledger with ε, and a budget whose δ is smaller (in particular δ = 0) is refused with
+//! the δ needed (≈ 10⁻⁹ at N = 2¹⁸, ε = 1).
 //! Every per-record term ψ_θ(ι|r_i|) lies in [0, log θ] — the kernel clamps every factor
 //! (a NaN residual, possible when ⟨x, w⟩ overflows, is scored log θ) — so replacing one
 //! record moves S(w) by at most log θ, u = −S/(nι) by at most Δ_u = log θ/(nι), with both
@@ -119,7 +125,7 @@
 //! let domain = L2Ball { d: 2, radius: 1.0 };
 //! let problem = Problem { data: &data, loss: LossKind::Absolute, domain: &domain };
 //! let report = L1RegressionExpMech::default()
-//!     .fit(&problem, Budget::pure(1.0).unwrap(), &mut rng_from_seed(1), &mut NoObserver)
+//!     .fit(&problem, Budget::new(1.0, 1e-6).unwrap(), &mut rng_from_seed(1), &mut NoObserver)
 //!     .unwrap();
 //! assert_eq!(report.privacy.epsilon, 1.0);
 //! assert!(report.weights.iter().map(|w| w * w).sum::<f64>() <= 1.0 + 1e-12);
@@ -336,6 +342,9 @@ pub struct L1ExpMechPlan {
     pub mcmc_step: Option<f64>,
     /// R = max_{w∈W}‖w‖₂.
     pub radius: f64,
+    /// The additive δ of the floating-point Gumbel-max sampler, (1 + e^ε)·N·2⁻⁵⁰ rounded
+    /// up ([`sampler::sampler_delta`]; `grid`, `random` at finite ε; 0 otherwise).
+    pub sampler_delta: f64,
 }
 
 fn bad(param: &str, reason: impl Into<String>) -> FitError {
@@ -346,7 +355,7 @@ fn bad(param: &str, reason: impl Into<String>) -> FitError {
     }
 }
 
-const OPTIONS: &str = "choose a coarser --param zeta, a larger --param max_candidates (slower: a fit costs N*n residual evaluations), --param net=random (exact epsilon-DP over max_candidates uniform points of W, not covered by the utility theorems) or --param net=mcmc (heuristic, privacy uncertified)";
+const OPTIONS: &str = "choose a coarser --param zeta, a larger --param max_candidates (slower: a fit costs N*n residual evaluations), --param net=random (the same (epsilon, delta) guarantee over max_candidates uniform points of W, not covered by the utility theorems) or --param net=mcmc (heuristic, privacy uncertified)";
 
 impl L1RegressionExpMech {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
@@ -446,7 +455,7 @@ impl L1RegressionExpMech {
             name: NAME,
             use_when: "low-d median (l1) regression, heavy tails, pure DP; slow",
             paper: "Wang & Xu, Alg. 1 and 2",
-            privacy: "pure",
+            privacy: "approx",
             losses: vec!["absolute"],
             domains: vec!["l2-ball", "l1-ball", "simplex", "polytope"],
             parameters: vec![
@@ -489,7 +498,7 @@ impl L1RegressionExpMech {
                 ParamInfo {
                     name: "net",
                     default: "grid",
-                    meaning: "grid (exact zeta-net, pure), random (max_candidates uniform points of W, pure, no utility theorem), mcmc (heuristic, privacy none)",
+                    meaning: "grid (exact zeta-net, approx: delta = (1 + e^eps) N 2^-50), random (max_candidates uniform points of W, approx, no utility theorem), mcmc (heuristic, privacy none)",
                     source: "spec §6, W13",
                 },
                 ParamInfo {
@@ -534,9 +543,11 @@ impl L1RegressionExpMech {
                 ),
             });
         }
+        // The budget's δ is checked at the end of the plan, against the sampler's δ for
+        // the actual number of candidates N (a more specific message than "needs δ > 0").
         check_common(
             NAME,
-            self.privacy_model(),
+            PrivacyModel::Pure,
             problem,
             budget,
             &["absolute"],
@@ -601,6 +612,7 @@ impl L1RegressionExpMech {
             mcmc_steps: None,
             mcmc_step: None,
             radius,
+            sampler_delta: 0.0,
         };
         match self.net {
             NetKind::Grid => {
@@ -666,6 +678,24 @@ impl L1RegressionExpMech {
                 plan.mcmc_step = Some(step);
             }
         }
+        if let (Some(count), false) = (plan.candidates, budget.is_non_private()) {
+            let needed = sampler::sampler_delta(budget.epsilon, count);
+            plan.sampler_delta = needed;
+            if needed > budget.delta {
+                let fix = if budget.delta == 0.0 {
+                    "--delta 0 (pure epsilon-DP) cannot be met; give --delta".to_string()
+                } else {
+                    format!("--delta {:e} is too small; give --delta", budget.delta)
+                };
+                return Err(FitError::Unsupported {
+                    algorithm: NAME,
+                    reason: format!(
+                        "the floating-point streaming Gumbel-max sampler is epsilon-DP only up to an additive delta = (1 + e^eps)*N*2^-50 = {needed:e} for N = {count} candidates at epsilon = {} (docs/privacy.md §5), so {fix} >= {needed:e} (or use fewer candidates, --param max_candidates)",
+                        budget.epsilon
+                    ),
+                });
+            }
+        }
         Ok(plan)
     }
 }
@@ -687,10 +717,12 @@ impl PrivateAlgorithm for L1RegressionExpMech {
     fn name(&self) -> &'static str {
         NAME
     }
+    /// `approx`: the floating-point Gumbel-max sampler is ε-DP up to an additive δ
+    /// (issue 20, item 3); `none` for the uncertified `mcmc`.
     fn privacy_model(&self) -> PrivacyModel {
         match self.net {
             NetKind::Mcmc => PrivacyModel::None,
-            _ => PrivacyModel::Pure,
+            _ => PrivacyModel::Approx,
         }
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
@@ -709,13 +741,7 @@ impl PrivateAlgorithm for L1RegressionExpMech {
         let domain = problem.domain;
         let score = TruncatedScore::new(plan.theta, plan.iota);
         let kappa = self.sensitivity.kappa();
-        let mut ledger = PrivacyLedger::new(
-            Budget {
-                epsilon: budget.epsilon,
-                delta: 0.0,
-            },
-            Accountant::Basic,
-        );
+        let mut ledger = PrivacyLedger::new(budget, Accountant::Basic);
         let temperature = if budget.is_non_private() {
             0.0
         } else {
@@ -783,6 +809,13 @@ impl PrivateAlgorithm for L1RegressionExpMech {
                 observer.on_iteration(1);
                 observer.on_finish();
                 hp(&mut h, "candidates", n_cand);
+                if !budget.is_non_private() {
+                    hp(&mut h, "sampler_delta", plan.sampler_delta);
+                    notes.push(format!(
+                        "the streaming Gumbel-max sampler works in floating point: epsilon-DP up to an additive delta = (1 + e^eps)*N*2^-50 = {:e} (N = {n_cand}), charged to the ledger (docs/privacy.md §5)",
+                        plan.sampler_delta
+                    ));
+                }
                 hp(&mut h, "max_candidates", plan.max_candidates);
                 hp(&mut h, "privacy_exact", true);
                 hp(
@@ -809,7 +842,7 @@ impl PrivateAlgorithm for L1RegressionExpMech {
                 } else {
                     hp(&mut h, "zeta", serde_json::Value::Null);
                     notes.push(format!(
-                        "net=random: {n_cand} uniform candidates of W; exact epsilon-DP, but not a zeta-net, so Theorems 1-2 do not cover the result (covering radius ~ diameter*(log M/M)^(1/d))"
+                        "net=random: {n_cand} uniform candidates of W; the same (epsilon, delta) guarantee as the grid, but not a zeta-net, so Theorems 1-2 do not cover the result (covering radius ~ diameter*(log M/M)^(1/d))"
                     ));
                 }
                 selected.point

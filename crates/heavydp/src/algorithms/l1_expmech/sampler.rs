@@ -127,6 +127,21 @@ pub fn coefficient(epsilon: f64, kappa: f64, theta: f64, n: usize) -> f64 {
     crate::privacy::calibration_target(epsilon) * (1.0 - rho) / (2.0 * kappa * lt)
 }
 
+/// The additive δ of the floating-point streaming Gumbel-max sampler over N candidates
+/// at ε (docs/privacy.md §5; issue 20, item 3): δ = (1 + e^ε)·N·2⁻⁵⁰, rounded up. The
+/// sampler's law is within total variation ≈ N·2⁻⁵⁰ of the exact exponential mechanism,
+/// so it is (ε, δ)-DP with this δ. ε = ∞ (exact argmin, no sampling) gives 0; an ε whose
+/// e^ε overflows gives ∞ (nothing can be certified).
+pub fn sampler_delta(epsilon: f64, n_candidates: u64) -> f64 {
+    use crate::privacy::{add_up, mul_up, up};
+    if epsilon.is_infinite() {
+        return 0.0;
+    }
+    // N < 2⁵³ in practice; a larger N is rounded up.
+    let n = up(n_candidates as f64);
+    mul_up(add_up(1.0, up(epsilon.exp())), n * 2f64.powi(-50))
+}
+
 impl NetExponentialMechanism<'_> {
     /// The sampling rule for n records: coef = [`coefficient`]`(ε, κ, θ, n)`, or argmin at
     /// ε = ∞.
@@ -144,9 +159,17 @@ impl NetExponentialMechanism<'_> {
 impl Mechanism for NetExponentialMechanism<'_> {
     type Input = Dataset;
     type Output = Selected;
+    /// (ε, δ) with δ = [`sampler_delta`]`(ε, N)`: the floating-point Gumbel-max sampler's
+    /// additive δ (pure ε at ε = ∞, where the argmin draws nothing).
     fn cost(&self) -> Cost {
-        Cost::Pure {
+        if self.epsilon.is_infinite() {
+            return Cost::Pure {
+                epsilon: self.epsilon,
+            };
+        }
+        Cost::Approx {
             epsilon: self.epsilon,
+            delta: sampler_delta(self.epsilon, self.net.count()),
         }
     }
     fn run_uncharged<R: RngCore + ?Sized>(&self, data: &Dataset, rng: &mut R) -> Selected {

@@ -583,7 +583,7 @@ fn fits_are_bit_identical_for_any_number_of_threads() {
                 .unwrap()
                 .install(|| fit_with(&alg, &data, &domain, budget, 77).unwrap().weights)
         };
-        for budget in [Budget::pure(0.5).unwrap(), Budget::non_private()] {
+        for budget in [Budget::new(0.5, 1e-6).unwrap(), Budget::non_private()] {
             let (a, b) = (run(1, budget), run(2, budget));
             assert_eq!(
                 a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
@@ -602,7 +602,7 @@ fn mean_error(alg: &L1RegressionExpMech, w_star: &[f64], nu: f64, n: usize, reps
     let total: f64 = (0..reps)
         .map(|rep| {
             let data = student(n, w_star, nu, 100 + rep);
-            let r = fit_with(alg, &data, &domain, Budget::pure(1.0).unwrap(), rep).unwrap();
+            let r = fit_with(alg, &data, &domain, Budget::new(1.0, 1e-6).unwrap(), rep).unwrap();
             l2_dist(&r.weights, w_star)
         })
         .sum();
@@ -659,7 +659,7 @@ fn pinned_short_seeded_fits() {
         },
         &data,
         &domain,
-        Budget::pure(1.0).unwrap(),
+        Budget::new(1.0, 1e-6).unwrap(),
         3,
     )
     .unwrap();
@@ -672,7 +672,7 @@ fn pinned_short_seeded_fits() {
         },
         &data,
         &domain,
-        Budget::pure(1.0).unwrap(),
+        Budget::new(1.0, 1e-6).unwrap(),
         3,
     )
     .unwrap();
@@ -700,7 +700,7 @@ fn ledger_spends_exactly_epsilon_and_reports_the_model() {
                 max_candidates: Some(300),
                 ..Default::default()
             },
-            PrivacyModel::Pure,
+            PrivacyModel::Approx,
             true,
         ),
         (
@@ -709,7 +709,7 @@ fn ledger_spends_exactly_epsilon_and_reports_the_model() {
                 max_candidates: Some(300),
                 ..Default::default()
             },
-            PrivacyModel::Pure,
+            PrivacyModel::Approx,
             true,
         ),
         (
@@ -723,14 +723,22 @@ fn ledger_spends_exactly_epsilon_and_reports_the_model() {
         ),
     ] {
         let eps = 0.7;
-        let r = fit_with(&alg, &data, &domain, Budget::pure(eps).unwrap(), 9).unwrap();
+        let r = fit_with(&alg, &data, &domain, Budget::new(eps, 1e-6).unwrap(), 9).unwrap();
         assert_eq!(alg.privacy_model(), model);
         assert_eq!(r.privacy.model, model);
         assert_eq!(r.hyperparameters["privacy_exact"], exact);
         assert!(domain.contains(&r.weights, 1e-12));
-        if model == PrivacyModel::Pure {
+        if model == PrivacyModel::Approx {
             assert_eq!(r.privacy.epsilon, eps);
-            assert_eq!(r.privacy.delta, 0.0);
+            // δ = (1 + e^0.7)·N·2⁻⁵⁰ for the N candidates actually scored
+            let n_cand = r.hyperparameters["candidates"].as_u64().unwrap();
+            let want = (1.0 + eps.exp()) * n_cand as f64 * 2f64.powi(-50);
+            assert!(
+                r.privacy.delta >= want && r.privacy.delta <= want * (1.0 + 1e-14),
+                "{} vs {want}",
+                r.privacy.delta
+            );
+            assert_eq!(r.hyperparameters["sampler_delta"], r.privacy.delta);
             assert_eq!(r.privacy.releases, 1);
         } else {
             assert!(r.privacy.epsilon.is_infinite());
@@ -747,7 +755,7 @@ fn report_records_the_net_and_the_utility_terms() {
         max_candidates: Some(1000),
         ..Default::default()
     };
-    let r = fit_with(&alg, &data, &domain, Budget::pure(1.0).unwrap(), 1).unwrap();
+    let r = fit_with(&alg, &data, &domain, Budget::new(1.0, 1e-6).unwrap(), 1).unwrap();
     let h = &r.hyperparameters;
     let zeta = h["zeta"].as_f64().unwrap();
     let iota = h["iota"].as_f64().unwrap();
@@ -776,7 +784,7 @@ fn report_records_the_net_and_the_utility_terms() {
         },
         &data,
         &domain,
-        Budget::pure(1.0).unwrap(),
+        Budget::new(1.0, 1e-6).unwrap(),
         1,
     )
     .unwrap();
@@ -800,7 +808,7 @@ fn report_records_the_net_and_the_utility_terms() {
         },
         &data,
         &domain1,
-        Budget::pure(1.0).unwrap(),
+        Budget::new(1.0, 1e-6).unwrap(),
         1,
     )
     .unwrap();
@@ -854,8 +862,8 @@ fn mcmc_is_reproducible_and_lands_near_the_truth() {
         mcmc_steps: 2000,
         ..Default::default()
     };
-    let a = fit_with(&alg, &data, &domain, Budget::pure(1.0).unwrap(), 5).unwrap();
-    let b = fit_with(&alg, &data, &domain, Budget::pure(1.0).unwrap(), 5).unwrap();
+    let a = fit_with(&alg, &data, &domain, Budget::new(1.0, 1e-6).unwrap(), 5).unwrap();
+    let b = fit_with(&alg, &data, &domain, Budget::new(1.0, 1e-6).unwrap(), 5).unwrap();
     assert_eq!(a.weights, b.weights);
     assert!(l2_dist(&a.weights, &[0.5, -0.3]) < 0.2, "{:?}", a.weights);
     assert!(domain.contains(&a.weights, 0.0));
@@ -865,7 +873,7 @@ fn mcmc_is_reproducible_and_lands_near_the_truth() {
 fn bad_inputs_give_specific_errors() {
     let data = student(200, &[0.5, -0.3], 3.0, 17);
     let l2 = L2Ball { d: 2, radius: 1.0 };
-    let one = Budget::pure(1.0).unwrap();
+    let one = Budget::new(1.0, 1e-6).unwrap();
     // θ out of range (W12), from either key.
     for (k, v) in [
         ("moment", "1"),
@@ -983,7 +991,7 @@ fn bad_inputs_give_specific_errors() {
         1,
     )
     .unwrap();
-    assert_eq!(r.privacy.model, PrivacyModel::Pure);
+    assert_eq!(r.privacy.model, PrivacyModel::Approx);
     // mcmc at ε = ∞; parameters of another net; too few records; unknown parameter.
     let e = fit_with(
         &L1RegressionExpMech {
@@ -1014,4 +1022,68 @@ fn bad_inputs_give_specific_errors() {
     let tiny = Dataset::from_rows(vec![1.0, 2.0], vec![0.5], 2).unwrap();
     let e = fit_with(&L1RegressionExpMech::default(), &tiny, &l2, one, 1).unwrap_err();
     assert!(matches!(e, FitError::TooFewRecords { .. }), "{e}");
+}
+
+/// Issue 20 item 3: the floating-point Gumbel-max sampler's additive δ = (1 + e^ε)·N·2⁻⁵⁰
+/// is computed with the real N, rounded up, charged, and a smaller δ budget is refused
+/// with the δ needed.
+#[test]
+fn sampler_delta_is_charged_and_enforced() {
+    // hand values: ε = 1, N = 2¹⁸: (1 + e)·2⁻³² = 8.65730…e-10
+    let d = sampler::sampler_delta(1.0, 1 << 18);
+    let want = (1.0 + 1f64.exp()) * 2f64.powi(-32);
+    assert!(d >= want && d <= want * (1.0 + 1e-15), "{d} vs {want}");
+    assert!((d - 8.6573e-10).abs() < 1e-15, "{d}");
+    // rounded up: never below the exact product (checked in 50-digit arithmetic:
+    // (1 + e)·3 = 11.15484548537713…, times 2⁻⁵⁰)
+    let d3 = sampler::sampler_delta(1.0, 3);
+    assert!(d3 >= 11.154845485377136 * 2f64.powi(-50), "{d3}");
+    assert_eq!(sampler::sampler_delta(f64::INFINITY, 1 << 18), 0.0);
+    assert_eq!(sampler::sampler_delta(1000.0, 10), f64::INFINITY);
+
+    let data = student(600, &[0.5], 3.0, 21);
+    let domain = L2Ball { d: 1, radius: 1.0 };
+    let alg = L1RegressionExpMech {
+        max_candidates: Some(500),
+        ..Default::default()
+    };
+    let ok = fit_with(&alg, &data, &domain, Budget::new(1.0, 1e-9).unwrap(), 3).unwrap();
+    let n_cand = ok.hyperparameters["candidates"].as_u64().unwrap();
+    assert!(n_cand > 100 && n_cand <= 500, "{n_cand}");
+    let needed = sampler::sampler_delta(1.0, n_cand);
+    assert_eq!(ok.privacy.model, PrivacyModel::Approx);
+    assert_eq!((ok.privacy.epsilon, ok.privacy.delta), (1.0, needed));
+    match ok.privacy.ledger[0].cost {
+        crate::privacy::Cost::Approx { epsilon, delta } => {
+            assert_eq!((epsilon, delta), (1.0, needed))
+        }
+        c => panic!("{c:?}"),
+    }
+    assert!(ok.notes.iter().any(|n| n.contains("additive delta")));
+    // δ = 0: a specific error naming the δ needed
+    let e = fit_with(&alg, &data, &domain, Budget::new(1.0, 0.0).unwrap(), 3).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("--delta 0") && msg.contains(&format!("{needed:e}")),
+        "{msg}"
+    );
+    assert!(alg
+        .validate(
+            &Problem {
+                data: &data,
+                loss: LossKind::Absolute,
+                domain: &domain
+            },
+            &Budget::new(1.0, 0.0).unwrap()
+        )
+        .is_err());
+    // δ just below the need: refused; exactly the need: accepted
+    let below = needed * (1.0 - 1e-12);
+    let e = fit_with(&alg, &data, &domain, Budget::new(1.0, below).unwrap(), 3).unwrap_err();
+    assert!(e.to_string().contains("is too small"), "{e}");
+    let exact = fit_with(&alg, &data, &domain, Budget::new(1.0, needed).unwrap(), 3).unwrap();
+    assert_eq!(exact.weights, ok.weights);
+    // ε = ∞: the argmin draws nothing and needs no δ; mcmc is uncertified (none)
+    let np = fit_with(&alg, &data, &domain, Budget::non_private(), 3).unwrap();
+    assert_eq!(np.privacy.model, PrivacyModel::None);
 }

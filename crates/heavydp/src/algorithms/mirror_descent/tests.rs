@@ -43,6 +43,14 @@ fn mdb(t: Option<usize>) -> NoisyMirrorDescent {
     }
 }
 
+/// `calibration=paper`: the printed σ (the default before issue 20 item 5).
+fn mdb_paper(t: Option<usize>) -> NoisyMirrorDescent {
+    NoisyMirrorDescent {
+        zcdp_calibration: false,
+        ..mdb(t)
+    }
+}
+
 /// A small polytope in R^5 (6 vertices, not centrally symmetric).
 fn polytope() -> VertexPolytope {
     #[rustfmt::skip]
@@ -70,7 +78,7 @@ fn sigma_and_sensitivity_match_the_formula() {
     let lip = 2.0 * (sd + 1.0) * sd;
     let sens = 2.0 * lip / n as f64;
     let printed = (32.0 * lip * lip * t as f64 * (t as f64 / 1e-6).ln().powi(2)).sqrt() / n as f64;
-    let p = plan(&mdb(Some(t)), &data, &l2, LossKind::Squared, budget);
+    let p = plan(&mdb_paper(Some(t)), &data, &l2, LossKind::Squared, budget);
     assert!((p.lipschitz - lip).abs() <= 1e-12 * lip);
     assert!(
         (p.sensitivity - sens).abs() <= 1e-15 * sens,
@@ -85,7 +93,14 @@ fn sigma_and_sensitivity_match_the_formula() {
     assert_eq!(p.calibration, "paper");
     // The ledger is charged (T - 1) times rho = (2L/n)^2 / (2 sigma^2): fails if the
     // sensitivity were halved (rho 4x smaller) or a release skipped.
-    let r = fit(&mdb(Some(t)), &data, &l2, LossKind::Squared, budget, 3);
+    let r = fit(
+        &mdb_paper(Some(t)),
+        &data,
+        &l2,
+        LossKind::Squared,
+        budget,
+        3,
+    );
     assert_eq!(r.privacy.releases, t - 1);
     let rho = (t - 1) as f64 * sens * sens / (2.0 * printed * printed);
     let got = r.privacy.rho.unwrap();
@@ -143,11 +158,15 @@ fn sigma_and_sensitivity_match_the_formula() {
         "{}",
         rz.privacy.epsilon
     );
-    // calibration = zcdp forces it at small epsilon too, and it is smaller than the printed one.
-    let forced = NoisyMirrorDescent {
-        zcdp_calibration: true,
-        ..mdb(Some(t))
-    };
+    // calibration = zcdp (the default) uses it at small epsilon too, and it is smaller than
+    // the printed one: sigma = (2L/n)/sqrt(2 rho*/(T-1)) with rho* the exact inversion.
+    let forced = mdb(Some(t));
+    let rho_star =
+        crate::privacy::approx_to_zcdp_rho(crate::privacy::calibration_target(1.0), 1e-6);
+    let sigma_z = sens / (2.0 * rho_star / (t - 1) as f64).sqrt();
+    assert!(
+        (plan(&forced, &data, &l2, LossKind::Squared, budget).sigma / sigma_z - 1.0).abs() < 1e-9
+    );
     let pf = plan(&forced, &data, &l2, LossKind::Squared, budget);
     assert_eq!(pf.calibration, "zcdp");
     assert!(pf.sigma < printed);
@@ -231,7 +250,7 @@ fn defaults_follow_theorem_3_2_and_the_cap_recomputes_sigma() {
             }
             other => panic!("{other:?}"),
         }
-        let (sigma, _) = frank_wolfe::gaussian_gradient_sigma(lip, n, t, t - 1, &budget, false);
+        let (sigma, _) = frank_wolfe::gaussian_gradient_sigma(lip, n, t, t - 1, &budget, true);
         assert_eq!(p.sigma, sigma);
     }
     // The cap: at n = 10^5 Theorem 3.2 asks for far more than 2000 iterates.
@@ -240,7 +259,7 @@ fn defaults_follow_theorem_3_2_and_the_cap_recomputes_sigma() {
     let p = plan(&mdb(None), &big, &l2, LossKind::Squared, budget);
     assert!(p.capped && p.big_t == DEFAULT_MAX_STEPS && p.t_theorem.unwrap() > 2000.0);
     let lip = p.lipschitz;
-    let (sigma, _) = frank_wolfe::gaussian_gradient_sigma(lip, 100_000, 2000, 1999, &budget, false);
+    let (sigma, _) = frank_wolfe::gaussian_gradient_sigma(lip, 100_000, 2000, 1999, &budget, true);
     assert_eq!(p.sigma, sigma);
     assert!(p.notes.iter().any(|s| s.contains("capped")));
     let small_cap = NoisyMirrorDescent {
@@ -249,7 +268,7 @@ fn defaults_follow_theorem_3_2_and_the_cap_recomputes_sigma() {
     };
     let p = plan(&small_cap, &big, &l2, LossKind::Squared, budget);
     assert_eq!(p.big_t, 30);
-    let (sigma30, _) = frank_wolfe::gaussian_gradient_sigma(lip, 100_000, 30, 29, &budget, false);
+    let (sigma30, _) = frank_wolfe::gaussian_gradient_sigma(lip, 100_000, 30, 29, &budget, true);
     assert_eq!(p.sigma, sigma30);
     assert!(sigma30 < sigma);
     // epsilon = infinity: T = max_steps, sigma = 0.

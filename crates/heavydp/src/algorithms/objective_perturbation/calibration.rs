@@ -27,7 +27,8 @@
 //!
 //! | calibration | σ (mean-form objective) | certified ε (δ = 10⁻⁵, ε = 1) |
 //! |---|---|---|
-//! | `replace-one` (default) | 2L √(8 ln(2/δ) + 4ε)/(nε) | 0.80 |
+//! | `exact` (default) | the smallest σ with [`certified_epsilon`] ≤ ε ([`exact_sigma`]) | 1.00 |
+//! | `replace-one` | 2L √(8 ln(2/δ) + 4ε)/(nε) | 0.80 |
 //! | `tight` | 2L / (n(√(2 ln(1/δ) + ε) − √(2 ln(1/δ)))) | 0.82 |
 //! | `kst12` | L √(8 ln(2/δ) + 4ε)/(nε) | 1.24 |
 //! | `paper` | L √(2 ln(1/δ))/(nε) | 2.27 |
@@ -35,8 +36,11 @@
 /// Noise calibration of objective perturbation (`--param calibration=…`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpCalibration {
+    /// The smallest σ at which the hockey-stick certificate [`certified_epsilon`] is ε
+    /// (bisection, [`exact_sigma`]; default, issue 20 item 5).
+    Exact,
     /// σ² = 4L²(8 ln(2/δ) + 4ε)/(nε)²: KST 2012's formula with the replace-one gradient
-    /// difference 2L (spec §6, default).
+    /// difference 2L (spec §6; certifies ≈ 0.8ε).
     ReplaceOne,
     /// σ = 2L/(n(√(2 ln(1/δ) + ε) − √(2 ln(1/δ)))): the spec's tighter closed form for GLM losses.
     Tight,
@@ -48,11 +52,12 @@ pub enum OpCalibration {
 
 impl OpCalibration {
     /// Every accepted `--param calibration` value.
-    pub const NAMES: [&'static str; 4] = ["replace-one", "tight", "kst12", "paper"];
+    pub const NAMES: [&'static str; 5] = ["exact", "replace-one", "tight", "kst12", "paper"];
 
     /// The `--param calibration` name.
     pub fn name(self) -> &'static str {
         match self {
+            OpCalibration::Exact => "exact",
             OpCalibration::ReplaceOne => "replace-one",
             OpCalibration::Tight => "tight",
             OpCalibration::Kst12 => "kst12",
@@ -63,6 +68,7 @@ impl OpCalibration {
     /// Parses a `--param calibration` name.
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
+            "exact" => Some(OpCalibration::Exact),
             "replace-one" => Some(OpCalibration::ReplaceOne),
             "tight" => Some(OpCalibration::Tight),
             "kst12" => Some(OpCalibration::Kst12),
@@ -79,6 +85,8 @@ impl OpCalibration {
 
     /// The noise standard deviation σ of b ∼ N(0, σ²I) for the mean-form objective, given the
     /// ℓ2 Lipschitz constant L, n, and the formula's (ε, δ). ε = ∞ gives σ = 0.
+    /// [`OpCalibration::Exact`] here assumes μ₀ = 0 (then ζ = 2λ/(nε) and the Jacobian part is
+    /// ln(1 + ε/2) whatever λ and n); the fit's plan uses the actual Jacobian part.
     pub fn sigma(self, lipschitz: f64, n: usize, epsilon: f64, delta: f64) -> f64 {
         if epsilon.is_infinite() {
             return 0.0;
@@ -86,6 +94,13 @@ impl OpCalibration {
         let n = n as f64;
         let kst = (8.0 * (2.0 / delta).ln() + 4.0 * epsilon).sqrt() / (n * epsilon);
         match self {
+            OpCalibration::Exact => exact_sigma(
+                lipschitz,
+                n as usize,
+                (0.5 * epsilon).ln_1p(),
+                epsilon,
+                delta,
+            ),
             OpCalibration::ReplaceOne => 2.0 * lipschitz * kst,
             OpCalibration::Kst12 => lipschitz * kst,
             OpCalibration::Paper => lipschitz * (2.0 * (1.0 / delta).ln()).sqrt() / (n * epsilon),
@@ -188,4 +203,46 @@ pub fn certified_epsilon(jacobian_eps: f64, u: f64, delta: f64) -> f64 {
     }
     let eps = a + u * hi;
     crate::privacy::up(eps * (1.0 + 4.0 * f64::EPSILON))
+}
+
+/// The smallest σ (to a relative 1e-12) at which [`certified_epsilon`]`(jacobian_eps,
+/// 2L/(nσ), δ)` is at most ε: the noise that spends exactly the budget (bisection; the
+/// certificate is non-increasing in σ). When no σ certifies ε (the Jacobian part alone is
+/// ≥ ε) it returns the `replace-one` σ, whose certificate then exceeds ε and is refused.
+pub fn exact_sigma(lipschitz: f64, n: usize, jacobian_eps: f64, epsilon: f64, delta: f64) -> f64 {
+    let fallback = OpCalibration::ReplaceOne.sigma(lipschitz, n, epsilon, delta);
+    if epsilon.is_infinite() {
+        return 0.0;
+    }
+    if jacobian_eps.is_nan() || jacobian_eps >= epsilon || lipschitz.is_nan() || lipschitz <= 0.0 {
+        return fallback;
+    }
+    let cert =
+        |sigma: f64| certified_epsilon(jacobian_eps, gaussian_shift(lipschitz, n, sigma), delta);
+    let mut hi = fallback;
+    let mut tries = 0;
+    while cert(hi) > epsilon {
+        hi *= 2.0;
+        tries += 1;
+        if tries > 200 {
+            return fallback;
+        }
+    }
+    let mut lo = 0.5 * hi;
+    while cert(lo) <= epsilon {
+        hi = lo;
+        lo *= 0.5;
+    }
+    while hi - lo > hi * 1e-12 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if cert(mid) <= epsilon {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
 }

@@ -36,7 +36,8 @@
 //!
 //! | `calibration` | σ | certified ε at ε = 1, δ = 10⁻⁵ |
 //! |---|---|---|
-//! | `replace-one` (default) | 2L√(8 ln(2/δ) + 4ε)/(nε) | 0.80 |
+//! | `exact` (default) | smallest σ whose certificate is ε (bisection) | 1.00 |
+//! | `replace-one` | 2L√(8 ln(2/δ) + 4ε)/(nε) | 0.80 |
 //! | `tight` | 2L/(n(√(2 ln(1/δ) + ε) − √(2 ln(1/δ)))) | 0.82 |
 //! | `kst12` (reproduction) | L√(8 ln(2/δ) + 4ε)/(nε) | 1.24 |
 //! | `paper` (reproduction) | L√(2 ln(1/δ))/(nε) | 2.27 |
@@ -59,7 +60,7 @@
 //! | name | symbol | default | source |
 //! |---|---|---|---|
 //! | `bound` | B | required | CONTRACT; spec §0 (bounds must hold for every record) |
-//! | `calibration` | σ | `replace-one` | spec §6 (Reviewed), A14 |
+//! | `calibration` | σ | `exact` | spec §6 (Reviewed), A14; issue 20 item 5 |
 //! | `mu0` | μ₀ | 0 (no ridge) | spec §6 (Reviewed): data-independent strong convexity |
 //! | `max_iter` | — | 20000 | inner-solver cap; tolerance fixed at 1e−10·L (spec §6, A13) |
 //!
@@ -147,7 +148,7 @@ impl Mechanism for PerturbationNoise {
 pub struct ObjectivePerturbation {
     /// Public clipping bound B (required).
     pub bound: f64,
-    /// Noise calibration (default [`OpCalibration::ReplaceOne`]).
+    /// Noise calibration (default [`OpCalibration::Exact`]).
     pub calibration: OpCalibration,
     /// μ₀ ≥ 0: weight of the data-independent ridge (μ₀/2)‖θ‖² added to every record's loss.
     pub mu0: f64,
@@ -159,7 +160,7 @@ impl Default for ObjectivePerturbation {
     fn default() -> Self {
         ObjectivePerturbation {
             bound: f64::NAN,
-            calibration: OpCalibration::ReplaceOne,
+            calibration: OpCalibration::Exact,
             mu0: 0.0,
             max_iter: DEFAULT_MAX_ITER,
         }
@@ -194,7 +195,7 @@ impl ObjectivePerturbation {
         let p = Params::new(NAME, params, &["bound", "calibration", "mu0", "max_iter"])?;
         let calibration = match p.choice("calibration", &OpCalibration::NAMES)? {
             Some(c) => OpCalibration::from_name(c).expect("validated by choice"),
-            None => OpCalibration::ReplaceOne,
+            None => OpCalibration::Exact,
         };
         Ok(ObjectivePerturbation {
             bound: required_bound(NAME, &p)?,
@@ -216,8 +217,8 @@ impl ObjectivePerturbation {
                 bound_param_info("CONTRACT; spec Talwar §0"),
                 ParamInfo {
                     name: "calibration",
-                    default: "replace-one",
-                    meaning: "noise sigma: replace-one = 2L sqrt(8 ln(2/delta) + 4 eps)/(n eps); tight = 2L/(n(sqrt(2 ln(1/delta) + eps) - sqrt(2 ln(1/delta)))); kst12, paper = printed formulas (they certify about 1.2 eps and 2.3 eps, more than the budget, so a fit with them is refused and the error states the certified eps)",
+                    default: "exact",
+                    meaning: "noise sigma: exact = smallest sigma whose certificate (hockey-stick bound) is eps, spending the budget; replace-one = 2L sqrt(8 ln(2/delta) + 4 eps)/(n eps); tight = 2L/(n(sqrt(2 ln(1/delta) + eps) - sqrt(2 ln(1/delta)))); kst12, paper = printed formulas (they certify about 1.2 eps and 2.3 eps, more than the budget, so a fit with them is refused and the error states the certified eps)",
                     source: "spec Talwar §6 (Reviewed), A14",
                 },
                 ParamInfo {
@@ -256,10 +257,17 @@ impl ObjectivePerturbation {
                 tolerance,
             };
         }
-        let sigma = self
-            .calibration
-            .sigma(lipschitz, n, budget.epsilon, budget.delta);
         let jacobian_epsilon = calibration::jacobian_epsilon(lambda, n, zeta + self.mu0);
+        let sigma = match self.calibration {
+            OpCalibration::Exact => calibration::exact_sigma(
+                lipschitz,
+                n,
+                jacobian_epsilon,
+                budget.epsilon,
+                budget.delta,
+            ),
+            c => c.sigma(lipschitz, n, budget.epsilon, budget.delta),
+        };
         let gaussian_shift = calibration::gaussian_shift(lipschitz, n, sigma);
         OpPlan {
             lipschitz,

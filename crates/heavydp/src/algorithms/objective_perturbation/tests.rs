@@ -182,7 +182,21 @@ fn sigma_and_zeta_match_the_spec_formulas() {
     };
     let (eps, delta, n) = (1.0, 1e-5, 1000.0);
     let budget = Budget::new(eps, delta).unwrap();
-    let plan = op(1.0).plan(&p, &budget);
+    let exact = op(1.0).plan(&p, &budget);
+    let plan = ObjectivePerturbation {
+        calibration: OpCalibration::ReplaceOne,
+        ..op(1.0)
+    }
+    .plan(&p, &budget);
+    // Default `exact`: the certificate at the solved σ is ε (to 1e-9), a 0.1 % smaller σ
+    // exceeds it and half the noise far exceeds it; it is less noise than replace-one.
+    assert!(exact.certified_epsilon <= eps && exact.certified_epsilon > eps * (1.0 - 1e-9));
+    let je = exact.jacobian_epsilon;
+    let cert =
+        |sigma: f64| super::calibration::certified_epsilon(je, 2.0 * 12.0 / (n * sigma), delta);
+    assert!(cert(exact.sigma * (1.0 - 1e-3)) > eps);
+    assert!(cert(exact.sigma / 2.0) > 1.5 * eps);
+    assert!(exact.sigma < plan.sigma);
     assert_eq!(plan.lipschitz, 12.0);
     assert_eq!(plan.hessian_bound, 8.0);
     assert!((plan.zeta - 2.0 * 8.0 / (n * eps)).abs() < 1e-15);
@@ -833,8 +847,12 @@ fn rejects_bad_configurations() {
 fn pinned_output_of_a_short_seeded_fit() {
     let (data, _) = bounded_data(5000, 3, 71);
     let set = L2Ball { d: 3, radius: 1.0 };
+    // The calibration of the first implementation (the default before issue 20 item 5).
     let r = fit(
-        &op(1.0),
+        &ObjectivePerturbation {
+            calibration: OpCalibration::ReplaceOne,
+            ..op(1.0)
+        },
         &data,
         &set,
         LossKind::Squared,
