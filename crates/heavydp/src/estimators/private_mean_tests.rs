@@ -810,6 +810,8 @@ fn iterative_updating_stuck_at_the_starting_centre_is_noted() {
     assert!(r.mean[0] != 0.0);
     assert!(!has_note(&r, "starting centre"), "{:?}", r.notes);
     assert!(!has_note(&r, "noise-dominated"), "{:?}", r.notes);
+}
+
 /// Issue 20 item 7 (iterative-updating mean): on data whose mean is ≈ 0 the estimate is
 /// exactly c_1 = 0 in almost every run. This is step 6 of Algorithm 3, not a lost release:
 /// the candidates are the centres c_1 = 0 (public), c_2, …, c_{t_c+1}, and
