@@ -123,7 +123,7 @@ struct MeanArgs {
     /// Privacy budget delta in [0, 1); clip and iterative-updating need delta > 0, sparse-peeling defaults to n^-1.1 [default: 0].
     #[arg(long, allow_hyphen_values = true)]
     delta: Option<String>,
-    /// Estimator parameter KEY=VALUE (repeatable), in the data's units; `--list` shows each one's default.
+    /// Estimator parameter KEY=VALUE (repeatable), in the data's units; `--list` shows each one's default [default: none given].
     #[arg(long = "param")]
     params: Vec<String>,
     /// Seed of the ChaCha20 noise generator (reproducible output) [default: OS entropy].
@@ -166,7 +166,7 @@ struct SimulateArgs {
     /// Support size s* of the true coefficient vector [default: 20 for hu-sparse-*, 5 for tian-*; dense scenarios ignore it].
     #[arg(long)]
     sparsity: Option<usize>,
-    /// Scenario parameter KEY=VALUE (repeatable), e.g. zeta=0.5, beta_scale=2.
+    /// Scenario parameter KEY=VALUE (repeatable), e.g. zeta=0.5, beta_scale=2 [default: none given].
     #[arg(long = "param")]
     params: Vec<String>,
     /// Seed of the ChaCha20 generator (reproducible data) [default: OS entropy].
@@ -218,7 +218,7 @@ struct FitArgs {
     /// Number s of non-zero coefficients; required with --domain sparse (the ht-sparse-*, dp-iht-*, dp-slr, adahuber algorithms) [default: none].
     #[arg(long)]
     sparsity: Option<usize>,
-    /// Hyperparameter KEY=VALUE (repeatable); `heavydp algorithms --json` lists each one's default and meaning.
+    /// Hyperparameter KEY=VALUE (repeatable); `heavydp algorithms --json` lists each one's default and meaning [default: none given].
     #[arg(long = "param")]
     params: Vec<String>,
     /// Seed of the ChaCha20 noise generator (reproducible output) [default: OS entropy].
