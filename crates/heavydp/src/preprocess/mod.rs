@@ -8,8 +8,8 @@
 //!
 //! | step | release | mechanism | privacy | source |
 //! |---|---|---|---|---|
-//! | scales ([`private_scales`]), stage 1 | the magnitude M: q₀.₇₅ of \|x\| on the octave grid {0, 2⁻²⁰, …, 2⁴⁰} | [`quantile::QuantileMechanism`] (exponential mechanism, Δ_u = 1) | ε₀-DP | McSherry & Talwar 2007 |
-//! | scales, stage 2 | q₀.₂₅ and q₀.₇₅ of x on the linear grid of 4097 points over [−2M, 2M] | the same | ε₀-DP each; the 3·(d + 1) releases compose by zCDP (ρ = Σ ε₀²/2, converted at the phase's δ) or basic composition, whichever allows the larger ε₀ | Zhao et al. Lemma 1(3)–(4) |
+//! | scales ([`private_scales`]), stage 1 | the magnitude M: q₀.₇₅ of the octaves ⌊\|x\|⌋₂ (\|x\| rounded down to a power of two) on the octave grid {0, 2⁻²⁰, …, 2⁴⁰} | [`quantile::QuantileMechanism`] (exponential mechanism, Δ_u = 1) | ε₀-DP | McSherry & Talwar 2007 |
+//! | scales, stage 2 | q₀.₂₅ and q₀.₇₅ of x on the linear grid of 4097 points over [−4M, 4M] | the same | ε₀-DP each; the 3·(d + 1) releases compose by zCDP (ρ = Σ ε₀²/2, converted at the phase's δ) or basic composition, whichever allows the larger ε₀ | Zhao et al. Lemma 1(3)–(4) |
 //! | intercept ([`private_intercept`]), squared / Huber / biweight loss, scales known | clipped mean of the residuals ỹ − x̃·w̃ at ±C | Laplace, Δ₁ = 2C/n | ε-DP | Dwork & Roth Thm 3.6 |
 //! | intercept, absolute loss or no scales | median of the residuals | [`quantile::QuantileMechanism`] | ε-DP | as above |
 //! | intercept, logistic loss | root of Σᵢ (σ(mᵢ + b) − 1{yᵢ = 1}) on the public grid b ∈ [−8, 8] step 1/32 | exponential mechanism, utility −\|S(b)\|, Δ_u = 2 | ε-DP | McSherry & Talwar 2007 |
@@ -306,8 +306,10 @@ pub const MAGNITUDE_LEVEL: f64 = 0.75;
 
 /// The private centres and scales of the features (and of the target when
 /// `scale_target`), spending at most `budget`: per column, three ε₀-DP releases (see the
-/// module documentation): the magnitude M = the private q₀.₇₅ of |x| on the octave grid,
-/// then q₀.₂₅ and q₀.₇₅ of x on the linear grid of half-width R = 2M.
+/// module documentation): the magnitude M = the private q₀.₇₅ of the octaves ⌊|x|⌋₂ (|x|
+/// rounded down to a power of two, a row-wise public map, so every value is a grid
+/// point), then q₀.₂₅ and q₀.₇₅ of x on the linear grid of half-width R = 4M (the q₀.₇₅ of
+/// |x| is below 2M).
 pub fn private_scales<R: RngCore + ?Sized>(
     data: &Dataset,
     scale_target: bool,
@@ -331,7 +333,7 @@ pub fn private_scales<R: RngCore + ?Sized>(
             col.copy_from_slice(data.y());
         }
         for (a, v) in abs.iter_mut().zip(&col) {
-            *a = v.abs();
+            *a = quantile::octave_floor(v.abs());
         }
         abs.sort_unstable_by(f64::total_cmp);
         col.sort_unstable_by(f64::total_cmp);
@@ -344,7 +346,7 @@ pub fn private_scales<R: RngCore + ?Sized>(
             rng,
         )?;
         let grid = LinearGrid {
-            half_width: (2.0 * m).max(libm::ldexp(1.0, -19)),
+            half_width: (4.0 * m).max(libm::ldexp(1.0, -18)),
             steps: LINEAR_STEPS,
         };
         let mut q = [0.0; 2];
@@ -529,10 +531,12 @@ mod tests {
         let (st, spent) = private_scales(&data, true, budget, &mut rng).unwrap();
         assert!(spent.epsilon <= 0.1 && spent.epsilon > 0.099);
         assert_eq!(spent.releases, 9);
-        // lognormal(0, 0.6)·1000: median 1000, IQR = 1000(e^{0.6·0.674} − e^{−0.6·0.674})
+        // lognormal(0, 0.6)·1000: quartiles 1000·e^{∓0.6·0.6745}; the centre is their
+        // midpoint 1000·cosh(0.405) ≈ 1083
         let iqr = 1000.0 * ((0.6f64 * 0.6745).exp() - (-0.6f64 * 0.6745).exp());
+        let mid = 1000.0 * (0.6f64 * 0.6745).cosh();
         let c = st.features[0];
-        assert!((c.centre / 1000.0 - 1.0).abs() < 0.05, "{c:?}");
+        assert!((c.centre / mid - 1.0).abs() < 0.05, "{c:?}");
         assert!((c.scale * IQR_PER_SIGMA / iqr - 1.0).abs() < 0.15, "{c:?}");
         let yr = st.features[1];
         assert!((yr.centre - 1990.0).abs() <= 2.0, "{yr:?}");
@@ -586,7 +590,7 @@ mod tests {
 
     #[test]
     fn scale_fallbacks() {
-        let s = scale_from_quantiles([0.0, 0.0, 0.0]);
+        let s = scale_from_quantiles([0.0, 0.0]);
         assert_eq!(
             s,
             ColumnScale {
@@ -594,8 +598,8 @@ mod tests {
                 scale: 1.0
             }
         );
-        let s = scale_from_quantiles([1.0, 5.0, 3.0]);
-        assert_eq!(s.centre, 3.0);
+        let s = scale_from_quantiles([3.0, 1.0]);
+        assert_eq!(s.centre, 2.0);
         assert!((s.scale - 2.0 / IQR_PER_SIGMA).abs() < 1e-15);
     }
 

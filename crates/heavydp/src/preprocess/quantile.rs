@@ -110,6 +110,20 @@ impl Grid1D for OctaveGrid {
     }
 }
 
+/// |v| rounded down to its power of two 2^⌊log₂|v|⌋ (0 below 2⁻²⁰, 2⁴⁰ above): the
+/// row-wise public map that puts every magnitude on the [`OctaveGrid`], so the magnitude
+/// quantile's utility is 0 exactly at the octave that holds the quantile (without it, a
+/// column whose values all lie inside one octave — calendar years in [1024, 2048) — has
+/// no grid point of utility 0 and every octave above ties).
+pub fn octave_floor(v: f64) -> f64 {
+    let v = v.abs();
+    if v < libm::ldexp(1.0, E_MIN) {
+        return 0.0;
+    }
+    let (_, e) = libm::frexp(v);
+    libm::ldexp(1.0, (e - 1).min(E_MAX))
+}
+
 /// 2S + 1 equally spaced points −R, −R + R/S, …, R with R and S powers of two (so every
 /// point is exact): the fine grid of the second stage of private scaling.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -377,6 +391,23 @@ mod tests {
         assert_eq!(PublicGrid::floor_index(1e300), Some(g - 1));
         assert_eq!(PublicGrid::floor_index(1e-300), Some(K));
         assert_eq!(PublicGrid::floor_index(-1e-300), Some(K - 1));
+    }
+
+    #[test]
+    fn octave_floor_lands_on_the_octave_grid() {
+        for (v, want) in [
+            (1990.0, 1024.0),
+            (2048.0, 2048.0),
+            (0.3, 0.25),
+            (-5.0, 4.0),
+            (0.0, 0.0),
+            (1e-9, 0.0),
+            (1e300, 1099511627776.0),
+        ] {
+            assert_eq!(octave_floor(v), want, "{v}");
+            let g = OctaveGrid;
+            assert_eq!(g.value(g.floor_index(want).unwrap()), want);
+        }
     }
 
     #[test]
