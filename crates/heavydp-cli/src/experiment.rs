@@ -262,7 +262,11 @@ fn run_table(
         &png_name,
     )?;
     eprintln!(
-        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}", wrote(dir, &["results.csv", "results.md", &png_name, "summary.json"])
+        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}",
+        wrote(
+            dir,
+            &["results.csv", "results.md", &png_name, "summary.json"]
+        )
     );
     Ok(())
 }
@@ -407,7 +411,11 @@ fn run_tails(
         &png_name,
     )?;
     eprintln!(
-        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}", wrote(dir, &["results.csv", "results.md", &png_name, "summary.json"])
+        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}",
+        wrote(
+            dir,
+            &["results.csv", "results.md", &png_name, "summary.json"]
+        )
     );
     Ok(())
 }
@@ -517,7 +525,8 @@ fn run_rate(
         );
     }
     eprintln!(
-        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}", wrote(dir, &["results.csv", &png_name, "summary.json"])
+        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}",
+        wrote(dir, &["results.csv", &png_name, "summary.json"])
     );
     Ok(())
 }

@@ -340,7 +340,11 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         let mut word: Vec<char> = word.chars().collect();
         loop {
             let cur_len = cur.chars().count();
-            let need = if cur.is_empty() { word.len() } else { cur_len + 1 + word.len() };
+            let need = if cur.is_empty() {
+                word.len()
+            } else {
+                cur_len + 1 + word.len()
+            };
             if need <= width {
                 if !cur.is_empty() {
                     cur.push(' ');
@@ -366,7 +370,11 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// A plain-text table whose cells wrap within fixed column widths, so the columns stay
 /// aligned whatever the cell lengths.
-pub fn table<const K: usize>(header: &[&str; K], widths: &[usize; K], rows: &[[String; K]]) -> String {
+pub fn table<const K: usize>(
+    header: &[&str; K],
+    widths: &[usize; K],
+    rows: &[[String; K]],
+) -> String {
     let mut out = String::new();
     let mut line = |cells: Vec<Vec<String>>| {
         let height = cells.iter().map(Vec::len).max().unwrap_or(1);

@@ -91,9 +91,18 @@ fn fit_and_mean_help_show_every_default_and_the_status_values() {
         );
     }
     assert!(help.contains("n^-1.1"), "delta's real default is shown");
-    let long = String::from_utf8(heavydp().args(["fit", "--help"]).output().unwrap().stdout).unwrap();
-    for status in ["completed", "converged", "tolerance_not_reached", "max_iterations"] {
-        assert!(long.contains(status), "fit --help documents status '{status}'");
+    let long =
+        String::from_utf8(heavydp().args(["fit", "--help"]).output().unwrap().stdout).unwrap();
+    for status in [
+        "completed",
+        "converged",
+        "tolerance_not_reached",
+        "max_iterations",
+    ] {
+        assert!(
+            long.contains(status),
+            "fit --help documents status '{status}'"
+        );
     }
     let help = String::from_utf8(heavydp().args(["mean", "-h"]).output().unwrap().stdout).unwrap();
     for (flag, desc) in options(&help) {
@@ -156,11 +165,7 @@ fn wage_csv(dir: &TempDir, n: usize) -> String {
 
 fn mean_json(args: &[&str]) -> (serde_json::Value, String) {
     let o = heavydp().arg("mean").args(args).output().unwrap();
-    assert!(
-        o.status.success(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     (
         serde_json::from_slice(&o.stdout).unwrap(),
         String::from_utf8(o.stderr).unwrap(),
@@ -199,7 +204,10 @@ fn iterative_updating_at_the_starting_centre_says_so() {
     assert_eq!(j["mean"][0].as_f64().unwrap(), 0.0, "the case of issue 19");
     let n = notes(&j);
     assert!(n.iter().any(|m| m.contains("starting centre")), "{n:?}");
-    assert!(err.contains("note: the estimate is the data-free starting centre"), "{err}");
+    assert!(
+        err.contains("note: the estimate is the data-free starting centre"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -207,16 +215,38 @@ fn catoni_with_tau_far_from_the_data_scale_says_so() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 5000);
     let (j, err) = mean_json(&[
-        "--estimator", "catoni", "--data", &data, "--columns", "wage", "--epsilon", "1", "--seed", "1",
+        "--estimator",
+        "catoni",
+        "--data",
+        &data,
+        "--columns",
+        "wage",
+        "--epsilon",
+        "1",
+        "--seed",
+        "1",
     ]);
     let n = notes(&j);
     assert!(n.iter().any(|m| m.contains("tau was not given")), "{n:?}");
-    assert!(n.iter().any(|m| m.contains("contradicts the declared")), "{n:?}");
+    assert!(
+        n.iter().any(|m| m.contains("contradicts the declared")),
+        "{n:?}"
+    );
     assert!(err.contains("note: tau was not given"), "{err}");
     // declared at the data's scale: no warning about tau, and a sensible mean
     let (j, _) = mean_json(&[
-        "--estimator", "catoni", "--data", &data, "--columns", "wage", "--epsilon", "1", "--seed", "1",
-        "--param", "tau=1e6",
+        "--estimator",
+        "catoni",
+        "--data",
+        &data,
+        "--columns",
+        "wage",
+        "--epsilon",
+        "1",
+        "--seed",
+        "1",
+        "--param",
+        "tau=1e6",
     ]);
     let n = notes(&j);
     assert!(n.is_empty(), "{n:?}");
@@ -229,7 +259,15 @@ fn catoni_truncation_collapsing_is_an_announced_public_fact() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 50);
     let (j, _) = mean_json(&[
-        "--estimator", "catoni", "--data", &data, "--epsilon", "0.01", "--seed", "1", "--param",
+        "--estimator",
+        "catoni",
+        "--data",
+        &data,
+        "--epsilon",
+        "0.01",
+        "--seed",
+        "1",
+        "--param",
         "tau=1e6",
     ]);
     let n = notes(&j);
@@ -241,12 +279,28 @@ fn fit_status_reads_completed_and_old_files_still_read() {
     let dir = TempDir::new().unwrap();
     let data = p(&dir, "d.csv");
     heavydp()
-        .args(["simulate", "--scenario", "hu-linear-student", "--n", "400", "--d", "3"])
+        .args([
+            "simulate",
+            "--scenario",
+            "hu-linear-student",
+            "--n",
+            "400",
+            "--d",
+            "3",
+        ])
         .args(["--seed", "2", "--out", &data])
         .assert()
         .success();
     let o = heavydp()
-        .args(["fit", "--algorithm", "clipped-gd", "--data", &data, "--epsilon", "1"])
+        .args([
+            "fit",
+            "--algorithm",
+            "clipped-gd",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+        ])
         .args(["--seed", "1", "--out", "-"])
         .output()
         .unwrap();
@@ -271,21 +325,40 @@ fn mean_columns_selects_by_name_and_lists_unknown_ones() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 200);
     let (j, _) = mean_json(&[
-        "--estimator", "catoni", "--data", &data, "--columns", "education", "--epsilon", "inf",
-        "--param", "tau=200",
+        "--estimator",
+        "catoni",
+        "--data",
+        &data,
+        "--columns",
+        "education",
+        "--epsilon",
+        "inf",
+        "--param",
+        "tau=200",
     ]);
     assert_eq!(j["columns"], serde_json::json!(["education"]));
     assert_eq!(j["d"], 1);
     let m = j["mean"][0].as_f64().unwrap();
     assert!((m - 12.5).abs() < 0.5, "{m}");
     let o = heavydp()
-        .args(["mean", "--estimator", "catoni", "--data", &data, "--epsilon", "1"])
+        .args([
+            "mean",
+            "--estimator",
+            "catoni",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+        ])
         .args(["--columns", "wage,hours,age"])
         .output()
         .unwrap();
     assert!(!o.status.success());
     let err = String::from_utf8(o.stderr).unwrap();
-    assert!(err.contains("'hours', 'age'") && err.contains("wage, education"), "{err}");
+    assert!(
+        err.contains("'hours', 'age'") && err.contains("wage, education"),
+        "{err}"
+    );
     assert!(o.stdout.is_empty());
 }
 
@@ -295,7 +368,17 @@ fn out_dash_writes_to_stdout_and_creates_no_file() {
     let data = wage_csv(&dir, 100);
     let o = heavydp()
         .current_dir(dir.path())
-        .args(["mean", "--estimator", "catoni", "--data", &data, "--epsilon", "1", "--out", "-"])
+        .args([
+            "mean",
+            "--estimator",
+            "catoni",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+            "--out",
+            "-",
+        ])
         .args(["--param", "tau=1e6"])
         .output()
         .unwrap();
@@ -305,7 +388,15 @@ fn out_dash_writes_to_stdout_and_creates_no_file() {
     // simulate --out - : the CSV on stdout
     let o = heavydp()
         .current_dir(dir.path())
-        .args(["simulate", "--scenario", "hu-linear-student", "--n", "5", "--d", "2"])
+        .args([
+            "simulate",
+            "--scenario",
+            "hu-linear-student",
+            "--n",
+            "5",
+            "--d",
+            "2",
+        ])
         .args(["--seed", "1", "--out", "-"])
         .output()
         .unwrap();
@@ -318,7 +409,15 @@ fn out_dash_writes_to_stdout_and_creates_no_file() {
     std::fs::write(&sim, &csv).unwrap();
     let model = p(&dir, "model.json");
     heavydp()
-        .args(["fit", "--algorithm", "clipped-gd", "--data", &sim, "--epsilon", "inf"])
+        .args([
+            "fit",
+            "--algorithm",
+            "clipped-gd",
+            "--data",
+            &sim,
+            "--epsilon",
+            "inf",
+        ])
         .args(["--out", &model])
         .assert()
         .success();
@@ -339,13 +438,29 @@ fn predict_into_a_closed_pipe_exits_quietly() {
     let dir = TempDir::new().unwrap();
     let data = p(&dir, "big.csv");
     heavydp()
-        .args(["simulate", "--scenario", "hu-linear-student", "--n", "100000", "--d", "2"])
+        .args([
+            "simulate",
+            "--scenario",
+            "hu-linear-student",
+            "--n",
+            "100000",
+            "--d",
+            "2",
+        ])
         .args(["--seed", "1", "--out", &data])
         .assert()
         .success();
     let model = p(&dir, "m.json");
     heavydp()
-        .args(["fit", "--algorithm", "clipped-gd", "--data", &data, "--epsilon", "inf"])
+        .args([
+            "fit",
+            "--algorithm",
+            "clipped-gd",
+            "--data",
+            &data,
+            "--epsilon",
+            "inf",
+        ])
         .args(["--intercept", "none", "--scale", "none", "--out", &model])
         .assert()
         .success();
@@ -366,7 +481,12 @@ fn predict_into_a_closed_pipe_exits_quietly() {
         r.read_line(&mut line).unwrap();
     }
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     let status = child.wait().unwrap();
     assert!(status.success(), "status {status:?}, stderr: {err}");
     assert!(err.is_empty(), "stderr: {err}");

@@ -140,7 +140,11 @@ impl ModelFile {
             reason: e.to_string(),
         })?;
         // files of earlier versions name the normal end of a fit "max_iterations"
-        if let Some(st) = m.status.as_deref().and_then(crate::algorithms::FitStatus::parse) {
+        if let Some(st) = m
+            .status
+            .as_deref()
+            .and_then(crate::algorithms::FitStatus::parse)
+        {
             m.status = Some(st.name().to_string());
         }
         if m.format != FORMAT && m.format != FORMAT_V1 {

@@ -405,7 +405,11 @@ fn clip_mean(
         ));
     }
     notes.extend(default_scale_note(p, "M", "M^2"));
-    notes.extend(noise_dominated_note(sigma * (d as f64).sqrt(), m_bound, "the noise sigma sqrt(d)"));
+    notes.extend(noise_dominated_note(
+        sigma * (d as f64).sqrt(),
+        m_bound,
+        "the noise sigma sqrt(d)",
+    ));
     Ok(MeanReport {
         mean: released,
         privacy: ledger.summary(PrivacyModel::Zcdp),
@@ -561,7 +565,11 @@ fn iu_mean(
         ));
     }
     notes.extend(default_scale_note(p, "M", "M^2"));
-    notes.extend(noise_dominated_note(r0_used, m_bound, "the error scale r_0_practical"));
+    notes.extend(noise_dominated_note(
+        r0_used,
+        m_bound,
+        "the error scale r_0_practical",
+    ));
     // Post-processing of the released estimate only (no further data access): the answer
     // is the data-free starting centre when no centre update improved on it.
     if !budget.is_non_private() && mean == c1 {
@@ -755,7 +763,9 @@ fn robust_scale_notes(
     noise_scale: f64,
     released: &[f64],
 ) -> Vec<String> {
-    let mut notes: Vec<String> = default_scale_note(p, "tau", "E x_j^2").into_iter().collect();
+    let mut notes: Vec<String> = default_scale_note(p, "tau", "E x_j^2")
+        .into_iter()
+        .collect();
     let root = tau.sqrt();
     if k.is_finite() && k < root {
         notes.push(format!(

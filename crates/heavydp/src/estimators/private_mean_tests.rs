@@ -765,7 +765,8 @@ fn default_scale_parameters_are_noted_and_declared_ones_are_not() {
 fn catoni_truncation_below_the_declared_scale_is_noted_from_public_quantities_only() {
     // k = sqrt(3 n eps tau (1 + 1/beta)/(8 sqrt 2 d)) < sqrt(tau) iff 3 n eps (1+1/beta) < 8 sqrt2 d
     let (n, d) = (20, 2);
-    let k_formula = (3.0 * n as f64 * 0.1 * 4.0 * 2.0 / (8.0 * std::f64::consts::SQRT_2 * d as f64)).sqrt();
+    let k_formula =
+        (3.0 * n as f64 * 0.1 * 4.0 * 2.0 / (8.0 * std::f64::consts::SQRT_2 * d as f64)).sqrt();
     assert!(k_formula < 2.0);
     for seed in [1, 2] {
         // two unrelated datasets: the public note is the same
@@ -799,14 +800,32 @@ fn iterative_updating_stuck_at_the_starting_centre_is_noted() {
     // noise of the group means far above the data's mean: the refinement keeps c_1 = 0
     let n = 2000;
     let x = student_data(6, n, &[0.5], 5.0, 0.5);
-    let r = run("iterative-updating", &x, n, 1, 0.05, 1e-5, &[("M", "1000")], 7);
+    let r = run(
+        "iterative-updating",
+        &x,
+        n,
+        1,
+        0.05,
+        1e-5,
+        &[("M", "1000")],
+        7,
+    );
     if r.mean == vec![0.0] {
         assert!(has_note(&r, "starting centre"), "{:?}", r.notes);
     }
     assert!(has_note(&r, "noise-dominated"), "{:?}", r.notes);
     // a well-posed run: neither note
     let x = student_data(8, 20000, &[3.0], 5.0, 1.0);
-    let r = run("iterative-updating", &x, 20000, 1, 1.0, 1e-5, &[("M", "4")], 9);
+    let r = run(
+        "iterative-updating",
+        &x,
+        20000,
+        1,
+        1.0,
+        1e-5,
+        &[("M", "4")],
+        9,
+    );
     assert!(r.mean[0] != 0.0);
     assert!(!has_note(&r, "starting centre"), "{:?}", r.notes);
     assert!(!has_note(&r, "noise-dominated"), "{:?}", r.notes);

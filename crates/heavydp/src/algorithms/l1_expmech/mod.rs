@@ -802,8 +802,8 @@ impl PrivateAlgorithm for L1RegressionExpMech {
                 // blocks scored (public counts) to the observer
                 ledger.charge("exponential mechanism over the candidate set", mech.cost())?;
                 observer.on_start(sampler::candidate_blocks(n_cand) as usize);
-                let selected =
-                    mech.run_with_progress(data, rng, &mut |done| observer.on_iteration(done as usize));
+                let selected = mech
+                    .run_with_progress(data, rng, &mut |done| observer.on_iteration(done as usize));
                 observer.on_finish();
                 hp(&mut h, "candidates", n_cand);
                 if !budget.is_non_private() {

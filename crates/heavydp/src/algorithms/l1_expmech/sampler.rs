@@ -78,36 +78,36 @@ pub fn select_with_progress(
     while done < blocks {
         let round_end = (done + PROGRESS_ROUND_BLOCKS).min(blocks);
         let round: Vec<(f64, u64)> = (done..round_end)
-        .into_par_iter()
-        .map(|b| {
-            let start = b * bs;
-            let m = (n - start).min(bs) as usize;
-            let mut cands = vec![0.0; m * d];
-            net.fill(start, &mut cands);
-            let mut s = vec![0.0; m];
-            score.sums(data, &cands, &mut s);
-            let mut rng = match selection {
-                Selection::Exponential { .. } => {
-                    let mut r = ChaCha20Rng::from_seed(key);
-                    r.set_stream(b);
-                    Some(r)
-                }
-                Selection::Argmin => None,
-            };
-            let mut best = (f64::NEG_INFINITY, u64::MAX);
-            for (j, sj) in s.iter().enumerate() {
-                let k = match (selection, rng.as_mut()) {
-                    (Selection::Exponential { coef }, Some(r)) => -coef * sj + noise::gumbel(r),
-                    _ => -sj,
+            .into_par_iter()
+            .map(|b| {
+                let start = b * bs;
+                let m = (n - start).min(bs) as usize;
+                let mut cands = vec![0.0; m * d];
+                net.fill(start, &mut cands);
+                let mut s = vec![0.0; m];
+                score.sums(data, &cands, &mut s);
+                let mut rng = match selection {
+                    Selection::Exponential { .. } => {
+                        let mut r = ChaCha20Rng::from_seed(key);
+                        r.set_stream(b);
+                        Some(r)
+                    }
+                    Selection::Argmin => None,
                 };
-                let k = if k.is_nan() { f64::NEG_INFINITY } else { k };
-                if best.1 == u64::MAX || k > best.0 {
-                    best = (k, start + j as u64);
+                let mut best = (f64::NEG_INFINITY, u64::MAX);
+                for (j, sj) in s.iter().enumerate() {
+                    let k = match (selection, rng.as_mut()) {
+                        (Selection::Exponential { coef }, Some(r)) => -coef * sj + noise::gumbel(r),
+                        _ => -sj,
+                    };
+                    let k = if k.is_nan() { f64::NEG_INFINITY } else { k };
+                    if best.1 == u64::MAX || k > best.0 {
+                        best = (k, start + j as u64);
+                    }
                 }
-            }
-            best
-        })
-        .collect();
+                best
+            })
+            .collect();
         winners.extend(round);
         done = round_end;
         progress(done);
