@@ -2,7 +2,7 @@
 //! `DIR/results.csv`, `DIR/ID.png` and `DIR/summary.json` (see `heavydp::experiments`
 //! for the protocol).
 
-use crate::{parse_params, plot, write_atomic};
+use crate::{parse_params, plot, write_atomic, Spinner};
 use clap::Args;
 use heavydp::experiments::{self, PlanOptions};
 use std::io::IsTerminal;
@@ -269,33 +269,6 @@ fn run_table(
         )
     );
     Ok(())
-}
-
-/// A spinner with the elapsed time on stderr while a long run without a progress callback
-/// works (drawn only when stderr is a terminal); cleared when dropped, also on errors.
-struct Spinner(Option<indicatif::ProgressBar>);
-
-impl Spinner {
-    fn start(msg: String) -> Spinner {
-        Spinner(std::io::stderr().is_terminal().then(|| {
-            let pb = indicatif::ProgressBar::new_spinner();
-            pb.set_style(
-                indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-            );
-            pb.set_message(msg);
-            pb.enable_steady_tick(std::time::Duration::from_millis(200));
-            pb
-        }))
-    }
-}
-
-impl Drop for Spinner {
-    fn drop(&mut self) {
-        if let Some(pb) = self.0.take() {
-            pb.finish_and_clear();
-        }
-    }
 }
 
 /// The paths of `files` in `dir`, joined by the platform's rules (no doubled separator

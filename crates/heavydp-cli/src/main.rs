@@ -503,6 +503,33 @@ impl Observer for Progress {
     }
 }
 
+/// A spinner with the elapsed time on stderr while a long run without a progress callback
+/// works (drawn only when stderr is a terminal); cleared when dropped, also on errors.
+pub struct Spinner(Option<indicatif::ProgressBar>);
+
+impl Spinner {
+    pub fn start(msg: String) -> Spinner {
+        Spinner(std::io::stderr().is_terminal().then(|| {
+            let pb = indicatif::ProgressBar::new_spinner();
+            pb.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            );
+            pb.set_message(msg);
+            pb.enable_steady_tick(std::time::Duration::from_millis(200));
+            pb
+        }))
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        if let Some(pb) = self.0.take() {
+            pb.finish_and_clear();
+        }
+    }
+}
+
 fn cmd_fit(a: FitArgs) -> Result<(), String> {
     use heavydp::pipeline::{self, FitOptions};
     use heavydp::preprocess::{InterceptMode, PublicScales, ScaleMode};
