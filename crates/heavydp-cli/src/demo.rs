@@ -160,34 +160,27 @@ fn simulated(seed: u64) -> Result<(), String> {
             .sqrt()
     };
     let mut rows = Vec::new();
-    let runs: Vec<(&str, &str, f64, Vec<(&str, &str)>)> = vec![
+    let runs: Vec<(&str, &str, f64)> = vec![
         (
             "clipped-gd (non-private floor)",
             "clipped-gd",
             f64::INFINITY,
-            vec![],
         ),
-        ("intercept only", pipeline::INTERCEPT_ONLY, epsilon, vec![]),
-        ("auto", "auto", epsilon, vec![]),
-        ("clipped-gd", "clipped-gd", epsilon, vec![]),
-        ("ht-frank-wolfe", "ht-frank-wolfe", epsilon, vec![]),
-        ("dp-iht-huber (s = 5)", "dp-iht-huber", epsilon, vec![]),
-        ("adassp (bound=auto)", "adassp", epsilon, vec![]),
-        (
-            "dp-frank-wolfe (bound=auto)",
-            "dp-frank-wolfe",
-            epsilon,
-            vec![],
-        ),
+        ("intercept only", pipeline::INTERCEPT_ONLY, epsilon),
+        ("auto", "auto", epsilon),
+        ("clipped-gd", "clipped-gd", epsilon),
+        ("ht-frank-wolfe", "ht-frank-wolfe", epsilon),
+        ("dp-iht-huber (s = 5)", "dp-iht-huber", epsilon),
+        ("adassp (bound=auto)", "adassp", epsilon),
+        ("dp-frank-wolfe (bound=auto)", "dp-frank-wolfe", epsilon),
         (
             "objective-perturbation (bound=auto)",
             "objective-perturbation",
             epsilon,
-            vec![],
         ),
     ];
-    for (label, alg, eps, params) in runs {
-        let (m, secs) = fit(&train, alg, eps, &params, seed)?;
+    for (label, alg, eps) in runs {
+        let (m, secs) = fit(&train, alg, eps, &[], seed)?;
         let (privacy, e, dl) = privacy_of(&m);
         rows.push(Row {
             method: label.to_string(),

@@ -159,10 +159,11 @@ impl ModelFile {
                 reason: "weights, features and d disagree".into(),
             });
         }
-        if m.feature_bounds
-            .as_ref()
-            .is_some_and(|b| b.len() != m.d || b.iter().any(|[lo, hi]| !(lo <= hi)))
-        {
+        if m.feature_bounds.as_ref().is_some_and(|b| {
+            b.len() != m.d
+                || b.iter()
+                    .any(|[lo, hi]| lo.partial_cmp(hi).is_none_or(|o| o.is_gt()))
+        }) {
             return Err(ModelError::Invalid {
                 path: path.into(),
                 reason: "feature_bounds must hold d pairs [lo, hi] with lo <= hi".into(),

@@ -322,8 +322,12 @@ pub fn fit(
         _ => {}
     }
     // data-free gradient clip radius of the Zhao et al. family on scaled data
-    if scaled && matches!(name.as_str(), "clipped-gd" | "iterative-updating-gd") {
-        if !params.contains_key("R") && !params.contains_key("M") {
+    if scaled
+        && matches!(name.as_str(), "clipped-gd" | "iterative-updating-gd")
+        && !params.contains_key("R")
+        && !params.contains_key("M")
+    {
+        {
             let l = if matches!(loss_hint, None | Some("squared")) {
                 2.0
             } else {
@@ -355,8 +359,22 @@ pub fn fit(
         (Some(r), (loss, m))
     };
     let (loss, privacy_model) = model;
-    let (delta, note) = resolve_delta(&name, privacy_model, n, opts.delta, opts.epsilon)?;
+    let (mut delta, note) = resolve_delta(&name, privacy_model, n, opts.delta, opts.epsilon)?;
     messages.extend(note);
+    // A pure algorithm with private scaling and no --delta: the scales' 5(d + 1) quantile
+    // releases compose by zCDP at the default δ (≈ √(5(d+1)) times less noise than basic
+    // composition; measured: with basic composition at ε·share = 0.15, n = 2·10⁴, d = 20,
+    // one fit in two had a wild column). The fit is then (ε, δ)-DP; --delta 0 keeps it pure.
+    let pure_with_default_delta = privacy_model == PrivacyModel::Pure
+        && opts.delta.is_none()
+        && matches!(opts.scale, ScaleMode::Private)
+        && opts.epsilon.is_finite();
+    if pure_with_default_delta {
+        delta = default_delta(n);
+        messages.push(format!(
+            "--delta not given: {name} is pure epsilon-DP, but the private scaling uses the default delta = n^-1.1 = {delta:e} (zCDP composition of its quantiles), so the fit is (epsilon, delta)-DP; give --delta 0 for a pure fit"
+        ));
+    }
     let budget = Budget::new(opts.epsilon, delta).map_err(|e| e.to_string())?;
     // A non-private algorithm is a non-private pipeline: exact (grid) scales and intercept.
     let budget = if privacy_model == PrivacyModel::None {
@@ -417,7 +435,11 @@ pub fn fit(
             }
         }
         ScaleMode::Private => {
-            let b = ledger.share(scale_frac);
+            let mut b = ledger.share(scale_frac);
+            if pure_with_default_delta {
+                // the pure algorithm uses no δ: the scales get all of it
+                b.delta = ledger.remaining().delta;
+            }
             let (st, spent) = if intercept_only {
                 // only the target is scaled: features are not used
                 let probe = Dataset::new(

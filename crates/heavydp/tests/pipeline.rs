@@ -134,13 +134,22 @@ fn delta_default_and_explicit_zero() {
     opts.delta = Some(0.0);
     let e = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap_err();
     assert!(e.contains("--delta 0 is not allowed"), "{e}");
-    // a pure algorithm takes δ = 0 without a message
+    // a pure algorithm with --delta 0 stays pure, preprocessing included
     let mut opts = FitOptions::new("ht-frank-wolfe", 1.0);
-    opts.delta = None;
-    let out = pipeline::fit(ds, &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap();
+    opts.delta = Some(0.0);
+    let out = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap();
     assert!(out.messages.iter().all(|m| !m.contains("delta")));
     assert_eq!(out.model.privacy["delta"].as_f64().unwrap(), 0.0);
     assert_eq!(out.model.privacy["model"], "pure");
+    // without --delta its private scaling uses the default δ (said), the fit is approx
+    opts.delta = None;
+    let out = pipeline::fit(ds, &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap();
+    assert!(out
+        .messages
+        .iter()
+        .any(|m| m.contains("give --delta 0 for a pure fit")));
+    assert_eq!(out.model.privacy["model"], "approx");
+    assert!(out.model.privacy["delta"].as_f64().unwrap() <= pipeline::default_delta(500));
 }
 
 #[test]
