@@ -135,10 +135,18 @@ impl ModelFile {
             path: path.into(),
             reason: e.to_string(),
         })?;
-        let m: ModelFile = serde_json::from_str(&text).map_err(|e| ModelError::Invalid {
+        let mut m: ModelFile = serde_json::from_str(&text).map_err(|e| ModelError::Invalid {
             path: path.into(),
             reason: e.to_string(),
         })?;
+        // files of earlier versions name the normal end of a fit "max_iterations"
+        if let Some(st) = m
+            .status
+            .as_deref()
+            .and_then(crate::algorithms::FitStatus::parse)
+        {
+            m.status = Some(st.name().to_string());
+        }
         if m.format != FORMAT && m.format != FORMAT_V1 {
             return Err(ModelError::Format {
                 path: path.into(),
