@@ -106,8 +106,12 @@ pub fn run(a: AuditArgs) -> Result<(), String> {
             .parse::<usize>()
             .map_err(|_| format!("--trials must be a whole number >= 2; got '{t}'"))?,
     };
-    let report = audit::run_audit(&target, epsilon, delta, trials, a.seed)
-        .map_err(|e: AuditError| e.to_string())?;
+    let spin = crate::Spinner::start(format!(
+        "auditing {name}: {trials} trials on each of D and D'"
+    ));
+    let report = audit::run_audit(&target, epsilon, delta, trials, a.seed);
+    drop(spin);
+    let report = report.map_err(|e: AuditError| e.to_string())?;
     println!(
         "{}",
         serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?

@@ -2,7 +2,7 @@
 //! `DIR/results.csv`, `DIR/ID.png` and `DIR/summary.json` (see `heavydp::experiments`
 //! for the protocol).
 
-use crate::{parse_params, plot, write_atomic};
+use crate::{parse_params, plot, write_atomic, Spinner};
 use clap::Args;
 use heavydp::experiments::{self, PlanOptions};
 use std::io::IsTerminal;
@@ -196,14 +196,15 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
         &png_name,
     )?;
     eprintln!(
-        "{id}: {} settings x {} methods x {reps} repetitions in {wall:.1} s on {threads} thread(s){}; wrote {out}/results.csv, {out}/{png_name}, {out}/summary.json",
+        "{id}: {} settings x {} methods x {reps} repetitions in {wall:.1} s on {threads} thread(s){}; wrote {}",
         plan.settings.len(),
         plan.methods.len(),
         if results.failures.is_empty() {
             String::new()
         } else {
             format!("; {} fit(s) failed (see summary.json)", results.failures.len())
-        }
+        },
+        wrote(dir, &["results.csv", &png_name, "summary.json"])
     );
     Ok(())
 }
@@ -217,16 +218,18 @@ fn run_table(
     threads: usize,
     pool: &rayon::ThreadPool,
     dir: &Path,
-    out: &str,
+    _out: &str,
 ) -> Result<(), String> {
     use experiments::genomics;
     let id = genomics::ID;
     eprintln!("{id}: {reps} repetitions of 4 methods (each with a leave-one-out pass) ...");
+    let spin = Spinner::start(format!("{id}: {reps} repetitions"));
     let start = Instant::now();
     let results = pool
         .install(|| genomics::run_table(opts, reps, seed))
         .map_err(|e| e.to_string())?;
     let wall = start.elapsed().as_secs_f64();
+    drop(spin);
     let png_name = format!("{id}.png");
     let csv = genomics::table_csv(&results);
     let md = genomics::table_markdown(&results);
@@ -276,9 +279,23 @@ fn run_table(
         &png_name,
     )?;
     eprintln!(
-        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {out}/results.csv, {out}/results.md, {out}/{png_name}, {out}/summary.json"
+        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}",
+        wrote(
+            dir,
+            &["results.csv", "results.md", &png_name, "summary.json"]
+        )
     );
     Ok(())
+}
+
+/// The paths of `files` in `dir`, joined by the platform's rules (no doubled separator
+/// when `--out` ends with '/'), comma-separated.
+fn wrote(dir: &Path, files: &[&str]) -> String {
+    files
+        .iter()
+        .map(|f| dir.join(f).display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Writes `files` (name, bytes) and moves the already-drawn figure `png_tmp` to `png_name`;
@@ -313,16 +330,18 @@ fn run_tails(
     threads: usize,
     pool: &rayon::ThreadPool,
     dir: &Path,
-    out: &str,
+    _out: &str,
 ) -> Result<(), String> {
     use experiments::zhao;
     let id = zhao::MEAN_TAILS_ID;
     eprintln!("{id}: {reps} repetitions per setting ...");
+    let spin = Spinner::start(format!("{id}: {reps} repetitions"));
     let start = Instant::now();
     let results = pool
         .install(|| zhao::run_mean_tails(opts, reps, seed))
         .map_err(|e| e.to_string())?;
     let wall = start.elapsed().as_secs_f64();
+    drop(spin);
     let png_name = format!("{id}.png");
     let summary = zhao::tails_summary(
         &results,
@@ -382,7 +401,11 @@ fn run_tails(
         &png_name,
     )?;
     eprintln!(
-        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {out}/results.csv, {out}/results.md, {out}/{png_name}, {out}/summary.json"
+        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}",
+        wrote(
+            dir,
+            &["results.csv", "results.md", &png_name, "summary.json"]
+        )
     );
     Ok(())
 }
@@ -396,16 +419,18 @@ fn run_rate(
     threads: usize,
     pool: &rayon::ThreadPool,
     dir: &Path,
-    out: &str,
+    _out: &str,
 ) -> Result<(), String> {
     use experiments::wangxu;
     let id = wangxu::ID;
     eprintln!("{id}: {reps} repetitions per setting ...");
+    let spin = Spinner::start(format!("{id}: {reps} repetitions"));
     let start = Instant::now();
     let results = pool
         .install(|| wangxu::run_rate(opts, reps, seed))
         .map_err(|e| e.to_string())?;
     let wall = start.elapsed().as_secs_f64();
+    drop(spin);
     let png_name = format!("{id}.png");
     let summary = wangxu::rate_summary(
         &results,
@@ -490,7 +515,8 @@ fn run_rate(
         );
     }
     eprintln!(
-        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {out}/results.csv, {out}/{png_name}, {out}/summary.json"
+        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}",
+        wrote(dir, &["results.csv", &png_name, "summary.json"])
     );
     Ok(())
 }

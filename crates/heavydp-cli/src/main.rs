@@ -36,7 +36,7 @@ enum Command {
         #[arg(long, default_value_t = 7)]
         seed: u64,
     },
-    /// List every algorithm: name, paper, privacy model, losses, domains.
+    /// List every algorithm: name, privacy model, when to use it, paper, losses, domains.
     Algorithms {
         /// Print a JSON array with the parameters of each algorithm.
         #[arg(long)]
@@ -45,24 +45,30 @@ enum Command {
     /// Write a synthetic dataset from the papers' generators.
     #[command(long_about = SIMULATE_HELP)]
     Simulate(SimulateArgs),
-    /// Fit a private model and write the model file.
+    /// Fit a private model and write the model file (JSON; stdout unless --out FILE).
+    #[command(long_about = FIT_HELP)]
     Fit(FitArgs),
     /// Predictions of a model on a CSV file (one `prediction` per row).
     Predict {
+        /// Model file written by `heavydp fit` (heavydp-model/1 or /2).
         #[arg(long)]
         model: String,
+        /// CSV file with a header row holding (at least) the model's feature columns.
         #[arg(long)]
         data: String,
-        /// Output CSV (default: stdout).
+        /// Output CSV; '-' or no --out writes to stdout [default: stdout].
         #[arg(long)]
         out: Option<String>,
     },
     /// Metrics of a model on a CSV file (JSON): mse, mae, risk; with --truth also excess_risk, l2_error, support_recall.
     Evaluate {
+        /// Model file written by `heavydp fit`.
         #[arg(long)]
         model: String,
+        /// CSV file with the model's feature columns and its target column.
         #[arg(long)]
         data: String,
+        /// truth.json of `heavydp simulate` (its w_star) for the excess risk and support recall [default: none].
         #[arg(long)]
         truth: Option<String>,
     },
@@ -77,6 +83,19 @@ enum Command {
     Audit(audit::AuditArgs),
 }
 
+const FIT_HELP: &str = "Fit a private model and write the model file (JSON, format heavydp-model/2; docs/model-file.md).\n\n\
+The whole budget (epsilon, delta) covers everything released: by default a share (--preprocess-share, 0.1) \
+buys private column centres/scales and the private intercept, the rest the algorithm. Notes (defaults chosen, \
+delta defaulted to n^-1.1, degenerate settings) go to stderr and into the model's \"notes\".\n\n\
+The model's \"status\" says how the fit ended:\n\
+  completed              the planned number of iterations ran: the normal end of every private iterative method\n\
+                         (model files of earlier versions say \"max_iterations\"; they are read as \"completed\")\n\
+  converged              a tolerance-based stopping rule was met (non-private solvers, inner solvers)\n\
+  tolerance_not_reached  the inner solver stopped before its tolerance; objective-perturbation's guarantee,\n\
+                         which needs an exact minimiser, is then only approximate\n\n\
+Pick an algorithm with `heavydp algorithms` (\"use when\") or --algorithm auto; docs/guide.md walks through a fit \
+of one's own data.";
+
 const MEAN_HELP: &str = "Private mean of every numeric column of a CSV file (header row required).\n\n\
 Prints JSON {\"estimator\", \"columns\", \"n\", \"mean\": [...], \"privacy\": {...}, \"hyperparameters\", \"notes\"} \
 (or writes it to --out). Estimators (--estimator):\n\
@@ -89,24 +108,28 @@ Defaults come from public quantities only (n, d, eps, delta and the declared mom
 
 #[derive(Args)]
 struct MeanArgs {
-    /// Estimator: clip, iterative-updating, catoni, sparse-peeling.
+    /// Estimator (required): clip, iterative-updating, catoni, sparse-peeling.
     #[arg(long)]
     estimator: Option<String>,
-    /// CSV file; the mean of every column is estimated.
+    /// CSV file with a header row (required); the mean of every column (or of --columns) is estimated.
     #[arg(long)]
     data: Option<String>,
-    /// Privacy budget epsilon (> 0, or 'inf' for the non-private estimate).
+    /// Comma-separated column names to use, e.g. --columns wage,education [default: every column].
+    #[arg(long, value_delimiter = ',')]
+    columns: Vec<String>,
+    /// Privacy budget epsilon (required; > 0, or 'inf' for the non-private estimate).
     #[arg(long, allow_hyphen_values = true)]
     epsilon: Option<String>,
-    /// Privacy budget delta in [0, 1) (default 0).
+    /// Privacy budget delta in [0, 1); clip and iterative-updating need delta > 0, sparse-peeling defaults to n^-1.1 [default: 0].
     #[arg(long, allow_hyphen_values = true)]
     delta: Option<String>,
-    /// Estimator parameter KEY=VALUE (repeatable).
+    /// Estimator parameter KEY=VALUE (repeatable), in the data's units; `--list` shows each one's default [default: none given].
     #[arg(long = "param")]
     params: Vec<String>,
+    /// Seed of the ChaCha20 noise generator (reproducible output) [default: OS entropy].
     #[arg(long)]
     seed: Option<u64>,
-    /// Write the JSON here instead of stdout.
+    /// Write the JSON here; '-' or no --out writes to stdout [default: stdout].
     #[arg(long)]
     out: Option<String>,
     /// List the estimators and their parameters (JSON).
@@ -131,37 +154,47 @@ Tian's default s* = 5. Noises are not centred (as in the paper). truth.json hold
 
 #[derive(Args)]
 struct SimulateArgs {
+    /// Scenario name (required; the list is above).
     #[arg(long)]
     scenario: String,
+    /// Number of records (required).
     #[arg(long)]
     n: usize,
+    /// Number of features (required).
     #[arg(long)]
     d: usize,
+    /// Support size s* of the true coefficient vector [default: 20 for hu-sparse-*, 5 for tian-*; dense scenarios ignore it].
     #[arg(long)]
     sparsity: Option<usize>,
-    /// Scenario parameter KEY=VALUE (repeatable).
+    /// Scenario parameter KEY=VALUE (repeatable), e.g. zeta=0.5, beta_scale=2 [default: none given].
     #[arg(long = "param")]
     params: Vec<String>,
+    /// Seed of the ChaCha20 generator (reproducible data) [default: OS entropy].
     #[arg(long)]
     seed: Option<u64>,
+    /// Output CSV (required); '-' writes it to stdout.
     #[arg(long)]
     out: String,
+    /// Also write the truth (w_star, loss, domain, parameters) as JSON to this file [default: not written].
     #[arg(long)]
     truth: Option<String>,
 }
 
 #[derive(Args)]
 struct FitArgs {
+    /// Algorithm (required): 'auto' (public rule of n, d, epsilon and the loss), 'intercept-only', or a name of `heavydp algorithms` (see its "use when" column).
     #[arg(long)]
     algorithm: String,
+    /// CSV file with a header row (required); every column except --target is a feature.
     #[arg(long)]
     data: String,
+    /// Name of the response column.
     #[arg(long, default_value = "y")]
     target: String,
-    /// Privacy budget epsilon (> 0, or 'inf' for the non-private run).
+    /// Privacy budget epsilon (required; > 0, or 'inf' for the non-private run).
     #[arg(long, allow_hyphen_values = true)]
     epsilon: String,
-    /// Privacy budget delta in [0, 1); default n^-1.1 for (epsilon, delta) algorithms (said on stderr), 0 for pure ones. An explicit 0 for an (epsilon, delta) algorithm is an error.
+    /// Privacy budget delta in [0, 1) [default: n^-1.1 for (epsilon, delta) algorithms (said on stderr), 0 for pure ones]. An explicit 0 for an (epsilon, delta) algorithm is an error.
     #[arg(long, allow_hyphen_values = true)]
     delta: Option<String>,
     /// Intercept: 'private' (learned under DP, charged to the budget) or 'none'.
@@ -170,24 +203,28 @@ struct FitArgs {
     /// Column scaling: 'private' (DP quantiles), 'none' (raw columns), or 'public:FILE.json' (declared centres/scales, no privacy cost).
     #[arg(long, default_value = "private")]
     scale: String,
-    /// Fraction of epsilon (and delta) spent on private scaling and the intercept [default: 0.1].
+    /// Fraction of epsilon (and delta) spent on private scaling and the intercept [default: 0.1; 1 for the intercept-only model; 0 with --scale and --intercept both off].
     #[arg(long)]
     preprocess_share: Option<String>,
+    /// Loss: squared, logistic (labels in {-1, +1} or {0, 1}), huber, absolute, biweight [default: the algorithm's default loss, squared for most].
     #[arg(long)]
     loss: Option<String>,
+    /// Constraint set: l1-ball, l2-ball, simplex, polytope, sparse, unconstrained [default: the algorithm's default domain].
     #[arg(long)]
     domain: Option<String>,
+    /// Radius of the l1/l2 ball of the coefficients (on the scaled columns unless --scale none) [default: 1].
     #[arg(long, allow_hyphen_values = true)]
     radius: Option<String>,
+    /// Number s of non-zero coefficients; required with --domain sparse (the ht-sparse-*, dp-iht-*, dp-slr, adahuber algorithms) [default: none].
     #[arg(long)]
     sparsity: Option<usize>,
-    /// Hyperparameter KEY=VALUE (repeatable); see `heavydp algorithms --json`.
+    /// Hyperparameter KEY=VALUE (repeatable); `heavydp algorithms --json` lists each one's default and meaning [default: none given].
     #[arg(long = "param")]
     params: Vec<String>,
-    /// Seed of the ChaCha20 noise generator (reproducible output); default: OS entropy.
+    /// Seed of the ChaCha20 noise generator (reproducible output) [default: OS entropy].
     #[arg(long)]
     seed: Option<u64>,
-    /// Model file to write; '-' or no --out prints the model to stdout.
+    /// Model file to write; '-' or no --out prints the model to stdout [default: stdout].
     #[arg(long)]
     out: Option<String>,
 }
@@ -266,25 +303,134 @@ pub fn write_atomic(path: &str, bytes: &[u8]) -> Result<(), String> {
 fn cmd_algorithms(json: bool) -> Result<(), String> {
     let cat = algorithms::catalogue();
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&cat).map_err(|e| e.to_string())?
-        );
-        return Ok(());
+        let text = serde_json::to_string_pretty(&cat).map_err(|e| e.to_string())?;
+        return emit(format!("{text}\n").as_bytes());
     }
-    println!(
-        "{:<26} {:<36} {:<8} {:<28} domains",
-        "name", "paper", "privacy", "losses"
-    );
-    for a in cat {
-        println!(
-            "{:<26} {:<36} {:<8} {:<28} {}",
-            a.name,
-            a.paper,
-            a.privacy,
-            a.losses.join(","),
-            a.domains.join(",")
-        );
+    let name_width = cat.iter().map(|a| a.name.len()).max().unwrap_or(4);
+    let rows: Vec<[String; 6]> = cat
+        .iter()
+        .map(|a| {
+            [
+                a.name.to_string(),
+                a.privacy.to_string(),
+                a.use_when.to_string(),
+                a.paper.to_string(),
+                a.losses.join(", "),
+                a.domains.join(", "),
+            ]
+        })
+        .collect();
+    emit(
+        table(
+            &["name", "privacy", "use when", "paper", "losses", "domains"],
+            &[name_width, 7, 30, 28, 17, 17],
+            &rows,
+        )
+        .as_bytes(),
+    )
+}
+
+/// Splits `text` into lines of at most `width` characters, breaking after spaces (a word
+/// longer than `width` is cut).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let cur_len = cur.chars().count();
+            let need = if cur.is_empty() {
+                word.len()
+            } else {
+                cur_len + 1 + word.len()
+            };
+            if need <= width {
+                if !cur.is_empty() {
+                    cur.push(' ');
+                }
+                cur.extend(word.iter());
+                break;
+            }
+            if !cur.is_empty() {
+                lines.push(std::mem::take(&mut cur));
+                continue;
+            }
+            // a word longer than a line: cut it
+            let rest = word.split_off(width);
+            lines.push(word.into_iter().collect());
+            word = rest;
+        }
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// A plain-text table whose cells wrap within fixed column widths, so the columns stay
+/// aligned whatever the cell lengths.
+pub fn table<const K: usize>(
+    header: &[&str; K],
+    widths: &[usize; K],
+    rows: &[[String; K]],
+) -> String {
+    let mut out = String::new();
+    let mut line = |cells: Vec<Vec<String>>| {
+        let height = cells.iter().map(Vec::len).max().unwrap_or(1);
+        for i in 0..height {
+            let mut l = String::new();
+            for (k, c) in cells.iter().enumerate() {
+                let cell = c.get(i).map(String::as_str).unwrap_or("");
+                if k + 1 < K {
+                    l.push_str(cell);
+                    let pad = widths[k] + 2 - cell.chars().count().min(widths[k]);
+                    l.extend(std::iter::repeat_n(' ', pad));
+                } else {
+                    l.push_str(cell);
+                }
+            }
+            out.push_str(l.trim_end());
+            out.push('\n');
+        }
+    };
+    line(header.iter().map(|h| vec![h.to_string()]).collect());
+    for r in rows {
+        line(r.iter().zip(widths).map(|(c, &w)| wrap(c, w)).collect());
+    }
+    out
+}
+
+/// Writes `bytes` to stdout. A closed pipe (`heavydp predict ... | head`) ends the
+/// process quietly with status 0, as Unix filters do.
+pub fn emit(bytes: &[u8]) -> Result<(), String> {
+    let mut o = std::io::stdout().lock();
+    match o.write_all(bytes).and_then(|_| o.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => Err(format!("cannot write to stdout: {e}")),
+    }
+}
+
+/// Writes `bytes` to the file `out`, or to stdout when `out` is None or '-'.
+pub fn write_output(out: Option<&str>, bytes: &[u8]) -> Result<(), String> {
+    match out {
+        None | Some("-") => emit(bytes),
+        Some(p) => write_atomic(p, bytes),
+    }
+}
+
+/// Checks, before any work, that the folder of an output file exists ('-' is stdout).
+pub fn check_out_folder(out: Option<&str>) -> Result<(), String> {
+    let Some(o) = out.filter(|o| *o != "-") else {
+        return Ok(());
+    };
+    let dir = Path::new(o)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(format!("{o}: the folder {} does not exist", dir.display()));
     }
     Ok(())
 }
@@ -305,29 +451,29 @@ fn cmd_simulate(a: SimulateArgs) -> Result<(), String> {
         "n": truth.n, "d": truth.d, "sparsity": truth.sparsity, "parameters": truth.parameters, "seed": a.seed,
     }))
     .map_err(|e| e.to_string())?;
-    if let Some(t) = &a.truth {
-        // check the truth folder before writing anything
-        let dir = Path::new(t)
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            return Err(format!("{t}: the folder {} does not exist", dir.display()));
-        }
-    }
-    write_atomic(&a.out, &buf)?;
+    // check the truth folder before writing anything
+    check_out_folder(a.truth.as_deref())?;
+    write_output(Some(&a.out), &buf)?;
     if let Some(t) = &a.truth {
         write_atomic(t, &truth_json)?;
     }
     Ok(())
 }
 
-/// A progress bar on stderr, drawn only when stderr is a terminal.
-struct Progress(Option<indicatif::ProgressBar>);
+/// A progress bar on stderr, drawn only when stderr is a terminal; it names what runs
+/// ("fitting ALGORITHM") and counts the algorithm's steps (iterations, or candidate
+/// blocks for l1-regression-expmech).
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    what: String,
+}
 
 impl Progress {
-    fn new() -> Self {
-        Progress(None)
+    fn new(algorithm: &str) -> Self {
+        Progress {
+            bar: None,
+            what: format!("fitting {algorithm}"),
+        }
     }
 }
 
@@ -337,19 +483,47 @@ impl Observer for Progress {
             let pb = indicatif::ProgressBar::new(total as u64);
             pb.set_style(
                 indicatif::ProgressStyle::with_template(
-                    "{spinner} iterations {pos}/{len} [{bar:30}] {eta}",
+                    "{spinner} {msg}: step {pos}/{len} [{bar:30}] {elapsed} (eta {eta})",
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
-            self.0 = Some(pb);
+            pb.set_message(self.what.clone());
+            self.bar = Some(pb);
         }
     }
     fn on_iteration(&mut self, it: usize) {
-        if let Some(pb) = &self.0 {
+        if let Some(pb) = &self.bar {
             pb.set_position(it as u64);
         }
     }
     fn on_finish(&mut self) {
+        if let Some(pb) = self.bar.take() {
+            pb.finish_and_clear();
+        }
+    }
+}
+
+/// A spinner with the elapsed time on stderr while a long run without a progress callback
+/// works (drawn only when stderr is a terminal); cleared when dropped, also on errors.
+pub struct Spinner(Option<indicatif::ProgressBar>);
+
+impl Spinner {
+    pub fn start(msg: String) -> Spinner {
+        Spinner(std::io::stderr().is_terminal().then(|| {
+            let pb = indicatif::ProgressBar::new_spinner();
+            pb.set_style(
+                indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            );
+            pb.set_message(msg);
+            pb.enable_steady_tick(std::time::Duration::from_millis(200));
+            pb
+        }))
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
         if let Some(pb) = self.0.take() {
             pb.finish_and_clear();
         }
@@ -433,18 +607,13 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
     pipeline::precheck(&opts)?;
     let ds = data::read_csv(&a.data, &a.target).map_err(|e| e.to_string())?;
     let mut rng = make_rng(a.seed);
-    let out = pipeline::fit(ds, &opts, &mut rng, &mut Progress::new())?;
+    let out = pipeline::fit(ds, &opts, &mut rng, &mut Progress::new(&a.algorithm))?;
     for m in &out.messages {
         eprintln!("note: {m}");
     }
     let text = serde_json::to_vec_pretty(&out.model).map_err(|e| e.to_string())?;
     match &out_path {
-        None => {
-            let mut o = std::io::stdout().lock();
-            o.write_all(&text)
-                .and_then(|_| o.write_all(b"\n"))
-                .map_err(|e| e.to_string())
-        }
+        None => emit(&[text.as_slice(), b"\n"].concat()),
         Some(p) => write_atomic(p, &text),
     }
 }
@@ -452,12 +621,9 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
 fn cmd_mean(a: MeanArgs) -> Result<(), String> {
     use heavydp::estimators::private_mean;
     if a.list {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&private_mean::mean_estimator_info())
-                .map_err(|e| e.to_string())?
-        );
-        return Ok(());
+        let text = serde_json::to_string_pretty(&private_mean::mean_estimator_info())
+            .map_err(|e| e.to_string())?;
+        return emit(format!("{text}\n").as_bytes());
     }
     let name = a.estimator.ok_or_else(|| {
         format!(
@@ -482,16 +648,9 @@ fn cmd_mean(a: MeanArgs) -> Result<(), String> {
     };
     let budget = Budget::new(epsilon, delta).map_err(|e| e.to_string())?;
     let params = parse_params(&a.params)?;
-    if let Some(o) = &a.out {
-        let dir = Path::new(o)
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            return Err(format!("{o}: the folder {} does not exist", dir.display()));
-        }
-    }
+    check_out_folder(a.out.as_deref())?;
     let ds = data::read_csv_features(&data_path, None).map_err(|e| e.to_string())?;
+    let ds = mean_columns(ds, &data_path, &a.columns)?;
     let mut rng = make_rng(a.seed);
     let report =
         private_mean::private_mean(&name, ds.x(), ds.n(), ds.d(), budget, &params, &mut rng)
@@ -509,14 +668,46 @@ fn cmd_mean(a: MeanArgs) -> Result<(), String> {
         "notes": report.notes,
         "seed": a.seed,
     });
+    for m in &report.notes {
+        eprintln!("note: {m}");
+    }
     let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-    match &a.out {
-        Some(o) => write_atomic(o, format!("{text}\n").as_bytes()),
-        None => {
-            println!("{text}");
-            Ok(())
+    write_output(a.out.as_deref(), format!("{text}\n").as_bytes())
+}
+
+/// The columns of `ds` named by `--columns` (none named: every column). Names not in the
+/// header are an error that lists them all and the header; a name given twice is an error.
+fn mean_columns(ds: data::Dataset, path: &str, wanted: &[String]) -> Result<data::Dataset, String> {
+    let wanted: Vec<String> = wanted.iter().map(|c| c.trim().to_string()).collect();
+    if wanted.is_empty() {
+        return Ok(ds);
+    }
+    if let Some(e) = wanted.iter().find(|c| c.is_empty()) {
+        return Err(format!("--columns: empty column name in '{e}'"));
+    }
+    for (i, c) in wanted.iter().enumerate() {
+        if wanted[..i].contains(c) {
+            return Err(format!("--columns: '{c}' is given more than once"));
         }
     }
+    let header = ds.feature_names();
+    let unknown: Vec<&str> = wanted
+        .iter()
+        .filter(|c| !header.contains(c))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "--columns: no column named {} in {path} (its columns: {})",
+            unknown
+                .iter()
+                .map(|c| format!("'{c}'"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            header.join(", ")
+        ));
+    }
+    ds.select_features(&wanted, path).map_err(|e| e.to_string())
 }
 
 fn load_for_model(m: &ModelFile, data_path: &str) -> Result<data::Dataset, String> {
@@ -524,6 +715,7 @@ fn load_for_model(m: &ModelFile, data_path: &str) -> Result<data::Dataset, Strin
 }
 
 fn cmd_predict(model_path: &str, data_path: &str, out: Option<&str>) -> Result<(), String> {
+    check_out_folder(out)?;
     let m = ModelFile::read(model_path).map_err(|e| e.to_string())?;
     let ds = load_for_model(&m, data_path)?;
     let preds = m.predict(&ds);
@@ -533,12 +725,7 @@ fn cmd_predict(model_path: &str, data_path: &str, out: Option<&str>) -> Result<(
         s.push_str(&data::format_float(p));
         s.push('\n');
     }
-    match out {
-        Some(o) => write_atomic(o, s.as_bytes()),
-        None => std::io::stdout()
-            .write_all(s.as_bytes())
-            .map_err(|e| e.to_string()),
-    }
+    write_output(out, s.as_bytes())
 }
 
 fn cmd_evaluate(model_path: &str, data_path: &str, truth: Option<&str>) -> Result<(), String> {
@@ -572,9 +759,6 @@ fn cmd_evaluate(model_path: &str, data_path: &str, truth: Option<&str>) -> Resul
         }
     };
     let metrics = m.evaluate(&ds, w_star.as_deref());
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&metrics).map_err(|e| e.to_string())?
-    );
-    Ok(())
+    let text = serde_json::to_string_pretty(&metrics).map_err(|e| e.to_string())?;
+    emit(format!("{text}\n").as_bytes())
 }

@@ -104,7 +104,7 @@ fn list_names_every_target_and_its_twin() {
         .success();
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let rows = v.as_array().unwrap();
-    assert_eq!(rows.len(), 48);
+    assert_eq!(rows.len(), 54);
     for r in rows {
         for key in [
             "name",

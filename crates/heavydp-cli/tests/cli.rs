@@ -54,6 +54,15 @@ fn fit(data: &str, out: &str, algorithm: &str, extra: &[&str]) -> assert_cmd::as
         out,
     ]);
     c.args(extra);
+    // First-wave semantics (raw columns, no intercept) unless a test asks for the
+    // second-wave preprocessing explicitly; tests/pipeline.rs and the second-wave tests
+    // below cover the defaults.
+    if !extra.contains(&"--scale") {
+        c.args(["--scale", "none"]);
+    }
+    if !extra.contains(&"--intercept") {
+        c.args(["--intercept", "none"]);
+    }
     c.assert()
 }
 
@@ -114,7 +123,7 @@ fn every_algorithm_end_to_end_from_csv_to_model_file() {
         a.extend(["--seed", "11"]);
         fit(&data, &out, alg, &a).success();
         let m = read_json(&out);
-        assert_eq!(m["format"], "heavydp-model/1");
+        assert_eq!(m["format"], "heavydp-model/2");
         assert_eq!(m["algorithm"], *alg);
         assert_eq!(m["loss"], "squared");
         assert_eq!(m["features"].as_array().unwrap().len(), 5);
@@ -389,9 +398,42 @@ fn bad_flags_are_rejected_before_any_output() {
             "--delta must be in [0, 1)",
         ),
         (
+            // issue 20 item 4: an explicit 0 for an (ε, δ) algorithm is an error
             "dp-frank-wolfe",
-            vec!["--epsilon", "1", "--param", "bound=1"],
-            "needs --delta > 0",
+            vec!["--epsilon", "1", "--delta", "0", "--param", "bound=1"],
+            "--delta 0 is not allowed",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "1", "--param", "bound=auto", "--scale", "none"],
+            "bound=auto needs scaled data",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "1", "--intercept", "maybe"],
+            "--intercept must be 'private' or 'none'",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "1", "--scale", "public:"],
+            "--scale must be 'private', 'none' or 'public:FILE.json'",
+        ),
+        (
+            "dp-frank-wolfe",
+            vec!["--epsilon", "1", "--scale", "public:/no/such/file.json"],
+            "cannot read",
+        ),
+        (
+            "clipped-gd",
+            vec![
+                "--epsilon",
+                "1",
+                "--preprocess-share",
+                "1.5",
+                "--scale",
+                "private",
+            ],
+            "--preprocess-share must be in (0, 1)",
         ),
         (
             "dp-frank-wolfe",
@@ -966,4 +1008,142 @@ fn adassp_end_to_end_and_its_errors() {
         ],
         "domain 'l2-ball' is not supported",
     );
+}
+
+/// Second wave, issue 20 item 4 and issue 19 item 5: a missing `--delta` uses the
+/// documented default and says so on stderr; `fit` without `--out` (or `--out -`)
+/// prints the model to stdout; the defaults (private scales and intercept) give a
+/// `heavydp-model/2` file whose privacy object lists the phases.
+#[test]
+fn second_wave_defaults_from_the_command_line() {
+    let dir = TempDir::new().unwrap();
+    let data = p(&dir, "d.csv");
+    heavydp()
+        .args([
+            "simulate",
+            "--scenario",
+            "hu-linear-student",
+            "--n",
+            "3000",
+            "--d",
+            "3",
+            "--seed",
+            "1",
+            "--out",
+            &data,
+        ])
+        .assert()
+        .success();
+    for out in [None, Some("-")] {
+        let mut c = heavydp();
+        c.args([
+            "fit",
+            "--algorithm",
+            "clipped-gd",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+            "--seed",
+            "3",
+        ]);
+        if let Some(o) = out {
+            c.args(["--out", o]);
+        }
+        let a = c.assert().success();
+        let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+        assert!(stderr.contains("--delta not given: using the default delta = n^-1.1"));
+        let m: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+        assert_eq!(m["format"], "heavydp-model/2");
+        assert!(m["intercept"].as_f64().unwrap().is_finite());
+        let phases: Vec<&str> = m["privacy"]["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(phases, ["preprocessing", "algorithm", "intercept"]);
+        assert!(m["privacy"]["epsilon"].as_f64().unwrap() <= 1.0);
+    }
+    assert!(!Path::new("-").exists());
+    // public scales: declared centre/scale per column, no preprocessing charge
+    let scales = p(&dir, "scales.json");
+    std::fs::write(
+        &scales,
+        r#"{"columns": {"x1": {"centre": 0, "scale": 1}, "x2": {"min": -4, "max": 4},
+            "x3": {"centre": 0, "scale": 1}, "y": {"centre": 0, "scale": 1}}}"#,
+    )
+    .unwrap();
+    let out = p(&dir, "pub.json");
+    heavydp()
+        .args([
+            "fit",
+            "--algorithm",
+            "adassp",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+            "--scale",
+            &format!("public:{scales}"),
+            "--out",
+            &out,
+        ])
+        .assert()
+        .success();
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let phases: Vec<&str> = m["privacy"]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases, ["algorithm", "intercept"]);
+    assert_eq!(m["preprocessing"]["scale"], "public");
+    // a column missing from the declared file is named
+    std::fs::write(&scales, r#"{"columns": {"x1": {"centre": 0, "scale": 1}}}"#).unwrap();
+    let a = heavydp()
+        .args([
+            "fit",
+            "--algorithm",
+            "adassp",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+            "--scale",
+            &format!("public:{scales}"),
+            "--out",
+            &out,
+        ])
+        .assert()
+        .failure();
+    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    assert!(
+        err.contains("no centre/scale for column(s) x2, x3"),
+        "{err}"
+    );
+    // predict and evaluate use the intercept and the feature bounds
+    let model = p(&dir, "m.json");
+    heavydp()
+        .args([
+            "fit",
+            "--algorithm",
+            "auto",
+            "--data",
+            &data,
+            "--epsilon",
+            "2",
+            "--out",
+            &model,
+        ])
+        .assert()
+        .success();
+    let a = heavydp()
+        .args(["evaluate", "--model", &model, "--data", &data])
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    assert!(v["mse"].as_f64().unwrap().is_finite());
 }

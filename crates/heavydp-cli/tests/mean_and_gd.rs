@@ -268,6 +268,7 @@ fn simulate(dir: &TempDir, scenario: &str, n: usize, d: usize) -> String {
 fn fit_json(data: &str, out: &str, alg: &str, extra: &[&str]) -> serde_json::Value {
     heavydp()
         .args(["fit", "--algorithm", alg, "--data", data, "--out", out])
+        .args(["--scale", "none", "--intercept", "none"])
         .args(extra)
         .assert()
         .success();

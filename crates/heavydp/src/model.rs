@@ -135,10 +135,18 @@ impl ModelFile {
             path: path.into(),
             reason: e.to_string(),
         })?;
-        let m: ModelFile = serde_json::from_str(&text).map_err(|e| ModelError::Invalid {
+        let mut m: ModelFile = serde_json::from_str(&text).map_err(|e| ModelError::Invalid {
             path: path.into(),
             reason: e.to_string(),
         })?;
+        // files of earlier versions name the normal end of a fit "max_iterations"
+        if let Some(st) = m
+            .status
+            .as_deref()
+            .and_then(crate::algorithms::FitStatus::parse)
+        {
+            m.status = Some(st.name().to_string());
+        }
         if m.format != FORMAT && m.format != FORMAT_V1 {
             return Err(ModelError::Format {
                 path: path.into(),
@@ -151,10 +159,11 @@ impl ModelFile {
                 reason: "weights, features and d disagree".into(),
             });
         }
-        if m.feature_bounds
-            .as_ref()
-            .is_some_and(|b| b.len() != m.d || b.iter().any(|[lo, hi]| !(lo <= hi)))
-        {
+        if m.feature_bounds.as_ref().is_some_and(|b| {
+            b.len() != m.d
+                || b.iter()
+                    .any(|[lo, hi]| lo.partial_cmp(hi).is_none_or(|o| o.is_gt()))
+        }) {
             return Err(ModelError::Invalid {
                 path: path.into(),
                 reason: "feature_bounds must hold d pairs [lo, hi] with lo <= hi".into(),

@@ -109,6 +109,9 @@ audit_suite! {
     iterative_updating_gd => "iterative-updating-gd",
     l1_regression_expmech => "l1-regression-expmech",
     adassp => "adassp",
+    dp_quantile => "dp-quantile",
+    intercept_mean => "intercept-mean",
+    intercept_logistic => "intercept-logistic",
 }
 
 #[test]

@@ -45,6 +45,10 @@ fn setup(name: &str) -> Setup {
             params: &[("bound", "2")],
             ..dense("squared", l1)
         },
+        "adassp" => Setup {
+            params: &[("bound", "2")],
+            ..dense("squared", DomainSpec::Unconstrained)
+        },
         "noisy-mirror-descent" | "objective-perturbation" => Setup {
             params: &[("bound", "2")],
             ..dense("squared", l2)

@@ -1070,6 +1070,7 @@ impl AdaHuber {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "non-private sparse robust reference (no privacy)",
             paper: "Sun, Zhou & Fan 2020 (adaptive Huber lasso; Tian et al. baseline)",
             privacy: "none",
             losses: vec!["huber", "squared"],

@@ -180,6 +180,7 @@ impl AdaSsp {
         AlgorithmInfo {
             name: NAME,
             paper: "Wang, Revisiting differentially private linear regression (UAI 2018), Alg. 2 (AdaSSP)",
+            use_when: "dense low-d least squares, declared bounds (rows are clipped), light tails",
             privacy: "zcdp",
             losses: vec!["squared"],
             domains: vec!["unconstrained"],

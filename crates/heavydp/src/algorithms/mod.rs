@@ -83,16 +83,39 @@ pub enum FitError {
 }
 
 /// How a fit ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FitStatus {
     /// A tolerance-based stopping rule was met (inner solvers).
     Converged,
-    /// The planned number of iterations ran (the normal end of a private iterative method).
+    /// The planned number of iterations ran: the normal end of a private iterative method.
+    /// Written `"completed"`; model files of earlier versions say `"max_iterations"` for the
+    /// same thing (both are read, see [`FitStatus::parse`]).
+    #[serde(rename = "completed", alias = "max_iterations")]
     MaxIterations,
     /// The inner solver stopped before its tolerance; the guarantee that needs an exact
     /// minimiser (objective perturbation) is then only approximate.
     ToleranceNotReached,
+}
+
+impl FitStatus {
+    /// The name written in model files: `completed`, `converged` or `tolerance_not_reached`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FitStatus::Converged => "converged",
+            FitStatus::MaxIterations => "completed",
+            FitStatus::ToleranceNotReached => "tolerance_not_reached",
+        }
+    }
+    /// Reads a status name; the pre-0.1 name `max_iterations` reads as `completed`.
+    pub fn parse(name: &str) -> Option<FitStatus> {
+        match name {
+            "converged" => Some(FitStatus::Converged),
+            "completed" | "max_iterations" => Some(FitStatus::MaxIterations),
+            "tolerance_not_reached" => Some(FitStatus::ToleranceNotReached),
+            _ => None,
+        }
+    }
 }
 
 /// One line of a fit's trace. Only public quantities (iteration number, step size,
@@ -168,6 +191,9 @@ pub struct ParamInfo {
 pub struct AlgorithmInfo {
     pub name: &'static str,
     pub paper: &'static str,
+    /// A short public description of the data and task the algorithm suits
+    /// (the "use when" column of `heavydp algorithms`).
+    pub use_when: &'static str,
     pub privacy: &'static str,
     pub losses: Vec<&'static str>,
     pub domains: Vec<&'static str>,

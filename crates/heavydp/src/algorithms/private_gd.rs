@@ -304,6 +304,11 @@ impl PrivateGd {
         }
         AlgorithmInfo {
             name: Self::name_of(estimator),
+            use_when: if iu {
+                "dense low-d regression, very heavy tails, large n"
+            } else {
+                "dense low-d regression, heavy-tailed response (first choice)"
+            },
             paper: if iu {
                 "Zhao, Wu, Liu, Wang, Fan & Li, Alg. 1 + Alg. 3 (iterative-updating mean)"
             } else {

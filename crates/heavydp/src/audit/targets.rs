@@ -11,6 +11,9 @@
 //! | `exponential` | index r ∝ exp(ε u_r/(2Δ)), u = Σ x_i, x_i ∈ {0, 1}⁸, Δ = 1 | x₁ = e₁ (u = (1, 0, …)); D′: x₁ = (0, 1, …, 1) | the selected index | Δ halved |
 //! | `report-noisy-min` | argmin_r (s_r + Lap(2Δ/ε)), s = Σ x_i, x_i ∈ {0, 1}⁸, Δ = 1 | x₁ = (0, 1, …, 1); D′: x₁ = e₁ | the selected index | Δ halved |
 //! | `peeling` | Peeling (s = 1, λ = 1) of v = Σ x_i, x_i ∈ [0, 1]⁴ | x₁ = e₁ (v = (1, 0, 0, 0)); D′: x₁ = (0, 1, 1, 1) | released value of coordinate 1 (0 if not selected) | the values' Laplace draws skipped |
+//! | `dp-quantile` | DP median of 10 records on the grid {−1, −½, 0, ½, 1} (exponential mechanism, Δ_u = 1; the scales and residual medians of `fit`) | four 0s and six 1s; D′: five and five | the released value | run at 16·ε |
+//! | `intercept-mean` | clipped mean of 20 residuals at C + Lap(2C/(nε)) (`fit`'s intercept, squared loss) | 19 zeros and −C; D′: +C | the released value | Δ halved |
+//! | `intercept-logistic` | exponential mechanism on −\|Σ(σ(b) − yᵢ)\| over b ∈ [−8, 8] step 1/32 (Δ_u = 2; `fit`'s logistic intercept) | labels 1×5, 0×5; D′: the first label 0 | the released value | run at 16·ε |
 //! | `catoni` | Catoni–Giulini column means (k, β = 1, spec A.5) + Lap(d·4√2k/(3nε)), n = 20, d = 2, τ = 1 | 19 zeros and x₁ = −a*·(1, 1); D′: x₁ = +a*·(1, 1), a* = the value maximising a record's contribution Ψ (a huge outlier, ≈ 10¹⁵k) | the last coordinate | its noise draw skipped |
 //!
 //! # Algorithms
@@ -1007,6 +1010,183 @@ pub fn algorithm_targets() -> Vec<AlgorithmTarget> {
     ]
 }
 
+// ------------------------------------------------------------------ preprocessing
+
+/// The private preprocessing releases of `heavydp fit` ([`crate::preprocess`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PreprocessRelease {
+    /// A DP quantile (the scales' magnitude and quartiles, the residual median).
+    Quantile,
+    /// The clipped-mean intercept (Laplace).
+    InterceptMean,
+    /// The logistic intercept (exponential mechanism on the score root).
+    InterceptLogistic,
+}
+
+/// An audit target for one preprocessing release.
+pub struct PreprocessTarget(pub PreprocessRelease);
+
+/// The twin factor of the exponential-mechanism preprocessing targets: the twin runs at
+/// 16·ε (the utilities of a quantile move in one direction between neighbours, so the
+/// mechanism spends about half its ε on any pair and a twin at 2·ε would not be caught
+/// at the test trial count; 16 is the documented rule for the algorithms' twins).
+const PREPROCESS_TWIN_FACTOR: f64 = 16.0;
+
+impl TargetSpec for PreprocessTarget {
+    fn name(&self) -> &'static str {
+        match self.0 {
+            PreprocessRelease::Quantile => "dp-quantile",
+            PreprocessRelease::InterceptMean => "intercept-mean",
+            PreprocessRelease::InterceptLogistic => "intercept-logistic",
+        }
+    }
+    fn kind(&self) -> TargetKind {
+        TargetKind::Mechanism
+    }
+    fn privacy(&self) -> PrivacyModel {
+        PrivacyModel::Pure
+    }
+    fn release(&self) -> String {
+        match self.0 {
+            PreprocessRelease::Quantile => "the DP median (exponential mechanism, utility sensitivity 1) of 10 records on the public grid {-1, -0.5, 0, 0.5, 1}".into(),
+            PreprocessRelease::InterceptMean => "the clipped mean of 20 residuals at C = 1 + Lap(2C/(n epsilon)) (preprocess::private_intercept, squared loss)".into(),
+            PreprocessRelease::InterceptLogistic => "the logistic intercept of 10 labels with zero margins: the exponential mechanism on -|sum(sigmoid(b) - y)| over b in [-8, 8] step 1/32 (utility sensitivity 2)".into(),
+        }
+    }
+    fn neighbours(&self) -> String {
+        match self.0 {
+            PreprocessRelease::Quantile => {
+                "D: four 0s and six 1s; D': one 1 replaced by 0 (five and five)".into()
+            }
+            PreprocessRelease::InterceptMean => {
+                "D: 19 residuals 0 and one -10^6 (clipped to -C); D': that one +10^6".into()
+            }
+            PreprocessRelease::InterceptLogistic => {
+                "D: labels 1,1,1,1,1,0,0,0,0,0; D': the first label 0".into()
+            }
+        }
+    }
+    fn statistic(&self) -> String {
+        "the released value".into()
+    }
+    fn defect(&self) -> String {
+        match self.0 {
+            PreprocessRelease::InterceptMean => {
+                "sensitivity halved: Laplace scale C/(n epsilon)".into()
+            }
+            _ => format!(
+                "run at {PREPROCESS_TWIN_FACTOR} x epsilon (every score scale divided by 16)"
+            ),
+        }
+    }
+    fn trials(&self) -> Trials {
+        Trials {
+            test: 20_000,
+            cli: 200_000,
+        }
+    }
+    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+        use crate::preprocess::quantile::{LinearGrid, QuantileMechanism};
+        let name = self.name();
+        let eps = claim.epsilon;
+        match self.0 {
+            PreprocessRelease::Quantile => {
+                let e = if broken {
+                    eps * PREPROCESS_TWIN_FACTOR
+                } else {
+                    eps
+                };
+                let grid = LinearGrid {
+                    half_width: 1.0,
+                    steps: 2,
+                };
+                let mech =
+                    QuantileMechanism::on_grid(0.5, e, grid).map_err(|e| setup_err(name, e))?;
+                let d: Vec<f64> = [vec![0.0; 4], vec![1.0; 6]].concat();
+                let dp: Vec<f64> = [vec![0.0; 5], vec![1.0; 5]].concat();
+                Ok(Box::new(move |side, rng| {
+                    Ok(mech.run_uncharged(
+                        match side {
+                            Neighbour::D => &d,
+                            Neighbour::DPrime => &dp,
+                        },
+                        rng,
+                    ))
+                }))
+            }
+            PreprocessRelease::InterceptMean => {
+                let budget = Budget::pure(eps).map_err(|e| setup_err(name, e))?;
+                let n = 20;
+                // ±10⁶ is clipped to ±C: the clipped mean moves by exactly 2C/n
+                let mut y: Vec<f64> = vec![0.0; n];
+                y[0] = -1e6;
+                let mut yp = y.clone();
+                yp[0] = 1e6;
+                let m = vec![0.0; n];
+                if broken {
+                    // the clipped mean with the Laplace scale of half the sensitivity
+                    let c = crate::preprocess::intercept_clip(n, calibration_target(eps));
+                    let lap = LaplaceMechanism::new(c / n as f64, calibration_target(eps))
+                        .map_err(|e| setup_err(name, e))?;
+                    Ok(Box::new(move |side, rng| {
+                        let v = match side {
+                            Neighbour::D => &y,
+                            Neighbour::DPrime => &yp,
+                        };
+                        let mean = v.iter().map(|r: &f64| r.clamp(-c, c)).sum::<f64>() / n as f64;
+                        Ok(lap.run_uncharged(&[mean], rng)[0])
+                    }))
+                } else {
+                    Ok(Box::new(move |side, rng| {
+                        let v = match side {
+                            Neighbour::D => &y,
+                            Neighbour::DPrime => &yp,
+                        };
+                        crate::preprocess::private_intercept(
+                            &LossKind::Squared,
+                            &m,
+                            v,
+                            true,
+                            budget,
+                            rng,
+                        )
+                        .map(|r| r.0)
+                        .map_err(|e| setup_err("intercept-mean", e))
+                    }))
+                }
+            }
+            PreprocessRelease::InterceptLogistic => {
+                let e = if broken {
+                    eps * PREPROCESS_TWIN_FACTOR
+                } else {
+                    eps
+                };
+                let budget = Budget::pure(e).map_err(|e| setup_err(name, e))?;
+                let y: Vec<f64> = (0..10).map(|i| if i < 5 { 1.0 } else { -1.0 }).collect();
+                let mut yp = y.clone();
+                yp[0] = -1.0;
+                let m = vec![0.0; 10];
+                Ok(Box::new(move |side, rng| {
+                    let v = match side {
+                        Neighbour::D => &y,
+                        Neighbour::DPrime => &yp,
+                    };
+                    crate::preprocess::private_intercept(
+                        &LossKind::Logistic,
+                        &m,
+                        v,
+                        true,
+                        budget,
+                        rng,
+                    )
+                    .map(|r| r.0)
+                    .map_err(|e| setup_err("intercept-logistic", e))
+                }))
+            }
+        }
+    }
+}
+
 /// Every target's spec: the mechanisms, the mean estimators, the algorithms.
 pub fn specs() -> Vec<Arc<dyn TargetSpec>> {
     let mut v: Vec<Arc<dyn TargetSpec>> = vec![
@@ -1016,6 +1196,9 @@ pub fn specs() -> Vec<Arc<dyn TargetSpec>> {
         Arc::new(ReportNoisyMinTarget),
         Arc::new(PeelingTarget),
         Arc::new(CatoniTarget),
+        Arc::new(PreprocessTarget(PreprocessRelease::Quantile)),
+        Arc::new(PreprocessTarget(PreprocessRelease::InterceptMean)),
+        Arc::new(PreprocessTarget(PreprocessRelease::InterceptLogistic)),
     ];
     for m in mean_targets() {
         v.push(Arc::new(m));

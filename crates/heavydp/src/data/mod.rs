@@ -61,21 +61,131 @@ pub enum DataError {
     BadScenario { scenario: String, reason: String },
 }
 
-/// A dataset: features `x` (n × d, row-major, contiguous) and response `y`.
-#[derive(Debug, Clone, PartialEq)]
+/// A caller-owned feature buffer a [`Dataset`] can use in place of its own vector
+/// (see [`Dataset::from_buffer`]): the Python package lends a NumPy array's memory this
+/// way, so a fit does not copy the matrix. The buffer is borrowed for the dataset's
+/// lifetime; the pipeline may overwrite it (in-place standardisation).
+pub trait FeatureBuffer: Send + Sync {
+    /// The n·d values, row-major.
+    fn as_slice(&self) -> &[f64];
+    /// The same values, writable.
+    fn as_mut_slice(&mut self) -> &mut [f64];
+}
+
+/// The feature storage: an owned vector or a lent [`FeatureBuffer`].
+enum Features {
+    Owned(Vec<f64>),
+    Lent(Box<dyn FeatureBuffer>),
+}
+
+impl std::ops::Deref for Features {
+    type Target = [f64];
+    fn deref(&self) -> &[f64] {
+        match self {
+            Features::Owned(v) => v,
+            Features::Lent(b) => b.as_slice(),
+        }
+    }
+}
+
+impl std::ops::DerefMut for Features {
+    fn deref_mut(&mut self) -> &mut [f64] {
+        match self {
+            Features::Owned(v) => v,
+            Features::Lent(b) => b.as_mut_slice(),
+        }
+    }
+}
+
+/// A dataset: features `x` (n × d, row-major, contiguous) and response `y`. Cloning
+/// always gives an owned copy (also of a dataset on a lent buffer).
 pub struct Dataset {
     n: usize,
     d: usize,
-    x: Vec<f64>,
+    x: Features,
     y: Vec<f64>,
     feature_names: Vec<String>,
     target_name: String,
+}
+
+impl Clone for Dataset {
+    fn clone(&self) -> Self {
+        Dataset {
+            n: self.n,
+            d: self.d,
+            x: Features::Owned(self.x.to_vec()),
+            y: self.y.clone(),
+            feature_names: self.feature_names.clone(),
+            target_name: self.target_name.clone(),
+        }
+    }
+}
+
+impl PartialEq for Dataset {
+    fn eq(&self, o: &Self) -> bool {
+        self.n == o.n
+            && self.d == o.d
+            && self.x[..] == o.x[..]
+            && self.y == o.y
+            && self.feature_names == o.feature_names
+            && self.target_name == o.target_name
+    }
+}
+
+impl std::fmt::Debug for Dataset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dataset")
+            .field("n", &self.n)
+            .field("d", &self.d)
+            .field("lent", &matches!(self.x, Features::Lent(_)))
+            .field("feature_names", &self.feature_names)
+            .field("target_name", &self.target_name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Dataset {
     /// Builds a dataset, checking shapes and that every value is finite.
     pub fn new(
         x: Vec<f64>,
+        y: Vec<f64>,
+        d: usize,
+        feature_names: Vec<String>,
+        target_name: String,
+    ) -> Result<Self, DataError> {
+        Self::build(Features::Owned(x), y, d, feature_names, target_name)
+    }
+
+    /// As [`Dataset::new`], on a lent feature buffer instead of an owned vector: the
+    /// values are read (and, by an in-place standardisation, overwritten) where they are;
+    /// nothing is copied. Same checks and messages as [`Dataset::new`].
+    pub fn from_buffer(
+        x: Box<dyn FeatureBuffer>,
+        y: Vec<f64>,
+        d: usize,
+        feature_names: Vec<String>,
+        target_name: String,
+    ) -> Result<Self, DataError> {
+        Self::build(Features::Lent(x), y, d, feature_names, target_name)
+    }
+
+    /// The parts `(x, y, feature_names, target_name)`, without copying an owned `x`
+    /// (a lent buffer is copied out).
+    pub fn into_parts(self) -> (Vec<f64>, Vec<f64>, Vec<String>, String) {
+        let x = match self.x {
+            Features::Owned(v) => v,
+            Features::Lent(b) => b.as_slice().to_vec(),
+        };
+        (x, self.y, self.feature_names, self.target_name)
+    }
+
+    /// True when the features live in a lent [`FeatureBuffer`].
+    pub fn is_lent(&self) -> bool {
+        matches!(self.x, Features::Lent(_))
+    }
+
+    fn build(
+        x: Features,
         y: Vec<f64>,
         d: usize,
         feature_names: Vec<String>,
@@ -147,7 +257,7 @@ impl Dataset {
     /// Mutable response (for label preparation).
     /// Features and response, both mutable (for in-place standardisation).
     pub fn x_y_mut(&mut self) -> (&mut [f64], &mut [f64]) {
-        (&mut self.x, &mut self.y)
+        (&mut self.x[..], &mut self.y)
     }
     pub fn y_mut(&mut self) -> &mut [f64] {
         &mut self.y
@@ -205,7 +315,7 @@ impl Dataset {
         Ok(Dataset {
             n: self.n,
             d: cols.len(),
-            x,
+            x: Features::Owned(x),
             y: self.y.clone(),
             feature_names: names.to_vec(),
             target_name: self.target_name.clone(),
@@ -223,7 +333,7 @@ impl Dataset {
         Dataset {
             n: idx.len(),
             d: self.d,
-            x,
+            x: Features::Owned(x),
             y,
             feature_names: self.feature_names.clone(),
             target_name: self.target_name.clone(),
@@ -282,6 +392,7 @@ mod tests {
         let d = Dataset::from_rows(vec![3.0, -0.5, 0.1, -7.0], vec![2.0, -0.25], 2).unwrap();
         let c = d.clipped(1.0);
         assert_eq!(c.x(), &[1.0, -0.5, 0.1, -1.0]);
+        assert!(!d.is_lent());
         assert_eq!(c.y(), &[1.0, -0.25]);
         let mut buf = Vec::new();
         write_csv(&d, &mut buf).unwrap();
@@ -289,5 +400,76 @@ mod tests {
         assert_eq!(back, d);
         let x = 0.1f64 + 0.2;
         assert_eq!(format_float(x).parse::<f64>().unwrap(), x);
+    }
+
+    /// A lent buffer (in the Python package, a NumPy array's memory).
+    struct Lender(Vec<f64>);
+    impl FeatureBuffer for Lender {
+        fn as_slice(&self) -> &[f64] {
+            &self.0
+        }
+        fn as_mut_slice(&mut self) -> &mut [f64] {
+            &mut self.0
+        }
+    }
+
+    #[test]
+    fn lent_buffer_is_used_in_place_and_checked_like_an_owned_one() {
+        let values = vec![3.0, -0.5, 0.1, -7.0];
+        let ptr = values.as_ptr();
+        let mut lent = Dataset::from_buffer(
+            Box::new(Lender(values)),
+            vec![2.0, -0.25],
+            2,
+            default_feature_names(2),
+            "y".into(),
+        )
+        .unwrap();
+        assert!(lent.is_lent());
+        assert_eq!(lent.x().as_ptr(), ptr, "the lent values are not copied");
+        let owned = Dataset::from_rows(vec![3.0, -0.5, 0.1, -7.0], vec![2.0, -0.25], 2).unwrap();
+        assert_eq!(lent, owned);
+        assert_eq!(lent.row(1), owned.row(1));
+        let copy = lent.clone();
+        assert!(!copy.is_lent());
+        assert_ne!(copy.x().as_ptr(), ptr);
+        // in-place writes go to the lent memory, the clone is untouched
+        lent.clip_in_place(1.0);
+        assert_eq!(lent.x().as_ptr(), ptr);
+        assert_eq!(lent.x(), &[1.0, -0.5, 0.1, -1.0]);
+        let (x, _) = lent.x_y_mut();
+        x[0] = 0.5;
+        assert_eq!(lent.x()[0], 0.5);
+        assert_eq!(copy.x(), &[3.0, -0.5, 0.1, -7.0]);
+        // into_parts: an owned x moves out, a lent one is copied out
+        let cptr = copy.x().as_ptr();
+        let (cx, cy, names, target) = copy.into_parts();
+        assert_eq!(
+            (cx.as_ptr(), cy, names, target.as_str()),
+            (cptr, vec![2.0, -0.25], default_feature_names(2), "y")
+        );
+        let (lx, ..) = lent.into_parts();
+        assert_eq!(lx, vec![0.5, -0.5, 0.1, -1.0]);
+        // the same checks and messages as Dataset::new
+        let e = Dataset::from_buffer(
+            Box::new(Lender(vec![1.0, f64::NAN])),
+            vec![1.0],
+            2,
+            default_feature_names(2),
+            "y".into(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            Dataset::from_rows(vec![1.0, f64::NAN], vec![1.0], 2).unwrap_err()
+        );
+        assert!(Dataset::from_buffer(
+            Box::new(Lender(vec![1.0; 3])),
+            vec![1.0; 2],
+            2,
+            default_feature_names(2),
+            "y".into()
+        )
+        .is_err());
     }
 }

@@ -148,6 +148,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
     vec![
         AlgorithmInfo {
             name: "clip",
+            use_when: "mean of light-to-moderate tails, declared moment bound M",
             paper: "Zhao, Wu, Liu, Wang, Fan & Li, Alg. 2 (simple clipping mean)",
             privacy: "zcdp",
             losses: vec![],
@@ -161,6 +162,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
         },
         AlgorithmInfo {
             name: "iterative-updating",
+            use_when: "mean under heavy tails, large n, declared moment bound M",
             paper: "Zhao, Wu, Liu, Wang, Fan & Li, Alg. 3 (iterative updating mean)",
             privacy: "zcdp",
             losses: vec![],
@@ -178,6 +180,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
         },
         AlgorithmInfo {
             name: "catoni",
+            use_when: "coordinate-wise means, heavy tails, pure DP; declare tau",
             paper: "Hu, Ni, Xiao & Wang, Catoni-Giulini coordinate means + Laplace (spec §A.5, derived)",
             privacy: "pure",
             losses: vec![],
@@ -190,6 +193,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
         },
         AlgorithmInfo {
             name: "sparse-peeling",
+            use_when: "sparse high-d mean (few non-zero coordinates)",
             paper: "Hu, Ni, Xiao & Wang, robust coordinate means + Peeling (spec §E.1, derived)",
             privacy: "approx",
             losses: vec![],
@@ -400,6 +404,12 @@ fn clip_mean(
             "R = M sqrt(d) (n sqrt(rho)/sqrt(d))^(1/p) at the declared p = {pv}, M = {m_bound} (spec Zhao §3)"
         ));
     }
+    notes.extend(default_scale_note(p, "M", "M^2"));
+    notes.extend(noise_dominated_note(
+        sigma * (d as f64).sqrt(),
+        m_bound,
+        "the noise sigma sqrt(d)",
+    ));
     Ok(MeanReport {
         mean: released,
         privacy: ledger.summary(PrivacyModel::Zcdp),
@@ -554,6 +564,19 @@ fn iu_mean(
             n - k * m
         ));
     }
+    notes.extend(default_scale_note(p, "M", "M^2"));
+    notes.extend(noise_dominated_note(
+        r0_used,
+        m_bound,
+        "the error scale r_0_practical",
+    ));
+    // Post-processing of the released estimate only (no further data access): the answer
+    // is the data-free starting centre when no centre update improved on it.
+    if !budget.is_non_private() && mean == c1 {
+        notes.push(format!(
+            "the estimate is the data-free starting centre c_1 = 0: no centre update improved on it, so the noisy group means (sigma = {sigma:.4e} each) carry no usable signal; raise epsilon, or declare M nearer the data's scale (now {m_bound}; `heavydp mean --estimator clip` or a private scale gives one)"
+        ));
+    }
     Ok(MeanReport {
         mean,
         privacy: summary,
@@ -624,6 +647,7 @@ fn catoni_mean(
     if budget.delta > 0.0 {
         notes.push("catoni is pure epsilon-DP: the given delta is not used".to_string());
     }
+    notes.extend(robust_scale_notes(p, tau, k, mech.scale, &released));
     Ok(MeanReport {
         mean: released,
         privacy: ledger.summary(PrivacyModel::Pure),
@@ -695,12 +719,77 @@ fn peeling_mean(
             budget2.delta
         ));
     }
+    notes.extend(robust_scale_notes(p, tau, k, peeling.scale, &released));
     Ok(MeanReport {
         mean: released,
         privacy: ledger.summary(PrivacyModel::Approx),
         hyperparameters: h,
         notes,
     })
+}
+
+/// A note when the data-scale parameter `key` (a bound on `what`, in the data's units) was
+/// left at its default 1, which presumes standardised columns. Public: depends only on
+/// which parameters were given.
+fn default_scale_note(p: &Params, key: &str, what: &str) -> Option<String> {
+    p.string(key).is_none().then(|| {
+        format!(
+            "{key} was not given: the default {key} = 1 presumes standardised columns ({what} <= 1); on raw columns declare --param {key}=... in the data's units, or the estimate is shrunk toward 0"
+        )
+    })
+}
+
+/// A note when the noise (or error) scale `scale` of the estimate, fixed by n, d, ε, δ and
+/// the parameters, is at least the declared bound `m_bound` on the mean's size: the result
+/// is then noise-dominated whatever the data. Public.
+fn noise_dominated_note(scale: f64, m_bound: f64, what: &str) -> Option<String> {
+    (scale.is_finite() && scale >= m_bound).then(|| {
+        format!(
+            "{what} = {scale:.4e} is at least the declared bound M = {m_bound} on the mean's size: at this n, d and epsilon the estimate is noise-dominated; raise epsilon or use fewer columns"
+        )
+    })
+}
+
+/// Notes of the Catoni–Giulini means (`catoni`, `sparse-peeling`): τ left at its default
+/// (public); a truncation scale k below √τ, the declared scale of a column, so that the
+/// estimator shrinks every column toward 0 (public: k is a function of n, d, ε, τ, β); and
+/// released coordinates with |μ̂_j| > √τ, which contradict the declared E x_j² ≤ τ (or are
+/// noise-dominated, when the public noise scale is of the order of √τ) — a function of
+/// the released (already private) estimate only, i.e. post-processing.
+fn robust_scale_notes(
+    p: &Params,
+    tau: f64,
+    k: f64,
+    noise_scale: f64,
+    released: &[f64],
+) -> Vec<String> {
+    let mut notes: Vec<String> = default_scale_note(p, "tau", "E x_j^2")
+        .into_iter()
+        .collect();
+    let root = tau.sqrt();
+    if k.is_finite() && k < root {
+        notes.push(format!(
+            "the truncation scale k = {k:.4e} is below sqrt(tau) = {root:.4e}, the declared scale of a column: at this n, d and epsilon the estimator shrinks every column toward 0"
+        ));
+    }
+    let over: Vec<String> = released
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.abs() > root)
+        .map(|(j, _)| j.to_string())
+        .collect();
+    if !over.is_empty() && noise_scale >= root / 4.0 {
+        notes.push(format!(
+            "the released mean of column(s) {} (0-based, in the order of the data) exceeds sqrt(tau) = {root:.4e} in absolute value; the Laplace noise scale {noise_scale:.4e} is of the same order, so these values are noise-dominated: raise epsilon",
+            over.join(", ")
+        ));
+    } else if !over.is_empty() {
+        notes.push(format!(
+            "the released mean of column(s) {} (0-based, in the order of the data) exceeds sqrt(tau) = {root:.4e} in absolute value, which contradicts the declared E x_j^2 <= tau: tau is too small for these columns, and their estimates are biased toward 0; declare tau >= (the column's root mean square)^2 in the data's units, or standardise the columns",
+            over.join(", ")
+        ));
+    }
+    notes
 }
 
 /// ℓ1 sensitivity of the `catoni` mean, d·4√2k/(3n) (spec Hu §A.5), rounded up; with

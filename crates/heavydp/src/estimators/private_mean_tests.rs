@@ -742,6 +742,95 @@ fn info_lists_every_estimator_and_parameter() {
     }
 }
 
+// ---------------------------------------------------------------- degenerate settings are said
+
+fn has_note(r: &MeanReport, needle: &str) -> bool {
+    r.notes.iter().any(|n| n.contains(needle))
+}
+
+#[test]
+fn default_scale_parameters_are_noted_and_declared_ones_are_not() {
+    let x = student_data(1, 400, &[0.5, -0.5], 5.0, 1.0);
+    let r = run("catoni", &x, 400, 2, 1.0, 0.0, &[], 3);
+    assert!(has_note(&r, "tau was not given"), "{:?}", r.notes);
+    let r = run("catoni", &x, 400, 2, 1.0, 0.0, &[("tau", "2")], 3);
+    assert!(!has_note(&r, "tau was not given"), "{:?}", r.notes);
+    let r = run("clip", &x, 400, 2, 1.0, 1e-5, &[], 3);
+    assert!(has_note(&r, "M was not given"), "{:?}", r.notes);
+    let r = run("clip", &x, 400, 2, 1.0, 1e-5, &[("M", "2")], 3);
+    assert!(!has_note(&r, "M was not given"), "{:?}", r.notes);
+}
+
+#[test]
+fn catoni_truncation_below_the_declared_scale_is_noted_from_public_quantities_only() {
+    // k = sqrt(3 n eps tau (1 + 1/beta)/(8 sqrt 2 d)) < sqrt(tau) iff 3 n eps (1+1/beta) < 8 sqrt2 d
+    let (n, d) = (20, 2);
+    let k_formula =
+        (3.0 * n as f64 * 0.1 * 4.0 * 2.0 / (8.0 * std::f64::consts::SQRT_2 * d as f64)).sqrt();
+    assert!(k_formula < 2.0);
+    for seed in [1, 2] {
+        // two unrelated datasets: the public note is the same
+        let x = student_data(seed, n, &[seed as f64, -3.0], 3.0, 10.0);
+        let r = run("catoni", &x, n, d, 0.1, 0.0, &[("tau", "4")], seed);
+        assert!((hpf(&r, "k") - k_formula).abs() < 1e-12);
+        assert!(has_note(&r, "truncation scale k"), "{:?}", r.notes);
+    }
+    // at large n eps the note is absent
+    let x = student_data(3, 2000, &[0.1, -0.1], 5.0, 1.0);
+    let r = run("catoni", &x, 2000, 2, 1.0, 0.0, &[("tau", "4")], 3);
+    assert!(!has_note(&r, "truncation scale k"), "{:?}", r.notes);
+}
+
+#[test]
+fn catoni_mean_beyond_sqrt_tau_is_noted() {
+    // wage-like column: mean 600, tau = 1 (the default) is far below its scale
+    let n = 2000;
+    let x = student_data(4, n, &[600.0], 5.0, 50.0);
+    let r = run("catoni", &x, n, 1, 1.0, 0.0, &[], 5);
+    assert!(r.mean[0].abs() > 1.0);
+    assert!(has_note(&r, "contradicts the declared"), "{:?}", r.notes);
+    // a declared tau of the data's scale: no such note, and the estimate is close
+    let r = run("catoni", &x, n, 1, 1.0, 0.0, &[("tau", "400000")], 5);
+    assert!(!has_note(&r, "exceeds sqrt(tau)"), "{:?}", r.notes);
+    assert!((r.mean[0] - 600.0).abs() < 30.0, "{}", r.mean[0]);
+}
+
+#[test]
+fn iterative_updating_stuck_at_the_starting_centre_is_noted() {
+    // noise of the group means far above the data's mean: the refinement keeps c_1 = 0
+    let n = 2000;
+    let x = student_data(6, n, &[0.5], 5.0, 0.5);
+    let r = run(
+        "iterative-updating",
+        &x,
+        n,
+        1,
+        0.05,
+        1e-5,
+        &[("M", "1000")],
+        7,
+    );
+    if r.mean == vec![0.0] {
+        assert!(has_note(&r, "starting centre"), "{:?}", r.notes);
+    }
+    assert!(has_note(&r, "noise-dominated"), "{:?}", r.notes);
+    // a well-posed run: neither note
+    let x = student_data(8, 20000, &[3.0], 5.0, 1.0);
+    let r = run(
+        "iterative-updating",
+        &x,
+        20000,
+        1,
+        1.0,
+        1e-5,
+        &[("M", "4")],
+        9,
+    );
+    assert!(r.mean[0] != 0.0);
+    assert!(!has_note(&r, "starting centre"), "{:?}", r.notes);
+    assert!(!has_note(&r, "noise-dominated"), "{:?}", r.notes);
+}
+
 /// Issue 20 item 7 (iterative-updating mean): on data whose mean is ≈ 0 the estimate is
 /// exactly c_1 = 0 in almost every run. This is step 6 of Algorithm 3, not a lost release:
 /// the candidates are the centres c_1 = 0 (public), c_2, …, c_{t_c+1}, and

@@ -110,6 +110,75 @@ impl Grid1D for OctaveGrid {
     }
 }
 
+/// |v| rounded down to its power of two 2^⌊log₂|v|⌋ (0 below 2⁻²⁰, 2⁴⁰ above): the
+/// row-wise public map that puts every magnitude on the [`OctaveGrid`], so the magnitude
+/// quantile's utility is 0 exactly at the octave that holds the quantile (without it, a
+/// column whose values all lie inside one octave — calendar years in [1024, 2048) — has
+/// no grid point of utility 0 and every octave above ties).
+pub fn octave_floor(v: f64) -> f64 {
+    let v = v.abs();
+    if v < libm::ldexp(1.0, E_MIN) {
+        return 0.0;
+    }
+    let (_, e) = libm::frexp(v);
+    libm::ldexp(1.0, (e - 1).min(E_MAX))
+}
+
+/// Signed powers of two ±2ᵉ, e ∈ [−20, 40], and 0 (123 points): the grid of the
+/// order-of-magnitude median, on data mapped by [`signed_octave_floor`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SignedOctaveGrid;
+
+impl Grid1D for SignedOctaveGrid {
+    fn len(&self) -> usize {
+        2 * OctaveGrid.len() - 1
+    }
+    fn value(&self, i: usize) -> f64 {
+        let h = OctaveGrid.len() - 1; // index of 0
+        match i.cmp(&h) {
+            std::cmp::Ordering::Equal => 0.0,
+            std::cmp::Ordering::Greater => OctaveGrid.value(i - h),
+            std::cmp::Ordering::Less => -OctaveGrid.value(h - i),
+        }
+    }
+    fn floor_index(&self, x: f64) -> Option<usize> {
+        let h = OctaveGrid.len() - 1;
+        if x >= 0.0 {
+            OctaveGrid.floor_index(x).map(|k| h + k)
+        } else {
+            // largest i with value(i) ≤ x < 0: the smallest octave ≥ |x|
+            let a = -x;
+            let k = OctaveGrid.floor_index(a).expect("a > 0");
+            let k = if OctaveGrid.value(k) == a { k } else { k + 1 };
+            if k > h {
+                None
+            } else {
+                Some(h - k)
+            }
+        }
+    }
+}
+
+/// x rounded down to the grid (the largest grid point ≤ x; the smallest grid point when
+/// x is below the grid). A row-wise public map: quantiles of snapped data have their
+/// utility 0 at a grid point, however coarse the grid is relative to the data.
+pub fn snap_down<G: Grid1D>(grid: &G, x: f64) -> f64 {
+    match grid.floor_index(x) {
+        Some(i) => grid.value(i),
+        None => grid.value(0),
+    }
+}
+
+/// sign(v)·2^⌊log₂|v|⌋ (0 when |v| < 2⁻²⁰, ±2⁴⁰ beyond): [`octave_floor`] keeping the sign.
+pub fn signed_octave_floor(v: f64) -> f64 {
+    let o = octave_floor(v);
+    if v < 0.0 {
+        -o
+    } else {
+        o
+    }
+}
+
 /// 2S + 1 equally spaced points −R, −R + R/S, …, R with R and S powers of two (so every
 /// point is exact): the fine grid of the second stage of private scaling.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -377,6 +446,56 @@ mod tests {
         assert_eq!(PublicGrid::floor_index(1e300), Some(g - 1));
         assert_eq!(PublicGrid::floor_index(1e-300), Some(K));
         assert_eq!(PublicGrid::floor_index(-1e-300), Some(K - 1));
+    }
+
+    #[test]
+    fn octave_floor_lands_on_the_octave_grid() {
+        for (v, want) in [
+            (1990.0, 1024.0),
+            (2048.0, 2048.0),
+            (0.3, 0.25),
+            (-5.0, 4.0),
+            (0.0, 0.0),
+            (1e-9, 0.0),
+            (1e300, 1099511627776.0),
+        ] {
+            assert_eq!(octave_floor(v), want, "{v}");
+            let g = OctaveGrid;
+            assert_eq!(g.value(g.floor_index(want).unwrap()), want);
+        }
+    }
+
+    #[test]
+    fn signed_octave_grid_and_snapping() {
+        let g = SignedOctaveGrid;
+        assert_eq!(g.len(), 123);
+        for i in 1..g.len() {
+            assert!(g.value(i - 1) < g.value(i));
+            assert_eq!(g.floor_index(g.value(i)), Some(i));
+        }
+        assert_eq!(g.value(g.floor_index(-3.0).unwrap()), -4.0);
+        assert_eq!(g.value(g.floor_index(3.0).unwrap()), 2.0);
+        assert_eq!(g.floor_index(-1e300), None);
+        assert_eq!(signed_octave_floor(-3.0), -2.0);
+        let lin = LinearGrid {
+            half_width: 4.0,
+            steps: 4,
+        };
+        assert_eq!(snap_down(&lin, 2.7), 2.0);
+        assert_eq!(snap_down(&lin, -9.0), -4.0);
+        assert_eq!(snap_down(&lin, 99.0), 4.0);
+        // the median of data packed between two points of a coarse grid is found once
+        // the data are snapped (without snapping every grid point ties at −n/2)
+        let data: Vec<f64> = (0..101).map(|i| 300.0 + 0.01 * i as f64).collect();
+        let coarse = LinearGrid {
+            half_width: 1024.0,
+            steps: 16,
+        };
+        let mut snapped: Vec<f64> = data.iter().map(|&x| snap_down(&coarse, x)).collect();
+        snapped.sort_by(f64::total_cmp);
+        let m = QuantileMechanism::on_grid(0.5, f64::INFINITY, coarse).unwrap();
+        assert_eq!(m.best(&snapped).1, 0.0);
+        assert_eq!(m.best(&data).1, -50.5);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! A fit with private preprocessing is an adaptive sequence of mechanisms whose later
 //! steps read the earlier releases (the algorithm runs on data standardised with the
 //! released centres and scales; the intercept reads the released weights). Each phase
-//! keeps its own [`PrivacyLedger`] with the accountant that suits it (zCDP for many
+//! keeps its own [`super::PrivacyLedger`] with the accountant that suits it (zCDP for many
 //! quantiles, parallel composition for chunked algorithms, …), and the phases compose by
 //! **basic sequential composition** (Dwork & Roth Thm 3.16, which holds adaptively): the
 //! total is (Σ εᵢ, Σ δᵢ), every addition rounded up.

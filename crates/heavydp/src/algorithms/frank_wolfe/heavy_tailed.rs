@@ -293,6 +293,7 @@ impl HtFrankWolfe {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "l1-ball fit with heavy-tailed features, pure DP; needs standardised data",
             paper: "Hu, Ni, Xiao & Wang, Alg. 1",
             privacy: "pure",
             losses: LOSSES.to_vec(),

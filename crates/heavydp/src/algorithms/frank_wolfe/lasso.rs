@@ -196,6 +196,7 @@ impl HtLasso {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "high-d linear regression on an l1 ball, heavy-tailed features",
             paper: "Hu, Ni, Xiao & Wang, Alg. 2",
             privacy: "approx",
             losses: vec!["squared"],

@@ -266,6 +266,7 @@ impl FrankWolfe {
         parameters.extend(common_params());
         AlgorithmInfo {
             name: "frank-wolfe",
+            use_when: "non-private reference fit on an l1/l2 ball or polytope (no privacy)",
             paper: "Talwar, Thakurta & Zhang, Alg. 3",
             privacy: "none",
             losses: LOSSES.to_vec(),
@@ -414,6 +415,7 @@ impl DpFrankWolfe {
         parameters.extend(common_params());
         AlgorithmInfo {
             name: "dp-frank-wolfe",
+            use_when: "bounded data, l1-ball/polytope domain, Lipschitz convex loss",
             paper: "Talwar, Thakurta & Zhang, Alg. 4",
             privacy: "approx",
             losses: LOSSES.to_vec(),
@@ -645,6 +647,7 @@ impl DpFrankWolfeGaussian {
         parameters.extend(common_params());
         AlgorithmInfo {
             name: "dp-frank-wolfe-gaussian",
+            use_when: "bounded data, polytope with many vertices, smooth loss",
             paper: "Talwar, Thakurta & Zhang, Alg. 5",
             privacy: "approx",
             losses: LOSSES.to_vec(),

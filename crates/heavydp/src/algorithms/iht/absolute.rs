@@ -162,6 +162,7 @@ impl DpIhtL1 {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "sparse median (l1) regression, very heavy tails or outliers",
             paper: "Tian, Ding, Tao, Xiang & Wang, Alg. 3 (DP-IHT-L)",
             privacy: "approx",
             losses: vec!["absolute"],

@@ -215,6 +215,7 @@ impl DpIhtHuber {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "sparse linear regression, heavy-tailed response noise",
             paper: "Tian, Ding, Tao, Xiang & Wang, Alg. 1 (DP-IHT-H)",
             privacy: "approx",
             losses: vec!["huber"],

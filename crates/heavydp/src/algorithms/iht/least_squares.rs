@@ -112,6 +112,7 @@ impl DpSlr {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "sparse linear regression with light tails (baseline)",
             paper: "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
             privacy: "approx",
             losses: vec!["squared"],

@@ -223,6 +223,7 @@ impl HtSparseOpt {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "sparse high-d linear/logistic/Huber fit, heavy-tailed gradients",
             paper: "Hu, Ni, Xiao & Wang, Alg. 5",
             privacy: "approx",
             losses: LOSSES.to_vec(),

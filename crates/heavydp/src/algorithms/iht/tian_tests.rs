@@ -313,7 +313,20 @@ fn huber_printed_lambda_is_charged_its_certified_epsilon() {
     let ln = (1e5f64).ln();
     // s = 5: Peeling's basic composition at the true λ is s(2λ + λ)/b with
     // b = 2(λ/2)√(3 s ln(1/δ))/ε: 3/√(3·5·ln 10⁵)·√5·... = 1.1413 > 1 — refused.
-    let alg = DpIhtHuber::from_params(&params(&[("lambda_factor", "1")])).unwrap();
+    // (the printed noise of the paper: `calibration=paper`; with the default exact
+    // calibration the printed λ certifies ≈ 2ε at the true λ and is refused too)
+    let exact = DpIhtHuber::from_params(&params(&[("lambda_factor", "1")])).unwrap();
+    let plan_e = exact.plan(&p, &budget).unwrap();
+    let ce = exact
+        .printed_certified_epsilon(&plan_e, &budget)
+        .unwrap()
+        .unwrap();
+    assert!(ce > 1.9 && ce <= 2.0 + 1e-9, "{ce}");
+    assert!(exact
+        .fit(&p, budget, &mut rng_from_seed(1), &mut NoObserver)
+        .is_err());
+    let alg = DpIhtHuber::from_params(&params(&[("lambda_factor", "1"), ("calibration", "paper")]))
+        .unwrap();
     let plan = alg.plan(&p, &budget).unwrap();
     assert_eq!(plan.proven_lambda, 2.0 * plan.lambda);
     let want5 = 3.0 * 5.0 / (3.0 * 5.0 * ln).sqrt();
@@ -332,7 +345,12 @@ fn huber_printed_lambda_is_charged_its_certified_epsilon() {
         "{msg}"
     );
     // s = 1: certified 3/√(3 ln 10⁵) = 0.5104 ≤ 1: accepted and charged 0.5104, not 1.
-    let alg1 = DpIhtHuber::from_params(&params(&[("lambda_factor", "1"), ("s", "1")])).unwrap();
+    let alg1 = DpIhtHuber::from_params(&params(&[
+        ("lambda_factor", "1"),
+        ("s", "1"),
+        ("calibration", "paper"),
+    ]))
+    .unwrap();
     let plan1 = alg1.plan(&p, &budget).unwrap();
     let report = alg1
         .fit(&p, budget, &mut rng_from_seed(1), &mut NoObserver)
@@ -353,7 +371,14 @@ fn huber_printed_lambda_is_charged_its_certified_epsilon() {
         }
     }
     // the noise is the printed one: Peeling calibrated at λ = ητK/m
-    let printed = Peeling::new(1, plan1.lambda, 1.0, 1e-5).unwrap();
+    let printed = Peeling::calibrated(
+        1,
+        plan1.lambda,
+        1.0,
+        1e-5,
+        crate::mechanisms::PeelingCalibration::Paper,
+    )
+    .unwrap();
     assert_eq!(
         report.hyperparameters["peeling_scale"],
         serde_json::json!(printed.scale)

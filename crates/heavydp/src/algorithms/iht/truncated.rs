@@ -160,6 +160,7 @@ impl HtSparseLinreg {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "sparse high-d linear regression, heavy-tailed x and y",
             paper: "Hu, Ni, Xiao & Wang, Alg. 3",
             privacy: "approx",
             losses: vec!["squared"],

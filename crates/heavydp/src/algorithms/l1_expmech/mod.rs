@@ -144,7 +144,7 @@ pub use net::{
 pub use sampler::{metropolis, select, McmcSettings, NetExponentialMechanism, Selected, Selection};
 
 use super::*;
-use crate::mechanisms::release;
+use crate::mechanisms::Mechanism;
 use crate::privacy::{Accountant, Cost, PrivacyLedger};
 
 const NAME: &str = "l1-regression-expmech";
@@ -453,6 +453,7 @@ impl L1RegressionExpMech {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "low-d median (l1) regression, heavy tails, pure DP; slow",
             paper: "Wang & Xu, Alg. 1 and 2",
             privacy: "approx",
             losses: vec!["absolute"],
@@ -797,15 +798,12 @@ impl PrivateAlgorithm for L1RegressionExpMech {
                     epsilon: budget.epsilon,
                     kappa,
                 };
-                observer.on_start(1);
-                let selected = release(
-                    &mut ledger,
-                    "exponential mechanism over the candidate set",
-                    &mech,
-                    data,
-                    rng,
-                )?;
-                observer.on_iteration(1);
+                // charged first; then the streaming selection reports the candidate
+                // blocks scored (public counts) to the observer
+                ledger.charge("exponential mechanism over the candidate set", mech.cost())?;
+                observer.on_start(sampler::candidate_blocks(n_cand) as usize);
+                let selected = mech
+                    .run_with_progress(data, rng, &mut |done| observer.on_iteration(done as usize));
                 observer.on_finish();
                 hp(&mut h, "candidates", n_cand);
                 if !budget.is_non_private() {

@@ -45,42 +45,73 @@ pub fn select(
     selection: Selection,
     key: [u8; 32],
 ) -> Selected {
+    select_with_progress(net, score, data, selection, key, &mut |_| {})
+}
+
+/// Candidate blocks scored per progress report of [`select_with_progress`].
+pub const PROGRESS_ROUND_BLOCKS: u64 = 64;
+
+/// The number of candidate blocks of a set of `n_candidates` ([`CANDIDATE_BLOCK`] each):
+/// the total that [`select_with_progress`] counts to.
+pub fn candidate_blocks(n_candidates: u64) -> u64 {
+    n_candidates.div_ceil(CANDIDATE_BLOCK as u64)
+}
+
+/// As [`select`], calling `progress(blocks_done)` after each round of
+/// [`PROGRESS_ROUND_BLOCKS`] blocks (public counts only). The rounds run in order and
+/// the winners are reduced in block order as in [`select`], so the result is the same.
+pub fn select_with_progress(
+    net: &dyn CandidateSet,
+    score: &TruncatedScore,
+    data: &Dataset,
+    selection: Selection,
+    key: [u8; 32],
+    progress: &mut dyn FnMut(u64),
+) -> Selected {
     let d = net.dim();
     let n = net.count();
     assert!(n > 0, "exponential mechanism over an empty candidate set");
     let bs = CANDIDATE_BLOCK as u64;
     let blocks = n.div_ceil(bs);
-    let winners: Vec<(f64, u64)> = (0..blocks)
-        .into_par_iter()
-        .map(|b| {
-            let start = b * bs;
-            let m = (n - start).min(bs) as usize;
-            let mut cands = vec![0.0; m * d];
-            net.fill(start, &mut cands);
-            let mut s = vec![0.0; m];
-            score.sums(data, &cands, &mut s);
-            let mut rng = match selection {
-                Selection::Exponential { .. } => {
-                    let mut r = ChaCha20Rng::from_seed(key);
-                    r.set_stream(b);
-                    Some(r)
-                }
-                Selection::Argmin => None,
-            };
-            let mut best = (f64::NEG_INFINITY, u64::MAX);
-            for (j, sj) in s.iter().enumerate() {
-                let k = match (selection, rng.as_mut()) {
-                    (Selection::Exponential { coef }, Some(r)) => -coef * sj + noise::gumbel(r),
-                    _ => -sj,
+    let mut winners: Vec<(f64, u64)> = Vec::with_capacity(blocks as usize);
+    let mut done = 0u64;
+    while done < blocks {
+        let round_end = (done + PROGRESS_ROUND_BLOCKS).min(blocks);
+        let round: Vec<(f64, u64)> = (done..round_end)
+            .into_par_iter()
+            .map(|b| {
+                let start = b * bs;
+                let m = (n - start).min(bs) as usize;
+                let mut cands = vec![0.0; m * d];
+                net.fill(start, &mut cands);
+                let mut s = vec![0.0; m];
+                score.sums(data, &cands, &mut s);
+                let mut rng = match selection {
+                    Selection::Exponential { .. } => {
+                        let mut r = ChaCha20Rng::from_seed(key);
+                        r.set_stream(b);
+                        Some(r)
+                    }
+                    Selection::Argmin => None,
                 };
-                let k = if k.is_nan() { f64::NEG_INFINITY } else { k };
-                if best.1 == u64::MAX || k > best.0 {
-                    best = (k, start + j as u64);
+                let mut best = (f64::NEG_INFINITY, u64::MAX);
+                for (j, sj) in s.iter().enumerate() {
+                    let k = match (selection, rng.as_mut()) {
+                        (Selection::Exponential { coef }, Some(r)) => -coef * sj + noise::gumbel(r),
+                        _ => -sj,
+                    };
+                    let k = if k.is_nan() { f64::NEG_INFINITY } else { k };
+                    if best.1 == u64::MAX || k > best.0 {
+                        best = (k, start + j as u64);
+                    }
                 }
-            }
-            best
-        })
-        .collect();
+                best
+            })
+            .collect();
+        winners.extend(round);
+        done = round_end;
+        progress(done);
+    }
     let mut best = winners[0];
     for w in &winners[1..] {
         if w.0 > best.0 {
@@ -173,12 +204,25 @@ impl Mechanism for NetExponentialMechanism<'_> {
         }
     }
     fn run_uncharged<R: RngCore + ?Sized>(&self, data: &Dataset, rng: &mut R) -> Selected {
+        self.run_with_progress(data, rng, &mut |_| {})
+    }
+}
+
+impl NetExponentialMechanism<'_> {
+    /// [`Mechanism::run_uncharged`] reporting the candidate blocks scored so far to
+    /// `progress` (see [`select_with_progress`]); the caller charges the ledger first.
+    pub fn run_with_progress<R: RngCore + ?Sized>(
+        &self,
+        data: &Dataset,
+        rng: &mut R,
+        progress: &mut dyn FnMut(u64),
+    ) -> Selected {
         let selection = self.selection(data.n());
         let mut key = [0u8; 32];
         if matches!(selection, Selection::Exponential { .. }) {
             rng.fill_bytes(&mut key);
         }
-        select(self.net, &self.score, data, selection, key)
+        select_with_progress(self.net, &self.score, data, selection, key, progress)
     }
 }
 

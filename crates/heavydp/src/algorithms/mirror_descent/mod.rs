@@ -316,6 +316,7 @@ impl NoisyMirrorDescent {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "bounded data, l1/l2 ball or simplex, also the absolute loss",
             paper: "Talwar, Thakurta & Zhang, Alg. 1 (+ Appendix A)",
             privacy: "approx",
             losses: LOSSES.to_vec(),

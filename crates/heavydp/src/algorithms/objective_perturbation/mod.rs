@@ -208,6 +208,7 @@ impl ObjectivePerturbation {
     pub fn info() -> AlgorithmInfo {
         AlgorithmInfo {
             name: NAME,
+            use_when: "bounded data, smooth loss, moderate d, large n",
             paper: "Talwar, Thakurta & Zhang, Alg. 2",
             privacy: "approx",
             losses: LOSSES.to_vec(),

@@ -1,0 +1,703 @@
+//! `heavydp._core`: the thin PyO3 layer under the Python package `heavydp`
+//! (`python/heavydp`). Every algorithm, mechanism and accountant is the Rust core's:
+//! this module converts arguments, lends NumPy memory to the core, releases the GIL
+//! during fits, and maps errors to Python exceptions with the CLI's messages.
+//!
+//! Memory: a C-contiguous float64 feature matrix is never copied by `predict` and
+//! `private_mean` (read in place). `fit` standardises the features in place (the
+//! pipeline's design), so it copies the matrix once unless `in_place=True`, when the
+//! caller's (writable) array is lent to the core and overwritten.
+
+use heavydp::algorithms::{self, Observer, ParamMap};
+use heavydp::data::{self, Dataset, FeatureBuffer};
+use heavydp::estimators::private_mean as pm;
+use heavydp::model::ModelFile;
+use heavydp::pipeline::{self, FitOptions};
+use heavydp::preprocess::{InterceptMode, PublicScales, ScaleMode, AUTO_BOUND};
+use heavydp::privacy::{self, Accountant, Budget, Cost, PrivacyLedger, PrivacyModel};
+use numpy::{
+    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn value_error(e: impl ToString) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// A NumPy array's memory lent to a [`Dataset`] for the duration of one call.
+///
+/// Safety: built only from an array borrowed through rust-numpy's borrow tracking
+/// (`readwrite()` for `writable`, `readonly()` otherwise) that stays borrowed, on the
+/// calling thread, until the dataset holding this buffer is dropped (the calls below
+/// drop the dataset before returning). A read-only buffer is never written: only
+/// prediction uses one, and prediction only reads.
+struct NumpyBuffer {
+    ptr: *mut f64,
+    len: usize,
+    writable: bool,
+}
+
+// SAFETY: the pointer is used by one dataset at a time; see the type's documentation.
+unsafe impl Send for NumpyBuffer {}
+// SAFETY: shared access only reads (rayon workers read the features concurrently).
+unsafe impl Sync for NumpyBuffer {}
+
+impl FeatureBuffer for NumpyBuffer {
+    fn as_slice(&self) -> &[f64] {
+        // SAFETY: ptr/len describe a live, contiguous, borrowed float64 buffer.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+    fn as_mut_slice(&mut self) -> &mut [f64] {
+        assert!(
+            self.writable,
+            "heavydp internal error: a read-only array would be written"
+        );
+        // SAFETY: as above, and the borrow is exclusive (readwrite).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+/// The (n, d) of a 2-D feature array, checked to be C-contiguous.
+fn shape2(x: &Bound<'_, PyArray2<f64>>) -> PyResult<(usize, usize)> {
+    if !x.is_c_contiguous() {
+        return Err(PyTypeError::new_err(
+            "X must be a C-contiguous float64 array (heavydp.as_features converts)",
+        ));
+    }
+    let s = x.shape();
+    Ok((s[0], s[1]))
+}
+
+/// The payload of the unwind that ends an interrupted fit.
+struct Interrupted;
+
+/// Observer of a fit running on a helper thread: unwinds (without the panic hook's
+/// message) at the next iteration once the calling thread saw Ctrl-C.
+struct InterruptObserver<'a> {
+    stop: &'a AtomicBool,
+}
+
+impl Observer for InterruptObserver<'_> {
+    fn on_iteration(&mut self, _iteration: usize) {
+        if self.stop.load(Ordering::Relaxed) {
+            std::panic::resume_unwind(Box::new(Interrupted));
+        }
+    }
+}
+
+/// Runs `job` on a helper thread (in a `threads`-thread rayon pool, or the global pool
+/// the CLI uses when `None`) with the GIL released; the calling thread waits and checks
+/// for Python signals every 50 ms. On Ctrl-C the fit stops at its next iteration and
+/// `KeyboardInterrupt` is raised.
+fn run_interruptible<T: Send>(
+    py: Python<'_>,
+    threads: Option<usize>,
+    job: impl FnOnce(&mut dyn Observer) -> Result<T, String> + Send,
+) -> PyResult<T> {
+    let pool = match threads {
+        None => None,
+        Some(0) => return Err(PyValueError::new_err("n_jobs must be at least 1 (or None)")),
+        Some(k) => Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(k)
+                .build()
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?,
+        ),
+    };
+    let stop = AtomicBool::new(false);
+    let outcome = py.detach(|| {
+        std::thread::scope(|s| {
+            let (tx, rx) = mpsc::channel();
+            let stop = &stop;
+            let handle = std::thread::Builder::new()
+                .name("heavydp-fit".into())
+                .stack_size(16 << 20)
+                .spawn_scoped(s, move || {
+                    let mut obs = InterruptObserver { stop };
+                    let r = match &pool {
+                        Some(p) => p.install(|| job(&mut obs)),
+                        None => job(&mut obs),
+                    };
+                    let _ = tx.send(());
+                    r
+                })
+                .map_err(|e| e.to_string());
+            let handle = match handle {
+                Ok(h) => h,
+                Err(e) => return Err(Err(e)),
+            };
+            let mut signal: Option<PyErr> = None;
+            loop {
+                match rx.recv_timeout(Duration::from_millis(50)) {
+                    Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        if signal.is_none() {
+                            if let Err(e) = Python::attach(|py| py.check_signals()) {
+                                signal = Some(e);
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                }
+            }
+            match handle.join() {
+                Ok(r) => match signal {
+                    // interrupted after the last iteration: the fit completed, but the
+                    // user asked to stop; honour the signal
+                    Some(e) => Err(Ok(e)),
+                    None => Ok(r),
+                },
+                Err(payload) => {
+                    if payload.is::<Interrupted>() {
+                        Err(Ok(signal.unwrap_or_else(|| {
+                            PyKeyboardInterrupt::new_err("fit interrupted")
+                        })))
+                    } else {
+                        let msg = payload
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_else(|| "panic".into());
+                        Err(Err(format!("heavydp internal error: {msg}")))
+                    }
+                }
+            }
+        })
+    });
+    match outcome {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(msg)) => Err(value_error(msg)),
+        Err(Ok(pyerr)) => Err(pyerr),
+        Err(Err(msg)) => Err(PyRuntimeError::new_err(msg)),
+    }
+}
+
+/// The privacy model of a named algorithm (after precheck), for the δ a budget charges.
+fn privacy_model_of(opts: &FitOptions, n: usize, d: usize) -> PrivacyModel {
+    let name = if opts.algorithm == "auto" {
+        pipeline::auto_rule(opts.loss.as_deref() == Some("logistic"), n, d, opts.epsilon).algorithm
+    } else {
+        opts.algorithm.clone()
+    };
+    if name == pipeline::INTERCEPT_ONLY {
+        return PrivacyModel::Pure;
+    }
+    let mut p = opts.params.clone();
+    for k in ["tau", "c", "vertices"] {
+        p.remove(k);
+    }
+    if p.get("bound").map(|s| s.as_str()) == Some("auto") {
+        p.insert("bound".into(), format!("{AUTO_BOUND}"));
+    }
+    if let Ok(a) = algorithms::build(&name, &p) {
+        return a.privacy_model();
+    }
+    match algorithms::catalogue()
+        .iter()
+        .find(|a| a.name == name)
+        .map(|a| a.privacy)
+    {
+        Some("pure") => PrivacyModel::Pure,
+        Some("none") => PrivacyModel::None,
+        _ => PrivacyModel::Approx,
+    }
+}
+
+/// A privacy budget shared across fits and means: a basic-composition
+/// [`PrivacyLedger`] (ε's and δ's add, rounded up). Each fit charges its whole (ε, δ)
+/// before it reads the data; a charge that would overspend is refused and the fit does
+/// not run.
+#[pyclass(module = "heavydp._core", name = "Budget")]
+struct PyBudget {
+    ledger: PrivacyLedger,
+}
+
+#[pymethods]
+impl PyBudget {
+    #[new]
+    #[pyo3(signature = (epsilon, delta = 0.0))]
+    fn new(epsilon: f64, delta: f64) -> PyResult<Self> {
+        let b = Budget::new(epsilon, delta).map_err(value_error)?;
+        Ok(PyBudget {
+            ledger: PrivacyLedger::new(b, Accountant::Basic),
+        })
+    }
+
+    /// Charges (ε, δ) for `release`; raises ValueError (nothing charged) on overspend.
+    fn charge(&mut self, release: &str, epsilon: f64, delta: f64) -> PyResult<()> {
+        charge(&mut self.ledger, release, epsilon, delta)
+    }
+
+    /// (ε, δ) spent so far, rounded up.
+    #[getter]
+    fn spent(&self) -> (f64, f64) {
+        self.ledger.spent()
+    }
+
+    /// The total (ε, δ).
+    #[getter]
+    fn total(&self) -> (f64, f64) {
+        let b = self.ledger.budget();
+        (b.epsilon, b.delta)
+    }
+
+    /// (ε, δ) that can still be charged (rounded down).
+    #[getter]
+    fn remaining(&self) -> (f64, f64) {
+        let b = self.ledger.budget();
+        let (e, d) = self.ledger.spent();
+        (sub_down(b.epsilon, e), sub_down(b.delta, d))
+    }
+
+    /// The ledger as JSON (same shape as a model file's `privacy` object).
+    fn summary_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.ledger.summary(PrivacyModel::Approx))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+}
+
+/// Largest r with add_up(b, r) ≤ a (what is left of a after b, rounded down).
+fn sub_down(a: f64, b: f64) -> f64 {
+    if a.is_infinite() {
+        return a;
+    }
+    let mut r = (a - b).max(0.0);
+    while r > 0.0 && privacy::add_up(b, r) > a {
+        r = r.next_down();
+    }
+    r
+}
+
+fn charge(ledger: &mut PrivacyLedger, release: &str, epsilon: f64, delta: f64) -> PyResult<()> {
+    let cost = if delta > 0.0 {
+        Cost::Approx { epsilon, delta }
+    } else {
+        Cost::Pure { epsilon }
+    };
+    ledger.charge(release, cost).map_err(value_error)
+}
+
+fn parse_scale(scale: &str) -> Result<ScaleMode, String> {
+    // the CLI's --scale values
+    match scale {
+        "private" => Ok(ScaleMode::Private),
+        "none" => Ok(ScaleMode::None),
+        other => match other.strip_prefix("public:") {
+            Some(path) if !path.is_empty() => Ok(ScaleMode::Public(
+                PublicScales::read(path).map_err(|e| e.to_string())?,
+            )),
+            _ => Err(format!(
+                "--scale must be 'private', 'none' or 'public:FILE.json'; got '{other}'"
+            )),
+        },
+    }
+}
+
+/// Builds the pipeline's options with the CLI's checks and messages (flag names as in
+/// the CLI; the Python layer maps them to its parameter names).
+#[allow(clippy::too_many_arguments)]
+fn fit_options(
+    algorithm: &str,
+    epsilon: f64,
+    delta: Option<f64>,
+    loss: Option<String>,
+    domain: Option<String>,
+    radius: Option<f64>,
+    sparsity: Option<usize>,
+    params: BTreeMap<String, String>,
+    intercept: &str,
+    scale: &str,
+    preprocess_share: Option<f64>,
+    seed: Option<u64>,
+) -> Result<FitOptions, String> {
+    Budget::new(epsilon, delta.unwrap_or(0.0)).map_err(|e| e.to_string())?;
+    let intercept = match intercept {
+        "private" => InterceptMode::Private,
+        "none" => InterceptMode::None,
+        other => {
+            return Err(format!(
+                "--intercept must be 'private' or 'none'; got '{other}'"
+            ))
+        }
+    };
+    let opts = FitOptions {
+        algorithm: algorithm.to_string(),
+        loss,
+        domain,
+        radius,
+        sparsity,
+        params: params.into_iter().collect::<ParamMap>(),
+        epsilon,
+        delta,
+        intercept,
+        scale: parse_scale(scale)?,
+        preprocess_share,
+        seed,
+    };
+    pipeline::precheck(&opts)?;
+    Ok(opts)
+}
+
+/// Checks the options without data (the CLI's checks before reading a file).
+#[pyfunction]
+#[pyo3(signature = (algorithm, epsilon, delta=None, loss=None, domain=None, radius=None,
+    sparsity=None, params=BTreeMap::new(), intercept="private", scale="private",
+    preprocess_share=None))]
+#[allow(clippy::too_many_arguments)]
+fn precheck(
+    algorithm: &str,
+    epsilon: f64,
+    delta: Option<f64>,
+    loss: Option<String>,
+    domain: Option<String>,
+    radius: Option<f64>,
+    sparsity: Option<usize>,
+    params: BTreeMap<String, String>,
+    intercept: &str,
+    scale: &str,
+    preprocess_share: Option<f64>,
+) -> PyResult<()> {
+    fit_options(
+        algorithm,
+        epsilon,
+        delta,
+        loss,
+        domain,
+        radius,
+        sparsity,
+        params,
+        intercept,
+        scale,
+        preprocess_share,
+        None,
+    )
+    .map(|_| ())
+    .map_err(value_error)
+}
+
+/// The whole private fit (`heavydp fit`). Returns (model JSON, notes). `x` must be a
+/// C-contiguous float64 (n, d) array; it is copied once, or used and overwritten in
+/// place when `in_place` (then it must be writable). `seed` gives the CLI's `--seed`
+/// stream; `None` seeds from the OS.
+#[pyfunction]
+#[pyo3(signature = (x, y, feature_names, target, algorithm, epsilon, delta=None, loss=None,
+    domain=None, radius=None, sparsity=None, params=BTreeMap::new(), intercept="private",
+    scale="private", preprocess_share=None, seed=None, in_place=false, n_jobs=None,
+    budget=None, release="fit"))]
+#[allow(clippy::too_many_arguments)]
+fn fit(
+    py: Python<'_>,
+    x: &Bound<'_, PyArray2<f64>>,
+    y: PyReadonlyArray1<'_, f64>,
+    feature_names: Vec<String>,
+    target: String,
+    algorithm: &str,
+    epsilon: f64,
+    delta: Option<f64>,
+    loss: Option<String>,
+    domain: Option<String>,
+    radius: Option<f64>,
+    sparsity: Option<usize>,
+    params: BTreeMap<String, String>,
+    intercept: &str,
+    scale: &str,
+    preprocess_share: Option<f64>,
+    seed: Option<u64>,
+    in_place: bool,
+    n_jobs: Option<usize>,
+    budget: Option<&Bound<'_, PyBudget>>,
+    release: &str,
+) -> PyResult<(String, Vec<String>)> {
+    let opts = fit_options(
+        algorithm,
+        epsilon,
+        delta,
+        loss,
+        domain,
+        radius,
+        sparsity,
+        params,
+        intercept,
+        scale,
+        preprocess_share,
+        seed,
+    )
+    .map_err(value_error)?;
+    let (n, d) = shape2(x)?;
+    let y = y.as_slice().map_err(value_error)?.to_vec();
+    if y.len() != n {
+        return Err(PyValueError::new_err(format!(
+            "X has {n} rows but y has {} values",
+            y.len()
+        )));
+    }
+    // Borrow (and keep borrowed until the fit returned) before building the dataset.
+    let mut rw = if in_place {
+        Some(x.try_readwrite().map_err(|e| {
+            PyValueError::new_err(format!("copy_X=False needs a writable array: {e}"))
+        })?)
+    } else {
+        None
+    };
+    let ds = match &mut rw {
+        Some(a) => {
+            let s = a.as_slice_mut().map_err(value_error)?;
+            let buf = NumpyBuffer {
+                ptr: s.as_mut_ptr(),
+                len: s.len(),
+                writable: true,
+            };
+            Dataset::from_buffer(Box::new(buf), y, d, feature_names, target)
+        }
+        None => {
+            let ro = x.try_readonly().map_err(value_error)?;
+            let v = ro.as_slice().map_err(value_error)?.to_vec();
+            Dataset::new(v, y, d, feature_names, target)
+        }
+    }
+    .map_err(value_error)?;
+    if let Some(b) = budget {
+        // Charge the whole (ε, δ) the fit may spend, before it touches the data.
+        let model = privacy_model_of(&opts, n, d);
+        let (dl, _) = pipeline::resolve_delta(&opts.algorithm, model, n, opts.delta, epsilon)
+            .map_err(value_error)?;
+        let (ce, cd) = if model == PrivacyModel::None {
+            (f64::INFINITY, 0.0)
+        } else {
+            (epsilon, dl)
+        };
+        charge(&mut b.borrow_mut().ledger, release, ce, cd)?;
+    }
+    let out = run_interruptible(py, n_jobs, move |obs| {
+        let mut rng = heavydp::noise::make_rng(seed);
+        pipeline::fit(ds, &opts, &mut rng, obs)
+    })?;
+    drop(rw);
+    let text = serde_json::to_string_pretty(&out.model)
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok((text, out.messages))
+}
+
+fn model_from_json(text: &str) -> PyResult<ModelFile> {
+    serde_json::from_str(text).map_err(|e| value_error(format!("invalid model: {e}")))
+}
+
+/// Predictions of a model (JSON) on `x` (C-contiguous float64, columns in the model's
+/// order), read in place: the regression value, or P(y = 1) for the logistic loss.
+#[pyfunction]
+#[pyo3(signature = (model_json, x, margins=false))]
+fn predict<'py>(
+    py: Python<'py>,
+    model_json: &str,
+    x: &Bound<'py, PyArray2<f64>>,
+    margins: bool,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let m = model_from_json(model_json)?;
+    let (n, d) = shape2(x)?;
+    if d != m.d {
+        return Err(PyValueError::new_err(format!(
+            "X has {d} features, but the model was fitted with {}",
+            m.d
+        )));
+    }
+    let ro = x.try_readonly().map_err(value_error)?;
+    let s = ro.as_slice().map_err(value_error)?;
+    let buf = NumpyBuffer {
+        ptr: s.as_ptr() as *mut f64,
+        len: s.len(),
+        writable: false,
+    };
+    let ds = Dataset::from_buffer(
+        Box::new(buf),
+        vec![0.0; n],
+        d,
+        m.features.clone(),
+        m.target.clone(),
+    )
+    .map_err(value_error)?;
+    let out = py.detach(move || {
+        if margins {
+            m.margins(&ds)
+        } else {
+            m.predict(&ds)
+        }
+    });
+    drop(ro);
+    Ok(PyArray1::from_vec(py, out))
+}
+
+/// Reads and checks a model file (the CLI's reader); returns its JSON.
+#[pyfunction]
+fn read_model(path: &str) -> PyResult<String> {
+    let m = ModelFile::read(path).map_err(value_error)?;
+    serde_json::to_string_pretty(&m).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// Writes a model (JSON) as the CLI writes it (pretty JSON, atomic rename).
+#[pyfunction]
+fn write_model(model_json: &str, path: &str) -> PyResult<()> {
+    let m = model_from_json(model_json)?;
+    let text = serde_json::to_vec_pretty(&m).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let p = std::path::Path::new(path);
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if !dir.is_dir() {
+        return Err(PyValueError::new_err(format!(
+            "{path}: the folder {} does not exist",
+            dir.display()
+        )));
+    }
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        p.file_name().and_then(|f| f.to_str()).unwrap_or("model"),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, &text)
+        .and_then(|_| std::fs::rename(&tmp, p))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            PyValueError::new_err(format!("{path}: cannot write: {e}"))
+        })
+}
+
+/// A private mean of every column of `x` (read in place). Returns (mean, privacy JSON,
+/// hyperparameters JSON, notes).
+#[pyfunction]
+#[pyo3(signature = (x, estimator, epsilon, delta=0.0, params=BTreeMap::new(), seed=None,
+    budget=None, release="private_mean"))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn private_mean<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    estimator: &str,
+    epsilon: f64,
+    delta: f64,
+    params: BTreeMap<String, String>,
+    seed: Option<u64>,
+    budget: Option<&Bound<'py, PyBudget>>,
+    release: &str,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, String, String, Vec<String>)> {
+    if !pm::mean_estimator_names().contains(&estimator) {
+        return Err(PyValueError::new_err(format!(
+            "unknown estimator '{estimator}' (one of {})",
+            pm::mean_estimator_names().join(", ")
+        )));
+    }
+    let b = Budget::new(epsilon, delta).map_err(value_error)?;
+    let params: ParamMap = params.into_iter().collect();
+    let s = x.shape();
+    let (n, d) = (s[0], s[1]);
+    let xs = x.as_slice().map_err(|_| {
+        PyTypeError::new_err(
+            "X must be a C-contiguous float64 array (heavydp.as_features converts)",
+        )
+    })?;
+    if let Some(i) = xs.iter().position(|v| !v.is_finite()) {
+        return Err(PyValueError::new_err(format!(
+            "row {}, column {}: NaN or infinite values are not allowed",
+            i / d.max(1) + 1,
+            i % d.max(1) + 1
+        )));
+    }
+    if let Some(bud) = budget {
+        charge(&mut bud.borrow_mut().ledger, release, epsilon, delta)?;
+    }
+    let report = py
+        .detach(move || {
+            let mut rng = heavydp::noise::make_rng(seed);
+            pm::private_mean(estimator, xs, n, d, b, &params, &mut rng)
+        })
+        .map_err(value_error)?;
+    let privacy = serde_json::to_string(&report.privacy).map_err(value_error)?;
+    let hyper = serde_json::to_string(&report.hyperparameters).map_err(value_error)?;
+    Ok((
+        PyArray1::from_vec(py, report.mean),
+        privacy,
+        hyper,
+        report.notes,
+    ))
+}
+
+/// `heavydp algorithms --json`.
+#[pyfunction]
+fn algorithms_json() -> PyResult<String> {
+    serde_json::to_string(&algorithms::catalogue()).map_err(value_error)
+}
+
+/// `heavydp mean --list`.
+#[pyfunction]
+fn mean_estimators_json() -> PyResult<String> {
+    serde_json::to_string(&pm::mean_estimator_info()).map_err(value_error)
+}
+
+/// `heavydp simulate`: returns (X (n, d), y, w_star, feature names, target, truth JSON).
+#[pyfunction]
+#[pyo3(signature = (scenario, n, d, sparsity=None, params=BTreeMap::new(), seed=None))]
+#[allow(clippy::type_complexity)]
+fn simulate<'py>(
+    py: Python<'py>,
+    scenario: &str,
+    n: usize,
+    d: usize,
+    sparsity: Option<usize>,
+    params: BTreeMap<String, f64>,
+    seed: Option<u64>,
+) -> PyResult<(
+    Bound<'py, PyArray2<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<f64>>,
+    Vec<String>,
+    String,
+)> {
+    let (ds, truth) = py
+        .detach(|| {
+            let mut rng = heavydp::noise::make_rng(seed);
+            data::scenarios::simulate(scenario, n, d, sparsity, &params, &mut rng)
+        })
+        .map_err(value_error)?;
+    let (n, d) = (ds.n(), ds.d());
+    let (x, y, names, target) = ds.into_parts();
+    // the vectors move into NumPy: no copy
+    let x = PyArray1::from_vec(py, x)
+        .reshape([n, d])
+        .map_err(value_error)?;
+    Ok((
+        x,
+        PyArray1::from_vec(py, y),
+        PyArray1::from_vec(py, truth.w_star),
+        names,
+        target,
+    ))
+}
+
+/// The default δ = n^−1.1 the CLI uses when `--delta` is omitted.
+#[pyfunction]
+fn default_delta(n: usize) -> f64 {
+    pipeline::default_delta(n)
+}
+
+/// The heavydp library version.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", heavydp::VERSION)?;
+    m.add("MODEL_FORMAT", heavydp::model::FORMAT)?;
+    m.add_class::<PyBudget>()?;
+    m.add_function(wrap_pyfunction!(precheck, m)?)?;
+    m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(predict, m)?)?;
+    m.add_function(wrap_pyfunction!(read_model, m)?)?;
+    m.add_function(wrap_pyfunction!(write_model, m)?)?;
+    m.add_function(wrap_pyfunction!(private_mean, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms_json, m)?)?;
+    m.add_function(wrap_pyfunction!(mean_estimators_json, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(default_delta, m)?)?;
+    Ok(())
+}

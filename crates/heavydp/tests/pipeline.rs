@@ -1,0 +1,298 @@
+//! The whole fit (`heavydp::pipeline`): private scales → algorithm → private intercept on
+//! raw real columns; the budget split; bit-for-bit reproduction of a plain fit with
+//! `--intercept none --scale none`; ε = ∞; neighbouring real datasets.
+
+use heavydp::algorithms::{self, NoObserver, ParamMap, Problem};
+use heavydp::data::{self, Dataset};
+use heavydp::model::ModelFile;
+use heavydp::noise::rng_from_seed;
+use heavydp::pipeline::{self, FitOptions};
+use heavydp::preprocess::{InterceptMode, ScaleMode};
+use heavydp::privacy::Budget;
+
+const CPS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../data/real/cps1988_wage.csv"
+);
+
+/// The first `n` rows of the CPS 1988 wages (raw columns: dollars, years, dummies).
+fn cps(n: usize) -> Dataset {
+    let ds = data::read_csv(CPS, "y").unwrap();
+    let idx: Vec<usize> = (0..n).collect();
+    ds.select_rows(&idx)
+}
+
+fn mse(m: &ModelFile, ds: &Dataset) -> f64 {
+    let p = m.predict(ds);
+    p.iter()
+        .zip(ds.y())
+        .map(|(a, b)| (a - b) * (a - b))
+        .sum::<f64>()
+        / ds.n() as f64
+}
+
+fn variance(y: &[f64]) -> f64 {
+    let m = y.iter().sum::<f64>() / y.len() as f64;
+    y.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / y.len() as f64
+}
+
+#[test]
+fn raw_real_columns_fit_beats_the_mean_and_spends_at_most_the_budget() {
+    // Raw wages (heavy right tail), years and dummies; ε = 1, defaults everywhere.
+    let train = cps(20_000);
+    let test = data::read_csv(CPS, "y")
+        .unwrap()
+        .select_rows(&(20_000..28_155).collect::<Vec<_>>());
+    let opts = FitOptions::new("clipped-gd", 1.0);
+    let out = pipeline::fit(train.clone(), &opts, &mut rng_from_seed(3), &mut NoObserver).unwrap();
+    let m = &out.model;
+    let constant = variance(test.y());
+    let err = mse(m, &test);
+    assert!(
+        err < 0.9 * constant,
+        "private fit {err} vs constant {constant}"
+    );
+    // privacy: the phases sum to at most the budget, each listed
+    let p = &m.privacy;
+    assert!(p["epsilon"].as_f64().unwrap() <= 1.0);
+    assert!(p["epsilon"].as_f64().unwrap() > 0.999);
+    assert!(p["delta"].as_f64().unwrap() <= pipeline::default_delta(20_000));
+    let phases: Vec<&str> = p["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases, ["preprocessing", "algorithm", "intercept"]);
+    assert_eq!(m.format, "heavydp-model/2");
+    assert!(m.intercept.is_finite() && m.intercept != 0.0);
+    assert!(out.messages.iter().any(|s| s.contains("--delta not given")));
+}
+
+#[test]
+fn no_intercept_no_scale_reproduces_the_plain_algorithm_bit_for_bit() {
+    let ds = cps(3000);
+    for name in ["clipped-gd", "ht-frank-wolfe"] {
+        let mut opts = FitOptions::new(name, 1.0);
+        opts.intercept = InterceptMode::None;
+        opts.scale = ScaleMode::None;
+        opts.delta = Some(1e-5);
+        let out = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(5), &mut NoObserver).unwrap();
+        let alg = algorithms::build(name, &ParamMap::new()).unwrap();
+        let (l, dom) = algorithms::default_loss_and_domain(name);
+        let loss = heavydp::loss::LossKind::parse(l, None, None).unwrap();
+        let domain = heavydp::constraints::DomainSpec::parse(dom, None, None, None)
+            .unwrap()
+            .build(ds.d())
+            .unwrap();
+        let budget = if alg.privacy_model() == heavydp::privacy::PrivacyModel::Pure {
+            Budget::pure(1.0).unwrap()
+        } else {
+            Budget::new(1.0, 1e-5).unwrap()
+        };
+        let direct = alg
+            .fit(
+                &Problem {
+                    data: &ds,
+                    loss,
+                    domain: domain.as_ref(),
+                },
+                budget,
+                &mut rng_from_seed(5),
+                &mut NoObserver,
+            )
+            .unwrap();
+        assert_eq!(out.model.weights, direct.weights, "{name}");
+        assert_eq!(out.model.intercept, 0.0);
+        assert_eq!(
+            out.model.privacy,
+            serde_json::to_value(&direct.privacy).unwrap(),
+            "{name}: a single phase writes the plain summary"
+        );
+        assert!(out.model.preprocessing.is_none());
+        assert!(out.model.feature_bounds.is_none());
+    }
+}
+
+#[test]
+fn infinite_epsilon_is_deterministic_and_close_to_least_squares() {
+    let ds = cps(5000);
+    let opts = FitOptions::new("clipped-gd", f64::INFINITY);
+    let a = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap();
+    let b = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(2), &mut NoObserver).unwrap();
+    assert_eq!(a.model.weights, b.model.weights);
+    assert_eq!(a.model.intercept, b.model.intercept);
+    assert_eq!(a.model.privacy["model"], "none");
+    let constant = variance(ds.y());
+    assert!(mse(&a.model, &ds) < 0.85 * constant);
+}
+
+#[test]
+fn delta_default_and_explicit_zero() {
+    let ds = cps(500);
+    let mut opts = FitOptions::new("clipped-gd", 1.0);
+    opts.delta = Some(0.0);
+    let e = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap_err();
+    assert!(e.contains("--delta 0 is not allowed"), "{e}");
+    // a pure algorithm with --delta 0 stays pure, preprocessing included
+    let mut opts = FitOptions::new("ht-frank-wolfe", 1.0);
+    opts.delta = Some(0.0);
+    let out = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap();
+    assert!(out.messages.iter().all(|m| !m.contains("delta")));
+    assert_eq!(out.model.privacy["delta"].as_f64().unwrap(), 0.0);
+    assert_eq!(out.model.privacy["model"], "pure");
+    // without --delta its private scaling uses the default δ (said), the fit is approx
+    opts.delta = None;
+    let out = pipeline::fit(ds, &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap();
+    assert!(out
+        .messages
+        .iter()
+        .any(|m| m.contains("give --delta 0 for a pure fit")));
+    assert_eq!(out.model.privacy["model"], "approx");
+    assert!(out.model.privacy["delta"].as_f64().unwrap() <= pipeline::default_delta(500));
+}
+
+#[test]
+fn auto_picks_by_public_quantities_and_says_why() {
+    // n·ε ≥ 2d: a fit; tiny n·ε: the private intercept alone
+    let ds = cps(4000);
+    let out = pipeline::fit(
+        ds.clone(),
+        &FitOptions::new("auto", 1.0),
+        &mut rng_from_seed(1),
+        &mut NoObserver,
+    )
+    .unwrap();
+    assert_eq!(out.model.algorithm, "auto");
+    let sel = out.model.selected.as_ref().unwrap();
+    assert_ne!(sel["algorithm"], pipeline::INTERCEPT_ONLY);
+    let small = cps(10);
+    let out = pipeline::fit(
+        small,
+        &FitOptions::new("auto", 0.5),
+        &mut rng_from_seed(1),
+        &mut NoObserver,
+    )
+    .unwrap();
+    let sel = out.model.selected.as_ref().unwrap();
+    assert_eq!(sel["algorithm"], pipeline::INTERCEPT_ONLY);
+    assert!(out.model.weights.iter().all(|w| *w == 0.0));
+    assert!(sel["reason"].as_str().unwrap().contains("n·ε"));
+    // the rule reads no data: same choice for any data of the same shape
+    assert_eq!(
+        pipeline::auto_rule(false, 10, 8, 0.5),
+        pipeline::auto_rule(false, 10, 8, 0.5)
+    );
+}
+
+/// Fits two neighbouring real datasets (row 0 replaced by an extreme row), same seed:
+/// everything outside the released values — messages, notes, hyperparameters, the
+/// privacy object's structure, the names — is identical.
+#[test]
+fn neighbouring_real_datasets_differ_only_in_released_values() {
+    let ds = cps(3000);
+    let mut x = ds.x().to_vec();
+    let mut y = ds.y().to_vec();
+    for v in x[..ds.d()].iter_mut() {
+        *v = 1e9;
+    }
+    y[0] = -1e12;
+    let other = Dataset::new(
+        x,
+        y,
+        ds.d(),
+        ds.feature_names().to_vec(),
+        ds.target_name().to_string(),
+    )
+    .unwrap();
+    for name in ["clipped-gd", "ht-frank-wolfe", "auto", "dp-frank-wolfe"] {
+        let opts = FitOptions::new(name, 1.0);
+        let a = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(9), &mut NoObserver).unwrap();
+        let b =
+            pipeline::fit(other.clone(), &opts, &mut rng_from_seed(9), &mut NoObserver).unwrap();
+        assert_eq!(a.messages, b.messages, "{name}");
+        let (mut ja, mut jb) = (
+            serde_json::to_value(&a.model).unwrap(),
+            serde_json::to_value(&b.model).unwrap(),
+        );
+        for j in [&mut ja, &mut jb] {
+            let o = j.as_object_mut().unwrap();
+            // the released values
+            o.remove("weights");
+            o.remove("intercept");
+            o.remove("feature_bounds");
+            let pre = o.get_mut("preprocessing").unwrap().as_object_mut().unwrap();
+            for k in [
+                "centres",
+                "scales",
+                "target_centre",
+                "target_scale",
+                "scaled_weights",
+                "scaled_intercept",
+            ] {
+                pre.remove(k);
+            }
+        }
+        assert_eq!(
+            ja, jb,
+            "{name}: a field outside the released values differs"
+        );
+    }
+}
+
+#[test]
+fn model_files_of_the_first_wave_still_load_and_predict() {
+    let dir = std::env::temp_dir().join(format!("heavydp-v1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.json");
+    let v1 = r#"{"format": "heavydp-model/1", "algorithm": "ht-frank-wolfe", "loss": "squared",
+      "domain": {"kind": "l1-ball", "radius": 1.0}, "features": ["x1", "x2"], "target": "y",
+      "weights": [0.5, -0.25], "privacy": {"model": "pure", "epsilon": 1.0, "delta": 0.0},
+      "hyperparameters": {}, "n": 10, "d": 2, "seed": 7, "heavydp_version": "0.1.0"}"#;
+    std::fs::write(&path, v1).unwrap();
+    let m = ModelFile::read(path.to_str().unwrap()).unwrap();
+    assert_eq!(m.intercept, 0.0);
+    let ds = Dataset::from_rows(vec![2.0, 4.0], vec![0.0], 2).unwrap();
+    assert_eq!(m.predict(&ds), vec![0.0]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn classification_on_raw_columns_learns_the_base_rate() {
+    // cps: "is the wage above 600?" — a skewed binary label on raw columns
+    let ds = cps(8000);
+    let y: Vec<f64> = ds.y().iter().map(|w| f64::from(*w > 600.0)).collect();
+    let rate = y.iter().sum::<f64>() / y.len() as f64;
+    let ds = Dataset::new(
+        ds.x().to_vec(),
+        y.clone(),
+        ds.d(),
+        ds.feature_names().to_vec(),
+        "y".into(),
+    )
+    .unwrap();
+    let mut opts = FitOptions::new("auto", 2.0);
+    opts.loss = Some("logistic".into());
+    // n·ε = 16 000 < 100·d = 800? no: 16 000 ≥ 800, a fit
+    assert_eq!(
+        pipeline::auto_rule(true, 8000, 8, 2.0).algorithm,
+        "clipped-gd"
+    );
+    assert_eq!(
+        pipeline::auto_rule(true, 1615, 56, 2.0).algorithm,
+        pipeline::INTERCEPT_ONLY
+    );
+    let out = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(4), &mut NoObserver).unwrap();
+    let p = out.model.predict(&ds);
+    let logloss = p
+        .iter()
+        .zip(&y)
+        .map(|(p, y)| -(if *y > 0.5 { p.ln() } else { (1.0 - p).ln() }))
+        .sum::<f64>()
+        / y.len() as f64;
+    let constant = -(rate * rate.ln() + (1.0 - rate) * (1.0 - rate).ln());
+    assert!(
+        logloss < constant,
+        "log-loss {logloss} vs constant {constant}"
+    );
+}

@@ -1,0 +1,512 @@
+"""scikit-learn estimators over ``heavydp._core`` (the Rust pipeline of ``heavydp fit``)."""
+
+import json
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _core
+
+
+def as_features(X):
+    """``(array, names)``: X as a C-contiguous float64 2-D array and its column names.
+
+    A C-contiguous float64 ndarray is returned as is (no copy); anything else is
+    converted once. DataFrame column names become the names; otherwise ``None``.
+    """
+    names = None
+    cols = getattr(X, "columns", None)
+    if cols is not None:
+        names = [str(c) for c in cols]
+    x = np.ascontiguousarray(X, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional (n, d); got {x.ndim} dimension(s)")
+    return x, names
+
+
+def _seed_of(random_state):
+    """None -> OS entropy; an int -> the CLI's --seed; a RandomState/Generator -> one draw."""
+    if random_state is None:
+        return None
+    if isinstance(random_state, (bool, np.bool_)):
+        raise TypeError("random_state must be None, an int >= 0 or a numpy RandomState/Generator")
+    if isinstance(random_state, numbers.Integral):
+        if random_state < 0 or random_state >= 2**64:
+            raise ValueError(f"random_state must be in [0, 2^64); got {random_state}")
+        return int(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**63 - 1, dtype=np.int64))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63 - 1))
+    raise TypeError("random_state must be None, an int >= 0 or a numpy RandomState/Generator")
+
+
+def _param_value(v):
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        return repr(float(v))
+    if isinstance(v, str):
+        return v
+    raise TypeError(f"parameter values must be numbers or strings; got {type(v).__name__}")
+
+
+def _params_to_str(params):
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be a dict; got {type(params).__name__}")
+    return {str(k): _param_value(v) for k, v in params.items()}
+
+
+def _check_budget(budget):
+    if budget is not None and not isinstance(budget, Budget):
+        raise TypeError(f"budget must be a heavydp.Budget or None; got {type(budget).__name__}")
+
+
+def _opt_float(name, v):
+    if v is None:
+        return None
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+        raise TypeError(f"{name} must be a number or None; got {type(v).__name__}")
+    return float(v)
+
+
+def _opt_str(name, v):
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise TypeError(f"{name} must be a string or None; got {type(v).__name__}")
+    return v
+
+
+class Budget:
+    """A privacy budget shared by several fits and means.
+
+    Pass it as ``budget=`` to :class:`PrivateRegressor`, :class:`PrivateClassifier` or
+    :func:`heavydp.private_mean`. Each fit charges its whole (epsilon, delta) to the
+    budget *before* it reads the data (delta: the estimator's ``delta``, or the default
+    n^-1.1 the fit will use); when the charge would overspend, a ValueError is raised
+    and the fit does not run. Composition is basic (epsilons and deltas add), with the
+    arithmetic rounded up, and every charge is recorded (see :attr:`ledger`).
+    A charged fit that then fails keeps its charge (conservative).
+
+    Parameters
+    ----------
+    epsilon : float
+        Total epsilon (> 0).
+    delta : float, default 0.0
+        Total delta, in [0, 1).
+    """
+
+    def __init__(self, epsilon, delta=0.0):
+        self._core = _core.Budget(float(epsilon), float(delta))
+
+    @property
+    def total(self):
+        """The total (epsilon, delta)."""
+        return self._core.total
+
+    @property
+    def spent(self):
+        """(epsilon, delta) charged so far (rounded up)."""
+        return self._core.spent
+
+    @property
+    def remaining(self):
+        """(epsilon, delta) still available (rounded down)."""
+        return self._core.remaining
+
+    @property
+    def ledger(self):
+        """The ledger: totals, accountant and every charge (a dict)."""
+        return json.loads(self._core.summary_json())
+
+    def charge(self, epsilon, delta=0.0, label="manual charge"):
+        """Charges (epsilon, delta) for a release made elsewhere; ValueError on overspend."""
+        self._core.charge(str(label), float(epsilon), float(delta))
+
+    def __repr__(self):
+        (e, d), (se, sd) = self.total, self.spent
+        return f"Budget(epsilon={e!r}, delta={d!r}; spent epsilon={se!r}, delta={sd!r})"
+
+    def __deepcopy__(self, memo):
+        # clone()/deepcopy of an estimator share the budget (it is an account, not a
+        # hyperparameter value)
+        return self
+
+
+_COMMON_DOC = """
+    Parameters
+    ----------
+    algorithm : str, default "auto"
+        Any name of :func:`heavydp.algorithms` (e.g. ``"clipped-gd"``,
+        ``"dp-frank-wolfe"``, ``"ht-sparse-linreg"``), ``"auto"`` (a public rule of
+        n, d, epsilon and the task: the private intercept alone when n*epsilon < 2*d,
+        otherwise clipped-gd on privately standardised columns) or
+        ``"intercept-only"``.
+    epsilon : float, default 1.0
+        Privacy budget epsilon (> 0). ``float("inf")`` runs the same code without noise
+        and reproduces the non-private algorithm exactly.
+    delta : float or None, default None
+        Privacy budget delta in [0, 1). None: n^-1.1 for (epsilon, delta)/zCDP
+        algorithms (a note is added to ``notes_``), 0 for pure ones.
+    loss : str or None, default None
+        The loss (``squared``, ``huber``, ``absolute``, ``logistic``, ...); None: the
+        algorithm's default. {loss_note}
+    domain : str or None, default None
+        The constraint set (``l1-ball``, ``l2-ball``, ``sparse``, ``unconstrained``,
+        ...); None: the algorithm's default.
+    radius : float or None, default None
+        The domain's radius (``--radius``).
+    sparsity : int or None, default None
+        The sparsity s of sparse domains/algorithms (``--sparsity``).
+    fit_intercept : bool, default True
+        Learn the intercept under DP (part of the preprocessing share of the budget).
+        False: the model has no intercept (``--intercept none``).
+    scale : str, default "private"
+        ``"private"``: centres and scales of the columns are learned under DP and the
+        algorithm runs on standardised (winsorised) columns; ``"none"``: the raw
+        columns; ``"public:FILE.json"``: public centres/scales from a file.
+    preprocess_share : float or None, default None
+        Fraction of epsilon and delta for the private scales and intercept (in (0, 1));
+        None: the library default.
+    random_state : int, numpy RandomState/Generator or None, default None
+        None: noise seeded from the OS. An int K: the same ChaCha20 stream as the CLI's
+        ``--seed K`` (bit-identical weights for the same data and parameters).
+    params : dict or None, default None
+        Algorithm hyperparameters (the CLI's ``--param KEY=VALUE``), e.g.
+        ``{{"bound": 5, "T": 200}}``; see ``heavydp.algorithms()`` for each algorithm's.
+    budget : Budget or None, default None
+        A :class:`Budget` charged with (epsilon, delta) before each fit.
+    n_jobs : int or None, default None
+        Threads of the fit. None: the global rayon pool, as the CLI (all cores, or the
+        ``RAYON_NUM_THREADS`` environment variable); k: a pool of k threads. The GIL is
+        released during the fit, and Ctrl-C interrupts it (KeyboardInterrupt).
+    copy_X : bool, default True
+        The fit standardises the features in place. True: X is copied once (peak
+        memory about twice X). False: a C-contiguous, writable float64 X is used in
+        place and *overwritten* with the standardised values (no copy; like
+        scikit-learn's ``copy_X=False``); other inputs are converted once anyway.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape {coef_shape}
+        The weights in the units of the raw columns.
+    intercept_ : {intercept_type}
+        The intercept (0 when ``fit_intercept=False``).
+    n_features_in_ : int
+        Number of features seen by ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of a DataFrame X (only then).
+    privacy_ : dict
+        What the fit spent: ``epsilon``, ``delta``, ``rho`` (zCDP), ``model``,
+        ``accountant``, ``budget_epsilon``/``budget_delta`` and every charge
+        (``ledger``, and ``phases`` per preprocessing/algorithm/intercept phase).
+    hyperparameters_ : dict
+        Every hyperparameter actually used (defaults resolved).
+    notes_ : list of str
+        Public remarks of the fit (defaults applied, caps, the auto choice).
+    model_ : dict
+        The whole model file (``heavydp-model/2``), as ``save`` writes it.
+"""
+
+
+class _PrivateBase(BaseEstimator):
+    _task = None  # "regression" | "classification"
+
+    def __init__(
+        self,
+        algorithm="auto",
+        epsilon=1.0,
+        delta=None,
+        loss=None,
+        domain=None,
+        radius=None,
+        sparsity=None,
+        fit_intercept=True,
+        scale="private",
+        preprocess_share=None,
+        random_state=None,
+        params=None,
+        budget=None,
+        n_jobs=None,
+        copy_X=True,
+    ):
+        self.algorithm = algorithm
+        self.epsilon = epsilon
+        self.delta = delta
+        self.loss = loss
+        self.domain = domain
+        self.radius = radius
+        self.sparsity = sparsity
+        self.fit_intercept = fit_intercept
+        self.scale = scale
+        self.preprocess_share = preprocess_share
+        self.random_state = random_state
+        self.params = params
+        self.budget = budget
+        self.n_jobs = n_jobs
+        self.copy_X = copy_X
+
+    def _private_tags(self, tags):
+        # Private fits add noise by design: scores are below the thresholds sklearn's
+        # generic checks expect of exact estimators.
+        if tags.regressor_tags is not None:
+            tags.regressor_tags.poor_score = True
+        if tags.classifier_tags is not None:
+            tags.classifier_tags.poor_score = True
+            tags.classifier_tags.multi_class = False
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+    # --- helpers -----------------------------------------------------------------
+    def _loss_for_fit(self):
+        return _opt_str("loss", self.loss)
+
+    def _options(self):
+        if not isinstance(self.algorithm, str):
+            raise TypeError(f"algorithm must be a string; got {type(self.algorithm).__name__}")
+        eps = _opt_float("epsilon", self.epsilon)
+        if eps is None:
+            raise TypeError("epsilon must be a number; got None")
+        sparsity = self.sparsity
+        if sparsity is not None:
+            if isinstance(sparsity, (bool, np.bool_)) or not isinstance(sparsity, numbers.Integral):
+                raise TypeError(f"sparsity must be an int or None; got {type(sparsity).__name__}")
+            if sparsity < 0:
+                raise ValueError(f"sparsity must be >= 0; got {sparsity}")
+            sparsity = int(sparsity)
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
+            raise TypeError(f"fit_intercept must be True or False; got {self.fit_intercept!r}")
+        if not isinstance(self.scale, str):
+            raise TypeError(f"scale must be a string; got {type(self.scale).__name__}")
+        if self.n_jobs is not None and (
+            isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, numbers.Integral)
+        ):
+            raise TypeError(f"n_jobs must be an int or None; got {type(self.n_jobs).__name__}")
+        _check_budget(self.budget)
+        return dict(
+            algorithm=self.algorithm,
+            epsilon=eps,
+            delta=_opt_float("delta", self.delta),
+            loss=self._loss_for_fit(),
+            domain=_opt_str("domain", self.domain),
+            radius=_opt_float("radius", self.radius),
+            sparsity=sparsity,
+            params=_params_to_str(self.params),
+            intercept="private" if self.fit_intercept else "none",
+            scale=self.scale,
+            preprocess_share=_opt_float("preprocess_share", self.preprocess_share),
+        )
+
+    def _fit_arrays(self, X, y, target):
+        opts = self._options()
+        # the CLI's checks of names and flags come before the data
+        _core.precheck(**opts)
+        seed = _seed_of(self.random_state)
+        x = X if (X.dtype == np.float64 and X.flags.c_contiguous) else np.ascontiguousarray(X, np.float64)
+        in_place = (not self.copy_X) and x.flags.writeable
+        n_jobs = self.n_jobs
+        if n_jobs is not None and n_jobs < 0:
+            n_jobs = None  # scikit-learn's -1: all cores (the global pool)
+        text, messages = _core.fit(
+            x,
+            np.ascontiguousarray(y, dtype=np.float64),
+            list(self._names),
+            target,
+            seed=seed,
+            in_place=in_place,
+            n_jobs=n_jobs,
+            budget=None if self.budget is None else self.budget._core,
+            release=f"{type(self).__name__}.fit ({self.algorithm})",
+            **opts,
+        )
+        self._set_model(text, list(messages))
+        return self
+
+    def _set_model(self, text, messages):
+        m = json.loads(text)
+        self._model_json = text
+        self.model_ = m
+        w = np.asarray(m["weights"], dtype=np.float64)
+        self.privacy_ = m["privacy"]
+        self.hyperparameters_ = m.get("hyperparameters", {})
+        self.notes_ = messages + list(m.get("notes") or [])
+        self.n_features_in_ = int(m["d"])
+        self._names = list(m["features"])
+        if self._task == "classification":
+            self.coef_ = w.reshape(1, -1)
+            self.intercept_ = np.array([float(m["intercept"])])
+        else:
+            self.coef_ = w
+            self.intercept_ = float(m["intercept"])
+
+    def _feature_names(self, d):
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            return [str(c) for c in names]
+        return [f"x{j}" for j in range(1, d + 1)]
+
+    def _prepare(self, X, y):
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, order="C", y_numeric=self._task == "regression",
+            copy=False,
+        )
+        self._names = self._feature_names(X.shape[1])
+        return X, y
+
+    def _validated(self, X):
+        check_is_fitted(self, "model_")
+        return validate_data(self, X, reset=False, dtype=np.float64, order="C")
+
+    def _raw_predict(self, X):
+        X = self._validated(X)
+        return _core.predict(self._model_json, X)
+
+    def save(self, path):
+        """Writes the model in the CLI's model-file format (``heavydp-model/2``):
+        ``heavydp predict --model PATH`` and :func:`heavydp.load` read it."""
+        check_is_fitted(self, "model_")
+        _core.write_model(self._model_json, str(path))
+
+
+class PrivateRegressor(RegressorMixin, _PrivateBase):
+    __doc__ = (
+        """Differentially private linear regression (``heavydp fit``) as a scikit-learn regressor.
+
+    Fits ``y ~ <x, coef_> + intercept_`` with one of heavydp's private algorithms,
+    spending at most (epsilon, delta): the privacy accounting is the Rust core's and is
+    reported in ``privacy_``. Same seed, data and parameters as the CLI give
+    bit-identical weights.
+
+    Examples
+    --------
+    >>> import heavydp
+    >>> X, y, w = heavydp.simulate("hu-linear-lognormal", 5000, 5, random_state=1)
+    >>> est = heavydp.PrivateRegressor(epsilon=1.0, random_state=7).fit(X, y)
+    >>> est.privacy_["epsilon"] <= 1.0
+    True
+"""
+        + _COMMON_DOC.format(
+            loss_note="Regression losses: squared, huber, absolute, biweight, ...",
+            coef_shape="(n_features_in_,)",
+            intercept_type="float",
+        )
+    )
+    _task = "regression"
+
+    def __sklearn_tags__(self):
+        return self._private_tags(super().__sklearn_tags__())
+
+    def fit(self, X, y):
+        """Fits on X (n, d) and y (n,); a DataFrame's column names are kept
+        (``feature_names_in_``) and a Series' name becomes the target name."""
+        target = str(getattr(y, "name", None) or "y")
+        X, y = self._prepare(X, y)
+        return self._fit_arrays(X, y, target)
+
+    def predict(self, X):
+        """Predicted values <clip(x), coef_> + intercept_ (features clipped to the
+        model's bounds when it was fitted on privately scaled columns)."""
+        return self._raw_predict(X)
+
+
+class PrivateClassifier(ClassifierMixin, _PrivateBase):
+    __doc__ = (
+        """Differentially private binary logistic regression (``heavydp fit --loss logistic``).
+
+    The two classes of y (any labels; ``classes_`` sorted) are mapped to 0 and 1
+    (the CLI's labels). ``predict_proba`` gives P(class) from the private model.
+"""
+        + _COMMON_DOC.format(
+            loss_note="Only ``logistic`` (the default, None) is a classification loss.",
+            coef_shape="(1, n_features_in_)",
+            intercept_type="ndarray of shape (1,)",
+        )
+        + """    classes_ : ndarray of shape (2,)
+        The two class labels (a model loaded from a file: [0, 1], the CLI's labels).
+"""
+    )
+    _task = "classification"
+
+    def __sklearn_tags__(self):
+        return self._private_tags(super().__sklearn_tags__())
+
+    def _loss_for_fit(self):
+        loss = _opt_str("loss", self.loss)
+        if loss not in (None, "logistic"):
+            raise ValueError(
+                f"PrivateClassifier fits the logistic loss; got loss='{loss}' (use PrivateRegressor)"
+            )
+        return "logistic"
+
+    def fit(self, X, y):
+        """Fits on X (n, d) and binary labels y (n,)."""
+        target = str(getattr(y, "name", None) or "y")
+        X, y = self._prepare(X, y)
+        kind = type_of_target(y)
+        if kind not in ("binary", "multiclass"):
+            raise ValueError(f"Unknown label type: {kind} (PrivateClassifier needs 2 classes)")
+        classes, yi = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(
+                "PrivateClassifier needs samples of 2 classes in y; got 1 class"
+            )
+        if kind != "binary" or len(classes) != 2:
+            raise ValueError(
+                "Only binary classification is supported. The type of the target "
+                f"is {kind} ({len(classes)} classes)."
+            )
+        self._fit_arrays(X, yi.astype(np.float64), target)
+        self.classes_ = classes
+        return self
+
+    def decision_function(self, X):
+        """The margin <clip(x), coef_> + intercept_ of every row (log-odds of classes_[1])."""
+        X = self._validated(X)
+        return _core.predict(self._model_json, X, margins=True)
+
+    def predict_proba(self, X):
+        """[P(classes_[0]), P(classes_[1])] for every row, shape (n, 2)."""
+        p1 = self._raw_predict(X)
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict(self, X):
+        """The more probable class of every row (P(classes_[1]) >= 1/2)."""
+        p1 = self._raw_predict(X)
+        return self.classes_[(p1 >= 0.5).astype(int)]
+
+
+def load(path):
+    """Reads a model file of the CLI (``heavydp fit --out``) or of ``est.save``.
+
+    Returns a fitted :class:`PrivateClassifier` (logistic loss) or
+    :class:`PrivateRegressor`, ready for ``predict``; its constructor parameters
+    reflect the file (algorithm, epsilon, ...).
+    """
+    text = _core.read_model(str(path))
+    m = json.loads(text)
+    cls = PrivateClassifier if m["loss"] == "logistic" else PrivateRegressor
+    priv = m.get("privacy") or {}
+    eps = priv.get("budget_epsilon")
+    est = cls(
+        algorithm=m.get("algorithm", "auto"),
+        epsilon=float("inf") if eps is None else eps,
+        delta=priv.get("budget_delta"),
+        loss=m["loss"],
+        random_state=m.get("seed"),
+        fit_intercept=(m.get("preprocessing") or {}).get("intercept", "none") == "private",
+    )
+    est._set_model(text, [])
+    names = list(m["features"])
+    if names != [f"x{j}" for j in range(1, len(names) + 1)]:
+        est.feature_names_in_ = np.asarray(names, dtype=object)
+    if cls is PrivateClassifier:
+        est.classes_ = np.array([0, 1])
+    return est
