@@ -563,9 +563,12 @@ pub fn fit(
     let mut b_s = 0.0;
     if private_intercept {
         let margins = crate::linalg::margins(data.x(), d, &weights_s);
-        let (b, spent, how) =
+        let (b, spent, how) = if logistic && weights_s.iter().all(|w| *w == 0.0) {
+            preprocess::private_base_rate_intercept(data.y(), intercept_budget, rng)
+        } else {
             preprocess::private_intercept(&loss, &margins, data.y(), scaled, intercept_budget, rng)
-                .map_err(|e| e.to_string())?;
+        }
+        .map_err(|e| e.to_string())?;
         ledger
             .record("intercept", spent)
             .map_err(|e| e.to_string())?;
