@@ -230,6 +230,34 @@ pub fn default_delta(n: usize) -> f64 {
     (n.max(2) as f64).powf(-1.1)
 }
 
+/// `bound=auto` and a missing bound of the bounded family: on scaled data both become
+/// [`AUTO_BOUND`] (the second with a message); `auto` on unscaled data is an error. The
+/// one rule used by [`precheck`] and [`fit`].
+fn resolve_bound(
+    name: &str,
+    scaled: bool,
+    params: &mut ParamMap,
+) -> Result<Option<String>, String> {
+    let bound_required = name != "frank-wolfe"
+        && algorithms::catalogue()
+            .iter()
+            .any(|a| a.name == name && a.parameters.iter().any(|p| p.name == "bound"));
+    match params.get("bound").map(|s| s.as_str()) {
+        Some("auto") if !scaled => Err("--param bound=auto needs scaled data (--scale private or public:FILE.json): the bound is in robust standard deviations".into()),
+        Some("auto") => {
+            params.insert("bound".into(), format!("{AUTO_BOUND}"));
+            Ok(None)
+        }
+        None if bound_required && scaled => {
+            params.insert("bound".into(), format!("{AUTO_BOUND}"));
+            Ok(Some(format!(
+                "{name}: bound not given: using bound=auto = {AUTO_BOUND} (robust standard deviations of the privately scaled columns)"
+            )))
+        }
+        _ => Ok(None),
+    }
+}
+
 /// Checks the names and flags of `opts` before any data are read (unknown algorithm,
 /// loss, domain, parameter, a missing bound on unscaled data): the same resolution as
 /// [`fit`], with placeholders for what depends on n.
@@ -238,22 +266,11 @@ pub fn precheck(opts: &FitOptions) -> Result<(), String> {
         return Ok(());
     }
     let mut p = opts.params.clone();
-    let scaled = !matches!(opts.scale, ScaleMode::None);
-    let has_bound = algorithms::catalogue()
-        .iter()
-        .any(|a| a.name == opts.algorithm && a.parameters.iter().any(|q| q.name == "bound"));
-    match p.get("bound").map(|s| s.as_str()) {
-        Some("auto") if !scaled => {
-            return Err("--param bound=auto needs scaled data (--scale private or public:FILE.json): the bound is in robust standard deviations".into())
-        }
-        Some("auto") => {
-            p.insert("bound".into(), format!("{AUTO_BOUND}"));
-        }
-        None if has_bound && scaled && opts.algorithm != "frank-wolfe" => {
-            p.insert("bound".into(), format!("{AUTO_BOUND}"));
-        }
-        _ => {}
-    }
+    resolve_bound(
+        &opts.algorithm,
+        !matches!(opts.scale, ScaleMode::None),
+        &mut p,
+    )?;
     resolve(
         &opts.algorithm,
         opts.loss.as_deref(),
@@ -303,25 +320,8 @@ pub fn fit(
     let intercept_only = name == INTERCEPT_ONLY;
     let scaled = !matches!(opts.scale, ScaleMode::None);
     // bound=auto and a missing bound of the bounded family, on scaled data
-    let has_bound = !intercept_only
-        && algorithms::catalogue()
-            .iter()
-            .any(|a| a.name == name && a.parameters.iter().any(|p| p.name == "bound"));
-    let bound_required = has_bound && name != "frank-wolfe";
-    match params.get("bound").map(|s| s.as_str()) {
-        Some("auto") if !scaled => {
-            return Err("--param bound=auto needs scaled data (--scale private or public:FILE.json): the bound is in robust standard deviations".into())
-        }
-        Some("auto") => {
-            params.insert("bound".into(), format!("{AUTO_BOUND}"));
-        }
-        None if bound_required && scaled => {
-            params.insert("bound".into(), format!("{AUTO_BOUND}"));
-            messages.push(format!(
-                "{name}: bound not given: using bound=auto = {AUTO_BOUND} (robust standard deviations of the privately scaled columns)"
-            ));
-        }
-        _ => {}
+    if !intercept_only {
+        messages.extend(resolve_bound(&name, scaled, &mut params)?);
     }
     // data-free gradient clip radius of the Zhao et al. family on scaled data
     if scaled
@@ -329,18 +329,16 @@ pub fn fit(
         && !params.contains_key("R")
         && !params.contains_key("M")
     {
-        {
-            let l = if matches!(loss_hint, None | Some("squared")) {
-                2.0
-            } else {
-                1.0
-            };
-            let r = auto_gradient_radius(l, d);
-            params.insert("R".into(), format!("{r}"));
-            messages.push(format!(
-                "{name}: R not given: using R = 2·L·sqrt(d) = {r:.4} (twice the typical gradient norm of privately scaled data; L = {l})"
-            ));
-        }
+        let l = if matches!(loss_hint, None | Some("squared")) {
+            2.0
+        } else {
+            1.0
+        };
+        let r = auto_gradient_radius(l, d);
+        params.insert("R".into(), format!("{r}"));
+        messages.push(format!(
+            "{name}: R not given: using R = 2·L·sqrt(d) = {r:.4} (twice the typical gradient norm of privately scaled data; L = {l})"
+        ));
     }
     // 2. algorithm, loss, domain, δ
     let (resolved, model) = if intercept_only {
@@ -443,28 +441,31 @@ pub fn fit(
                 b.delta = ledger.remaining().delta;
             }
             let (st, spent) = if intercept_only {
-                // only the target is scaled: features are not used
-                let probe = Dataset::new(
-                    data.y().to_vec(),
-                    data.y().to_vec(),
-                    1,
-                    vec![data.target_name().to_string()],
-                    data.target_name().to_string(),
-                )
-                .map_err(|e| e.to_string())?;
-                let (s, spent) = if logistic {
+                // only the target is scaled (the features are not used); a logistic
+                // intercept-only model scales nothing
+                let (target, spent) = if logistic {
                     (
-                        Standardization::identity(1),
+                        preprocess::ColumnScale::IDENTITY,
                         crate::privacy::PrivacyLedger::new(b, crate::privacy::Accountant::Basic)
                             .summary(PrivacyModel::Pure),
                     )
                 } else {
-                    preprocess::private_scales(&probe, false, b, rng).map_err(|e| e.to_string())?
+                    let probe = Dataset::new(
+                        data.y().to_vec(),
+                        data.y().to_vec(),
+                        1,
+                        vec![data.target_name().to_string()],
+                        data.target_name().to_string(),
+                    )
+                    .map_err(|e| e.to_string())?;
+                    let (s, spent) = preprocess::private_scales(&probe, false, b, rng)
+                        .map_err(|e| e.to_string())?;
+                    (s.features[0], spent)
                 };
                 (
                     Standardization {
                         features: vec![preprocess::ColumnScale::IDENTITY; d],
-                        target: s.features[0],
+                        target,
                         winsor: None,
                     },
                     spent,
@@ -529,7 +530,10 @@ pub fn fit(
                 budget
             } else {
                 Budget {
-                    epsilon: sub_down(rem.epsilon, intercept_budget.epsilon),
+                    epsilon: crate::privacy::phases::sub_down(
+                        rem.epsilon,
+                        intercept_budget.epsilon,
+                    ),
                     delta: rem.delta,
                 }
             };
@@ -614,12 +618,4 @@ pub fn fit(
             .push("a weight is not finite after mapping back to raw units".into());
     }
     Ok(FitOutcome { model, messages })
-}
-
-fn sub_down(a: f64, b: f64) -> f64 {
-    let mut r = (a - b).max(0.0);
-    while r > 0.0 && crate::privacy::add_up(b, r) > a {
-        r = r.next_down();
-    }
-    r
 }

@@ -254,6 +254,12 @@ impl Standardization {
 
     /// Standardises `data` in place (rows in parallel; no copy of the matrix).
     pub fn apply(&self, data: &mut Dataset) {
+        if self.winsor.is_none()
+            && self.target == ColumnScale::IDENTITY
+            && self.features.iter().all(|c| *c == ColumnScale::IDENTITY)
+        {
+            return; // the identity: no pass over the data
+        }
         let d = data.d();
         let f = &self.features;
         let w = self.winsor.unwrap_or(f64::INFINITY);
@@ -734,6 +740,24 @@ mod tests {
             private_base_rate_intercept(&lab7, Budget::pure(0.5).unwrap(), &mut rng).unwrap();
         assert!((b7 - 0.847).abs() < 0.05, "b = {b7}");
         assert!(spent7.epsilon <= 0.5);
+        // its noise is Laplace(1/ε) on the count (sensitivity 1): over 400 seeds at
+        // n = 1000, ε = 0.5 the count recovered from b has sd ≈ √2/ε = 2.83 (a halved
+        // sensitivity would give 1.41, a doubled one 5.66)
+        let lab4: Vec<f64> = (0..1000)
+            .map(|i| if i % 10 < 4 { 1.0 } else { -1.0 })
+            .collect();
+        let counts: Vec<f64> = (0..400)
+            .map(|seed| {
+                let mut r = rng_from_seed(1000 + seed);
+                let (b, _, _) =
+                    private_base_rate_intercept(&lab4, Budget::pure(0.5).unwrap(), &mut r).unwrap();
+                1000.0 * sigmoid(b)
+            })
+            .collect();
+        let mean = counts.iter().sum::<f64>() / 400.0;
+        let sd = (counts.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / 399.0).sqrt();
+        assert!((mean - 400.0).abs() < 0.6, "mean count {mean}");
+        assert!(sd > 2.4 && sd < 3.3, "sd {sd} vs 2.83");
         // logistic: 70 % positives, zero margins: b ≈ logit(0.7) = 0.847
         let lab: Vec<f64> = (0..5000)
             .map(|i| if i % 10 < 7 { 1.0 } else { -1.0 })

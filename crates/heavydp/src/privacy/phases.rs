@@ -34,8 +34,9 @@ pub struct PhasedLedger {
     delta: f64,
 }
 
-/// `a − b` rounded down, then lowered until `add_up(b, result) ≤ a` (0 when b ≥ a).
-fn sub_down(a: f64, b: f64) -> f64 {
+/// `a − b` rounded down, then lowered until `add_up(b, result) ≤ a` (0 when b ≥ a; ∞
+/// stays ∞): what is left of a budget `a` after spending `b`, safe to spend on top of it.
+pub fn sub_down(a: f64, b: f64) -> f64 {
     if a.is_infinite() {
         return a;
     }
