@@ -18,6 +18,7 @@
 //! | [`preprocess`] | private centres, scales (DP quantiles on a data-free grid) and intercept; data-free bounds |
 //! | [`algorithms`] | the private algorithms and their registry |
 //! | [`experiments`] | the papers' experiments: grids, seeded parallel repetitions, tidy results |
+//! | [`describe`] | `heavydp mean`: private means with private, declared or no scaling; per-column private quartiles, centre and robust sd |
 //! | [`pipeline`] | the whole fit: `auto`, δ's default, private scales → algorithm → private intercept, the model file |
 //! | [`model`] | the model file (`heavydp-model/2`; `/1` still loads), predictions and evaluation metrics |
 //! | [`audit`] | empirical privacy audits: worst-case neighbouring pairs, seeded runs, Clopper–Pearson lower bounds on ε; broken twins |
@@ -52,6 +53,7 @@ pub mod algorithms;
 pub mod audit;
 pub mod constraints;
 pub mod data;
+pub mod describe;
 pub mod estimators;
 pub mod experiments;
 pub mod linalg;
