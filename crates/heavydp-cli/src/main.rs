@@ -218,7 +218,7 @@ struct FitArgs {
     /// Constraint set: l1-ball, l2-ball, simplex, polytope, sparse, unconstrained [default: the algorithm's default domain].
     #[arg(long)]
     domain: Option<String>,
-    /// Radius of the l1/l2 ball of the coefficients (on the scaled columns unless --scale none) [default: 1].
+    /// Radius of the l1/l2 ball (or sparse set) of the coefficients, in scaled units unless --scale none: a number or 'auto' (sqrt(d) for clipped-gd and iterative-updating-gd, 1 for the others, whose noise grows with the radius) [default: auto on scaled columns, 1 with --scale none].
     #[arg(long, allow_hyphen_values = true)]
     radius: Option<String>,
     /// Number s of non-zero coefficients; required with --domain sparse (the ht-sparse-*, dp-iht-*, dp-slr, adahuber algorithms) [default: none].
@@ -309,7 +309,8 @@ pub fn write_atomic(path: &str, bytes: &[u8]) -> Result<(), String> {
 fn cmd_algorithms(json: bool) -> Result<(), String> {
     let cat = algorithms::catalogue();
     if json {
-        let text = serde_json::to_string_pretty(&cat).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&heavydp::pipeline::algorithms_listing())
+            .map_err(|e| e.to_string())?;
         return emit(format!("{text}\n").as_bytes());
     }
     let name_width = cat.iter().map(|a| a.name.len()).max().unwrap_or(4);
@@ -551,10 +552,11 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
     } else {
         Budget::new(epsilon, 0.0).map_err(|e| e.to_string())?;
     }
-    let radius = match &a.radius {
-        Some(r) => Some(parse_number("--radius", r)?),
-        None => None,
-    };
+    let radius = a
+        .radius
+        .as_deref()
+        .map(pipeline::RadiusOpt::parse)
+        .transpose()?;
     let intercept = match a.intercept.as_str() {
         "private" => InterceptMode::Private,
         "none" => InterceptMode::None,

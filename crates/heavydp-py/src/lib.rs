@@ -329,7 +329,7 @@ fn fit_options(
         algorithm: algorithm.to_string(),
         loss,
         domain,
-        radius,
+        radius: radius.map(pipeline::RadiusOpt::Value),
         sparsity,
         params: params.into_iter().collect::<ParamMap>(),
         epsilon,
@@ -628,7 +628,7 @@ fn private_mean<'py>(
 /// `heavydp algorithms --json`.
 #[pyfunction]
 fn algorithms_json() -> PyResult<String> {
-    serde_json::to_string(&algorithms::catalogue()).map_err(value_error)
+    serde_json::to_string(&pipeline::algorithms_listing()).map_err(value_error)
 }
 
 /// `heavydp mean --list`.
