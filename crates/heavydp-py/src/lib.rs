@@ -571,7 +571,7 @@ fn write_model(model_json: &str, path: &str) -> PyResult<()> {
 /// hyperparameters JSON, notes).
 #[pyfunction]
 #[pyo3(signature = (x, estimator, epsilon, delta=0.0, params=BTreeMap::new(), seed=None,
-    budget=None, release="private_mean"))]
+    budget=None, release="private_mean", scale="none", preprocess_share=None, names=Vec::new()))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn private_mean<'py>(
     py: Python<'py>,
@@ -583,7 +583,17 @@ fn private_mean<'py>(
     seed: Option<u64>,
     budget: Option<&Bound<'py, PyBudget>>,
     release: &str,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, String, String, Vec<String>)> {
+    scale: &str,
+    preprocess_share: Option<f64>,
+    names: Vec<String>,
+) -> PyResult<(
+    Bound<'py, PyArray1<f64>>,
+    String,
+    String,
+    Vec<String>,
+    String,
+)> {
+    let scale = parse_scale(scale).map_err(value_error)?;
     if !pm::mean_estimator_names().contains(&estimator) {
         return Err(PyValueError::new_err(format!(
             "unknown estimator '{estimator}' (one of {})",
@@ -609,19 +619,48 @@ fn private_mean<'py>(
     if let Some(bud) = budget {
         charge(&mut bud.borrow_mut().ledger, release, epsilon, delta)?;
     }
-    let report = py
+    let names = if names.len() == d {
+        names
+    } else {
+        (1..=d).map(|j| format!("x{j}")).collect()
+    };
+    // The features are lent read-only: `describe` reads them (its scaled copy is its own).
+    let buf = NumpyBuffer {
+        ptr: xs.as_ptr() as *mut f64,
+        len: xs.len(),
+        writable: false,
+    };
+    let ds = Dataset::from_buffer(Box::new(buf), vec![0.0; n], d, names, "y".into())
+        .map_err(value_error)?;
+    let opts = heavydp::describe::DescribeOptions {
+        estimator: estimator.to_string(),
+        budget: b,
+        params,
+        scale,
+        preprocess_share,
+    };
+    let out = py
         .detach(move || {
             let mut rng = heavydp::noise::make_rng(seed);
-            pm::private_mean(estimator, xs, n, d, b, &params, &mut rng)
+            let out = heavydp::describe::describe(&ds, &opts, &mut rng);
+            let scales = out
+                .as_ref()
+                .ok()
+                .and_then(|o| o.scales.as_ref())
+                .map(|s| heavydp::describe::scales_json(ds.feature_names(), s));
+            out.map(|o| (o, scales))
         })
         .map_err(value_error)?;
-    let privacy = serde_json::to_string(&report.privacy).map_err(value_error)?;
-    let hyper = serde_json::to_string(&report.hyperparameters).map_err(value_error)?;
+    let (out, scales) = out;
+    let privacy = serde_json::to_string(&out.privacy).map_err(value_error)?;
+    let hyper = serde_json::to_string(&out.report.hyperparameters).map_err(value_error)?;
+    let scales = serde_json::to_string(&scales).map_err(value_error)?;
     Ok((
-        PyArray1::from_vec(py, report.mean),
+        PyArray1::from_vec(py, out.report.mean),
         privacy,
         hyper,
-        report.notes,
+        out.report.notes,
+        scales,
     ))
 }
 
