@@ -301,99 +301,61 @@ fn classification_on_raw_columns_learns_the_base_rate() {
 /// documented, data-free value (the default when missing); on raw columns an error.
 #[test]
 fn auto_radius_and_unit_scale_autos() {
+    use pipeline::RadiusOpt::{Auto, Value};
     let train = cps(3000);
     let d = train.d();
-    let fit = |alg: &str,
-               radius: Option<pipeline::RadiusOpt>,
-               params: &[(&str, &str)],
-               scale: ScaleMode| {
+    // options: algorithm, radius, params; sparsity 3 (used by the sparse algorithms only)
+    let opts = |alg: &str, radius, params: &[(&str, &str)], scale: ScaleMode| {
         let mut o = FitOptions::new(alg, 1.0);
         o.radius = radius;
         o.scale = scale;
+        o.sparsity = (alg == "dp-iht-huber").then_some(3);
         o.params = params
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        pipeline::fit(train.clone(), &o, &mut rng_from_seed(5), &mut NoObserver)
+        o
+    };
+    let fit = |alg: &str, radius, params: &[(&str, &str)]| {
+        let o = opts(alg, radius, params, ScaleMode::Private);
+        pipeline::fit(train.clone(), &o, &mut rng_from_seed(5), &mut NoObserver).unwrap()
     };
     let radius_of = |m: &ModelFile| m.domain["radius"].as_f64().unwrap();
     // clipped-gd: the radius is only the projection → sqrt(d); said on stderr
-    let a = fit("clipped-gd", None, &[], ScaleMode::Private).unwrap();
+    let a = fit("clipped-gd", None, &[]);
     assert_eq!(radius_of(&a.model), (d as f64).sqrt());
-    assert!(
-        a.messages.iter().any(|m| m.contains("--radius not given")),
-        "{:?}",
-        a.messages
-    );
-    let b = fit(
-        "clipped-gd",
-        Some(pipeline::RadiusOpt::Auto),
-        &[],
-        ScaleMode::Private,
-    )
-    .unwrap();
-    assert_eq!(a.model.weights, b.model.weights);
-    // R=auto is the missing R (2·L·√d), M=auto the missing M
-    let c = fit(
-        "clipped-gd",
-        None,
-        &[("R", "auto"), ("M", "auto")],
-        ScaleMode::Private,
-    )
-    .unwrap();
-    assert_eq!(a.model.weights, c.model.weights);
+    let said = a.messages.iter().any(|m| m.contains("--radius not given"));
+    assert!(said, "{:?}", a.messages);
     assert_eq!(
-        c.model.hyperparameters["R"].as_f64().unwrap(),
-        pipeline::auto_gradient_radius(2.0, d)
+        a.model.weights,
+        fit("clipped-gd", Some(Auto), &[]).model.weights
     );
-    // an algorithm whose noise grows with the radius keeps 1
-    let o = fit("objective-perturbation", None, &[], ScaleMode::Private).unwrap();
-    assert_eq!(radius_of(&o.model), 1.0);
-    // an explicit value wins
-    let e = fit(
-        "clipped-gd",
-        Some(pipeline::RadiusOpt::Value(2.5)),
-        &[],
-        ScaleMode::Private,
-    )
-    .unwrap();
-    assert_eq!(radius_of(&e.model), 2.5);
+    // R=auto is the missing R (2·L·√d), M=auto the missing M
+    let c = fit("clipped-gd", None, &[("R", "auto"), ("M", "auto")]);
+    assert_eq!(a.model.weights, c.model.weights);
+    let r = c.model.hyperparameters["R"].as_f64().unwrap();
+    assert_eq!(r, pipeline::auto_gradient_radius(2.0, d));
+    // an algorithm whose noise grows with the radius keeps 1; an explicit value wins
+    assert_eq!(
+        radius_of(&fit("objective-perturbation", None, &[]).model),
+        1.0
+    );
+    assert_eq!(
+        radius_of(&fit("clipped-gd", Some(Value(2.5)), &[]).model),
+        2.5
+    );
     // K=auto / tau=auto: the algorithm's unit-scale default, bit for bit
-    let k0 = fit("dp-iht-huber", None, &[], ScaleMode::Private);
-    let mut o = FitOptions::new("dp-iht-huber", 1.0);
-    o.sparsity = Some(3);
-    let with = |params: &[(&str, &str)], scale: ScaleMode| {
-        let mut o = o.clone();
-        o.scale = scale;
-        o.params = params
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        pipeline::fit(train.clone(), &o, &mut rng_from_seed(5), &mut NoObserver)
-    };
-    assert!(k0.is_err(), "dp-iht-huber needs a sparsity");
-    let plain = with(&[], ScaleMode::Private).unwrap();
-    let autos = with(&[("K", "auto"), ("tau", "auto")], ScaleMode::Private).unwrap();
+    let plain = fit("dp-iht-huber", None, &[]);
+    let autos = fit("dp-iht-huber", None, &[("K", "auto"), ("tau", "auto")]);
     assert_eq!(plain.model.weights, autos.model.weights);
     assert!(autos.messages.iter().any(|m| m.contains("K=auto")));
     // on raw columns every auto is an error, before any release
-    for (params, radius, what) in [
-        (vec![("K", "auto")], None, "--param K=auto"),
-        (vec![("R", "auto")], None, "--param R=auto"),
-        (vec![], Some(pipeline::RadiusOpt::Auto), "--radius auto"),
+    for (alg, params, radius, what) in [
+        ("dp-iht-huber", &[("K", "auto")][..], None, "--param K=auto"),
+        ("clipped-gd", &[("R", "auto")][..], None, "--param R=auto"),
+        ("dp-iht-huber", &[][..], Some(Auto), "--radius auto"),
     ] {
-        let mut o = o.clone();
-        o.algorithm = if what.contains("R=") {
-            "clipped-gd".into()
-        } else {
-            "dp-iht-huber".into()
-        };
-        o.scale = ScaleMode::None;
-        o.radius = radius;
-        o.params = params
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let o = opts(alg, radius, params, ScaleMode::None);
         let err = pipeline::precheck(&o).unwrap_err();
         assert!(
             err.starts_with(what) && err.contains("needs scaled data"),
@@ -412,8 +374,6 @@ fn auto_radius_and_unit_scale_autos() {
         .find(|a| a["name"] == "clipped-gd")
         .unwrap();
     assert_eq!(gd["scaled_defaults"]["--radius"]["auto"], "sqrt(d)");
-    assert!(gd["scaled_defaults"]["R"]["source"]
-        .as_str()
-        .unwrap()
-        .contains("auto_gradient_radius"));
+    let source = gd["scaled_defaults"]["R"]["source"].as_str().unwrap();
+    assert!(source.contains("auto_gradient_radius"));
 }
