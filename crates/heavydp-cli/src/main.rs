@@ -566,7 +566,7 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
             ))
         }
     };
-    let scale = parse_scale(&a.scale)?;
+    let scale = heavydp::preprocess::ScaleMode::parse(&a.scale)?;
     let preprocess_share = parse_share(a.preprocess_share.as_deref())?;
     let out_path = a.out.clone().filter(|o| o != "-");
     // Check the output folder before any work.
@@ -610,25 +610,6 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
     }
 }
 
-/// `--scale private|none|public:FILE.json` (fit and mean).
-fn parse_scale(v: &str) -> Result<heavydp::preprocess::ScaleMode, String> {
-    use heavydp::preprocess::{PublicScales, ScaleMode};
-    Ok(match v {
-        "private" => ScaleMode::Private,
-        "none" => ScaleMode::None,
-        other => match other.strip_prefix("public:") {
-            Some(path) if !path.is_empty() => {
-                ScaleMode::Public(PublicScales::read(path).map_err(|e| e.to_string())?)
-            }
-            _ => {
-                return Err(format!(
-                    "--scale must be 'private', 'none' or 'public:FILE.json'; got '{other}'"
-                ))
-            }
-        },
-    })
-}
-
 /// `--preprocess-share F` (fit and mean); the range is checked where it is used.
 fn parse_share(v: Option<&str>) -> Result<Option<f64>, String> {
     v.map(|f| parse_number("--preprocess-share", f)).transpose()
@@ -664,7 +645,7 @@ fn cmd_mean(a: MeanArgs) -> Result<(), String> {
     };
     let budget = Budget::new(epsilon, delta).map_err(|e| e.to_string())?;
     let params = parse_params(&a.params)?;
-    let scale = parse_scale(&a.scale)?;
+    let scale = heavydp::preprocess::ScaleMode::parse(&a.scale)?;
     let preprocess_share = parse_share(a.preprocess_share.as_deref())?;
     check_out_folder(a.out.as_deref())?;
     let ds = data::read_csv_features(&data_path, None).map_err(|e| e.to_string())?;

@@ -13,7 +13,7 @@ use heavydp::data::{self, Dataset, FeatureBuffer};
 use heavydp::estimators::private_mean as pm;
 use heavydp::model::ModelFile;
 use heavydp::pipeline::{self, FitOptions};
-use heavydp::preprocess::{InterceptMode, PublicScales, ScaleMode, AUTO_BOUND};
+use heavydp::preprocess::{InterceptMode, ScaleMode, AUTO_BOUND};
 use heavydp::privacy::{self, Accountant, Budget, Cost, PrivacyLedger, PrivacyModel};
 use numpy::{
     PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
@@ -282,22 +282,6 @@ fn charge(ledger: &mut PrivacyLedger, release: &str, epsilon: f64, delta: f64) -
     ledger.charge(release, cost).map_err(value_error)
 }
 
-fn parse_scale(scale: &str) -> Result<ScaleMode, String> {
-    // the CLI's --scale values
-    match scale {
-        "private" => Ok(ScaleMode::Private),
-        "none" => Ok(ScaleMode::None),
-        other => match other.strip_prefix("public:") {
-            Some(path) if !path.is_empty() => Ok(ScaleMode::Public(
-                PublicScales::read(path).map_err(|e| e.to_string())?,
-            )),
-            _ => Err(format!(
-                "--scale must be 'private', 'none' or 'public:FILE.json'; got '{other}'"
-            )),
-        },
-    }
-}
-
 /// Builds the pipeline's options with the CLI's checks and messages (flag names as in
 /// the CLI; the Python layer maps them to its parameter names).
 #[allow(clippy::too_many_arguments)]
@@ -335,7 +319,7 @@ fn fit_options(
         epsilon,
         delta,
         intercept,
-        scale: parse_scale(scale)?,
+        scale: ScaleMode::parse(scale)?,
         preprocess_share,
         seed,
     };
@@ -593,7 +577,7 @@ fn private_mean<'py>(
     Vec<String>,
     String,
 )> {
-    let scale = parse_scale(scale).map_err(value_error)?;
+    let scale = ScaleMode::parse(scale).map_err(value_error)?;
     if !pm::mean_estimator_names().contains(&estimator) {
         return Err(PyValueError::new_err(format!(
             "unknown estimator '{estimator}' (one of {})",

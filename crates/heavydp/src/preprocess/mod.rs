@@ -116,6 +116,25 @@ pub enum ScaleMode {
 }
 
 impl ScaleMode {
+    /// Parses `--scale private|none|public:FILE.json` (the CLI's and Python's `scale`),
+    /// reading and checking the file of `public:`.
+    pub fn parse(v: &str) -> Result<Self, String> {
+        Ok(match v {
+            "private" => ScaleMode::Private,
+            "none" => ScaleMode::None,
+            other => match other.strip_prefix("public:") {
+                Some(path) if !path.is_empty() => {
+                    ScaleMode::Public(PublicScales::read(path).map_err(|e| e.to_string())?)
+                }
+                _ => {
+                    return Err(format!(
+                        "--scale must be 'private', 'none' or 'public:FILE.json'; got '{other}'"
+                    ))
+                }
+            },
+        })
+    }
+
     /// The flag value's name (`none`, `private`, `public`).
     pub fn name(&self) -> &'static str {
         match self {
