@@ -218,7 +218,7 @@ struct FitArgs {
     /// Constraint set: l1-ball, l2-ball, simplex, polytope, sparse, unconstrained [default: the algorithm's default domain].
     #[arg(long)]
     domain: Option<String>,
-    /// Radius of the l1/l2 ball (or sparse set) of the coefficients, in scaled units unless --scale none: a number or 'auto' (sqrt(d) for clipped-gd and iterative-updating-gd, 1 for the others, whose noise grows with the radius) [default: auto on scaled columns, 1 with --scale none].
+    /// Radius of the l1/l2 ball (or sparse set) of the coefficients, in scaled units unless --scale none: a number or 'auto' (sqrt(d) for clipped-gd, whose ball is only a projection; 1 for the others, whose noise grows with the radius) [default: auto on scaled columns, 1 with --scale none].
     #[arg(long, allow_hyphen_values = true)]
     radius: Option<String>,
     /// Number s of non-zero coefficients; required with --domain sparse (the ht-sparse-*, dp-iht-*, dp-slr, adahuber algorithms) [default: none].
