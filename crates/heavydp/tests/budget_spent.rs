@@ -7,12 +7,13 @@
 //! `<!-- spent-table:begin -->` / `<!-- spent-table:end -->`; the test fails when the file
 //! differs from the generated table, and rewrites it when run with `HEAVYDP_UPDATE_DOCS=1`.
 
-use heavydp::algorithms::{build, catalogue, NoObserver, ParamMap, Problem};
+use heavydp::algorithms::{build, catalogue, ParamMap, Problem};
 use heavydp::constraints::DomainSpec;
 use heavydp::data::scenarios::simulate;
 use heavydp::loss::LossKind;
 use heavydp::noise::rng_from_seed;
 use heavydp::privacy::Budget;
+use heavydp::test_support::FitSeeded;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -168,12 +169,12 @@ fn fit(name: &'static str, privacy: &'static str) -> Row {
     };
     let t0 = std::time::Instant::now();
     let report = alg
-        .fit(&problem, budget, &mut rng_from_seed(2), &mut NoObserver)
+        .try_fit_seeded(&problem, budget, 2)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let seconds = t0.elapsed().as_secs_f64();
     let before = before_alg.map(|(setting, a)| {
         let r = a
-            .fit(&problem, budget, &mut rng_from_seed(2), &mut NoObserver)
+            .try_fit_seeded(&problem, budget, 2)
             .unwrap_or_else(|e| panic!("{name} {setting}: {e}"));
         (setting, r.privacy.epsilon)
     });
@@ -326,14 +327,7 @@ fn mean_error(name: &'static str, extra: Option<(&str, &str)>, seeds: u64) -> f6
     };
     (0..seeds)
         .map(|seed| {
-            let r = alg
-                .fit(
-                    &problem,
-                    budget,
-                    &mut rng_from_seed(100 + seed),
-                    &mut NoObserver,
-                )
-                .unwrap();
+            let r = alg.fit_seeded(&problem, budget, 100 + seed);
             r.weights
                 .iter()
                 .zip(&truth.w_star)

@@ -1,6 +1,7 @@
 //! Tests of Algorithm 3 and the Estimate solvers (spec Zhao §10.3–10.4).
 
 use super::*;
+use crate::test_support::on_threads;
 
 const PIN_D1: f64 = -0.3701693316627524;
 const PIN_G1: [f64; 4] = [
@@ -298,11 +299,9 @@ fn estimate_is_bitwise_thread_invariant() {
         let q = instance(seed, k, d, true, [0.0, 1.0, 3.0][seed as usize % 3]);
         let c = vec![0.0; d];
         let run = |threads: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| estimate(&q, d, &c, EstimateSolver::Multistart).unwrap())
+            on_threads(threads, || {
+                estimate(&q, d, &c, EstimateSolver::Multistart).unwrap()
+            })
         };
         let a = run(1);
         let b = run(4);

@@ -4,6 +4,7 @@ use super::*;
 use crate::estimators::catoni::psi;
 use crate::estimators::iterative_updating::required_count;
 use crate::noise::rng_from_seed;
+use crate::test_support::hand_clipped_sum;
 use rand::Rng;
 use rand_distr::{Distribution, StudentT};
 
@@ -252,15 +253,10 @@ fn clip_non_private_equals_hand_clipped_mean() {
     let x = student_data(8, n, &[0.3, 0.0, -2.0, 1.0], 2.5, 2.0);
     let radius = 3.0;
     let r = run("clip", &x, n, d, f64::INFINITY, 0.0, &[("R", "3")], 9);
-    let mut hand = vec![0.0; d];
-    for i in 0..n {
-        let row = &x[i * d..(i + 1) * d];
-        let nrm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let s = (radius / nrm).min(1.0);
-        for j in 0..d {
-            hand[j] += s * row[j] / n as f64;
-        }
-    }
+    let hand: Vec<f64> = hand_clipped_sum(&x, d, radius)
+        .iter()
+        .map(|v| v / n as f64)
+        .collect();
     assert!(l2(&r.mean, &hand) < 1e-12, "{:?} vs {hand:?}", r.mean);
     assert_eq!(r.privacy.model, PrivacyModel::None);
     assert_eq!(hpf(&r, "sigma"), 0.0);

@@ -3,9 +3,10 @@
 
 use super::kernel::pow_unit;
 use super::*;
-use crate::constraints::{L1Ball, L2Ball, Simplex, SparseBall};
+use crate::constraints::{L1Ball, L2Ball, Simplex};
 use crate::mechanisms::Mechanism;
 use crate::noise::rng_from_seed;
+use crate::test_support::{on_threads, sparse_ball, FitSeeded};
 use rand::Rng;
 use rand_distr::{Distribution, StudentT};
 
@@ -36,12 +37,8 @@ fn fit_with(
     budget: Budget,
     seed: u64,
 ) -> Result<FitReport, FitError> {
-    let problem = Problem {
-        data,
-        loss: LossKind::Absolute,
-        domain,
-    };
-    alg.fit(&problem, budget, &mut rng_from_seed(seed), &mut NoObserver)
+    let problem = Problem::new(data, LossKind::Absolute, domain);
+    alg.try_fit_seeded(&problem, budget, seed)
 }
 
 fn l2_dist(a: &[f64], b: &[f64]) -> f64 {
@@ -577,11 +574,9 @@ fn fits_are_bit_identical_for_any_number_of_threads() {
         },
     ] {
         let run = |threads: usize, budget: Budget| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| fit_with(&alg, &data, &domain, budget, 77).unwrap().weights)
+            on_threads(threads, || {
+                fit_with(&alg, &data, &domain, budget, 77).unwrap().weights
+            })
         };
         for budget in [Budget::new(0.5, 1e-6).unwrap(), Budget::non_private()] {
             let (a, b) = (run(1, budget), run(2, budget));
@@ -903,11 +898,7 @@ fn bad_inputs_give_specific_errors() {
     .unwrap_err();
     assert!(e.to_string().contains("(1, 2]"), "{e}");
     // Wrong loss.
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &l2,
-    };
+    let problem = Problem::new(&data, LossKind::Squared, &l2);
     let e = L1RegressionExpMech::default()
         .validate(&problem, &one)
         .unwrap_err();
@@ -932,11 +923,7 @@ fn bad_inputs_give_specific_errors() {
     let e = fit_with(
         &L1RegressionExpMech::default(),
         &data,
-        &SparseBall {
-            d: 2,
-            s: 1,
-            radius: 1.0,
-        },
+        &sparse_ball(2, 1, 1.0),
         one,
         1,
     )
@@ -1069,11 +1056,7 @@ fn sampler_delta_is_charged_and_enforced() {
     );
     assert!(alg
         .validate(
-            &Problem {
-                data: &data,
-                loss: LossKind::Absolute,
-                domain: &domain
-            },
+            &Problem::new(&data, LossKind::Absolute, &domain),
             &Budget::new(1.0, 0.0).unwrap()
         )
         .is_err());
