@@ -2,29 +2,18 @@
 //! files (results.csv, ID.png, summary.json). The real-data panel hu-fig4a
 //! (cells_ps.csv, n = 2019, d = 56) with --quick takes well under a second.
 
-use assert_cmd::Command;
+mod common;
+use common::*;
 use predicates::prelude::*;
 use std::path::Path;
 use tempfile::TempDir;
 
-fn heavydp() -> Command {
-    Command::cargo_bin("heavydp").unwrap()
-}
-
 fn run_fig4a(out: &Path, threads: &str) {
     heavydp()
-        .args([
-            "experiment",
-            "hu-fig4a",
-            "--quick",
-            "--reps",
-            "2",
-            "--threads",
-            threads,
-            "--seed",
-            "3",
-            "--out",
-        ])
+        .args(argv(
+            "experiment hu-fig4a --quick --reps 2 --threads {} --seed 3 --out",
+            &[threads],
+        ))
         .arg(out)
         .assert()
         .success();
@@ -32,8 +21,7 @@ fn run_fig4a(out: &Path, threads: &str) {
 
 #[test]
 fn list_shows_every_panel_and_the_replaced_datasets() {
-    heavydp()
-        .args(["experiment", "--list"])
+    cli("experiment --list")
         .assert()
         .success()
         .stdout(predicate::str::contains("hu-fig1a"))
@@ -48,27 +36,23 @@ fn list_shows_every_panel_and_the_replaced_datasets() {
 #[test]
 fn unknown_id_and_bad_flags_are_errors() {
     let dir = TempDir::new().unwrap();
-    heavydp()
-        .args(["experiment", "hu-fig99z", "--out"])
+    cli("experiment hu-fig99z --out")
         .arg(dir.path().join("o"))
         .assert()
         .failure()
         .stderr(predicate::str::contains("unknown experiment 'hu-fig99z'"))
         .stderr(predicate::str::contains("heavydp experiment --list"));
     assert!(!dir.path().join("o").exists());
-    heavydp()
-        .args(["experiment", "hu-fig1a"])
+    cli("experiment hu-fig1a")
         .assert()
         .failure()
         .stderr(predicate::str::contains("--out"));
-    heavydp()
-        .args(["experiment", "hu-fig1a", "--param", "preset=nope", "--out"])
+    cli("experiment hu-fig1a --param preset=nope --out")
         .arg(dir.path().join("o"))
         .assert()
         .failure()
         .stderr(predicate::str::contains("preset"));
-    heavydp()
-        .args(["experiment", "hu-fig1a", "--reps", "0", "--out"])
+    cli("experiment hu-fig1a --reps 0 --out")
         .arg(dir.path().join("o"))
         .assert()
         .failure()
@@ -76,8 +60,7 @@ fn unknown_id_and_bad_flags_are_errors() {
     // --out is an existing file
     let f = dir.path().join("file");
     std::fs::write(&f, "x").unwrap();
-    heavydp()
-        .args(["experiment", "hu-fig4a", "--quick", "--out"])
+    cli("experiment hu-fig4a --quick --out")
         .arg(&f)
         .assert()
         .failure()
@@ -85,7 +68,7 @@ fn unknown_id_and_bad_flags_are_errors() {
     // the real-data folder is missing
     heavydp()
         .env("HEAVYDP_DATA_DIR", dir.path().join("nowhere"))
-        .args(["experiment", "hu-fig4a", "--quick", "--reps", "1", "--out"])
+        .args(words("experiment hu-fig4a --quick --reps 1 --out"))
         .arg(dir.path().join("r"))
         .assert()
         .failure()
@@ -156,8 +139,7 @@ fn a_small_run_writes_the_three_files_reproducibly() {
 #[ignore = "about 10 s: a synthetic --quick panel with the non-private baseline"]
 fn quick_synthetic_panel() {
     let dir = TempDir::new().unwrap();
-    heavydp()
-        .args(["experiment", "hu-fig1c", "--quick", "--reps", "2", "--out"])
+    cli("experiment hu-fig1c --quick --reps 2 --out")
         .arg(dir.path())
         .assert()
         .success();
@@ -169,14 +151,12 @@ fn quick_synthetic_panel() {
 
 #[test]
 fn real_benchmark_is_listed_and_checks_its_data_folder() {
-    heavydp()
-        .args(["experiment", "--list"])
+    cli("experiment --list")
         .assert()
         .success()
         .stdout(predicate::str::contains("real-benchmark"));
     let dir = TempDir::new().unwrap();
-    heavydp()
-        .args(["experiment", "real-benchmark", "--quick", "--data-dir"])
+    cli("experiment real-benchmark --quick --data-dir")
         .arg(dir.path().join("missing"))
         .arg("--out")
         .arg(dir.path().join("o"))
@@ -185,27 +165,12 @@ fn real_benchmark_is_listed_and_checks_its_data_folder() {
         .stderr(predicate::str::contains("cps1988_wage.csv not found"))
         .stderr(predicate::str::contains("--data-dir"));
     assert!(!dir.path().join("o").exists());
-    heavydp()
-        .args([
-            "experiment",
-            "real-benchmark",
-            "--param",
-            "sets=nope",
-            "--out",
-        ])
+    cli("experiment real-benchmark --param sets=nope --out")
         .arg(dir.path().join("o"))
         .assert()
         .failure()
         .stderr(predicate::str::contains("unknown dataset 'nope'"));
-    heavydp()
-        .args([
-            "experiment",
-            "hu-fig1a",
-            "--quick",
-            "--data-dir",
-            "x",
-            "--out",
-        ])
+    cli("experiment hu-fig1a --quick --data-dir x --out")
         .arg(dir.path().join("o"))
         .assert()
         .failure()
