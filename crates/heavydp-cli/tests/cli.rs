@@ -103,11 +103,7 @@ fn every_algorithm_end_to_end_from_csv_to_model_file() {
         // Same seed, same model file.
         let again = p(&dir, &format!("{alg}-again.json"));
         fit(&data, &again, alg, &a).success();
-        assert_eq!(
-            std::fs::read(&out).unwrap(),
-            std::fs::read(&again).unwrap(),
-            "{alg} is not reproducible"
-        );
+        assert_reproduced(&out, &again, alg);
         // predict and evaluate
         let preds = heavydp()
             .args(["predict", "--model", &out, "--data", &data])
@@ -654,11 +650,7 @@ fn tian_algorithms_end_to_end() {
         }
         let again = p(&dir, &format!("tian-{i}-again.json"));
         fit(&data, &again, alg, &a).success();
-        assert_eq!(
-            std::fs::read(&out).unwrap(),
-            std::fs::read(&again).unwrap(),
-            "{alg} is not reproducible"
-        );
+        assert_reproduced(&out, &again, alg);
         let ev = heavydp()
             .args(argv(
                 "evaluate --model {} --data {} --truth {}",

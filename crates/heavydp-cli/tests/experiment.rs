@@ -19,6 +19,15 @@ fn run_fig4a(out: &Path, threads: &str) {
         .success();
 }
 
+/// `heavydp <args> <out>` fails with `msg` on stderr.
+fn fails_with(args: &str, out: &Path, msg: &str) {
+    cli(args)
+        .arg(out)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(msg));
+}
+
 #[test]
 fn list_shows_every_panel_and_the_replaced_datasets() {
     cli("experiment --list")
@@ -36,6 +45,7 @@ fn list_shows_every_panel_and_the_replaced_datasets() {
 #[test]
 fn unknown_id_and_bad_flags_are_errors() {
     let dir = TempDir::new().unwrap();
+    let o = dir.path().join("o");
     cli("experiment hu-fig99z --out")
         .arg(dir.path().join("o"))
         .assert()
@@ -47,16 +57,12 @@ fn unknown_id_and_bad_flags_are_errors() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("--out"));
-    cli("experiment hu-fig1a --param preset=nope --out")
-        .arg(dir.path().join("o"))
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("preset"));
-    cli("experiment hu-fig1a --reps 0 --out")
-        .arg(dir.path().join("o"))
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("--reps"));
+    fails_with(
+        "experiment hu-fig1a --param preset=nope --out",
+        &o,
+        "preset",
+    );
+    fails_with("experiment hu-fig1a --reps 0 --out", &o, "--reps");
     // --out is an existing file
     let f = dir.path().join("file");
     std::fs::write(&f, "x").unwrap();
@@ -156,6 +162,7 @@ fn real_benchmark_is_listed_and_checks_its_data_folder() {
         .success()
         .stdout(predicate::str::contains("real-benchmark"));
     let dir = TempDir::new().unwrap();
+    let o = dir.path().join("o");
     cli("experiment real-benchmark --quick --data-dir")
         .arg(dir.path().join("missing"))
         .arg("--out")
@@ -165,17 +172,15 @@ fn real_benchmark_is_listed_and_checks_its_data_folder() {
         .stderr(predicate::str::contains("cps1988_wage.csv not found"))
         .stderr(predicate::str::contains("--data-dir"));
     assert!(!dir.path().join("o").exists());
-    cli("experiment real-benchmark --param sets=nope --out")
-        .arg(dir.path().join("o"))
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("unknown dataset 'nope'"));
-    cli("experiment hu-fig1a --quick --data-dir x --out")
-        .arg(dir.path().join("o"))
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains(
-            "--data-dir applies only to real-benchmark",
-        ));
+    fails_with(
+        "experiment real-benchmark --param sets=nope --out",
+        &o,
+        "unknown dataset 'nope'",
+    );
+    fails_with(
+        "experiment hu-fig1a --quick --data-dir x --out",
+        &o,
+        "--data-dir applies only to real-benchmark",
+    );
     assert!(!dir.path().join("o").exists());
 }

@@ -228,11 +228,7 @@ fn zhao_and_wangxu_algorithms_end_to_end() {
         assert_eq!(m["weights"].as_array().unwrap().len(), 2);
         let again = p(&dir, &format!("{alg}-2.json"));
         fit_json(&data, &again, alg, &a);
-        assert_eq!(
-            std::fs::read(&out).unwrap(),
-            std::fs::read(&again).unwrap(),
-            "{alg} is not reproducible"
-        );
+        assert_reproduced(&out, &again, alg);
     }
     // the expmech model file records the net actually used
     let m: serde_json::Value = serde_json::from_str(

@@ -140,3 +140,45 @@ pub fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
         .unwrap()
         .install(f)
 }
+
+/// The bit patterns of `v`: for asserting that two runs agree to the last bit.
+pub fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// The group means of Zhao et al.'s iterative updating, written out for one column:
+/// the rows in the Fisher–Yates order of `rng_from_seed(seed)`, cut into k groups of
+/// m = ⌊n/k⌋, each value clipped to [−radius, radius], each group averaged.
+pub fn hand_group_means(x: &[f64], k: usize, radius: f64, seed: u64) -> Vec<f64> {
+    let n = x.len();
+    let mut rng = rng_from_seed(seed);
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = rng.random_range(0..=i);
+        order.swap(i, j);
+    }
+    let m = n / k;
+    (0..k)
+        .map(|g| {
+            order[g * m..(g + 1) * m]
+                .iter()
+                .map(|&i| x[i].clamp(-radius, radius))
+                .sum::<f64>()
+                / m as f64
+        })
+        .collect()
+}
+
+/// The r-th largest of {q_i − c} and of {c − q_i}, whichever is larger, with the sign of
+/// the step it asks for (+1 up, −1 down): one step of the updating rule, by sorting.
+pub fn hand_rank_gap(q: &[f64], r: usize, c: f64) -> (f64, f64) {
+    let mut up: Vec<f64> = q.iter().map(|v| v - c).collect();
+    up.sort_by(|a, b| b.partial_cmp(a).unwrap());
+    let mut down: Vec<f64> = q.iter().map(|v| c - v).collect();
+    down.sort_by(|a, b| b.partial_cmp(a).unwrap());
+    if up[r - 1] > down[r - 1] {
+        (up[r - 1], 1.0)
+    } else {
+        (down[r - 1], -1.0)
+    }
+}

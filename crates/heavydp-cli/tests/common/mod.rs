@@ -78,3 +78,12 @@ pub fn argv<'a>(template: &'a str, values: &[&'a str]) -> Vec<&'a str> {
     );
     out
 }
+
+/// The two files hold the same bytes: a rerun with the same seed reproduced `what`.
+pub fn assert_reproduced(first: &str, again: &str, what: &str) {
+    assert_eq!(
+        std::fs::read(first).unwrap(),
+        std::fs::read(again).unwrap(),
+        "{what} is not reproducible"
+    );
+}

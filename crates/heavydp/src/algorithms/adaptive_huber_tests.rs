@@ -1,7 +1,7 @@
 use super::*;
 use crate::data::scenarios::generate_records;
 use crate::noise::{gaussian, rng_from_seed};
-use crate::test_support::{on_threads, sparse_ball, FitSeeded};
+use crate::test_support::{bits, on_threads, sparse_ball, FitSeeded};
 
 /// x ~ N(0, I_d) (row-major), y = xᵀβ* + N(0, σ²), β* = (1.5, −1, 0.8, 0, …).
 fn gaussian_data(n: usize, d: usize, sigma: f64, seed: u64) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
@@ -481,6 +481,13 @@ fn l2_error(w: &[f64], w_star: &[f64]) -> f64 {
         .sqrt()
 }
 
+/// `tian-sparse-student` records around `w_star` (ζ = `zeta`, or the scenario's default).
+fn tian_records(n: usize, w_star: &[f64], zeta: Option<f64>, seed: u64) -> Dataset {
+    let params = BTreeMap::from_iter(zeta.map(|z| ("zeta".to_string(), z)));
+    let mut rng = rng_from_seed(seed);
+    generate_records("tian-sparse-student", n, w_star, &params, &mut rng).unwrap()
+}
+
 fn tian_truth(d: usize) -> Vec<f64> {
     let mut w = vec![0.0; d];
     for (k, v) in [1.0, -0.8, 0.6, -1.2, 0.5].into_iter().enumerate() {
@@ -632,14 +639,7 @@ fn wide_data_step_rule_is_noted_and_kkt_rule_finds_a_sparse_solution() {
 fn report_records_the_plan_and_no_privacy() {
     let d = 50;
     let w_star = tian_truth(d);
-    let data = generate_records(
-        "tian-sparse-student",
-        600,
-        &w_star,
-        &BTreeMap::new(),
-        &mut rng_from_seed(5),
-    )
-    .unwrap();
+    let data = tian_records(600, &w_star, None, 5);
     let alg = AdaHuber {
         cv_rows: 300,
         num_lambda: 20,
@@ -686,14 +686,7 @@ fn report_records_the_plan_and_no_privacy() {
 fn projection_onto_the_radius_is_applied_and_noted() {
     let d = 50;
     let w_star = tian_truth(d);
-    let data = generate_records(
-        "tian-sparse-student",
-        500,
-        &w_star,
-        &BTreeMap::new(),
-        &mut rng_from_seed(6),
-    )
-    .unwrap();
+    let data = tian_records(500, &w_star, None, 6);
     let domain = sparse_ball(d, 5, 0.5);
     let problem = Problem::new(&data, LossKind::Huber { tau: 1.0 }, &domain);
     let rep = AdaHuber::default().fit_seeded(&problem, Budget::non_private(), 1);
@@ -710,14 +703,7 @@ fn bit_identical_for_one_and_two_threads() {
     for (k, v) in [1.0, -1.0, 0.7, 0.9, -0.6].into_iter().enumerate() {
         w_star[17 + 190 * k] = v;
     }
-    let data = generate_records(
-        "tian-sparse-student",
-        n,
-        &w_star,
-        &BTreeMap::from([("zeta".to_string(), 0.5)]),
-        &mut rng_from_seed(7),
-    )
-    .unwrap();
+    let data = tian_records(n, &w_star, Some(0.5), 7);
     let alg = AdaHuber {
         num_lambda: 15,
         truncate: false,
@@ -726,10 +712,7 @@ fn bit_identical_for_one_and_two_threads() {
     let run = |threads: usize| on_threads(threads, || fit(&alg, &data, 5, 42));
     let a = run(1);
     let b = run(2);
-    assert_eq!(
-        a.weights.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-        b.weights.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-    );
+    assert_eq!(bits(&a.weights), bits(&b.weights));
     assert_eq!(a.hyperparameters, b.hyperparameters);
     assert!(a.weights.iter().any(|w| *w != 0.0));
     // and the seed matters (different folds)
@@ -923,14 +906,7 @@ fn timing_nci60_shape_and_quick_profile() {
         w_star[7 + 37 * k] = v;
     }
     for zeta in [1.0, 0.5] {
-        let data = generate_records(
-            "tian-sparse-student",
-            20_000,
-            &w_star,
-            &BTreeMap::from([("zeta".to_string(), zeta)]),
-            &mut rng_from_seed(9),
-        )
-        .unwrap();
+        let data = tian_records(20_000, &w_star, Some(zeta), 9);
         for stop in [StopRule::Step, StopRule::Kkt] {
             let t0 = Instant::now();
             let rep = fit(
@@ -967,14 +943,7 @@ fn timing_paper_profile() {
     for (k, v) in [1.0, -0.8, 0.6, -1.2, 0.5].into_iter().enumerate() {
         w_star[7 + 197 * k] = v;
     }
-    let data = generate_records(
-        "tian-sparse-student",
-        200_000,
-        &w_star,
-        &BTreeMap::from([("zeta".to_string(), 0.5)]),
-        &mut rng_from_seed(9),
-    )
-    .unwrap();
+    let data = tian_records(200_000, &w_star, Some(0.5), 9);
     let t0 = Instant::now();
     let rep = fit(&AdaHuber::default(), &data, 5, 1);
     eprintln!(

@@ -811,7 +811,7 @@ mod tests {
     use super::*;
     use crate::loss::LossKind;
     use crate::noise::{gaussian, rng_from_seed};
-    use crate::test_support::on_threads;
+    use crate::test_support::{bits, on_threads};
     use proptest::prelude::*;
     use rand_distr::{Distribution, LogNormal, StudentT};
 
@@ -1377,10 +1377,7 @@ mod tests {
         let two = run(2);
         let three = run(3);
         for other in [&two, &three] {
-            assert_eq!(
-                one.0.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                other.0.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-            );
+            assert_eq!(bits(&one.0), bits(&other.0));
             assert_eq!(one.1, other.1);
             assert_eq!(one.2, other.2);
         }

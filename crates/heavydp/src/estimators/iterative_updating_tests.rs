@@ -1,7 +1,7 @@
 //! Tests of Algorithm 3 and the Estimate solvers (spec Zhao §10.3–10.4).
 
 use super::*;
-use crate::test_support::on_threads;
+use crate::test_support::{bits, hand_group_means, hand_rank_gap, on_threads};
 
 const PIN_D1: f64 = -0.3701693316627524;
 const PIN_G1: [f64; 4] = [
@@ -282,11 +282,7 @@ fn estimate_is_bitwise_invariant_under_permutations() {
                     .collect();
                 let other = estimate(&qp, d, &c, s).unwrap();
                 assert_eq!(base.0.to_bits(), other.0.to_bits());
-                assert!(base
-                    .1
-                    .iter()
-                    .zip(&other.1)
-                    .all(|(a, b)| a.to_bits() == b.to_bits()));
+                assert_eq!(bits(&base.1), bits(&other.1));
             }
         }
     }
@@ -306,11 +302,7 @@ fn estimate_is_bitwise_thread_invariant() {
         let a = run(1);
         let b = run(4);
         assert_eq!(a.0.to_bits(), b.0.to_bits());
-        assert!(a
-            .1
-            .iter()
-            .zip(&b.1)
-            .all(|(x, y)| x.to_bits() == y.to_bits()));
+        assert_eq!(bits(&a.1), bits(&b.1));
     }
 }
 
@@ -431,37 +423,12 @@ fn algorithm_3_matches_hand_loop_in_one_dimension() {
     };
     let mu = refine(&q, 1, &[0.0], &cfg).unwrap();
     // hand
-    let mut rng = rng_from_seed(77);
-    let mut order: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        let j = rng.random_range(0..=i);
-        order.swap(i, j);
-    }
-    let m = n / k;
-    let qh: Vec<f64> = (0..k)
-        .map(|g| {
-            let s: f64 = order[g * m..(g + 1) * m]
-                .iter()
-                .map(|&i| x[i].clamp(-radius, radius))
-                .sum();
-            s / m as f64
-        })
-        .collect();
+    let qh = hand_group_means(&x, k, radius, 77);
     for (a, b) in q.iter().zip(&qh) {
         assert!((a - b).abs() < 1e-12);
     }
     let r = 9; // ⌈0.9·10⌉
-    let est = |c: f64| {
-        let mut up: Vec<f64> = qh.iter().map(|v| v - c).collect();
-        up.sort_by(|a, b| b.partial_cmp(a).unwrap());
-        let mut down: Vec<f64> = qh.iter().map(|v| c - v).collect();
-        down.sort_by(|a, b| b.partial_cmp(a).unwrap());
-        if up[r - 1] > down[r - 1] {
-            (up[r - 1], 1.0)
-        } else {
-            (down[r - 1], -1.0)
-        }
-    };
+    let est = |c: f64| hand_rank_gap(&qh, r, c);
     let mut c = 0.0;
     let mut cs = vec![];
     let mut ds = vec![];
