@@ -182,3 +182,10 @@ pub fn hand_rank_gap(q: &[f64], r: usize, c: f64) -> (f64, f64) {
         (down[r - 1], -1.0)
     }
 }
+
+/// A parameter map from (key, value) pairs.
+pub fn params(kv: &[(&str, &str)]) -> crate::algorithms::ParamMap {
+    kv.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}

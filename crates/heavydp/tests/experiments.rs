@@ -9,7 +9,7 @@ use heavydp::experiments::{
 };
 use heavydp::loss::LossKind;
 use heavydp::noise::derive_seed;
-use heavydp::test_support::on_threads;
+use heavydp::test_support::{on_threads, params};
 use std::collections::BTreeMap;
 
 fn opts(quick: bool) -> PlanOptions {
@@ -17,12 +17,6 @@ fn opts(quick: bool) -> PlanOptions {
         quick,
         ..Default::default()
     }
-}
-
-fn params(kv: &[(&str, &str)]) -> ParamMap {
-    kv.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 fn no_progress(_: usize, _: usize) {}

@@ -10,7 +10,7 @@ use crate::linalg::dot;
 use crate::loss::LossKind;
 use crate::noise::rng_from_seed;
 use crate::privacy::{zcdp_to_approx, zhao_rho_eq15, Budget, PrivacyModel};
-use crate::test_support::{sparse_ball, FitSeeded};
+use crate::test_support::{params, sparse_ball, FitSeeded};
 use rand_distr::{Distribution, StudentT};
 
 /// Linear model with Student-t(ν) features and noise: y = ⟨x, w*⟩ + ξ, ‖w*‖₂ = 0.6.
@@ -27,12 +27,6 @@ fn student_data(n: usize, d: usize, nu: f64, seed: u64) -> (Dataset, Vec<f64>) {
         .map(|i| dot(&x[i * d..(i + 1) * d], &w_star) + t.sample(&mut rng))
         .collect();
     (Dataset::from_rows(x, y, d).unwrap(), w_star)
-}
-
-fn params(kv: &[(&str, &str)]) -> ParamMap {
-    kv.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 fn clip_gd(kv: &[(&str, &str)]) -> PrivateGd {

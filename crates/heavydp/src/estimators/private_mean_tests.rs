@@ -4,14 +4,8 @@ use super::*;
 use crate::estimators::catoni::psi;
 use crate::estimators::iterative_updating::required_count;
 use crate::noise::rng_from_seed;
-use crate::test_support::{hand_clipped_sum, hand_group_means, hand_rank_gap};
+use crate::test_support::{hand_clipped_sum, hand_group_means, hand_rank_gap, params};
 use rand_distr::{Distribution, StudentT};
-
-fn params(kv: &[(&str, &str)]) -> ParamMap {
-    kv.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
 
 /// n rows of μ + (Student-t ν coordinates)·scale, row-major.
 fn student_data(seed: u64, n: usize, mu: &[f64], nu: f64, scale: f64) -> Vec<f64> {

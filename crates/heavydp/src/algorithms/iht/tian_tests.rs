@@ -10,7 +10,7 @@ use crate::data::Dataset;
 use crate::loss::LossKind;
 use crate::noise::rng_from_seed;
 use crate::privacy::{Budget, PrivacyModel};
-use crate::test_support::{on_threads, sparse_ball, FitSeeded};
+use crate::test_support::{on_threads, params, sparse_ball, FitSeeded};
 use std::collections::BTreeMap;
 
 fn student(n: usize, d: usize, zeta: f64, seed: u64) -> (Dataset, Vec<f64>) {
@@ -35,12 +35,6 @@ fn replace_row0(data: &Dataset, x: &[f64], y: f64) -> Dataset {
     let mut ys = data.y().to_vec();
     ys[0] = y;
     Dataset::from_rows(xs, ys, data.d()).unwrap()
-}
-
-fn params(kv: &[(&str, &str)]) -> ParamMap {
-    kv.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 /// The largest ℓ∞ change of Σ_{rows} g_i x̃_i (times `scale`) over the replacement of

@@ -6,7 +6,7 @@ use super::*;
 use crate::constraints::{L1Ball, L2Ball, Simplex};
 use crate::mechanisms::Mechanism;
 use crate::noise::rng_from_seed;
-use crate::test_support::{bits, on_threads, sparse_ball, FitSeeded};
+use crate::test_support::{bits, on_threads, params, sparse_ball, FitSeeded};
 use rand::Rng;
 use rand_distr::{Distribution, StudentT};
 
@@ -22,12 +22,6 @@ fn student(n: usize, w_star: &[f64], nu: f64, seed: u64) -> Dataset {
         .map(|r| crate::linalg::dot(r, w_star) + t.sample(&mut rng))
         .collect();
     Dataset::from_rows(x, y, d).unwrap()
-}
-
-fn params(kv: &[(&str, &str)]) -> ParamMap {
-    kv.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 fn l2_dist(a: &[f64], b: &[f64]) -> f64 {
