@@ -72,7 +72,7 @@ pub fn hu_lognormal(n: usize, d: usize, seed: u64) -> (Dataset, Vec<f64>) {
 }
 
 /// Population excess risk of the squared loss for Lognormal(0, σ² = 0.6) features and
-/// independent centred noise: (w − w*)ᵀ E[xxᵀ] (w − w*).
+/// independent centred noise: (w − w*)ᵀ E\[xxᵀ\] (w − w*).
 pub fn lognormal_excess(w: &[f64], w_star: &[f64]) -> f64 {
     let mu = 0.3f64.exp();
     let var = (0.6f64.exp() - 1.0) * 0.6f64.exp();
