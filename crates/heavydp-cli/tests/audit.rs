@@ -1,10 +1,7 @@
 //! `heavydp audit`: the CONTRACT's JSON report, the target list, and one-line errors.
 
-use assert_cmd::Command;
-
-fn heavydp() -> Command {
-    Command::cargo_bin("heavydp").unwrap()
-}
+mod common;
+use common::*;
 
 fn audit_json(args: &[&str]) -> serde_json::Value {
     let out = heavydp().arg("audit").args(args).assert().success();
@@ -13,7 +10,7 @@ fn audit_json(args: &[&str]) -> serde_json::Value {
 
 #[test]
 fn laplace_passes_and_its_broken_twin_is_flagged() {
-    let r = audit_json(&["--target", "laplace", "--epsilon", "1"]);
+    let r = audit_json(&words("--target laplace --epsilon 1"));
     assert_eq!(r["target"], "laplace");
     assert_eq!(r["epsilon_claimed"], 1.0);
     assert_eq!(r["delta_claimed"], 0.0);
@@ -22,7 +19,7 @@ fn laplace_passes_and_its_broken_twin_is_flagged() {
     assert!(lb > 0.5 && lb <= 1.0, "{r}");
     assert!(r["trials"].as_u64().unwrap() >= 100_000);
 
-    let b = audit_json(&["--target", "laplace-broken", "--epsilon", "1"]);
+    let b = audit_json(&words("--target laplace-broken --epsilon 1"));
     assert_eq!(b["target"], "laplace-broken");
     assert_eq!(b["passed"], false);
     assert!(b["epsilon_lower_bound"].as_f64().unwrap() > 1.0, "{b}");
@@ -51,14 +48,14 @@ fn flags_are_honoured_and_runs_are_reproducible() {
     assert_eq!(a["passed"], false);
     assert_eq!(a, audit_json(&args));
     // an (epsilon, delta) target's default delta
-    let r = audit_json(&["--target", "dp-iht-l1", "--epsilon", "1", "--trials", "500"]);
+    let r = audit_json(&words("--target dp-iht-l1 --epsilon 1 --trials 500"));
     assert_eq!(r["delta_claimed"], 1e-5);
     assert_eq!(r["passed"], true);
 }
 
 #[test]
 fn list_names_every_target_and_its_twin() {
-    let out = heavydp().args(["audit", "--list"]).assert().success();
+    let out = cli("audit --list").assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     for name in [
         "laplace",
@@ -98,10 +95,7 @@ fn list_names_every_target_and_its_twin() {
             "{twin} missing"
         );
     }
-    let out = heavydp()
-        .args(["audit", "--list", "--json"])
-        .assert()
-        .success();
+    let out = cli("audit --list --json").assert().success();
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let rows = v.as_array().unwrap();
     assert_eq!(rows.len(), 54);
@@ -135,18 +129,18 @@ fn fails(args: &[&str], msg: &str) {
 #[test]
 fn bad_requests_fail_with_one_line_errors() {
     fails(
-        &["--target", "laplce", "--epsilon", "1"],
+        &words("--target laplce --epsilon 1"),
         "unknown audit target 'laplce'",
     );
-    fails(&["--target", "laplace", "--epsilon", "0"], "--epsilon");
-    fails(&["--target", "laplace", "--epsilon", "-1"], "--epsilon");
-    fails(&["--target", "laplace", "--epsilon", "inf"], "finite");
+    fails(&words("--target laplace --epsilon 0"), "--epsilon");
+    fails(&words("--target laplace --epsilon -1"), "--epsilon");
+    fails(&words("--target laplace --epsilon inf"), "finite");
     fails(
-        &["--target", "laplace", "--epsilon", "abc"],
+        &words("--target laplace --epsilon abc"),
         "--epsilon must be a number",
     );
-    fails(&["--target", "laplace"], "missing --epsilon");
-    fails(&["--epsilon", "1"], "missing --target");
+    fails(&words("--target laplace"), "missing --epsilon");
+    fails(&words("--epsilon 1"), "missing --target");
     for d in ["1", "-0.1", "2"] {
         fails(
             &["--target", "laplace", "--epsilon", "1", "--delta", d],
@@ -154,23 +148,23 @@ fn bad_requests_fail_with_one_line_errors() {
         );
     }
     fails(
-        &["--target", "peeling", "--epsilon", "1", "--delta", "0"],
+        &words("--target peeling --epsilon 1 --delta 0"),
         "needs --delta > 0",
     );
     fails(
-        &["--target", "laplace", "--epsilon", "1", "--trials", "0"],
+        &words("--target laplace --epsilon 1 --trials 0"),
         "--trials must be at least 2",
     );
     fails(
-        &["--target", "laplace", "--epsilon", "1", "--trials", "-5"],
+        &words("--target laplace --epsilon 1 --trials -5"),
         "--trials must be a whole number",
     );
     fails(
-        &["--list", "--target", "laplace"],
+        &words("--list --target laplace"),
         "either --list or --target",
     );
     fails(
-        &["--json", "--target", "laplace", "--epsilon", "1"],
+        &words("--json --target laplace --epsilon 1"),
         "--json applies only to --list",
     );
 }

@@ -1,42 +1,20 @@
 //! End-to-end tests of the `heavydp` binary: CSV → model file → predictions / metrics,
 //! and the rejection of bad input (specific message, non-zero exit, no output file).
 
-use assert_cmd::Command;
+mod common;
+use common::*;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
-
-fn heavydp() -> Command {
-    Command::cargo_bin("heavydp").unwrap()
-}
-
-fn p(dir: &TempDir, name: &str) -> String {
-    dir.path().join(name).to_str().unwrap().to_string()
-}
-
-fn read_json(path: &str) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 /// Bounded-ish data for the Talwar algorithms: hu-linear-lognormal, small.
 fn simulate(dir: &TempDir, scenario: &str, n: usize, d: usize) -> (String, String) {
     let data = p(dir, "data.csv");
     let truth = p(dir, "truth.json");
     heavydp()
-        .args([
-            "simulate",
-            "--scenario",
-            scenario,
-            "--n",
-            &n.to_string(),
-            "--d",
-            &d.to_string(),
-            "--seed",
-            "3",
-            "--out",
-            &data,
-            "--truth",
-            &truth,
-        ])
+        .args(argv(
+            "simulate --scenario {} --n {} --d {} --seed 3 --out {} --truth {}",
+            &[scenario, &n.to_string(), &d.to_string(), &data, &truth],
+        ))
         .assert()
         .success();
     (data, truth)
@@ -44,24 +22,19 @@ fn simulate(dir: &TempDir, scenario: &str, n: usize, d: usize) -> (String, Strin
 
 fn fit(data: &str, out: &str, algorithm: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
     let mut c = heavydp();
-    c.args([
-        "fit",
-        "--algorithm",
-        algorithm,
-        "--data",
-        data,
-        "--out",
-        out,
-    ]);
+    c.args(argv(
+        "fit --algorithm {} --data {} --out {}",
+        &[algorithm, data, out],
+    ));
     c.args(extra);
     // First-wave semantics (raw columns, no intercept) unless a test asks for the
     // second-wave preprocessing explicitly; tests/pipeline.rs and the second-wave tests
     // below cover the defaults.
     if !extra.contains(&"--scale") {
-        c.args(["--scale", "none"]);
+        c.args(words("--scale none"));
     }
     if !extra.contains(&"--intercept") {
-        c.args(["--intercept", "none"]);
+        c.args(words("--intercept none"));
     }
     c.assert()
 }
@@ -71,50 +44,32 @@ fn every_algorithm_end_to_end_from_csv_to_model_file() {
     let dir = TempDir::new().unwrap();
     let (data, truth) = simulate(&dir, "hu-linear-lognormal", 2000, 5);
     let cases: &[(&str, &[&str])] = &[
-        ("frank-wolfe", &["--epsilon", "inf"]),
+        ("frank-wolfe", &words("--epsilon inf")),
         (
             "dp-frank-wolfe",
-            &["--epsilon", "1", "--delta", "1e-5", "--param", "bound=4"],
+            &words("--epsilon 1 --delta 1e-5 --param bound=4"),
         ),
         (
             "dp-frank-wolfe-gaussian",
-            &["--epsilon", "1", "--delta", "1e-5", "--param", "bound=4"],
+            &words("--epsilon 1 --delta 1e-5 --param bound=4"),
         ),
         (
             "noisy-mirror-descent",
-            &[
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-5",
-                "--param",
-                "bound=4",
-                "--domain",
-                "l1-ball",
-            ],
+            &words("--epsilon 1 --delta 1e-5 --param bound=4 --domain l1-ball"),
         ),
         (
             "objective-perturbation",
-            &[
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-5",
-                "--param",
-                "bound=4",
-                "--domain",
-                "l1-ball",
-            ],
+            &words("--epsilon 1 --delta 1e-5 --param bound=4 --domain l1-ball"),
         ),
-        ("ht-frank-wolfe", &["--epsilon", "1"]),
-        ("ht-lasso", &["--epsilon", "1", "--delta", "1e-5"]),
+        ("ht-frank-wolfe", &words("--epsilon 1")),
+        ("ht-lasso", &words("--epsilon 1 --delta 1e-5")),
         (
             "ht-sparse-linreg",
-            &["--epsilon", "1", "--delta", "1e-5", "--sparsity", "2"],
+            &words("--epsilon 1 --delta 1e-5 --sparsity 2"),
         ),
         (
             "ht-sparse-opt",
-            &["--epsilon", "1", "--delta", "1e-5", "--sparsity", "2"],
+            &words("--epsilon 1 --delta 1e-5 --sparsity 2"),
         ),
     ];
     for (alg, args) in cases {
@@ -148,11 +103,7 @@ fn every_algorithm_end_to_end_from_csv_to_model_file() {
         // Same seed, same model file.
         let again = p(&dir, &format!("{alg}-again.json"));
         fit(&data, &again, alg, &a).success();
-        assert_eq!(
-            std::fs::read(&out).unwrap(),
-            std::fs::read(&again).unwrap(),
-            "{alg} is not reproducible"
-        );
+        assert_reproduced(&out, &again, alg);
         // predict and evaluate
         let preds = heavydp()
             .args(["predict", "--model", &out, "--data", &data])
@@ -163,9 +114,10 @@ fn every_algorithm_end_to_end_from_csv_to_model_file() {
         assert_eq!(lines[0], "prediction");
         assert_eq!(lines.len(), 2001);
         let ev = heavydp()
-            .args([
-                "evaluate", "--model", &out, "--data", &data, "--truth", &truth,
-            ])
+            .args(argv(
+                "evaluate --model {} --data {} --truth {}",
+                &[&out, &data, &truth],
+            ))
             .assert()
             .success();
         let v: serde_json::Value = serde_json::from_slice(&ev.get_output().stdout).unwrap();
@@ -185,23 +137,14 @@ fn epsilon_infinity_matches_frank_wolfe_through_the_cli() {
         &data,
         &a,
         "frank-wolfe",
-        &["--epsilon", "inf", "--param", "bound=3", "--param", "T=40"],
+        &words("--epsilon inf --param bound=3 --param T=40"),
     )
     .success();
     fit(
         &data,
         &b,
         "dp-frank-wolfe",
-        &[
-            "--epsilon",
-            "inf",
-            "--param",
-            "bound=3",
-            "--param",
-            "T=40",
-            "--seed",
-            "5",
-        ],
+        &words("--epsilon inf --param bound=3 --param T=40 --seed 5"),
     )
     .success();
     assert_eq!(read_json(&a)["weights"], read_json(&b)["weights"]);
@@ -216,18 +159,7 @@ fn logistic_models_predict_probabilities() {
         &data,
         &out,
         "dp-frank-wolfe",
-        &[
-            "--epsilon",
-            "2",
-            "--delta",
-            "1e-5",
-            "--loss",
-            "logistic",
-            "--param",
-            "bound=4",
-            "--seed",
-            "1",
-        ],
+        &words("--epsilon 2 --delta 1e-5 --loss logistic --param bound=4 --seed 1"),
     )
     .success();
     let preds = heavydp()
@@ -240,9 +172,10 @@ fn logistic_models_predict_probabilities() {
         assert!((0.0..=1.0).contains(&v));
     }
     let ev = heavydp()
-        .args([
-            "evaluate", "--model", &out, "--data", &data, "--truth", &truth,
-        ])
+        .args(argv(
+            "evaluate --model {} --data {} --truth {}",
+            &[&out, &data, &truth],
+        ))
         .assert()
         .success();
     let v: serde_json::Value = serde_json::from_slice(&ev.get_output().stdout).unwrap();
@@ -251,7 +184,7 @@ fn logistic_models_predict_probabilities() {
 
 #[test]
 fn algorithms_json_lists_parameters() {
-    let out = heavydp().args(["algorithms", "--json"]).assert().success();
+    let out = cli("algorithms --json").assert().success();
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let arr = v.as_array().unwrap();
     let names: Vec<&str> = arr.iter().map(|a| a["name"].as_str().unwrap()).collect();
@@ -285,16 +218,10 @@ fn algorithms_json_lists_parameters() {
 
 // ------------------------------------------------------------------ bad input
 
-fn write(dir: &TempDir, name: &str, text: &str) -> String {
-    let path = p(dir, name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
 /// Runs `fit` on `data` and asserts failure with `msg` in stderr and no output file.
 fn fit_fails(dir: &TempDir, data: &str, extra: &[&str], msg: &str) {
     let out = p(dir, "model.json");
-    let mut args = vec!["--epsilon", "1", "--delta", "1e-5", "--param", "bound=2"];
+    let mut args = words("--epsilon 1 --delta 1e-5 --param bound=2");
     // later flags may override nothing: clap rejects duplicates, so extra holds other flags only
     args.extend_from_slice(extra);
     let a = fit(data, &out, "dp-frank-wolfe", &args).failure();
@@ -361,7 +288,7 @@ fn bad_data_files_are_rejected_with_row_and_column() {
         &f,
         &p(&dir, "m.json"),
         "dp-frank-wolfe",
-        &["--epsilon", "1", "--delta", "1e-5", "--param", "bound=0.5"],
+        &words("--epsilon 1 --delta 1e-5 --param bound=0.5"),
     );
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "x1,y\n1,2\n");
 }
@@ -374,211 +301,123 @@ fn bad_flags_are_rejected_before_any_output() {
     let cases: Vec<(&str, Vec<&str>, &str)> = vec![
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "0", "--param", "bound=1"],
+            words("--epsilon 0 --param bound=1"),
             "--epsilon must be a number > 0",
         ),
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "-1", "--param", "bound=1"],
+            words("--epsilon -1 --param bound=1"),
             "--epsilon must be a number > 0",
         ),
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "abc", "--param", "bound=1"],
+            words("--epsilon abc --param bound=1"),
             "--epsilon must be a number",
         ),
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "1", "--delta", "1", "--param", "bound=1"],
+            words("--epsilon 1 --delta 1 --param bound=1"),
             "--delta must be in [0, 1)",
         ),
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "1", "--delta", "-0.1", "--param", "bound=1"],
+            words("--epsilon 1 --delta -0.1 --param bound=1"),
             "--delta must be in [0, 1)",
         ),
         (
             // issue 20 item 4: an explicit 0 for an (ε, δ) algorithm is an error
             "dp-frank-wolfe",
-            vec!["--epsilon", "1", "--delta", "0", "--param", "bound=1"],
+            words("--epsilon 1 --delta 0 --param bound=1"),
             "--delta 0 is not allowed",
         ),
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "1", "--param", "bound=auto", "--scale", "none"],
+            words("--epsilon 1 --param bound=auto --scale none"),
             "bound=auto needs scaled data",
         ),
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "1", "--intercept", "maybe"],
+            words("--epsilon 1 --intercept maybe"),
             "--intercept must be 'private' or 'none'",
         ),
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "1", "--scale", "public:"],
+            words("--epsilon 1 --scale public:"),
             "--scale must be 'private', 'none' or 'public:FILE.json'",
         ),
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "1", "--scale", "public:/no/such/file.json"],
+            words("--epsilon 1 --scale public:/no/such/file.json"),
             "cannot read",
         ),
         (
             "clipped-gd",
-            vec![
-                "--epsilon",
-                "1",
-                "--preprocess-share",
-                "1.5",
-                "--scale",
-                "private",
-            ],
+            words("--epsilon 1 --preprocess-share 1.5 --scale private"),
             "--preprocess-share must be in (0, 1)",
         ),
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "1", "--delta", "1e-5"],
+            words("--epsilon 1 --delta 1e-5"),
             "--param bound=B",
         ),
         (
             "dp-frank-wolfe",
-            vec![
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-5",
-                "--param",
-                "bound=1",
-                "--param",
-                "zeta=3",
-            ],
+            words("--epsilon 1 --delta 1e-5 --param bound=1 --param zeta=3"),
             "unknown parameter 'zeta'",
         ),
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "1", "--delta", "1e-5", "--param", "bound=-2"],
+            words("--epsilon 1 --delta 1e-5 --param bound=-2"),
             "parameter bound: expected a number > 0",
         ),
         (
             "dp-frank-wolfe",
-            vec!["--epsilon", "1", "--delta", "1e-5", "--param", "bound"],
+            words("--epsilon 1 --delta 1e-5 --param bound"),
             "expected KEY=VALUE",
         ),
         (
             "no-such-algorithm",
-            vec!["--epsilon", "1"],
+            words("--epsilon 1"),
             "unknown algorithm 'no-such-algorithm'",
         ),
         (
             "dp-frank-wolfe",
-            vec![
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-5",
-                "--param",
-                "bound=1",
-                "--loss",
-                "hinge",
-            ],
+            words("--epsilon 1 --delta 1e-5 --param bound=1 --loss hinge"),
             "unknown loss 'hinge'",
         ),
         (
             "dp-frank-wolfe",
-            vec![
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-5",
-                "--param",
-                "bound=1",
-                "--domain",
-                "box",
-            ],
+            words("--epsilon 1 --delta 1e-5 --param bound=1 --domain box"),
             "unknown domain 'box'",
         ),
         (
             "dp-frank-wolfe",
-            vec![
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-5",
-                "--param",
-                "bound=1",
-                "--domain",
-                "l2-ball",
-            ],
+            words("--epsilon 1 --delta 1e-5 --param bound=1 --domain l2-ball"),
             "domain 'l2-ball' is not supported",
         ),
         (
             "dp-frank-wolfe",
-            vec![
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-5",
-                "--param",
-                "bound=1",
-                "--radius",
-                "0",
-            ],
+            words("--epsilon 1 --delta 1e-5 --param bound=1 --radius 0"),
             "--radius must be a finite number > 0",
         ),
         (
             "dp-frank-wolfe",
-            vec![
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-5",
-                "--param",
-                "bound=1",
-                "--domain",
-                "polytope",
-            ],
+            words("--epsilon 1 --delta 1e-5 --param bound=1 --domain polytope"),
             "needs --param vertices=FILE.csv",
         ),
         (
             "dp-frank-wolfe",
-            vec![
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-5",
-                "--param",
-                "bound=1",
-                "--param",
-                "tau=1",
-            ],
+            words("--epsilon 1 --delta 1e-5 --param bound=1 --param tau=1"),
             "--param tau applies only to --loss huber",
         ),
         (
             "dp-frank-wolfe",
-            vec![
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-5",
-                "--param",
-                "bound=1",
-                "--target",
-                "x9",
-            ],
+            words("--epsilon 1 --delta 1e-5 --param bound=1 --target x9"),
             "target column 'x9' is not in the header",
         ),
         (
             "dp-frank-wolfe",
-            vec![
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-5",
-                "--param",
-                "bound=1",
-                "--loss",
-                "logistic",
-            ],
+            words("--epsilon 1 --delta 1e-5 --param bound=1 --loss logistic"),
             "logistic loss needs labels",
         ),
     ];
@@ -596,7 +435,7 @@ fn bad_flags_are_rejected_before_any_output() {
         &data,
         &p(&dir, "nope/model.json"),
         "dp-frank-wolfe",
-        &["--epsilon", "1", "--delta", "1e-5", "--param", "bound=1"],
+        &words("--epsilon 1 --delta 1e-5 --param bound=1"),
     )
     .failure();
     assert!(String::from_utf8_lossy(&a.get_output().stderr).contains("does not exist"));
@@ -608,50 +447,23 @@ fn simulate_rejects_bad_requests_and_writes_nothing() {
     let out = p(&dir, "d.csv");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
-            vec!["--scenario", "nope", "--n", "10", "--d", "3"],
+            words("--scenario nope --n 10 --d 3"),
             "unknown scenario 'nope'",
         ),
         (
-            vec!["--scenario", "hu-linear-lognormal", "--n", "0", "--d", "3"],
+            words("--scenario hu-linear-lognormal --n 0 --d 3"),
             "--n must be at least 1",
         ),
         (
-            vec![
-                "--scenario",
-                "hu-sparse-lognormal-noise",
-                "--n",
-                "10",
-                "--d",
-                "3",
-                "--sparsity",
-                "5",
-            ],
+            words("--scenario hu-sparse-lognormal-noise --n 10 --d 3 --sparsity 5"),
             "--sparsity must be in 1..=d",
         ),
         (
-            vec![
-                "--scenario",
-                "tian-sparse-student",
-                "--n",
-                "10",
-                "--d",
-                "30",
-                "--param",
-                "zeta=0.7",
-            ],
+            words("--scenario tian-sparse-student --n 10 --d 30 --param zeta=0.7"),
             "zeta must be 0.5",
         ),
         (
-            vec![
-                "--scenario",
-                "hu-linear-lognormal",
-                "--n",
-                "10",
-                "--d",
-                "3",
-                "--param",
-                "k=1",
-            ],
+            words("--scenario hu-linear-lognormal --n 10 --d 3 --param k=1"),
             "unknown parameter 'k'",
         ),
     ];
@@ -672,24 +484,15 @@ fn simulate_is_reproducible_and_documents_scenarios() {
     let b = p(&dir, "b.csv");
     for f in [&a, &b] {
         heavydp()
-            .args([
-                "simulate",
-                "--scenario",
-                "tian-sparse-student",
-                "--n",
-                "50",
-                "--d",
-                "20",
-                "--seed",
-                "9",
-                "--out",
-                f,
-            ])
+            .args(argv(
+                "simulate --scenario tian-sparse-student --n 50 --d 20 --seed 9 --out {}",
+                &[f],
+            ))
             .assert()
             .success();
     }
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
-    let h = heavydp().args(["simulate", "--help"]).assert().success();
+    let h = cli("simulate --help").assert().success();
     let text = String::from_utf8(h.get_output().stdout.clone()).unwrap();
     assert!(text.contains("variance 0.6") && text.contains("tian-sparse-student"));
 }
@@ -699,7 +502,7 @@ fn predict_and_evaluate_reject_bad_input() {
     let dir = TempDir::new().unwrap();
     let (data, _) = simulate(&dir, "hu-linear-lognormal", 200, 3);
     let model = p(&dir, "m.json");
-    fit(&data, &model, "frank-wolfe", &["--epsilon", "inf"]).success();
+    fit(&data, &model, "frank-wolfe", &words("--epsilon inf")).success();
     let other = write(&dir, "other.csv", "a,b,y\n1,2,3\n");
     let a = heavydp()
         .args(["predict", "--model", &model, "--data", &other])
@@ -755,7 +558,7 @@ fn heavy_tailed_algorithms_reject_impossible_requests() {
         &dir,
         &data,
         "ht-frank-wolfe",
-        &["--epsilon", "1", "--param", "T=31"],
+        &words("--epsilon 1 --param T=31"),
         "n = 30 records is too few for 31 disjoint data chunks",
     );
     // The sparse algorithms need the target sparsity.
@@ -763,7 +566,7 @@ fn heavy_tailed_algorithms_reject_impossible_requests() {
         &dir,
         &data,
         "ht-sparse-linreg",
-        &["--epsilon", "1"],
+        &words("--epsilon 1"),
         "--sparsity",
     );
     // The printed Peeling scale's composition does not close (spec Hu §E: s = 12 >
@@ -774,20 +577,7 @@ fn heavy_tailed_algorithms_reject_impossible_requests() {
         &wide,
         &wide_data,
         "ht-sparse-opt",
-        &[
-            "--epsilon",
-            "4",
-            "--delta",
-            "0.01",
-            "--sparsity",
-            "6",
-            "--param",
-            "s=12",
-            "--param",
-            "T=1",
-            "--param",
-            "calibration=paper",
-        ],
+        &words("--epsilon 4 --delta 0.01 --sparsity 6 --param s=12 --param T=1 --param calibration=paper"),
         "certify only",
     );
     // ht-lasso's printed ε₀ by advanced composition does not close (spec H11).
@@ -795,14 +585,7 @@ fn heavy_tailed_algorithms_reject_impossible_requests() {
         &dir,
         &data,
         "ht-lasso",
-        &[
-            "--epsilon",
-            "0.99",
-            "--delta",
-            "0.9",
-            "--param",
-            "calibration=paper",
-        ],
+        &words("--epsilon 0.99 --delta 0.9 --param calibration=paper"),
         "certifies only",
     );
     // Wrong domain.
@@ -810,7 +593,7 @@ fn heavy_tailed_algorithms_reject_impossible_requests() {
         &dir,
         &data,
         "ht-frank-wolfe",
-        &["--epsilon", "1", "--domain", "l2-ball"],
+        &words("--epsilon 1 --domain l2-ball"),
         "domain 'l2-ball' is not supported",
     );
 }
@@ -821,48 +604,19 @@ fn tian_algorithms_end_to_end() {
     let data = p(&dir, "tian.csv");
     let truth = p(&dir, "tian-truth.json");
     heavydp()
-        .args([
-            "simulate",
-            "--scenario",
-            "tian-sparse-student",
-            "--n",
-            "3000",
-            "--d",
-            "30",
-            "--sparsity",
-            "3",
-            "--param",
-            "zeta=0.5",
-            "--seed",
-            "5",
-            "--out",
-            &data,
-            "--truth",
-            &truth,
-        ])
+        .args(argv("simulate --scenario tian-sparse-student --n 3000 --d 30 --sparsity 3 --param zeta=0.5 --seed 5 --out {} --truth {}", &[&data, &truth]))
         .assert()
         .success();
     let cases: &[(&str, &str, &[&str])] = &[
-        ("dp-iht-huber", "huber", &["--epsilon", "1"]),
+        ("dp-iht-huber", "huber", &words("--epsilon 1")),
         (
             "dp-iht-huber",
             "huber",
-            &[
-                "--epsilon",
-                "1",
-                "--param",
-                "tau=2",
-                "--param",
-                "preset=paper",
-            ],
+            &words("--epsilon 1 --param tau=2 --param preset=paper"),
         ),
-        ("dp-iht-l1", "absolute", &["--epsilon", "1"]),
-        (
-            "dp-slr",
-            "squared",
-            &["--epsilon", "1", "--param", "bound=3.4"],
-        ),
-        ("adahuber", "huber", &["--epsilon", "inf"]),
+        ("dp-iht-l1", "absolute", &words("--epsilon 1")),
+        ("dp-slr", "squared", &words("--epsilon 1 --param bound=3.4")),
+        ("adahuber", "huber", &words("--epsilon inf")),
     ];
     for (i, (alg, loss, args)) in cases.iter().enumerate() {
         let out = p(&dir, &format!("tian-{i}.json"));
@@ -896,15 +650,12 @@ fn tian_algorithms_end_to_end() {
         }
         let again = p(&dir, &format!("tian-{i}-again.json"));
         fit(&data, &again, alg, &a).success();
-        assert_eq!(
-            std::fs::read(&out).unwrap(),
-            std::fs::read(&again).unwrap(),
-            "{alg} is not reproducible"
-        );
+        assert_reproduced(&out, &again, alg);
         let ev = heavydp()
-            .args([
-                "evaluate", "--model", &out, "--data", &data, "--truth", &truth,
-            ])
+            .args(argv(
+                "evaluate --model {} --data {} --truth {}",
+                &[&out, &data, &truth],
+            ))
             .assert()
             .success();
         let v: serde_json::Value = serde_json::from_slice(&ev.get_output().stdout).unwrap();
@@ -915,7 +666,7 @@ fn tian_algorithms_end_to_end() {
     // Impossible requests: one-line errors, nothing written.
     let sp = ["--sparsity", "3"];
     let with = |extra: &[&'static str]| -> Vec<&'static str> {
-        let mut v = vec!["--epsilon", "1"];
+        let mut v = words("--epsilon 1");
         v.extend_from_slice(extra);
         v
     };
@@ -924,24 +675,24 @@ fn tian_algorithms_end_to_end() {
         &dir,
         &data,
         "dp-iht-huber",
-        &with(&["--sparsity", "3", "--param", "T=3001"]),
+        &with(&words("--sparsity 3 --param T=3001")),
         "too few for 3001 disjoint data chunks",
     );
     fit_fails_with(
         &dir,
         &data,
         "dp-iht-huber",
-        &with(&["--sparsity", "3", "--loss", "squared"]),
+        &with(&words("--sparsity 3 --loss squared")),
         "loss 'squared' is not supported",
     );
     fit_fails_with(
         &dir,
         &data,
         "dp-iht-l1",
-        &with(&["--sparsity", "3", "--param", "decay=1.5"]),
+        &with(&words("--sparsity 3 --param decay=1.5")),
         "decay",
     );
-    fit_fails_with(&dir, &data, "dp-iht-l1", &with(&["--sparsity", "0"]), "");
+    fit_fails_with(&dir, &data, "dp-iht-l1", &with(&words("--sparsity 0")), "");
 }
 
 #[test]
@@ -974,9 +725,10 @@ fn adassp_end_to_end_and_its_errors() {
     fit(&data, &again, "adassp", &args).success();
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
     heavydp()
-        .args([
-            "evaluate", "--model", &out, "--data", &data, "--truth", &truth,
-        ])
+        .args(argv(
+            "evaluate --model {} --data {} --truth {}",
+            &[&out, &data, &truth],
+        ))
         .assert()
         .success();
     // Missing bound, half a bound pair, another domain: one-line errors, no model file.
@@ -984,28 +736,21 @@ fn adassp_end_to_end_and_its_errors() {
         &dir,
         &data,
         "adassp",
-        &["--epsilon", "1"],
+        &words("--epsilon 1"),
         "--param bound=B",
     );
     fit_fails_with(
         &dir,
         &data,
         "adassp",
-        &["--epsilon", "1", "--param", "bound_x=3"],
+        &words("--epsilon 1 --param bound_x=3"),
         "bound_y: required together with bound_x",
     );
     fit_fails_with(
         &dir,
         &data,
         "adassp",
-        &[
-            "--epsilon",
-            "1",
-            "--param",
-            "bound=4",
-            "--domain",
-            "l2-ball",
-        ],
+        &words("--epsilon 1 --param bound=4 --domain l2-ball"),
         "domain 'l2-ball' is not supported",
     );
 }
@@ -1019,34 +764,18 @@ fn second_wave_defaults_from_the_command_line() {
     let dir = TempDir::new().unwrap();
     let data = p(&dir, "d.csv");
     heavydp()
-        .args([
-            "simulate",
-            "--scenario",
-            "hu-linear-student",
-            "--n",
-            "3000",
-            "--d",
-            "3",
-            "--seed",
-            "1",
-            "--out",
-            &data,
-        ])
+        .args(argv(
+            "simulate --scenario hu-linear-student --n 3000 --d 3 --seed 1 --out {}",
+            &[&data],
+        ))
         .assert()
         .success();
     for out in [None, Some("-")] {
         let mut c = heavydp();
-        c.args([
-            "fit",
-            "--algorithm",
-            "clipped-gd",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-            "--seed",
-            "3",
-        ]);
+        c.args(argv(
+            "fit --algorithm clipped-gd --data {} --epsilon 1 --seed 3",
+            &[&data],
+        ));
         if let Some(o) = out {
             c.args(["--out", o]);
         }
@@ -1076,19 +805,10 @@ fn second_wave_defaults_from_the_command_line() {
     .unwrap();
     let out = p(&dir, "pub.json");
     heavydp()
-        .args([
-            "fit",
-            "--algorithm",
-            "adassp",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-            "--scale",
-            &format!("public:{scales}"),
-            "--out",
-            &out,
-        ])
+        .args(argv(
+            "fit --algorithm adassp --data {} --epsilon 1 --scale {} --out {}",
+            &[&data, &format!("public:{scales}"), &out],
+        ))
         .assert()
         .success();
     let m: serde_json::Value =
@@ -1104,19 +824,10 @@ fn second_wave_defaults_from_the_command_line() {
     // a column missing from the declared file is named
     std::fs::write(&scales, r#"{"columns": {"x1": {"centre": 0, "scale": 1}}}"#).unwrap();
     let a = heavydp()
-        .args([
-            "fit",
-            "--algorithm",
-            "adassp",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-            "--scale",
-            &format!("public:{scales}"),
-            "--out",
-            &out,
-        ])
+        .args(argv(
+            "fit --algorithm adassp --data {} --epsilon 1 --scale {} --out {}",
+            &[&data, &format!("public:{scales}"), &out],
+        ))
         .assert()
         .failure();
     let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
@@ -1127,17 +838,10 @@ fn second_wave_defaults_from_the_command_line() {
     // predict and evaluate use the intercept and the feature bounds
     let model = p(&dir, "m.json");
     heavydp()
-        .args([
-            "fit",
-            "--algorithm",
-            "auto",
-            "--data",
-            &data,
-            "--epsilon",
-            "2",
-            "--out",
-            &model,
-        ])
+        .args(argv(
+            "fit --algorithm auto --data {} --epsilon 2 --out {}",
+            &[&data, &model],
+        ))
         .assert()
         .success();
     let a = heavydp()

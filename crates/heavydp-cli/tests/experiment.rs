@@ -2,38 +2,35 @@
 //! files (results.csv, ID.png, summary.json). The real-data panel hu-fig4a
 //! (cells_ps.csv, n = 2019, d = 56) with --quick takes well under a second.
 
-use assert_cmd::Command;
+mod common;
+use common::*;
 use predicates::prelude::*;
 use std::path::Path;
 use tempfile::TempDir;
 
-fn heavydp() -> Command {
-    Command::cargo_bin("heavydp").unwrap()
-}
-
 fn run_fig4a(out: &Path, threads: &str) {
     heavydp()
-        .args([
-            "experiment",
-            "hu-fig4a",
-            "--quick",
-            "--reps",
-            "2",
-            "--threads",
-            threads,
-            "--seed",
-            "3",
-            "--out",
-        ])
+        .args(argv(
+            "experiment hu-fig4a --quick --reps 2 --threads {} --seed 3 --out",
+            &[threads],
+        ))
         .arg(out)
         .assert()
         .success();
 }
 
+/// `heavydp <args> <out>` fails with `msg` on stderr.
+fn fails_with(args: &str, out: &Path, msg: &str) {
+    cli(args)
+        .arg(out)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(msg));
+}
+
 #[test]
 fn list_shows_every_panel_and_the_replaced_datasets() {
-    heavydp()
-        .args(["experiment", "--list"])
+    cli("experiment --list")
         .assert()
         .success()
         .stdout(predicate::str::contains("hu-fig1a"))
@@ -48,36 +45,28 @@ fn list_shows_every_panel_and_the_replaced_datasets() {
 #[test]
 fn unknown_id_and_bad_flags_are_errors() {
     let dir = TempDir::new().unwrap();
-    heavydp()
-        .args(["experiment", "hu-fig99z", "--out"])
+    let o = dir.path().join("o");
+    cli("experiment hu-fig99z --out")
         .arg(dir.path().join("o"))
         .assert()
         .failure()
         .stderr(predicate::str::contains("unknown experiment 'hu-fig99z'"))
         .stderr(predicate::str::contains("heavydp experiment --list"));
     assert!(!dir.path().join("o").exists());
-    heavydp()
-        .args(["experiment", "hu-fig1a"])
+    cli("experiment hu-fig1a")
         .assert()
         .failure()
         .stderr(predicate::str::contains("--out"));
-    heavydp()
-        .args(["experiment", "hu-fig1a", "--param", "preset=nope", "--out"])
-        .arg(dir.path().join("o"))
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("preset"));
-    heavydp()
-        .args(["experiment", "hu-fig1a", "--reps", "0", "--out"])
-        .arg(dir.path().join("o"))
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("--reps"));
+    fails_with(
+        "experiment hu-fig1a --param preset=nope --out",
+        &o,
+        "preset",
+    );
+    fails_with("experiment hu-fig1a --reps 0 --out", &o, "--reps");
     // --out is an existing file
     let f = dir.path().join("file");
     std::fs::write(&f, "x").unwrap();
-    heavydp()
-        .args(["experiment", "hu-fig4a", "--quick", "--out"])
+    cli("experiment hu-fig4a --quick --out")
         .arg(&f)
         .assert()
         .failure()
@@ -85,7 +74,7 @@ fn unknown_id_and_bad_flags_are_errors() {
     // the real-data folder is missing
     heavydp()
         .env("HEAVYDP_DATA_DIR", dir.path().join("nowhere"))
-        .args(["experiment", "hu-fig4a", "--quick", "--reps", "1", "--out"])
+        .args(words("experiment hu-fig4a --quick --reps 1 --out"))
         .arg(dir.path().join("r"))
         .assert()
         .failure()
@@ -156,8 +145,7 @@ fn a_small_run_writes_the_three_files_reproducibly() {
 #[ignore = "about 10 s: a synthetic --quick panel with the non-private baseline"]
 fn quick_synthetic_panel() {
     let dir = TempDir::new().unwrap();
-    heavydp()
-        .args(["experiment", "hu-fig1c", "--quick", "--reps", "2", "--out"])
+    cli("experiment hu-fig1c --quick --reps 2 --out")
         .arg(dir.path())
         .assert()
         .success();
@@ -169,14 +157,13 @@ fn quick_synthetic_panel() {
 
 #[test]
 fn real_benchmark_is_listed_and_checks_its_data_folder() {
-    heavydp()
-        .args(["experiment", "--list"])
+    cli("experiment --list")
         .assert()
         .success()
         .stdout(predicate::str::contains("real-benchmark"));
     let dir = TempDir::new().unwrap();
-    heavydp()
-        .args(["experiment", "real-benchmark", "--quick", "--data-dir"])
+    let o = dir.path().join("o");
+    cli("experiment real-benchmark --quick --data-dir")
         .arg(dir.path().join("missing"))
         .arg("--out")
         .arg(dir.path().join("o"))
@@ -185,32 +172,15 @@ fn real_benchmark_is_listed_and_checks_its_data_folder() {
         .stderr(predicate::str::contains("cps1988_wage.csv not found"))
         .stderr(predicate::str::contains("--data-dir"));
     assert!(!dir.path().join("o").exists());
-    heavydp()
-        .args([
-            "experiment",
-            "real-benchmark",
-            "--param",
-            "sets=nope",
-            "--out",
-        ])
-        .arg(dir.path().join("o"))
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains("unknown dataset 'nope'"));
-    heavydp()
-        .args([
-            "experiment",
-            "hu-fig1a",
-            "--quick",
-            "--data-dir",
-            "x",
-            "--out",
-        ])
-        .arg(dir.path().join("o"))
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains(
-            "--data-dir applies only to real-benchmark",
-        ));
+    fails_with(
+        "experiment real-benchmark --param sets=nope --out",
+        &o,
+        "unknown dataset 'nope'",
+    );
+    fails_with(
+        "experiment hu-fig1a --quick --data-dir x --out",
+        &o,
+        "--data-dir applies only to real-benchmark",
+    );
     assert!(!dir.path().join("o").exists());
 }

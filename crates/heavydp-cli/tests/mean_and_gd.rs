@@ -3,23 +3,10 @@
 //! records the privacy spent, runs repeat with a seed, and bad input is refused with one
 //! line on stderr and nothing written.
 
-use assert_cmd::Command;
+mod common;
+use common::*;
 use std::path::Path;
 use tempfile::TempDir;
-
-fn heavydp() -> Command {
-    Command::cargo_bin("heavydp").unwrap()
-}
-
-fn p(dir: &TempDir, name: &str) -> String {
-    dir.path().join(name).to_str().unwrap().to_string()
-}
-
-fn write(dir: &TempDir, name: &str, text: &str) -> String {
-    let path = p(dir, name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 /// 2000 rows of 3 heavy-ish columns with means (1, −2, 0.5): a deterministic
 /// Student-t-like sequence (ratio of a symmetric value and a square root of a uniform).
@@ -62,26 +49,20 @@ fn mean_estimators_end_to_end() {
     let dir = TempDir::new().unwrap();
     let data = mean_data(&dir);
     for (est, extra, model) in [
-        ("clip", vec!["--delta", "1e-6"], "zcdp"),
+        ("clip", words("--delta 1e-6"), "zcdp"),
         // conservative accounting: the k group means are rho-zCDP together
-        ("iterative-updating", vec!["--delta", "1e-6"], "zcdp"),
+        ("iterative-updating", words("--delta 1e-6"), "zcdp"),
         ("catoni", vec![], "pure"),
         (
             "sparse-peeling",
-            vec!["--delta", "1e-6", "--param", "s=2"],
+            words("--delta 1e-6 --param s=2"),
             "approx",
         ),
     ] {
-        let mut args = vec![
-            "--estimator",
-            est,
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-            "--seed",
-            "5",
-        ];
+        let mut args = argv(
+            "--estimator {} --data {} --epsilon 1 --seed 5",
+            &[est, &data],
+        );
         args.extend(extra.iter());
         let v = mean_json(&args);
         assert_eq!(v["estimator"], est);
@@ -109,23 +90,16 @@ fn mean_estimators_end_to_end() {
     // --out writes the same JSON to a file
     let out = p(&dir, "m.json");
     heavydp()
-        .args([
-            "mean",
-            "--estimator",
-            "catoni",
-            "--data",
-            &data,
-            "--epsilon",
-            "inf",
-            "--out",
-            &out,
-        ])
+        .args(argv(
+            "mean --estimator catoni --data {} --epsilon inf --out {}",
+            &[&data, &out],
+        ))
         .assert()
         .success();
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(v["privacy"]["model"], "none");
-    let list = heavydp().args(["mean", "--list"]).assert().success();
+    let list = cli("mean --list").assert().success();
     let l: serde_json::Value = serde_json::from_slice(&list.get_output().stdout).unwrap();
     assert_eq!(l.as_array().unwrap().len(), 4);
 }
@@ -146,99 +120,54 @@ fn mean_rejects_bad_input() {
         "--epsilon must be a number > 0",
     );
     mean_fails(
-        &[
-            "--estimator",
-            "clip",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-            "--delta",
-            "1.5",
-        ],
+        &argv(
+            "--estimator clip --data {} --epsilon 1 --delta 1.5",
+            &[&data],
+        ),
         "--delta must be in [0, 1)",
     );
     mean_fails(
-        &[
-            "--estimator",
-            "clip",
-            "--data",
-            &ragged,
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-5",
-        ],
+        &argv(
+            "--estimator clip --data {} --epsilon 1 --delta 1e-5",
+            &[&ragged],
+        ),
         "r.csv",
     );
     mean_fails(
-        &[
-            "--estimator",
-            "clip",
-            "--data",
-            &nan,
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-5",
-        ],
+        &argv(
+            "--estimator clip --data {} --epsilon 1 --delta 1e-5",
+            &[&nan],
+        ),
         "n.csv",
     );
     mean_fails(
-        &[
-            "--estimator",
-            "clip",
-            "--data",
-            &empty,
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-5",
-        ],
+        &argv(
+            "--estimator clip --data {} --epsilon 1 --delta 1e-5",
+            &[&empty],
+        ),
         "e.csv",
     );
     mean_fails(
-        &[
-            "--estimator",
-            "clip",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-5",
-            "--param",
-            "bogus=1",
-        ],
+        &argv(
+            "--estimator clip --data {} --epsilon 1 --delta 1e-5 --param bogus=1",
+            &[&data],
+        ),
         "unknown parameter 'bogus'",
     );
     mean_fails(
-        &[
-            "--estimator",
-            "sparse-peeling",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-5",
-        ],
+        &argv(
+            "--estimator sparse-peeling --data {} --epsilon 1 --delta 1e-5",
+            &[&data],
+        ),
         "parameter s: required",
     );
     // nothing is written on error
     let out = p(&dir, "never.json");
     heavydp()
-        .args([
-            "mean",
-            "--estimator",
-            "clip",
-            "--data",
-            &nan,
-            "--epsilon",
-            "1",
-            "--out",
-            &out,
-        ])
+        .args(argv(
+            "mean --estimator clip --data {} --epsilon 1 --out {}",
+            &[&nan, &out],
+        ))
         .assert()
         .failure();
     assert!(!Path::new(&out).exists());
@@ -247,19 +176,10 @@ fn mean_rejects_bad_input() {
 fn simulate(dir: &TempDir, scenario: &str, n: usize, d: usize) -> String {
     let data = p(dir, "data.csv");
     heavydp()
-        .args([
-            "simulate",
-            "--scenario",
-            scenario,
-            "--n",
-            &n.to_string(),
-            "--d",
-            &d.to_string(),
-            "--seed",
-            "3",
-            "--out",
-            &data,
-        ])
+        .args(argv(
+            "simulate --scenario {} --n {} --d {} --seed 3 --out {}",
+            &[scenario, &n.to_string(), &d.to_string(), &data],
+        ))
         .assert()
         .success();
     data
@@ -268,7 +188,7 @@ fn simulate(dir: &TempDir, scenario: &str, n: usize, d: usize) -> String {
 fn fit_json(data: &str, out: &str, alg: &str, extra: &[&str]) -> serde_json::Value {
     heavydp()
         .args(["fit", "--algorithm", alg, "--data", data, "--out", out])
-        .args(["--scale", "none", "--intercept", "none"])
+        .args(words("--scale none --intercept none"))
         .args(extra)
         .assert()
         .success();
@@ -282,24 +202,17 @@ fn zhao_and_wangxu_algorithms_end_to_end() {
     let cases: &[(&str, &[&str], &str)] = &[
         (
             "clipped-gd",
-            &["--epsilon", "1", "--delta", "1e-5", "--param", "M=3"],
+            &words("--epsilon 1 --delta 1e-5 --param M=3"),
             "zcdp",
         ),
         (
             "iterative-updating-gd",
-            &["--epsilon", "1", "--delta", "1e-5", "--param", "T=5"],
+            &words("--epsilon 1 --delta 1e-5 --param T=5"),
             "approx",
         ),
         (
             "l1-regression-expmech",
-            &[
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-6",
-                "--param",
-                "max_candidates=4096",
-            ],
+            &words("--epsilon 1 --delta 1e-6 --param max_candidates=4096"),
             "approx",
         ),
     ];
@@ -315,11 +228,7 @@ fn zhao_and_wangxu_algorithms_end_to_end() {
         assert_eq!(m["weights"].as_array().unwrap().len(), 2);
         let again = p(&dir, &format!("{alg}-2.json"));
         fit_json(&data, &again, alg, &a);
-        assert_eq!(
-            std::fs::read(&out).unwrap(),
-            std::fs::read(&again).unwrap(),
-            "{alg} is not reproducible"
-        );
+        assert_reproduced(&out, &again, alg);
     }
     // the expmech model file records the net actually used
     let m: serde_json::Value = serde_json::from_str(
@@ -334,7 +243,7 @@ fn zhao_and_wangxu_algorithms_end_to_end() {
 /// Issue 20 item 6: `mean --help` marks the shuffle accounting as unproven.
 #[test]
 fn mean_help_marks_the_shuffle_accounting_unproven() {
-    let out = heavydp().args(["mean", "--help"]).output().unwrap();
+    let out = cli("mean --help").output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.lines()

@@ -1,18 +1,11 @@
 //! A statistician's first hour (issue 19): self-explaining help, no silent nonsense,
 //! Unix manners (`--out -`, quiet broken pipes).
 
-use assert_cmd::Command;
+mod common;
+use common::*;
 use std::io::{BufRead, BufReader, Read};
 use std::process::Stdio;
 use tempfile::TempDir;
-
-fn heavydp() -> Command {
-    Command::cargo_bin("heavydp").unwrap()
-}
-
-fn p(dir: &TempDir, name: &str) -> String {
-    dir.path().join(name).to_str().unwrap().to_string()
-}
 
 const SUBCOMMANDS: [&str; 9] = [
     "demo",
@@ -82,7 +75,7 @@ fn every_flag_of_every_subcommand_has_a_description() {
 
 #[test]
 fn fit_and_mean_help_show_every_default_and_the_status_values() {
-    let help = String::from_utf8(heavydp().args(["fit", "-h"]).output().unwrap().stdout).unwrap();
+    let help = String::from_utf8(cli("fit -h").output().unwrap().stdout).unwrap();
     for (flag, desc) in options(&help) {
         let required = desc.contains("required") || flag.contains("help");
         assert!(
@@ -91,8 +84,7 @@ fn fit_and_mean_help_show_every_default_and_the_status_values() {
         );
     }
     assert!(help.contains("n^-1.1"), "delta's real default is shown");
-    let long =
-        String::from_utf8(heavydp().args(["fit", "--help"]).output().unwrap().stdout).unwrap();
+    let long = String::from_utf8(cli("fit --help").output().unwrap().stdout).unwrap();
     for status in [
         "completed",
         "converged",
@@ -104,7 +96,7 @@ fn fit_and_mean_help_show_every_default_and_the_status_values() {
             "fit --help documents status '{status}'"
         );
     }
-    let help = String::from_utf8(heavydp().args(["mean", "-h"]).output().unwrap().stdout).unwrap();
+    let help = String::from_utf8(cli("mean -h").output().unwrap().stdout).unwrap();
     for (flag, desc) in options(&help) {
         let ok = desc.contains("required")
             || desc.contains("[default")
@@ -132,14 +124,8 @@ fn algorithms_table_stays_aligned_and_says_when_to_use_each() {
             }
         }
     }
-    let json: serde_json::Value = serde_json::from_slice(
-        &heavydp()
-            .args(["algorithms", "--json"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(&cli("algorithms --json").output().unwrap().stdout).unwrap();
     let arr = json.as_array().unwrap();
     assert!(arr.len() >= 16);
     for a in arr {
@@ -185,22 +171,7 @@ fn notes(j: &serde_json::Value) -> Vec<String> {
 fn iterative_updating_at_the_starting_centre_says_so() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 20000);
-    let (j, err) = mean_json(&[
-        "--estimator",
-        "iterative-updating",
-        "--data",
-        &data,
-        "--columns",
-        "wage",
-        "--epsilon",
-        "1",
-        "--delta",
-        "1e-5",
-        "--param",
-        "M=1e4",
-        "--seed",
-        "1",
-    ]);
+    let (j, err) = mean_json(&argv("--estimator iterative-updating --data {} --columns wage --epsilon 1 --delta 1e-5 --param M=1e4 --seed 1", &[&data]));
     assert_eq!(j["mean"][0].as_f64().unwrap(), 0.0, "the case of issue 19");
     let n = notes(&j);
     assert!(n.iter().any(|m| m.contains("starting centre")), "{n:?}");
@@ -214,18 +185,10 @@ fn iterative_updating_at_the_starting_centre_says_so() {
 fn catoni_with_tau_far_from_the_data_scale_says_so() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 5000);
-    let (j, err) = mean_json(&[
-        "--estimator",
-        "catoni",
-        "--data",
-        &data,
-        "--columns",
-        "wage",
-        "--epsilon",
-        "1",
-        "--seed",
-        "1",
-    ]);
+    let (j, err) = mean_json(&argv(
+        "--estimator catoni --data {} --columns wage --epsilon 1 --seed 1",
+        &[&data],
+    ));
     let n = notes(&j);
     assert!(n.iter().any(|m| m.contains("tau was not given")), "{n:?}");
     assert!(
@@ -234,20 +197,10 @@ fn catoni_with_tau_far_from_the_data_scale_says_so() {
     );
     assert!(err.contains("note: tau was not given"), "{err}");
     // declared at the data's scale: no warning about tau, and a sensible mean
-    let (j, _) = mean_json(&[
-        "--estimator",
-        "catoni",
-        "--data",
-        &data,
-        "--columns",
-        "wage",
-        "--epsilon",
-        "1",
-        "--seed",
-        "1",
-        "--param",
-        "tau=1e6",
-    ]);
+    let (j, _) = mean_json(&argv(
+        "--estimator catoni --data {} --columns wage --epsilon 1 --seed 1 --param tau=1e6",
+        &[&data],
+    ));
     let n = notes(&j);
     assert!(n.is_empty(), "{n:?}");
     let m = j["mean"][0].as_f64().unwrap();
@@ -258,18 +211,10 @@ fn catoni_with_tau_far_from_the_data_scale_says_so() {
 fn catoni_truncation_collapsing_is_an_announced_public_fact() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 50);
-    let (j, _) = mean_json(&[
-        "--estimator",
-        "catoni",
-        "--data",
-        &data,
-        "--epsilon",
-        "0.01",
-        "--seed",
-        "1",
-        "--param",
-        "tau=1e6",
-    ]);
+    let (j, _) = mean_json(&argv(
+        "--estimator catoni --data {} --epsilon 0.01 --seed 1 --param tau=1e6",
+        &[&data],
+    ));
     let n = notes(&j);
     assert!(n.iter().any(|m| m.contains("truncation scale k")), "{n:?}");
 }
@@ -278,30 +223,16 @@ fn catoni_truncation_collapsing_is_an_announced_public_fact() {
 fn fit_status_reads_completed_and_old_files_still_read() {
     let dir = TempDir::new().unwrap();
     let data = p(&dir, "d.csv");
-    heavydp()
-        .args([
-            "simulate",
-            "--scenario",
-            "hu-linear-student",
-            "--n",
-            "400",
-            "--d",
-            "3",
-        ])
+    cli("simulate --scenario hu-linear-student --n 400 --d 3")
         .args(["--seed", "2", "--out", &data])
         .assert()
         .success();
     let o = heavydp()
-        .args([
-            "fit",
-            "--algorithm",
-            "clipped-gd",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-        ])
-        .args(["--seed", "1", "--out", "-"])
+        .args(argv(
+            "fit --algorithm clipped-gd --data {} --epsilon 1",
+            &[&data],
+        ))
+        .args(words("--seed 1 --out -"))
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -324,33 +255,20 @@ fn fit_status_reads_completed_and_old_files_still_read() {
 fn mean_columns_selects_by_name_and_lists_unknown_ones() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 200);
-    let (j, _) = mean_json(&[
-        "--estimator",
-        "catoni",
-        "--data",
-        &data,
-        "--columns",
-        "education",
-        "--epsilon",
-        "inf",
-        "--param",
-        "tau=200",
-    ]);
+    let (j, _) = mean_json(&argv(
+        "--estimator catoni --data {} --columns education --epsilon inf --param tau=200",
+        &[&data],
+    ));
     assert_eq!(j["columns"], serde_json::json!(["education"]));
     assert_eq!(j["d"], 1);
     let m = j["mean"][0].as_f64().unwrap();
     assert!((m - 12.5).abs() < 0.5, "{m}");
     let o = heavydp()
-        .args([
-            "mean",
-            "--estimator",
-            "catoni",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-        ])
-        .args(["--columns", "wage,hours,age"])
+        .args(argv(
+            "mean --estimator catoni --data {} --epsilon 1",
+            &[&data],
+        ))
+        .args(words("--columns wage,hours,age"))
         .output()
         .unwrap();
     assert!(!o.status.success());
@@ -368,18 +286,11 @@ fn out_dash_writes_to_stdout_and_creates_no_file() {
     let data = wage_csv(&dir, 100);
     let o = heavydp()
         .current_dir(dir.path())
-        .args([
-            "mean",
-            "--estimator",
-            "catoni",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-            "--out",
-            "-",
-        ])
-        .args(["--param", "tau=1e6"])
+        .args(argv(
+            "mean --estimator catoni --data {} --epsilon 1 --out -",
+            &[&data],
+        ))
+        .args(words("--param tau=1e6"))
         .output()
         .unwrap();
     assert!(o.status.success());
@@ -388,16 +299,8 @@ fn out_dash_writes_to_stdout_and_creates_no_file() {
     // simulate --out - : the CSV on stdout
     let o = heavydp()
         .current_dir(dir.path())
-        .args([
-            "simulate",
-            "--scenario",
-            "hu-linear-student",
-            "--n",
-            "5",
-            "--d",
-            "2",
-        ])
-        .args(["--seed", "1", "--out", "-"])
+        .args(words("simulate --scenario hu-linear-student --n 5 --d 2"))
+        .args(words("--seed 1 --out -"))
         .output()
         .unwrap();
     assert!(o.status.success());
@@ -409,15 +312,10 @@ fn out_dash_writes_to_stdout_and_creates_no_file() {
     std::fs::write(&sim, &csv).unwrap();
     let model = p(&dir, "model.json");
     heavydp()
-        .args([
-            "fit",
-            "--algorithm",
-            "clipped-gd",
-            "--data",
-            &sim,
-            "--epsilon",
-            "inf",
-        ])
+        .args(argv(
+            "fit --algorithm clipped-gd --data {} --epsilon inf",
+            &[&sim],
+        ))
         .args(["--out", &model])
         .assert()
         .success();
@@ -437,30 +335,16 @@ fn out_dash_writes_to_stdout_and_creates_no_file() {
 fn predict_into_a_closed_pipe_exits_quietly() {
     let dir = TempDir::new().unwrap();
     let data = p(&dir, "big.csv");
-    heavydp()
-        .args([
-            "simulate",
-            "--scenario",
-            "hu-linear-student",
-            "--n",
-            "100000",
-            "--d",
-            "2",
-        ])
+    cli("simulate --scenario hu-linear-student --n 100000 --d 2")
         .args(["--seed", "1", "--out", &data])
         .assert()
         .success();
     let model = p(&dir, "m.json");
     heavydp()
-        .args([
-            "fit",
-            "--algorithm",
-            "clipped-gd",
-            "--data",
-            &data,
-            "--epsilon",
-            "inf",
-        ])
+        .args(argv(
+            "fit --algorithm clipped-gd --data {} --epsilon inf",
+            &[&data],
+        ))
         .args(["--intercept", "none", "--scale", "none", "--out", &model])
         .assert()
         .success();

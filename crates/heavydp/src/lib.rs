@@ -64,6 +64,8 @@ pub mod noise;
 pub mod pipeline;
 pub mod preprocess;
 pub mod privacy;
+#[doc(hidden)]
+pub mod test_support;
 
 /// The crate version written into model files.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -312,6 +312,7 @@ fn tridiagonal_min_eigenvalue(diag: &[f64], off: &[f64]) -> f64 {
 mod tests {
     use super::*;
     use crate::loss::LossKind;
+    use crate::test_support::on_threads;
 
     #[test]
     fn dot_matches_naive() {
@@ -351,12 +352,8 @@ mod tests {
             assert!((l - ln / n as f64).abs() < 1e-12);
             assert!((mean_loss(&loss, &x, &y, d, &w) - l).abs() < 1e-12);
             // Same result on a one-thread pool.
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(1)
-                .build()
-                .unwrap();
             let mut g1 = vec![0.0; d];
-            let l1 = pool.install(|| {
+            let l1 = on_threads(1, || {
                 mean_gradient(&loss, &x, &y, d, &w, &mut g1, &mut GradientWorkspace::new())
             });
             assert_eq!(g, g1);

@@ -8,6 +8,7 @@
 
 use heavydp::audit::targets::algorithm_targets;
 use heavydp::audit::{run_audit, target, targets, AuditError, Target, DEFAULT_DELTA};
+use heavydp::test_support::on_threads;
 use std::sync::Arc;
 
 const SEED: u64 = 20_240_601;
@@ -183,13 +184,8 @@ fn reports_do_not_depend_on_the_number_of_threads() {
         "ht-frank-wolfe-broken",
     ] {
         let t = target(name).unwrap();
-        let run = |threads: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| run_audit(&t, 1.0, None, 3000, 5).unwrap())
-        };
+        let run =
+            |threads: usize| on_threads(threads, || run_audit(&t, 1.0, None, 3000, 5).unwrap());
         assert_eq!(run(1), run(2), "{name}");
         assert_eq!(run(1), run(3), "{name}");
     }

@@ -7,12 +7,14 @@
 //! `<!-- spent-table:begin -->` / `<!-- spent-table:end -->`; the test fails when the file
 //! differs from the generated table, and rewrites it when run with `HEAVYDP_UPDATE_DOCS=1`.
 
-use heavydp::algorithms::{build, catalogue, NoObserver, ParamMap, Problem};
-use heavydp::constraints::DomainSpec;
+use heavydp::algorithms::{build, catalogue, ParamMap, Problem};
+use heavydp::constraints::{ConstraintSet, DomainSpec};
 use heavydp::data::scenarios::simulate;
+use heavydp::data::Dataset;
 use heavydp::loss::LossKind;
 use heavydp::noise::rng_from_seed;
 use heavydp::privacy::Budget;
+use heavydp::test_support::FitSeeded;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -27,6 +29,16 @@ struct Setup {
     loss: &'static str,
     domain: DomainSpec,
     params: &'static [(&'static str, &'static str)],
+}
+
+impl Setup {
+    /// The s of a sparse domain.
+    fn sparsity(&self) -> Option<usize> {
+        match self.domain {
+            DomainSpec::Sparse { s, .. } => Some(s),
+            _ => None,
+        }
+    }
 }
 
 fn setup(name: &str) -> Setup {
@@ -126,29 +138,51 @@ struct Row {
     note: String,
 }
 
-fn fit(name: &'static str, privacy: &'static str) -> Row {
+/// One setting made concrete: its data (seed 1, labels prepared for the loss), w*, loss,
+/// domain and parameters.
+struct Instance {
+    data: Dataset,
+    w_star: Vec<f64>,
+    loss: LossKind,
+    domain: Box<dyn ConstraintSet>,
+    params: ParamMap,
+}
+
+fn instance(name: &str) -> Instance {
     let s = setup(name);
-    let sparsity = match s.domain {
-        DomainSpec::Sparse { s, .. } => Some(s),
-        _ => None,
-    };
-    let (mut data, _) = simulate(
+    let (mut data, truth) = simulate(
         s.scenario,
         N,
         s.d,
-        sparsity,
+        s.sparsity(),
         &BTreeMap::new(),
         &mut rng_from_seed(1),
     )
     .unwrap();
     let loss = LossKind::parse(s.loss, None, None).unwrap();
     loss.prepare_labels(data.y_mut()).unwrap();
-    let domain = s.domain.build(s.d).unwrap();
-    let params: ParamMap = s
+    let params = s
         .params
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
+    Instance {
+        data,
+        w_star: truth.w_star,
+        loss,
+        domain: s.domain.build(s.d).unwrap(),
+        params,
+    }
+}
+
+fn fit(name: &'static str, privacy: &'static str) -> Row {
+    let Instance {
+        data,
+        loss,
+        domain,
+        params,
+        ..
+    } = instance(name);
     let alg = build(name, &params).unwrap();
     let before_alg = previous(name).map(|(k, v)| {
         let mut p = params.clone();
@@ -161,19 +195,15 @@ fn fit(name: &'static str, privacy: &'static str) -> Row {
     } else {
         Budget::new(EPSILON, delta).unwrap()
     };
-    let problem = Problem {
-        data: &data,
-        loss,
-        domain: domain.as_ref(),
-    };
+    let problem = Problem::new(&data, loss, domain.as_ref());
     let t0 = std::time::Instant::now();
     let report = alg
-        .fit(&problem, budget, &mut rng_from_seed(2), &mut NoObserver)
+        .try_fit_seeded(&problem, budget, 2)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let seconds = t0.elapsed().as_secs_f64();
     let before = before_alg.map(|(setting, a)| {
         let r = a
-            .fit(&problem, budget, &mut rng_from_seed(2), &mut NoObserver)
+            .try_fit_seeded(&problem, budget, 2)
             .unwrap_or_else(|e| panic!("{name} {setting}: {e}"));
         (setting, r.privacy.epsilon)
     });
@@ -186,8 +216,9 @@ fn fit(name: &'static str, privacy: &'static str) -> Row {
                 .map(|v| format!("{k}={v}"))
         })
         .unwrap_or_else(|| "—".into());
+    let s = setup(name);
     let mut desc = format!("{} d={} {} {}", s.scenario, s.d, s.loss, s.domain.name());
-    if let Some(k) = sparsity {
+    if let Some(k) = s.sparsity() {
         desc.push_str(&format!(" s={k}"));
     }
     for (k, v) in s.params {
@@ -292,51 +323,25 @@ fn every_private_algorithm_spends_its_budget() {
 /// ℓ2 distance of a fit from the truth, averaged over seeds, with and without the
 /// pre-issue-20 setting.
 fn mean_error(name: &'static str, extra: Option<(&str, &str)>, seeds: u64) -> f64 {
-    let s = setup(name);
-    let sparsity = match s.domain {
-        DomainSpec::Sparse { s, .. } => Some(s),
-        _ => None,
-    };
-    let (mut data, truth) = simulate(
-        s.scenario,
-        N,
-        s.d,
-        sparsity,
-        &BTreeMap::new(),
-        &mut rng_from_seed(1),
-    )
-    .unwrap();
-    let loss = LossKind::parse(s.loss, None, None).unwrap();
-    loss.prepare_labels(data.y_mut()).unwrap();
-    let domain = s.domain.build(s.d).unwrap();
-    let mut params: ParamMap = s
-        .params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let Instance {
+        data,
+        w_star,
+        loss,
+        domain,
+        mut params,
+    } = instance(name);
     if let Some((k, v)) = extra {
         params.insert(k.into(), v.into());
     }
     let alg = build(name, &params).unwrap();
     let budget = Budget::new(EPSILON, (N as f64).powf(-1.1)).unwrap();
-    let problem = Problem {
-        data: &data,
-        loss,
-        domain: domain.as_ref(),
-    };
+    let problem = Problem::new(&data, loss, domain.as_ref());
     (0..seeds)
         .map(|seed| {
-            let r = alg
-                .fit(
-                    &problem,
-                    budget,
-                    &mut rng_from_seed(100 + seed),
-                    &mut NoObserver,
-                )
-                .unwrap();
+            let r = alg.fit_seeded(&problem, budget, 100 + seed);
             r.weights
                 .iter()
-                .zip(&truth.w_star)
+                .zip(&w_star)
                 .map(|(a, b)| (a - b) * (a - b))
                 .sum::<f64>()
                 .sqrt()

@@ -9,6 +9,7 @@ use heavydp::experiments::{
 };
 use heavydp::loss::LossKind;
 use heavydp::noise::derive_seed;
+use heavydp::test_support::{on_threads, params};
 use std::collections::BTreeMap;
 
 fn opts(quick: bool) -> PlanOptions {
@@ -16,12 +17,6 @@ fn opts(quick: bool) -> PlanOptions {
         quick,
         ..Default::default()
     }
-}
-
-fn params(kv: &[(&str, &str)]) -> ParamMap {
-    kv.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 fn no_progress(_: usize, _: usize) {}
@@ -188,12 +183,7 @@ fn small_linear_plan() -> Plan {
 }
 
 fn run_with_threads(plan: &Plan, reps: usize, seed: u64, threads: usize) -> Results {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(|| experiments::run(plan, reps, seed, &no_progress))
-        .unwrap()
+    on_threads(threads, || experiments::run(plan, reps, seed, &no_progress)).unwrap()
 }
 
 #[test]

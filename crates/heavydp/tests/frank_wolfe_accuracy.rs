@@ -3,12 +3,13 @@
 //! from 10³ to 10⁵ and is far below that of the zero vector.
 
 use heavydp::algorithms::frank_wolfe::{DpFrankWolfe, DpFrankWolfeGaussian, FrankWolfe};
-use heavydp::algorithms::{empirical_risk, NoObserver, PrivateAlgorithm, Problem};
+use heavydp::algorithms::{empirical_risk, PrivateAlgorithm, Problem};
 use heavydp::constraints::L1Ball;
 use heavydp::data::Dataset;
 use heavydp::loss::LossKind;
 use heavydp::noise::{gaussian, rng_from_seed};
 use heavydp::privacy::Budget;
+use heavydp::test_support::FitSeeded;
 use rand::Rng;
 
 fn bounded_data(n: usize, d: usize, seed: u64) -> Dataset {
@@ -34,14 +35,8 @@ fn excess(alg: &dyn PrivateAlgorithm, data: &Dataset, budget: Budget, seed: u64,
         d: data.d(),
         radius: 1.0,
     };
-    let p = Problem {
-        data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
-    let r = alg
-        .fit(&p, budget, &mut rng_from_seed(seed), &mut NoObserver)
-        .unwrap();
+    let p = Problem::new(data, LossKind::Squared, &domain);
+    let r = alg.fit_seeded(&p, budget, seed);
     empirical_risk(&LossKind::Squared, data, &r.weights) - opt
 }
 

@@ -15,19 +15,10 @@
 use heavydp::algorithms::frank_wolfe::{DpFrankWolfe, HtFrankWolfe};
 use heavydp::algorithms::{NoObserver, PrivateAlgorithm, Problem};
 use heavydp::constraints::L1Ball;
-use heavydp::data::scenarios::simulate;
 use heavydp::loss::LossKind;
 use heavydp::noise::{derive_seed, rng_from_seed};
 use heavydp::privacy::Budget;
-use std::collections::BTreeMap;
-
-fn excess(w: &[f64], w_star: &[f64]) -> f64 {
-    let mu = 0.3f64.exp();
-    let var = (0.6f64.exp() - 1.0) * 0.6f64.exp();
-    let diff: Vec<f64> = w.iter().zip(w_star).map(|(a, b)| a - b).collect();
-    let s: f64 = diff.iter().sum();
-    var * diff.iter().map(|v| v * v).sum::<f64>() + mu * mu * s * s
-}
+use heavydp::test_support::{hu_lognormal, lognormal_excess};
 
 /// Mean excess risk over `reps` fresh data sets for each algorithm in `algs`.
 fn mean_excess(n: usize, d: usize, reps: u64, algs: &[&dyn PrivateAlgorithm]) -> Vec<f64> {
@@ -42,21 +33,9 @@ fn mean_excess(n: usize, d: usize, reps: u64, algs: &[&dyn PrivateAlgorithm]) ->
                 &rep.to_string(),
             ],
         );
-        let (data, truth) = simulate(
-            "hu-linear-lognormal",
-            n,
-            d,
-            None,
-            &BTreeMap::new(),
-            &mut rng_from_seed(seed),
-        )
-        .unwrap();
+        let (data, w_star) = hu_lognormal(n, d, seed);
         let domain = L1Ball { d, radius: 1.0 };
-        let problem = Problem {
-            data: &data,
-            loss: LossKind::Squared,
-            domain: &domain,
-        };
+        let problem = Problem::new(&data, LossKind::Squared, &domain);
         for (k, alg) in algs.iter().enumerate() {
             let budget =
                 Budget::new(1.0, if k == 0 { 0.0 } else { (n as f64).powf(-1.1) }).unwrap();
@@ -68,7 +47,7 @@ fn mean_excess(n: usize, d: usize, reps: u64, algs: &[&dyn PrivateAlgorithm]) ->
                     &mut NoObserver,
                 )
                 .unwrap();
-            sums[k] += excess(&r.weights, &truth.w_star);
+            sums[k] += lognormal_excess(&r.weights, &w_star);
         }
     }
     sums.iter().map(|s| s / reps as f64).collect()

@@ -8,13 +8,14 @@
 
 #![allow(clippy::needless_range_loop)] // dense numerical loops over parallel arrays
 
-use heavydp::algorithms::{build, empirical_risk, FitReport, NoObserver, ParamMap, Problem};
+use heavydp::algorithms::{build, empirical_risk, FitReport, ParamMap, Problem};
 use heavydp::constraints::L2Ball;
 use heavydp::data::Dataset;
 use heavydp::linalg::dot;
 use heavydp::loss::LossKind;
 use heavydp::noise::{gaussian, rng_from_seed};
 use heavydp::privacy::Budget;
+use heavydp::test_support::FitSeeded;
 use rand::Rng;
 
 const D: usize = 5;
@@ -74,18 +75,8 @@ fn fit(params: &[(&str, &str)], data: &Dataset, seed: u64) -> FitReport {
         .collect();
     let alg = build("noisy-mirror-descent", &map).unwrap();
     let domain = L2Ball { d: D, radius: 1.0 };
-    let problem = Problem {
-        data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
-    alg.fit(
-        &problem,
-        Budget::new(1.0, 1e-6).unwrap(),
-        &mut rng_from_seed(seed),
-        &mut NoObserver,
-    )
-    .unwrap()
+    let problem = Problem::new(data, LossKind::Squared, &domain);
+    alg.fit_seeded(&problem, Budget::new(1.0, 1e-6).unwrap(), seed)
 }
 
 #[test]

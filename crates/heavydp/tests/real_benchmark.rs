@@ -3,6 +3,7 @@
 //! the CSV layout, and results that do not depend on the number of threads.
 
 use heavydp::experiments::benchmark::{self, BenchOptions, BenchResults, Task};
+use heavydp::test_support::on_threads;
 use std::path::PathBuf;
 
 fn project_data() -> PathBuf {
@@ -12,12 +13,7 @@ fn project_data() -> PathBuf {
 fn run(threads: usize) -> BenchResults {
     let opts = BenchOptions::new(true, 1);
     let dir = benchmark::data_dir(Some(&project_data()), &opts.sets).unwrap();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    pool.install(|| benchmark::run_benchmark(&opts, &dir, &|_| {}))
-        .unwrap()
+    on_threads(threads, || benchmark::run_benchmark(&opts, &dir, &|_| {})).unwrap()
 }
 
 #[test]

@@ -1,7 +1,7 @@
 use super::*;
-use crate::constraints::SparseBall;
 use crate::data::scenarios::generate_records;
 use crate::noise::{gaussian, rng_from_seed};
+use crate::test_support::{bits, on_threads, sparse_ball, FitSeeded};
 
 /// x ~ N(0, I_d) (row-major), y = xᵀβ* + N(0, σ²), β* = (1.5, −1, 0.8, 0, …).
 fn gaussian_data(n: usize, d: usize, sigma: f64, seed: u64) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
@@ -140,6 +140,28 @@ fn lamm_matches_an_independent_coordinate_descent_solver_at_fixed_lambda_and_tau
     );
 }
 
+/// M_j = (1/n) Σ_i |z_ij| ‖z_i‖₁: how far ∇_j moves per unit of ‖Δβ‖_∞ (ψ_τ is
+/// 1-Lipschitz).
+fn gradient_lipschitz(z: &[f64], n: usize, d: usize) -> Vec<f64> {
+    (0..d)
+        .map(|j| {
+            z.chunks(d)
+                .map(|row| row[j].abs() * row.iter().map(|v| v.abs()).sum::<f64>())
+                .sum::<f64>()
+                / n as f64
+        })
+        .collect()
+}
+
+/// How far coordinate j violates the lasso KKT condition 0 ∈ ∇_j + λ∂|β_j|.
+fn kkt_violation(g: f64, beta: f64, lambda: f64) -> f64 {
+    if beta == 0.0 {
+        (g.abs() - lambda).max(0.0)
+    } else {
+        (g + lambda * beta.signum()).abs()
+    }
+}
+
 #[test]
 fn kkt_conditions_hold_within_the_bound_implied_by_tol() {
     // At the returned β⁺ = S(β − g/φ, λ/φ): −g(β) − φΔ ∈ λ∂‖β⁺‖₁, hence for every j
@@ -148,14 +170,7 @@ fn kkt_conditions_hold_within_the_bound_implied_by_tol() {
     let (n, d) = (200, 20);
     let (z, y, _) = gaussian_data(n, d, 0.1, 12);
     let (lambda, tau) = (0.05, 0.2);
-    let m: Vec<f64> = (0..d)
-        .map(|j| {
-            z.chunks(d)
-                .map(|row| row[j].abs() * row.iter().map(|v| v.abs()).sum::<f64>())
-                .sum::<f64>()
-                / n as f64
-        })
-        .collect();
+    let m = gradient_lipschitz(&z, n, d);
     for tol in [1e-3, 1e-9] {
         let res = huber_lasso(&z, &y, d, lambda, &fixed(tau, tol), None);
         assert!(res.converged && res.last_step <= tol);
@@ -163,11 +178,7 @@ fn kkt_conditions_hold_within_the_bound_implied_by_tol() {
         let mut worst: f64 = 0.0;
         for j in 0..d {
             let bound = (res.phi + m[j]) * tol;
-            let viol = if res.beta[j] == 0.0 {
-                (g[j].abs() - lambda).max(0.0)
-            } else {
-                (g[j] + lambda * res.beta[j].signum()).abs()
-            };
+            let viol = kkt_violation(g[j], res.beta[j], lambda);
             assert!(viol <= bound + 1e-12, "tol {tol}, j {j}: {viol} > {bound}");
             assert!(
                 bound < 0.5 * lambda,
@@ -189,14 +200,7 @@ fn kkt_stopping_rule_bounds_the_kkt_residual_relative_to_lambda() {
     let (n, d) = (100, 300); // d > n: φ ≈ λ_max(ZᵀZ/n) is large
     let (z, y, _) = gaussian_data(n, d, 0.2, 16);
     let (lambda, tau) = (0.05, 0.5);
-    let m: Vec<f64> = (0..d)
-        .map(|j| {
-            z.chunks(d)
-                .map(|row| row[j].abs() * row.iter().map(|v| v.abs()).sum::<f64>())
-                .sum::<f64>()
-                / n as f64
-        })
-        .collect();
+    let m = gradient_lipschitz(&z, n, d);
     let opts = LammOptions {
         stop: StopRule::Kkt,
         max_iter: 100_000,
@@ -207,11 +211,7 @@ fn kkt_stopping_rule_bounds_the_kkt_residual_relative_to_lambda() {
     let g = naive_gradient(&z, &y, d, &res.beta, tau);
     for j in 0..d {
         let bound = 1e-3 * lambda + m[j] * res.last_step;
-        let viol = if res.beta[j] == 0.0 {
-            (g[j].abs() - lambda).max(0.0)
-        } else {
-            (g[j] + lambda * res.beta[j].signum()).abs()
-        };
+        let viol = kkt_violation(g[j], res.beta[j], lambda);
         assert!(viol <= bound + 1e-12, "j {j}: {viol} > {bound}");
     }
     let nnz = res.beta.iter().filter(|b| **b != 0.0).count();
@@ -220,13 +220,7 @@ fn kkt_stopping_rule_bounds_the_kkt_residual_relative_to_lambda() {
     let step = huber_lasso(&z, &y, d, lambda, &fixed(tau, 1e-3), None);
     let g = naive_gradient(&z, &y, d, &step.beta, tau);
     let worst = (0..d)
-        .map(|j| {
-            if step.beta[j] == 0.0 {
-                (g[j].abs() - lambda).max(0.0)
-            } else {
-                (g[j] + lambda * step.beta[j].signum()).abs()
-            }
-        })
+        .map(|j| kkt_violation(g[j], step.beta[j], lambda))
         .fold(0.0f64, f64::max);
     eprintln!(
         "d > n: kkt rule {} steps, {nnz} non-zeros; step rule {} steps, {} non-zeros, worst KKT violation {worst:.3} (lambda {lambda})",
@@ -474,23 +468,9 @@ fn mad_and_median_follow_the_r_definitions() {
 // ------------------------------------------------------------------ the algorithm
 
 fn fit(alg: &AdaHuber, data: &Dataset, s: usize, seed: u64) -> FitReport {
-    let domain = SparseBall {
-        d: data.d(),
-        s,
-        radius: 10.0,
-    };
-    let problem = Problem {
-        data,
-        loss: LossKind::Huber { tau: 1.0 },
-        domain: &domain,
-    };
-    alg.fit(
-        &problem,
-        Budget::non_private(),
-        &mut rng_from_seed(seed),
-        &mut NoObserver,
-    )
-    .unwrap()
+    let domain = sparse_ball(data.d(), s, 10.0);
+    let problem = Problem::new(data, LossKind::Huber { tau: 1.0 }, &domain);
+    alg.fit_seeded(&problem, Budget::non_private(), seed)
 }
 
 fn l2_error(w: &[f64], w_star: &[f64]) -> f64 {
@@ -499,6 +479,13 @@ fn l2_error(w: &[f64], w_star: &[f64]) -> f64 {
         .map(|(a, b)| (a - b) * (a - b))
         .sum::<f64>()
         .sqrt()
+}
+
+/// `tian-sparse-student` records around `w_star` (ζ = `zeta`, or the scenario's default).
+fn tian_records(n: usize, w_star: &[f64], zeta: Option<f64>, seed: u64) -> Dataset {
+    let params = BTreeMap::from_iter(zeta.map(|z| ("zeta".to_string(), z)));
+    let mut rng = rng_from_seed(seed);
+    generate_records("tian-sparse-student", n, w_star, &params, &mut rng).unwrap()
 }
 
 fn tian_truth(d: usize) -> Vec<f64> {
@@ -652,14 +639,7 @@ fn wide_data_step_rule_is_noted_and_kkt_rule_finds_a_sparse_solution() {
 fn report_records_the_plan_and_no_privacy() {
     let d = 50;
     let w_star = tian_truth(d);
-    let data = generate_records(
-        "tian-sparse-student",
-        600,
-        &w_star,
-        &BTreeMap::new(),
-        &mut rng_from_seed(5),
-    )
-    .unwrap();
+    let data = tian_records(600, &w_star, None, 5);
     let alg = AdaHuber {
         cv_rows: 300,
         num_lambda: 20,
@@ -695,24 +675,9 @@ fn report_records_the_plan_and_no_privacy() {
     assert_eq!(a.weights, b.weights);
     assert_eq!(a.hyperparameters["cv_rows"], serde_json::json!(0));
     // with ε finite and δ > 0 the budget is still ignored
-    let domain = SparseBall {
-        d,
-        s: 5,
-        radius: 10.0,
-    };
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
-    let r = fixed_l
-        .fit(
-            &problem,
-            Budget::new(0.5, 1e-6).unwrap(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let domain = sparse_ball(d, 5, 10.0);
+    let problem = Problem::new(&data, LossKind::Squared, &domain);
+    let r = fixed_l.fit_seeded(&problem, Budget::new(0.5, 1e-6).unwrap(), 1);
     assert_eq!(r.weights, a.weights);
     assert!(r.privacy.epsilon.is_infinite());
 }
@@ -721,32 +686,10 @@ fn report_records_the_plan_and_no_privacy() {
 fn projection_onto_the_radius_is_applied_and_noted() {
     let d = 50;
     let w_star = tian_truth(d);
-    let data = generate_records(
-        "tian-sparse-student",
-        500,
-        &w_star,
-        &BTreeMap::new(),
-        &mut rng_from_seed(6),
-    )
-    .unwrap();
-    let domain = SparseBall {
-        d,
-        s: 5,
-        radius: 0.5,
-    };
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Huber { tau: 1.0 },
-        domain: &domain,
-    };
-    let rep = AdaHuber::default()
-        .fit(
-            &problem,
-            Budget::non_private(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let data = tian_records(500, &w_star, None, 6);
+    let domain = sparse_ball(d, 5, 0.5);
+    let problem = Problem::new(&data, LossKind::Huber { tau: 1.0 }, &domain);
+    let rep = AdaHuber::default().fit_seeded(&problem, Budget::non_private(), 1);
     assert!((crate::linalg::norm2(&rep.weights) - 0.5).abs() < 1e-12);
     assert!(rep.notes.iter().any(|n| n.contains("projected")));
 }
@@ -760,40 +703,20 @@ fn bit_identical_for_one_and_two_threads() {
     for (k, v) in [1.0, -1.0, 0.7, 0.9, -0.6].into_iter().enumerate() {
         w_star[17 + 190 * k] = v;
     }
-    let data = generate_records(
-        "tian-sparse-student",
-        n,
-        &w_star,
-        &BTreeMap::from([("zeta".to_string(), 0.5)]),
-        &mut rng_from_seed(7),
-    )
-    .unwrap();
+    let data = tian_records(n, &w_star, Some(0.5), 7);
     let alg = AdaHuber {
         num_lambda: 15,
         truncate: false,
         ..AdaHuber::default()
     };
-    let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| fit(&alg, &data, 5, 42))
-    };
+    let run = |threads: usize| on_threads(threads, || fit(&alg, &data, 5, 42));
     let a = run(1);
     let b = run(2);
-    assert_eq!(
-        a.weights.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-        b.weights.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-    );
+    assert_eq!(bits(&a.weights), bits(&b.weights));
     assert_eq!(a.hyperparameters, b.hyperparameters);
     assert!(a.weights.iter().any(|w| *w != 0.0));
     // and the seed matters (different folds)
-    let c = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap()
-        .install(|| fit(&alg, &data, 5, 43));
+    let c = on_threads(2, || fit(&alg, &data, 5, 43));
     assert_ne!(a.hyperparameters["cv_error"], c.hyperparameters["cv_error"]);
 }
 
@@ -849,16 +772,8 @@ fn degenerate_data_give_clear_results() {
         1,
     );
     assert!(rep.weights.iter().all(|w| *w == 0.0));
-    let domain = SparseBall {
-        d,
-        s: 3,
-        radius: 10.0,
-    };
-    let problem = Problem {
-        data: &one,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let domain = sparse_ball(d, 3, 10.0);
+    let problem = Problem::new(&one, LossKind::Squared, &domain);
     assert!(matches!(
         AdaHuber::default().validate(&problem, &Budget::non_private()),
         Err(FitError::TooFewRecords { .. })
@@ -935,24 +850,12 @@ fn params_are_parsed_and_checked() {
     let (x, y, _) = gaussian_data(40, 4, 0.1, 1);
     let data = Dataset::from_rows(x, y, 4).unwrap();
     let l1 = crate::constraints::L1Ball { d: 4, radius: 1.0 };
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &l1,
-    };
+    let problem = Problem::new(&data, LossKind::Squared, &l1);
     assert!(AdaHuber::default()
         .validate(&problem, &Budget::non_private())
         .is_err());
-    let sp = SparseBall {
-        d: 4,
-        s: 2,
-        radius: 1.0,
-    };
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Absolute,
-        domain: &sp,
-    };
+    let sp = sparse_ball(4, 2, 1.0);
+    let problem = Problem::new(&data, LossKind::Absolute, &sp);
     assert!(AdaHuber::default()
         .validate(&problem, &Budget::non_private())
         .is_err());
@@ -1003,14 +906,7 @@ fn timing_nci60_shape_and_quick_profile() {
         w_star[7 + 37 * k] = v;
     }
     for zeta in [1.0, 0.5] {
-        let data = generate_records(
-            "tian-sparse-student",
-            20_000,
-            &w_star,
-            &BTreeMap::from([("zeta".to_string(), zeta)]),
-            &mut rng_from_seed(9),
-        )
-        .unwrap();
+        let data = tian_records(20_000, &w_star, Some(zeta), 9);
         for stop in [StopRule::Step, StopRule::Kkt] {
             let t0 = Instant::now();
             let rep = fit(
@@ -1047,14 +943,7 @@ fn timing_paper_profile() {
     for (k, v) in [1.0, -0.8, 0.6, -1.2, 0.5].into_iter().enumerate() {
         w_star[7 + 197 * k] = v;
     }
-    let data = generate_records(
-        "tian-sparse-student",
-        200_000,
-        &w_star,
-        &BTreeMap::from([("zeta".to_string(), 0.5)]),
-        &mut rng_from_seed(9),
-    )
-    .unwrap();
+    let data = tian_records(200_000, &w_star, Some(0.5), 9);
     let t0 = Instant::now();
     let rep = fit(&AdaHuber::default(), &data, 5, 1);
     eprintln!(

@@ -1,10 +1,10 @@
 use super::*;
-use crate::algorithms::test_support::bounded_data;
 use crate::constraints::Unconstrained;
 use crate::data::Dataset;
 use crate::noise::rng_from_seed;
 use crate::noise::snap::widened;
 use crate::privacy::{approx_to_zcdp_rho, calibration_target, PrivacyError};
+use crate::test_support::{bounded_data, on_threads, FitSeeded};
 use rand::Rng;
 
 fn alg(kv: &[(&str, &str)]) -> Result<AdaSsp, FitError> {
@@ -17,12 +17,8 @@ fn alg(kv: &[(&str, &str)]) -> Result<AdaSsp, FitError> {
 
 fn fit(a: &AdaSsp, data: &Dataset, budget: Budget, seed: u64) -> Result<FitReport, FitError> {
     let dom = Unconstrained { d: data.d() };
-    let problem = Problem {
-        data,
-        loss: LossKind::Squared,
-        domain: &dom,
-    };
-    a.fit(&problem, budget, &mut rng_from_seed(seed), &mut NoObserver)
+    let problem = Problem::new(data, LossKind::Squared, &dom);
+    a.try_fit_seeded(&problem, budget, seed)
 }
 
 /// Least squares by Gaussian elimination with partial pivoting on the normal equations
@@ -260,11 +256,7 @@ fn clipped_moments_match_a_naive_pass_and_ignore_the_thread_count() {
     for j in 0..d {
         assert!((xy[j] - xyn[j]).abs() < 1e-9);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let one = pool.install(|| clipped_moments(&x, &y, d, Some(b), bx, by));
+    let one = on_threads(1, || clipped_moments(&x, &y, d, Some(b), bx, by));
     assert_eq!(one, (g, xy));
 }
 
@@ -324,11 +316,7 @@ fn infinite_epsilon_is_ordinary_least_squares_without_draws() {
     let a = alg(&[("bound_x", "100"), ("bound_y", "100")]).unwrap();
     let mut rng = rng_from_seed(9);
     let dom = Unconstrained { d: 4 };
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &dom,
-    };
+    let problem = Problem::new(&data, LossKind::Squared, &dom);
     let r = a
         .fit(&problem, Budget::non_private(), &mut rng, &mut NoObserver)
         .unwrap();
@@ -482,21 +470,13 @@ fn refuses_missing_bounds_and_bad_budgets_with_specific_errors() {
     );
     // Wrong loss / domain.
     let dom = crate::constraints::L2Ball { d: 2, radius: 1.0 };
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &dom,
-    };
+    let problem = Problem::new(&data, LossKind::Squared, &dom);
     let e = a
         .validate(&problem, &Budget::new(1.0, 1e-6).unwrap())
         .unwrap_err();
     assert!(e.to_string().contains("unconstrained"), "{e}");
     let dom = Unconstrained { d: 2 };
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Absolute,
-        domain: &dom,
-    };
+    let problem = Problem::new(&data, LossKind::Absolute, &dom);
     assert!(a
         .validate(&problem, &Budget::new(1.0, 1e-6).unwrap())
         .is_err());

@@ -29,8 +29,6 @@ pub mod l1_expmech;
 pub mod mirror_descent;
 pub mod objective_perturbation;
 pub mod private_gd;
-#[cfg(test)]
-pub(crate) mod test_support;
 
 use crate::constraints::{ConstraintSet, DomainError};
 use crate::data::{DataError, Dataset};

@@ -4,12 +4,13 @@
 //! preconditions, pinned outputs and bad inputs.
 
 use super::*;
-use crate::constraints::{L2Ball, SparseBall};
+use crate::constraints::L2Ball;
 use crate::data::Dataset;
 use crate::linalg::dot;
 use crate::loss::LossKind;
 use crate::noise::rng_from_seed;
 use crate::privacy::{zcdp_to_approx, zhao_rho_eq15, Budget, PrivacyModel};
+use crate::test_support::{params, sparse_ball, FitSeeded};
 use rand_distr::{Distribution, StudentT};
 
 /// Linear model with Student-t(ν) features and noise: y = ⟨x, w*⟩ + ξ, ‖w*‖₂ = 0.6.
@@ -28,12 +29,6 @@ fn student_data(n: usize, d: usize, nu: f64, seed: u64) -> (Dataset, Vec<f64>) {
     (Dataset::from_rows(x, y, d).unwrap(), w_star)
 }
 
-fn params(kv: &[(&str, &str)]) -> ParamMap {
-    kv.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
 fn clip_gd(kv: &[(&str, &str)]) -> PrivateGd {
     PrivateGd::from_params(GradientEstimator::Clip, &params(kv)).unwrap()
 }
@@ -47,13 +42,8 @@ fn fit(alg: &PrivateGd, data: &Dataset, radius: f64, budget: Budget, seed: u64) 
         d: data.d(),
         radius,
     };
-    let problem = Problem {
-        data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
-    alg.fit(&problem, budget, &mut rng_from_seed(seed), &mut NoObserver)
-        .unwrap()
+    let problem = Problem::new(data, LossKind::Squared, &domain);
+    alg.fit_seeded(&problem, budget, seed)
 }
 
 /// Population excess risk of the squared loss for i.i.d. Student-t(ν) features:
@@ -356,20 +346,11 @@ const PIN_IU: [f64; 3] = [
 fn shuffle_accounting_checks_theorem_6_and_reports_the_paper_claim() {
     let (data, _) = student_data(3000, 2, 5.0, 8);
     let domain = L2Ball { d: 2, radius: 1.0 };
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let problem = Problem::new(&data, LossKind::Squared, &domain);
     // The default k (⌈8 ln n⌉ = 65) is far below the range of the amplification theorem.
     let alg = iu_gd(&[("accounting", "shuffle")]);
     let err = alg
-        .fit(
-            &problem,
-            Budget::new(1.0, 1e-5).unwrap(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
+        .try_fit_seeded(&problem, Budget::new(1.0, 1e-5).unwrap(), 1)
         .unwrap_err()
         .to_string();
     assert!(err.contains("accounting=shuffle"), "{err}");
@@ -417,16 +398,8 @@ fn shuffle_accounting_is_marked_unproven() {
 #[test]
 fn bad_inputs_are_rejected_with_specific_errors() {
     let (data, _) = student_data(100, 3, 5.0, 9);
-    let sparse = SparseBall {
-        d: 3,
-        s: 1,
-        radius: 1.0,
-    };
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &sparse,
-    };
+    let sparse = sparse_ball(3, 1, 1.0);
+    let problem = Problem::new(&data, LossKind::Squared, &sparse);
     let e = clip_gd(&[])
         .validate(&problem, &Budget::new(1.0, 1e-5).unwrap())
         .unwrap_err()
@@ -441,11 +414,7 @@ fn bad_inputs_are_rejected_with_specific_errors() {
         .to_string();
     assert!(e.contains("unknown parameter 'k'"), "{e}");
     let l2 = L2Ball { d: 3, radius: 1.0 };
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &l2,
-    };
+    let problem = Problem::new(&data, LossKind::Squared, &l2);
     let e = iu_gd(&[("k", "60")])
         .validate(&problem, &Budget::new(1.0, 1e-5).unwrap())
         .unwrap_err()

@@ -811,6 +811,7 @@ mod tests {
     use super::*;
     use crate::loss::LossKind;
     use crate::noise::{gaussian, rng_from_seed};
+    use crate::test_support::{bits, on_threads};
     use proptest::prelude::*;
     use rand_distr::{Distribution, LogNormal, StudentT};
 
@@ -1357,11 +1358,7 @@ mod tests {
         let rows: Vec<usize> = (0..n).rev().step_by(1).collect();
         let est = CatoniGiulini::new(3.0, 1.0).unwrap();
         let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
+            on_threads(threads, || {
                 let mut g = vec![0.0; d];
                 est.gradient(&LossKind::Logistic, &x, &y, d, &rows, &w, &mut g);
                 let mut c = vec![0.0; d];
@@ -1380,10 +1377,7 @@ mod tests {
         let two = run(2);
         let three = run(3);
         for other in [&two, &three] {
-            assert_eq!(
-                one.0.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                other.0.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-            );
+            assert_eq!(bits(&one.0), bits(&other.0));
             assert_eq!(one.1, other.1);
             assert_eq!(one.2, other.2);
         }

@@ -207,6 +207,7 @@ mod tests {
     use super::*;
     use crate::linalg::norm2;
     use crate::privacy::gaussian_zcdp_rho;
+    use crate::test_support::{hand_clipped_sum, on_threads};
 
     #[test]
     fn clip_l2_cases() {
@@ -252,22 +253,10 @@ mod tests {
         let radius = 20.0;
         let fill = |i: usize, buf: &mut [f64]| buf.copy_from_slice(&x[i * d..(i + 1) * d]);
         // hand-written loop: min{1, R/‖x‖}·x summed row by row
-        let mut hand = vec![0.0; d];
-        for i in 0..n {
-            let row = &x[i * d..(i + 1) * d];
-            let nrm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
-            let s = (radius / nrm).min(1.0);
-            for j in 0..d {
-                hand[j] += s * row[j];
-            }
-        }
+        let hand = hand_clipped_sum(&x, d, radius);
         let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
             let mut out = vec![0.0; d];
-            pool.install(|| clipped_row_sum(n, d, radius, fill, &mut out));
+            on_threads(threads, || clipped_row_sum(n, d, radius, fill, &mut out));
             out
         };
         let one = run(1);
@@ -280,12 +269,10 @@ mod tests {
         let (k, m) = (3, 2500);
         let order: Vec<usize> = (0..n).rev().collect();
         let grouped = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
             let mut out = vec![0.0; k * d];
-            pool.install(|| clipped_group_sums(&order, m, k, d, radius, &fill, &mut out));
+            on_threads(threads, || {
+                clipped_group_sums(&order, m, k, d, radius, &fill, &mut out)
+            });
             out
         };
         let g1 = grouped(1);

@@ -1,6 +1,7 @@
 //! Tests of Algorithm 3 and the Estimate solvers (spec Zhao §10.3–10.4).
 
 use super::*;
+use crate::test_support::{bits, hand_group_means, hand_rank_gap, on_threads};
 
 const PIN_D1: f64 = -0.3701693316627524;
 const PIN_G1: [f64; 4] = [
@@ -191,23 +192,54 @@ fn multistart_agrees_with_exact_in_one_and_two_dimensions() {
     eprintln!("local search in d <= 2: worst relative gap {worst_pos:e} (d* > 0), {worst_nonpos:e} (d* <= 0)");
 }
 
+/// The instances of the gap measurements: seed, k and d fix the data, the offset and
+/// whether the tails are heavy.
+fn study_instance(seed: u64, k: usize, d: usize) -> Vec<f64> {
+    let offset = [0.0, 0.5, 1.0, 2.0, 4.0][(seed % 5) as usize];
+    instance(
+        seed * 131 + (k * 10 + d) as u64,
+        k,
+        d,
+        seed % 2 == 1,
+        offset,
+    )
+}
+
+/// Relative gaps (d* − d̂)/scale counted apart for d* > 0 and d* ≤ 0.
+#[derive(Default)]
+struct GapTally {
+    pos: usize,
+    non: usize,
+    /// d* > 0 instances with a gap above 1e-9
+    misses: usize,
+    worst_pos: f64,
+    worst_non: f64,
+}
+
+impl GapTally {
+    fn add(&mut self, exact: f64, gap: f64) {
+        if exact > 0.0 {
+            self.pos += 1;
+            self.worst_pos = self.worst_pos.max(gap);
+            if gap > 1e-9 {
+                self.misses += 1;
+            }
+        } else {
+            self.non += 1;
+            self.worst_non = self.worst_non.max(gap);
+        }
+    }
+}
+
 #[test]
 fn multistart_vs_exact_gap() {
     // The accuracy measurement quoted in the module documentation: relative gap
     // (d* − d̂)/max_j‖v_j‖ against subset enumeration, d ∈ {3, 4, 5}, k ∈ {5, 8, 10, 12}.
-    let (mut worst_pos, mut worst_nonpos): (f64, f64) = (0.0, 0.0);
-    let (mut npos, mut nnon, mut misses) = (0, 0, 0);
+    let mut tally = GapTally::default();
     for seed in 0..50u64 {
         for &k in &[5usize, 8, 10, 12] {
             for d in 3..=5usize {
-                let offset = [0.0, 0.5, 1.0, 2.0, 4.0][(seed % 5) as usize];
-                let q = instance(
-                    seed * 131 + (k * 10 + d) as u64,
-                    k,
-                    d,
-                    seed % 2 == 1,
-                    offset,
-                );
+                let q = study_instance(seed, k, d);
                 let c = vec![0.0; d];
                 let (de, ge) = estimate(&q, d, &c, EstimateSolver::Exact).unwrap();
                 let (dm, gm) = estimate(&q, d, &c, EstimateSolver::Multistart).unwrap();
@@ -215,26 +247,22 @@ fn multistart_vs_exact_gap() {
                 assert!(count_feasible(&q, d, &c, &gm, dm) >= required_count(k));
                 assert!(dm <= de + 1e-9, "multistart {dm} above exact {de}");
                 let p = Problem::new(&q, d, &c).unwrap();
-                let gap = (de - dm) / p.scale;
-                if de > 0.0 {
-                    npos += 1;
-                    worst_pos = worst_pos.max(gap);
-                    if gap > 1e-9 {
-                        misses += 1;
-                    }
-                } else {
-                    nnon += 1;
-                    worst_nonpos = worst_nonpos.max(gap);
-                }
+                tally.add(de, (de - dm) / p.scale);
             }
         }
     }
     eprintln!(
-        "multistart vs exact: {npos} instances with d* > 0 (worst relative gap {worst_pos:e}, {misses} misses), {nnon} with d* <= 0 (worst {worst_nonpos:e})"
+        "multistart vs exact: {} instances with d* > 0 (worst relative gap {:e}, {} misses), {} with d* <= 0 (worst {:e})",
+        tally.pos, tally.worst_pos, tally.misses, tally.non, tally.worst_non
     );
-    assert_eq!(npos + nnon, 600);
-    assert!(worst_pos < 0.02 && misses <= 3, "{worst_pos} {misses}");
-    assert!(worst_nonpos < 0.3, "{worst_nonpos}");
+    assert_eq!(tally.pos + tally.non, 600);
+    assert!(
+        tally.worst_pos < 0.02 && tally.misses <= 3,
+        "{} {}",
+        tally.worst_pos,
+        tally.misses
+    );
+    assert!(tally.worst_non < 0.3, "{}", tally.worst_non);
 }
 
 #[test]
@@ -281,11 +309,7 @@ fn estimate_is_bitwise_invariant_under_permutations() {
                     .collect();
                 let other = estimate(&qp, d, &c, s).unwrap();
                 assert_eq!(base.0.to_bits(), other.0.to_bits());
-                assert!(base
-                    .1
-                    .iter()
-                    .zip(&other.1)
-                    .all(|(a, b)| a.to_bits() == b.to_bits()));
+                assert_eq!(bits(&base.1), bits(&other.1));
             }
         }
     }
@@ -298,20 +322,14 @@ fn estimate_is_bitwise_thread_invariant() {
         let q = instance(seed, k, d, true, [0.0, 1.0, 3.0][seed as usize % 3]);
         let c = vec![0.0; d];
         let run = |threads: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| estimate(&q, d, &c, EstimateSolver::Multistart).unwrap())
+            on_threads(threads, || {
+                estimate(&q, d, &c, EstimateSolver::Multistart).unwrap()
+            })
         };
         let a = run(1);
         let b = run(4);
         assert_eq!(a.0.to_bits(), b.0.to_bits());
-        assert!(a
-            .1
-            .iter()
-            .zip(&b.1)
-            .all(|(x, y)| x.to_bits() == y.to_bits()));
+        assert_eq!(bits(&a.1), bits(&b.1));
     }
 }
 
@@ -432,37 +450,12 @@ fn algorithm_3_matches_hand_loop_in_one_dimension() {
     };
     let mu = refine(&q, 1, &[0.0], &cfg).unwrap();
     // hand
-    let mut rng = rng_from_seed(77);
-    let mut order: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        let j = rng.random_range(0..=i);
-        order.swap(i, j);
-    }
-    let m = n / k;
-    let qh: Vec<f64> = (0..k)
-        .map(|g| {
-            let s: f64 = order[g * m..(g + 1) * m]
-                .iter()
-                .map(|&i| x[i].clamp(-radius, radius))
-                .sum();
-            s / m as f64
-        })
-        .collect();
+    let qh = hand_group_means(&x, k, radius, 77);
     for (a, b) in q.iter().zip(&qh) {
         assert!((a - b).abs() < 1e-12);
     }
     let r = 9; // ⌈0.9·10⌉
-    let est = |c: f64| {
-        let mut up: Vec<f64> = qh.iter().map(|v| v - c).collect();
-        up.sort_by(|a, b| b.partial_cmp(a).unwrap());
-        let mut down: Vec<f64> = qh.iter().map(|v| c - v).collect();
-        down.sort_by(|a, b| b.partial_cmp(a).unwrap());
-        if up[r - 1] > down[r - 1] {
-            (up[r - 1], 1.0)
-        } else {
-            (down[r - 1], -1.0)
-        }
-    };
+    let est = |c: f64| hand_rank_gap(&qh, r, c);
     let mut c = 0.0;
     let mut cs = vec![];
     let mut ds = vec![];
@@ -608,35 +601,21 @@ fn default_formulas_hand_calculations() {
 #[ignore]
 fn gap_study() {
     for d in 3..=5usize {
-        let (mut wp, mut wn, mut np, mut nn, mut missp) = (0f64, 0f64, 0, 0, 0);
+        let mut tally = GapTally::default();
         for seed in 0..200u64 {
             for &k in &[5usize, 8, 10, 12] {
-                let offset = [0.0, 0.5, 1.0, 2.0, 4.0][(seed % 5) as usize];
-                let q = instance(
-                    seed * 131 + (k * 10 + d) as u64,
-                    k,
-                    d,
-                    seed % 2 == 1,
-                    offset,
-                );
+                let q = study_instance(seed, k, d);
                 let c = vec![0.0; d];
                 let p = Problem::new(&q, d, &c).unwrap();
                 let de = exact_subsets(&p).0;
                 let (dm, _) = estimate(&q, d, &c, EstimateSolver::Multistart).unwrap();
                 assert!(dm <= de + 1e-9 * (1.0 + de.abs()));
-                let rel = (de - dm) / p.scale;
-                if de > 0.0 {
-                    np += 1;
-                    wp = wp.max(rel);
-                    if rel > 1e-9 {
-                        missp += 1;
-                    }
-                } else {
-                    nn += 1;
-                    wn = wn.max(rel);
-                }
+                tally.add(de, (de - dm) / p.scale);
             }
         }
-        eprintln!("d {d}: positive {np} worst rel gap {wp:e} misses {missp}; non-positive {nn} worst rel gap {wn:e}");
+        eprintln!(
+            "d {d}: positive {} worst rel gap {:e} misses {}; non-positive {} worst rel gap {:e}",
+            tally.pos, tally.worst_pos, tally.misses, tally.non, tally.worst_non
+        );
     }
 }

@@ -4,14 +4,8 @@ use super::*;
 use crate::estimators::catoni::psi;
 use crate::estimators::iterative_updating::required_count;
 use crate::noise::rng_from_seed;
-use rand::Rng;
+use crate::test_support::{hand_clipped_sum, hand_group_means, hand_rank_gap, params};
 use rand_distr::{Distribution, StudentT};
-
-fn params(kv: &[(&str, &str)]) -> ParamMap {
-    kv.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
 
 /// n rows of μ + (Student-t ν coordinates)·scale, row-major.
 fn student_data(seed: u64, n: usize, mu: &[f64], nu: f64, scale: f64) -> Vec<f64> {
@@ -252,15 +246,10 @@ fn clip_non_private_equals_hand_clipped_mean() {
     let x = student_data(8, n, &[0.3, 0.0, -2.0, 1.0], 2.5, 2.0);
     let radius = 3.0;
     let r = run("clip", &x, n, d, f64::INFINITY, 0.0, &[("R", "3")], 9);
-    let mut hand = vec![0.0; d];
-    for i in 0..n {
-        let row = &x[i * d..(i + 1) * d];
-        let nrm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let s = (radius / nrm).min(1.0);
-        for j in 0..d {
-            hand[j] += s * row[j] / n as f64;
-        }
-    }
+    let hand: Vec<f64> = hand_clipped_sum(&x, d, radius)
+        .iter()
+        .map(|v| v / n as f64)
+        .collect();
     assert!(l2(&r.mean, &hand) < 1e-12, "{:?} vs {hand:?}", r.mean);
     assert_eq!(r.privacy.model, PrivacyModel::None);
     assert_eq!(hpf(&r, "sigma"), 0.0);
@@ -293,34 +282,9 @@ fn iterative_updating_non_private_equals_hand_loop() {
         ],
         33,
     );
-    let mut rng = rng_from_seed(33);
-    let mut order: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        let j = rng.random_range(0..=i);
-        order.swap(i, j);
-    }
-    let m = n / k;
-    let q: Vec<f64> = (0..k)
-        .map(|g| {
-            order[g * m..(g + 1) * m]
-                .iter()
-                .map(|&i| x[i].clamp(-radius, radius))
-                .sum::<f64>()
-                / m as f64
-        })
-        .collect();
+    let q = hand_group_means(&x, k, radius, 33);
     let rr = required_count(k);
-    let est = |c: f64| {
-        let mut up: Vec<f64> = q.iter().map(|v| v - c).collect();
-        up.sort_by(|a, b| b.partial_cmp(a).unwrap());
-        let mut down: Vec<f64> = q.iter().map(|v| c - v).collect();
-        down.sort_by(|a, b| b.partial_cmp(a).unwrap());
-        if up[rr - 1] > down[rr - 1] {
-            (up[rr - 1], 1.0)
-        } else {
-            (down[rr - 1], -1.0)
-        }
-    };
+    let est = |c: f64| hand_rank_gap(&q, rr, c);
     let (mut c, mut best_c, mut best_d) = (0.0, 0.0, f64::INFINITY);
     for l in 0..=t_c {
         let (dl, gl) = est(c);
@@ -388,6 +352,16 @@ fn loglog_slope(ns: &[usize], errs: &[f64]) -> f64 {
     sxy / sxx
 }
 
+/// The median errors fall as n^{−1/2}: the log-log slope is −0.5 ± 0.15.
+fn assert_rate_half(name: &str, ns: &[usize], errs: &[f64]) {
+    let slope = loglog_slope(ns, errs);
+    eprintln!("{name} slope {slope}, errors {errs:?}");
+    assert!(
+        (slope + 0.5).abs() <= 0.15,
+        "{name}: slope {slope}, errors {errs:?}"
+    );
+}
+
 /// Median over `reps` of ‖μ̂ − μ‖ for each n; `kv(n)` gives the parameters at n.
 fn median_errors(
     name: &str,
@@ -423,12 +397,7 @@ fn clip_error_rate_in_n() {
     // d M² / R and noise R/(n√ρ) all scale as n^{−1/2}: slope −0.5.
     let ns = [1000, 4000, 16_000, 64_000];
     let errs = median_errors("clip", |_| vec![("M".into(), "1.5".into())], &ns, 31);
-    let slope = loglog_slope(&ns, &errs);
-    eprintln!("clip slope {slope}, errors {errs:?}");
-    assert!(
-        (slope + 0.5).abs() <= 0.15,
-        "slope {slope}, errors {errs:?}"
-    );
+    assert_rate_half("clip", &ns, &errs);
 }
 
 #[test]
@@ -449,12 +418,7 @@ fn iterative_updating_error_rate_in_n() {
         ]
     };
     let errs = median_errors("iterative-updating", kv, &ns, 15);
-    let slope = loglog_slope(&ns, &errs);
-    eprintln!("iterative-updating slope {slope}, errors {errs:?}");
-    assert!(
-        (slope + 0.5).abs() <= 0.15,
-        "slope {slope}, errors {errs:?}"
-    );
+    assert_rate_half("iterative-updating", &ns, &errs);
 }
 
 #[test]

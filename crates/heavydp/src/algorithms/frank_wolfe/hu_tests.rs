@@ -2,36 +2,9 @@
 
 use super::*;
 use crate::constraints::{L1Ball, Simplex, VertexPolytope};
-use crate::data::scenarios::simulate;
 use crate::estimators::catoni::CatoniGiulini;
 use crate::noise::rng_from_seed;
-
-fn lognormal(n: usize, d: usize, seed: u64) -> (Dataset, Vec<f64>) {
-    let (data, truth) = simulate(
-        "hu-linear-lognormal",
-        n,
-        d,
-        None,
-        &BTreeMap::new(),
-        &mut rng_from_seed(seed),
-    )
-    .unwrap();
-    (data, truth.w_star)
-}
-
-/// Population excess risk of the squared loss for Lognormal(0, σ² = 0.6) features and
-/// independent centred noise: (w − w*)ᵀ E[xxᵀ] (w − w*).
-pub(crate) fn lognormal_excess(w: &[f64], w_star: &[f64]) -> f64 {
-    let mu = 0.3f64.exp();
-    let var = (0.6f64.exp() - 1.0) * 0.6f64.exp();
-    let diff: Vec<f64> = w.iter().zip(w_star).map(|(a, b)| a - b).collect();
-    let s: f64 = diff.iter().sum();
-    var * crate::linalg::dot(&diff, &diff) + mu * mu * s * s
-}
-
-fn problem<'a>(data: &'a Dataset, domain: &'a dyn ConstraintSet, loss: LossKind) -> Problem<'a> {
-    Problem { data, loss, domain }
-}
+use crate::test_support::{hu_lognormal, lognormal_excess, FitSeeded};
 
 // ------------------------------------------------------------------ Alg. 1
 
@@ -39,12 +12,12 @@ fn problem<'a>(data: &'a Dataset, domain: &'a dyn ConstraintSet, loss: LossKind)
 fn alg1_defaults_and_sensitivity_match_the_spec() {
     // Spec H20: n = 10⁴, ε = 1, d = 400, unit ℓ1 ball: T = 21, m = 476,
     // paper s = 10⁴ gives Δ = 4√2·2·10⁴/(3·476) ≈ 79.2; theory s ≈ 5.04.
-    let (data, _) = lognormal(10_000, 400, 1);
+    let (data, _) = hu_lognormal(10_000, 400, 1);
     let domain = L1Ball {
         d: 400,
         radius: 1.0,
     };
-    let p = problem(&data, &domain, LossKind::Squared);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let budget = Budget::pure(1.0).unwrap();
     let paper = HtFrankWolfe {
         preset: Preset::Paper,
@@ -95,18 +68,11 @@ fn alg1_tight_constant_for_simplex_and_polytope() {
 
 #[test]
 fn alg1_infinite_epsilon_is_the_non_private_iteration() {
-    let (data, _) = lognormal(3000, 12, 2);
+    let (data, _) = hu_lognormal(3000, 12, 2);
     let domain = L1Ball { d: 12, radius: 1.0 };
-    let p = problem(&data, &domain, LossKind::Squared);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let alg = HtFrankWolfe::default();
-    let report = alg
-        .fit(
-            &p,
-            Budget::non_private(),
-            &mut rng_from_seed(9),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let report = alg.fit_seeded(&p, Budget::non_private(), 9);
     // Hand-written: same chunks, robust gradient, exact argmin of ⟨v, g⟩, step 2/(t+2).
     let plan = alg.plan(&p, &Budget::pure(1.0).unwrap()).unwrap();
     assert_eq!(report.hyperparameters["T"], plan.big_t);
@@ -144,17 +110,10 @@ fn alg1_infinite_epsilon_is_the_non_private_iteration() {
 
 #[test]
 fn alg1_spends_exactly_epsilon_by_parallel_composition() {
-    let (data, _) = lognormal(2000, 5, 3);
+    let (data, _) = hu_lognormal(2000, 5, 3);
     let domain = L1Ball { d: 5, radius: 1.0 };
-    let p = problem(&data, &domain, LossKind::Squared);
-    let r = HtFrankWolfe::default()
-        .fit(
-            &p,
-            Budget::pure(0.7).unwrap(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let r = HtFrankWolfe::default().fit_seeded(&p, Budget::pure(0.7).unwrap(), 1);
     assert_eq!(r.privacy.epsilon, 0.7);
     assert_eq!(r.privacy.delta, 0.0);
     assert_eq!(r.privacy.model, PrivacyModel::Pure);
@@ -166,20 +125,15 @@ fn alg1_spends_exactly_epsilon_by_parallel_composition() {
 
 #[test]
 fn alg1_rejects_more_chunks_than_records_and_bad_inputs() {
-    let (data, _) = lognormal(20, 3, 4);
+    let (data, _) = hu_lognormal(20, 3, 4);
     let domain = L1Ball { d: 3, radius: 1.0 };
-    let p = problem(&data, &domain, LossKind::Squared);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let alg = HtFrankWolfe {
         t: Some(21),
         ..Default::default()
     };
     let e = alg
-        .fit(
-            &p,
-            Budget::pure(1.0).unwrap(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
+        .try_fit_seeded(&p, Budget::pure(1.0).unwrap(), 1)
         .unwrap_err();
     assert!(
         matches!(
@@ -198,16 +152,11 @@ fn alg1_rejects_more_chunks_than_records_and_bad_inputs() {
         ..Default::default()
     };
     assert!(paper
-        .fit(
-            &p,
-            Budget::pure(0.01).unwrap(),
-            &mut rng_from_seed(1),
-            &mut NoObserver
-        )
+        .try_fit_seeded(&p, Budget::pure(0.01).unwrap(), 1)
         .is_err());
     // l2 ball: no vertices.
     let l2 = crate::constraints::L2Ball { d: 3, radius: 1.0 };
-    let p2 = problem(&data, &l2, LossKind::Squared);
+    let p2 = Problem::new(&data, LossKind::Squared, &l2);
     assert!(HtFrankWolfe::default()
         .validate(&p2, &Budget::pure(1.0).unwrap())
         .is_err());
@@ -219,19 +168,12 @@ fn alg1_rejects_more_chunks_than_records_and_bad_inputs() {
 
 #[test]
 fn alg1_is_accurate_on_heavy_tailed_data() {
-    let (data, w_star) = lognormal(40_000, 20, 5);
+    let (data, w_star) = hu_lognormal(40_000, 20, 5);
     let domain = L1Ball { d: 20, radius: 1.0 };
-    let p = problem(&data, &domain, LossKind::Squared);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let mut errs = vec![];
     for seed in 0..3 {
-        let r = HtFrankWolfe::default()
-            .fit(
-                &p,
-                Budget::pure(1.0).unwrap(),
-                &mut rng_from_seed(seed),
-                &mut NoObserver,
-            )
-            .unwrap();
+        let r = HtFrankWolfe::default().fit_seeded(&p, Budget::pure(1.0).unwrap(), seed);
         errs.push(lognormal_excess(&r.weights, &w_star));
     }
     let mean = errs.iter().sum::<f64>() / 3.0;
@@ -241,9 +183,9 @@ fn alg1_is_accurate_on_heavy_tailed_data() {
 
 #[test]
 fn alg1_biweight_uses_theorem_3_defaults() {
-    let (data, _) = lognormal(10_000, 50, 6);
+    let (data, _) = hu_lognormal(10_000, 50, 6);
     let domain = L1Ball { d: 50, radius: 1.0 };
-    let p = problem(&data, &domain, LossKind::Biweight { c: 4.685 });
+    let p = Problem::new(&data, LossKind::Biweight { c: 4.685 }, &domain);
     let plan = HtFrankWolfe::default()
         .plan(&p, &Budget::pure(1.0).unwrap())
         .unwrap();
@@ -260,9 +202,9 @@ fn alg1_biweight_uses_theorem_3_defaults() {
 fn alg2_defaults_and_sensitivity_match_the_spec() {
     // Spec X.2: n = 10⁴, ε = 1 → T = 39, K ≈ 6.33; n = 10⁵ → T = 100, K = 10.
     for (n, t, k) in [(10_000usize, 39usize, 6.33), (100_000, 100, 10.0)] {
-        let (data, _) = lognormal(n, 2, 7);
+        let (data, _) = hu_lognormal(n, 2, 7);
         let domain = L1Ball { d: 2, radius: 1.0 };
-        let p = problem(&data, &domain, LossKind::Squared);
+        let p = Problem::new(&data, LossKind::Squared, &domain);
         let budget = with_default_delta(Budget::pure(1.0).unwrap(), n);
         let plan = HtLasso::default().plan(&p, &budget).unwrap();
         assert_eq!(plan.big_t, t);
@@ -308,38 +250,26 @@ fn alg2_defaults_and_sensitivity_match_the_spec() {
 
 #[test]
 fn alg2_refuses_budgets_advanced_composition_cannot_certify() {
-    let (data, _) = lognormal(1000, 3, 8);
+    let (data, _) = hu_lognormal(1000, 3, 8);
     let domain = L1Ball { d: 3, radius: 1.0 };
-    let p = problem(&data, &domain, LossKind::Squared);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     // Spec H11: ε = 0.99, δ = 0.9 fails with the printed ε₀ (the exact calibration
     // certifies it).
     let e = HtLasso {
         exact_calibration: false,
         ..Default::default()
     }
-    .fit(
-        &p,
-        Budget::new(0.99, 0.9).unwrap(),
-        &mut rng_from_seed(1),
-        &mut NoObserver,
-    )
+    .try_fit_seeded(&p, Budget::new(0.99, 0.9).unwrap(), 1)
     .unwrap_err();
     assert!(e.to_string().contains("certifies only"), "{e}");
 }
 
 #[test]
 fn alg2_spends_at_most_the_budget_and_uses_default_delta() {
-    let (data, _) = lognormal(5000, 4, 9);
+    let (data, _) = hu_lognormal(5000, 4, 9);
     let domain = L1Ball { d: 4, radius: 1.0 };
-    let p = problem(&data, &domain, LossKind::Squared);
-    let r = HtLasso::default()
-        .fit(
-            &p,
-            Budget::pure(1.0).unwrap(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let r = HtLasso::default().fit_seeded(&p, Budget::pure(1.0).unwrap(), 1);
     let delta = 5000f64.powf(-1.1);
     assert!(r.privacy.epsilon <= 1.0 && r.privacy.epsilon > 0.4);
     assert!((r.privacy.delta - delta).abs() < 1e-15);
@@ -348,17 +278,10 @@ fn alg2_spends_at_most_the_budget_and_uses_default_delta() {
 
 #[test]
 fn alg2_infinite_epsilon_is_frank_wolfe_on_the_shrunk_data() {
-    let (data, _) = lognormal(4000, 6, 10);
+    let (data, _) = hu_lognormal(4000, 6, 10);
     let domain = L1Ball { d: 6, radius: 1.0 };
-    let p = problem(&data, &domain, LossKind::Squared);
-    let r = HtLasso::default()
-        .fit(
-            &p,
-            Budget::non_private(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let r = HtLasso::default().fit_seeded(&p, Budget::non_private(), 1);
     let t = 4000f64.powf(0.4).floor() as usize;
     let k = 4000f64.powf(0.25) / (t as f64).powf(0.125);
     assert_eq!(r.hyperparameters["T"], t);
@@ -388,32 +311,19 @@ fn alg2_infinite_epsilon_is_frank_wolfe_on_the_shrunk_data() {
 
 #[test]
 fn alg2_is_accurate_on_heavy_tailed_data() {
-    let (data, w_star) = lognormal(100_000, 10, 11);
+    let (data, w_star) = hu_lognormal(100_000, 10, 11);
     let domain = L1Ball { d: 10, radius: 1.0 };
-    let p = problem(&data, &domain, LossKind::Squared);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let mut err = 0.0;
     for seed in 0..4 {
-        let r = HtLasso::default()
-            .fit(
-                &p,
-                Budget::pure(1.0).unwrap(),
-                &mut rng_from_seed(seed),
-                &mut NoObserver,
-            )
-            .unwrap();
+        let r = HtLasso::default().fit_seeded(&p, Budget::pure(1.0).unwrap(), seed);
         err += lognormal_excess(&r.weights, &w_star) / 4.0;
     }
     let zero = lognormal_excess(&[0.0; 10], &w_star);
     // The non-private iterate on the same shrunk data (ε = ∞) is the floor.
     let floor = lognormal_excess(
         &HtLasso::default()
-            .fit(
-                &p,
-                Budget::non_private(),
-                &mut rng_from_seed(0),
-                &mut NoObserver,
-            )
-            .unwrap()
+            .fit_seeded(&p, Budget::non_private(), 0)
             .weights,
         &w_star,
     );

@@ -1,31 +1,13 @@
 use super::*;
-use crate::algorithms::test_support::bounded_data;
 use crate::constraints::{L1Ball, L2Ball, Simplex};
-use crate::noise::rng_from_seed;
-
-fn fit(
-    alg: &dyn PrivateAlgorithm,
-    data: &Dataset,
-    domain: &dyn ConstraintSet,
-    loss: LossKind,
-    budget: Budget,
-    seed: u64,
-) -> FitReport {
-    let p = Problem { data, loss, domain };
-    alg.fit(&p, budget, &mut rng_from_seed(seed), &mut NoObserver)
-        .unwrap()
-}
+use crate::test_support::{bounded_data, FitSeeded};
 
 #[test]
 fn alg4_laplace_scale_matches_the_formula() {
     // squared loss, B = 1, l1 ball r = 1: L1 = 2 (B r + B) B = 4, score sensitivity 2 L1 r / n.
     let (data, _) = bounded_data(1000, 5, 1);
     let domain = L1Ball { d: 5, radius: 1.0 };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let budget = Budget::new(1.0, 1e-5).unwrap();
     let alg = DpFrankWolfe {
         bound: 1.0,
@@ -103,13 +85,14 @@ fn epsilon_infinity_reproduces_frank_wolfe_exactly() {
                 t: Some(30),
                 ..Default::default()
             };
-            let base = fit(&fw, &data, set.as_ref(), loss, Budget::non_private(), 1);
+            let prob = Problem::new(&data, loss, set.as_ref());
+            let base = fw.fit_seeded(&prob, Budget::non_private(), 1);
             let g = DpFrankWolfeGaussian {
                 bound: 1.0,
                 t: Some(30),
                 ..Default::default()
             };
-            let rg = fit(&g, &data, set.as_ref(), loss, Budget::non_private(), 99);
+            let rg = g.fit_seeded(&prob, Budget::non_private(), 99);
             assert_eq!(base.weights, rg.weights);
             assert_eq!(rg.privacy.model, PrivacyModel::None);
             if set.as_polytope().is_some() {
@@ -118,37 +101,26 @@ fn epsilon_infinity_reproduces_frank_wolfe_exactly() {
                     t: Some(30),
                     ..Default::default()
                 };
-                let ra = fit(&a, &data, set.as_ref(), loss, Budget::non_private(), 7);
+                let ra = a.fit_seeded(&prob, Budget::non_private(), 7);
                 assert_eq!(base.weights, ra.weights);
             }
         }
     }
     // And a finite epsilon does change the answer (noise is really added).
     let set = L1Ball { d: 6, radius: 1.0 };
-    let fw = fit(
-        &FrankWolfe {
-            bound: Some(1.0),
-            t: Some(30),
-            ..Default::default()
-        },
-        &data,
-        &set,
-        LossKind::Squared,
-        Budget::non_private(),
-        1,
-    );
-    let p = fit(
-        &DpFrankWolfe {
-            bound: 1.0,
-            t: Some(30),
-            ..Default::default()
-        },
-        &data,
-        &set,
-        LossKind::Squared,
-        Budget::new(0.5, 1e-5).unwrap(),
-        1,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &set);
+    let fw = FrankWolfe {
+        bound: Some(1.0),
+        t: Some(30),
+        ..Default::default()
+    }
+    .fit_seeded(&prob, Budget::non_private(), 1);
+    let p = DpFrankWolfe {
+        bound: 1.0,
+        t: Some(30),
+        ..Default::default()
+    }
+    .fit_seeded(&prob, Budget::new(0.5, 1e-5).unwrap(), 1);
     assert_ne!(fw.weights, p.weights);
 }
 
@@ -157,32 +129,21 @@ fn frank_wolfe_meets_its_convergence_bound() {
     // L(theta_T) - min L <= 2 Gamma / (T + 1) (spec §7) with Gamma <= 2 (B diam_1)^2 = 8.
     let (data, _) = bounded_data(500, 4, 3);
     let set = L1Ball { d: 4, radius: 1.0 };
-    let long = fit(
-        &FrankWolfe {
-            bound: Some(1.0),
-            t: Some(20_000),
-            ..Default::default()
-        },
-        &data,
-        &set,
-        LossKind::Squared,
-        Budget::non_private(),
-        1,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &set);
+    let long = FrankWolfe {
+        bound: Some(1.0),
+        t: Some(20_000),
+        ..Default::default()
+    }
+    .fit_seeded(&prob, Budget::non_private(), 1);
     let opt = empirical_risk(&LossKind::Squared, &data, &long.weights);
     for t in [2usize, 5, 20, 100] {
-        let r = fit(
-            &FrankWolfe {
-                bound: Some(1.0),
-                t: Some(t),
-                ..Default::default()
-            },
-            &data,
-            &set,
-            LossKind::Squared,
-            Budget::non_private(),
-            1,
-        );
+        let r = FrankWolfe {
+            bound: Some(1.0),
+            t: Some(t),
+            ..Default::default()
+        }
+        .fit_seeded(&prob, Budget::non_private(), 1);
         let gap = empirical_risk(&LossKind::Squared, &data, &r.weights) - opt;
         assert!(
             gap <= 2.0 * 8.0 / (t as f64 + 1.0) + 1e-9,
@@ -196,33 +157,22 @@ fn ledger_records_what_was_spent() {
     let (data, _) = bounded_data(2000, 5, 4);
     let set = L1Ball { d: 5, radius: 1.0 };
     let budget = Budget::new(0.7, 1e-6).unwrap();
-    let r = fit(
-        &DpFrankWolfe {
-            bound: 1.0,
-            t: Some(25),
-            ..Default::default()
-        },
-        &data,
-        &set,
-        LossKind::Squared,
-        budget,
-        3,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &set);
+    let r = DpFrankWolfe {
+        bound: 1.0,
+        t: Some(25),
+        ..Default::default()
+    }
+    .fit_seeded(&prob, budget, 3);
     assert_eq!(r.privacy.releases, 24);
     assert!(r.privacy.epsilon <= 0.7 && r.privacy.epsilon > 0.69);
     assert_eq!(r.privacy.delta, 1e-6);
-    let r = fit(
-        &DpFrankWolfeGaussian {
-            bound: 1.0,
-            t: Some(25),
-            ..Default::default()
-        },
-        &data,
-        &set,
-        LossKind::Squared,
-        budget,
-        3,
-    );
+    let r = DpFrankWolfeGaussian {
+        bound: 1.0,
+        t: Some(25),
+        ..Default::default()
+    }
+    .fit_seeded(&prob, budget, 3);
     assert_eq!(r.privacy.releases, 24);
     assert!(r.privacy.epsilon <= 0.7);
 }
@@ -231,11 +181,7 @@ fn ledger_records_what_was_spent() {
 fn rejects_bad_configurations() {
     let (data, _) = bounded_data(50, 3, 5);
     let l2 = L2Ball { d: 3, radius: 1.0 };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &l2,
-    };
+    let p = Problem::new(&data, LossKind::Squared, &l2);
     let b = Budget::new(1.0, 1e-5).unwrap();
     let a = DpFrankWolfe {
         bound: 1.0,
@@ -246,20 +192,12 @@ fn rejects_bad_configurations() {
         Err(FitError::Unsupported { .. })
     ));
     let l1 = L1Ball { d: 3, radius: 1.0 };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &l1,
-    };
+    let p = Problem::new(&data, LossKind::Squared, &l1);
     assert!(matches!(
         a.validate(&p, &Budget::pure(1.0).unwrap()),
         Err(FitError::Privacy(_))
     ));
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Absolute,
-        domain: &l1,
-    };
+    let p = Problem::new(&data, LossKind::Absolute, &l1);
     assert!(matches!(
         a.validate(&p, &b),
         Err(FitError::Unsupported { .. })

@@ -2,13 +2,13 @@
 
 use super::*;
 use crate::algorithms::*;
-use crate::constraints::SparseBall;
 use crate::data::scenarios::simulate;
 use crate::data::Dataset;
 use crate::estimators::catoni::CatoniGiulini;
 use crate::loss::LossKind;
 use crate::noise::rng_from_seed;
 use crate::privacy::{Budget, PrivacyModel};
+use crate::test_support::{sparse_ball, FitSeeded};
 use std::collections::BTreeMap;
 
 fn sparse(scenario: &str, n: usize, d: usize, s: usize, seed: u64) -> (Dataset, Vec<f64>) {
@@ -49,16 +49,8 @@ fn alg3_defaults_and_sensitivity_match_the_spec() {
     // Spec X.2: n = 5·10⁴, ε = 1, s* = 20, c = 2 → s = 40, T = 10, m = 5000, K ≈ 3.344,
     // λ ≈ 0.0164, Peeling scale ≈ 1.24.
     let data = Dataset::from_rows(vec![0.0; 50_000 * 50], vec![0.0; 50_000], 50).unwrap();
-    let domain = SparseBall {
-        d: 50,
-        s: 20,
-        radius: 1.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let domain = sparse_ball(50, 20, 1.0);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let alg = HtSparseLinreg::default();
     let budget = with_default_delta(Budget::pure(1.0).unwrap(), 50_000);
     let plan = alg.plan(&p, &budget).unwrap();
@@ -84,16 +76,8 @@ fn truncated_step_sensitivity_for_test(k: f64, eta: f64, r: f64, s: usize, m: us
 #[test]
 fn alg3_default_sparsity_is_twice_s_star() {
     let (data, _) = sparse("hu-sparse-lognormal-noise", 3000, 100, 5, 1);
-    let domain = SparseBall {
-        d: 100,
-        s: 5,
-        radius: 1.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let domain = sparse_ball(100, 5, 1.0);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let plan = HtSparseLinreg::default()
         .plan(&p, &with_default_delta(Budget::pure(1.0).unwrap(), 3000))
         .unwrap();
@@ -112,25 +96,10 @@ fn alg3_default_sparsity_is_twice_s_star() {
 #[test]
 fn alg3_infinite_epsilon_is_the_non_private_iht_iterate() {
     let (data, _) = sparse("hu-sparse-lognormal-noise", 4000, 30, 3, 2);
-    let domain = SparseBall {
-        d: 30,
-        s: 3,
-        radius: 1.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let domain = sparse_ball(30, 3, 1.0);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let alg = HtSparseLinreg::default();
-    let r = alg
-        .fit(
-            &p,
-            Budget::non_private(),
-            &mut rng_from_seed(4),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let r = alg.fit_seeded(&p, Budget::non_private(), 4);
     let plan = alg.plan(&p, &Budget::pure(1.0).unwrap()).unwrap();
     let mut rng = rng_from_seed(4);
     let chunks = Chunks::new("t", 4000, plan.big_t, Chunking::Shuffle, &mut rng).unwrap();
@@ -166,24 +135,14 @@ fn alg3_recovers_a_sparse_vector_under_heavy_tailed_noise() {
     // swamps a unit-norm w* (docs/reproduction.md); with n = 2·10⁵, s* = 2, ε = 2 the
     // scale is ≈ 0.2. η₀ = 0.2 because K ≈ 9.6 makes E x̃_j² ≈ 5 and η₀ = 0.5 unstable.
     let (data, w_star) = sparse("hu-sparse-lognormal-noise", 200_000, 100, 2, 3);
-    let domain = SparseBall {
-        d: 100,
-        s: 2,
-        radius: 1.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let domain = sparse_ball(100, 2, 1.0);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let alg = HtSparseLinreg {
         eta: Some(0.2),
         ..Default::default()
     };
     let budget = Budget::new(2.0, 200_000f64.powf(-1.1)).unwrap();
-    let r = alg
-        .fit(&p, budget, &mut rng_from_seed(1), &mut NoObserver)
-        .unwrap();
+    let r = alg.fit_seeded(&p, budget, 1);
     let err = l2_dist(&r.weights, &w_star);
     assert!(err < 0.5, "l2 error {err}");
     assert!(r.weights.iter().filter(|v| **v != 0.0).count() <= 4);
@@ -195,24 +154,12 @@ fn alg3_recovers_a_sparse_vector_under_heavy_tailed_noise() {
 fn alg3_rejects_bad_inputs() {
     let (data, _) = sparse("hu-sparse-lognormal-noise", 50, 10, 2, 4);
     let l1 = crate::constraints::L1Ball { d: 10, radius: 1.0 };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &l1,
-    };
+    let p = Problem::new(&data, LossKind::Squared, &l1);
     assert!(HtSparseLinreg::default()
         .validate(&p, &Budget::pure(1.0).unwrap())
         .is_err());
-    let domain = SparseBall {
-        d: 10,
-        s: 2,
-        radius: 1.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let domain = sparse_ball(10, 2, 1.0);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let e = HtSparseLinreg {
         t: Some(51),
         ..Default::default()
@@ -245,16 +192,8 @@ fn alg5_defaults_and_sensitivity_match_the_spec() {
     // Spec H21: n = 8000, ε = 1, s* = 20 (s = 40, T = 8, m = 1000): the proof's k ≈ 2.9
     // gives λ ≈ 0.0027; the printed rule k = nε with λ = 4√2kη/m gives ≈ 22.6.
     let data = Dataset::from_rows(vec![0.0; 8000 * 40], vec![0.0; 8000], 40).unwrap();
-    let domain = SparseBall {
-        d: 40,
-        s: 20,
-        radius: 1.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let domain = sparse_ball(40, 20, 1.0);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let budget = with_default_delta(Budget::pure(1.0).unwrap(), 8000);
     let plan = HtSparseOpt::default().plan(&p, &budget).unwrap();
     assert_eq!((plan.s, plan.big_t, plan.m), (40, 8, 1000));
@@ -282,25 +221,10 @@ fn alg5_infinite_epsilon_is_the_non_private_robust_iht_iterate() {
         LossKind::Logistic.prepare_labels(d.y_mut()).unwrap();
         d
     };
-    let domain = SparseBall {
-        d: 25,
-        s: 3,
-        radius: 1.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Logistic,
-        domain: &domain,
-    };
+    let domain = sparse_ball(25, 3, 1.0);
+    let p = Problem::new(&data, LossKind::Logistic, &domain);
     let alg = HtSparseOpt::default();
-    let r = alg
-        .fit(
-            &p,
-            Budget::non_private(),
-            &mut rng_from_seed(6),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let r = alg.fit_seeded(&p, Budget::non_private(), 6);
     let plan = alg.plan(&p, &Budget::pure(1.0).unwrap()).unwrap();
     assert_eq!(plan.lambda_reg, 0.01);
     let mut rng = rng_from_seed(6);
@@ -334,24 +258,9 @@ fn alg5_sparse_logistic_regression_finds_the_direction() {
     let (data, w_star) = sparse("hu-sparse-logistic-gaussian", 20_000, 100, 4, 7);
     let mut data = data;
     LossKind::Logistic.prepare_labels(data.y_mut()).unwrap();
-    let domain = SparseBall {
-        d: 100,
-        s: 4,
-        radius: 1.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Logistic,
-        domain: &domain,
-    };
-    let r = HtSparseOpt::default()
-        .fit(
-            &p,
-            Budget::pure(1.0).unwrap(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let domain = sparse_ball(100, 4, 1.0);
+    let p = Problem::new(&data, LossKind::Logistic, &domain);
+    let r = HtSparseOpt::default().fit_seeded(&p, Budget::pure(1.0).unwrap(), 1);
     let cos = crate::linalg::dot(&r.weights, &w_star)
         / (crate::linalg::norm2(&r.weights) * crate::linalg::norm2(&w_star)).max(1e-300);
     assert!(cos > 0.7, "cosine {cos}");
@@ -369,16 +278,8 @@ fn alg5_sparse_mean_estimation() {
         .map(|k| mu[k % d] + rand_distr::Distribution::<f64>::sample(&t3, &mut rng))
         .collect();
     let data = Dataset::from_rows(x, vec![0.0; n], d).unwrap();
-    let domain = SparseBall {
-        d,
-        s: 3,
-        radius: 10.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let domain = sparse_ball(d, 3, 10.0);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let alg = HtSparseOpt {
         task: SparseTask::Mean,
         tau: 3.0,
@@ -389,14 +290,7 @@ fn alg5_sparse_mean_estimation() {
     // ≈ 1.66 at ε = 0.5 (i.e. with twice the noise), 1.73 for the zero estimator.
     let errs: Vec<f64> = (0..10)
         .map(|seed| {
-            let r = alg
-                .fit(
-                    &p,
-                    Budget::pure(1.0).unwrap(),
-                    &mut rng_from_seed(seed),
-                    &mut NoObserver,
-                )
-                .unwrap();
+            let r = alg.fit_seeded(&p, Budget::pure(1.0).unwrap(), seed);
             l2_dist(&r.weights, &mu)
         })
         .collect();

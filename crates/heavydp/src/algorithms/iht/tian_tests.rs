@@ -5,12 +5,12 @@
 use super::tests::{hard_threshold, l2_dist};
 use super::*;
 use crate::algorithms::*;
-use crate::constraints::SparseBall;
 use crate::data::scenarios::simulate;
 use crate::data::Dataset;
 use crate::loss::LossKind;
 use crate::noise::rng_from_seed;
 use crate::privacy::{Budget, PrivacyModel};
+use crate::test_support::{on_threads, params, sparse_ball, FitSeeded};
 use std::collections::BTreeMap;
 
 fn student(n: usize, d: usize, zeta: f64, seed: u64) -> (Dataset, Vec<f64>) {
@@ -35,12 +35,6 @@ fn replace_row0(data: &Dataset, x: &[f64], y: f64) -> Dataset {
     let mut ys = data.y().to_vec();
     ys[0] = y;
     Dataset::from_rows(xs, ys, data.d()).unwrap()
-}
-
-fn params(kv: &[(&str, &str)]) -> ParamMap {
-    kv.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
 }
 
 /// The largest ℓ∞ change of Σ_{rows} g_i x̃_i (times `scale`) over the replacement of
@@ -99,12 +93,8 @@ fn the_kernel_is_the_plain_sum_and_thread_count_invariant() {
         }
     }
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
         let mut out = vec![0.0; d];
-        pool.install(|| {
+        on_threads(threads, || {
             clipped_weighted_sum(data.x(), data.y(), d, &rows, &support, k, weight, &mut out)
         });
         out
@@ -131,16 +121,8 @@ fn huber_defaults_and_sensitivity_match_the_spec() {
     // n = 20 000, d = 200: T = ⌈ln n⌉ = 10, m = 2000, K = ln 200, η = 0.5 (theory), τ = 1,
     // λ = 2ητK/m.
     let data = Dataset::from_rows(vec![0.0; 20_000 * 200], vec![0.0; 20_000], 200).unwrap();
-    let domain = SparseBall {
-        d: 200,
-        s: 5,
-        radius: 10.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Huber { tau: 1.0 },
-        domain: &domain,
-    };
+    let domain = sparse_ball(200, 5, 10.0);
+    let p = Problem::new(&data, LossKind::Huber { tau: 1.0 }, &domain);
     let budget = with_default_delta(Budget::pure(0.5).unwrap(), 20_000);
     let plan = DpIhtHuber::default().plan(&p, &budget).unwrap();
     assert_eq!((plan.s, plan.big_t, plan.m), (5, 10, 2000));
@@ -203,25 +185,10 @@ fn huber_step_sensitivity_is_attained_by_a_worst_case_neighbour() {
 #[test]
 fn huber_infinite_epsilon_is_the_non_private_iht_iterate() {
     let (data, _) = student(4000, 30, 1.0, 2);
-    let domain = SparseBall {
-        d: 30,
-        s: 5,
-        radius: 3.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Huber { tau: 1.3 },
-        domain: &domain,
-    };
+    let domain = sparse_ball(30, 5, 3.0);
+    let p = Problem::new(&data, LossKind::Huber { tau: 1.3 }, &domain);
     let alg = DpIhtHuber::from_params(&params(&[("chunking", "order"), ("T", "7")])).unwrap();
-    let rep = alg
-        .fit(
-            &p,
-            Budget::non_private(),
-            &mut rng_from_seed(9),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let rep = alg.fit_seeded(&p, Budget::non_private(), 9);
     // Hand-written Alg. 1 without noise.
     let (n, d) = (4000, 30);
     let (t, m, k, eta, tau) = (7, 4000 / 7, 30f64.ln(), 0.5, 1.3);
@@ -253,34 +220,12 @@ fn huber_recovers_the_support_under_heavy_tailed_noise() {
     // n = 6·10⁴, d = 100, ‖β*‖₂ = 2.79. With T = 11 steps of η = 0.5 the contraction is
     // ≈ (1 − η·P(|ε| < τ))^T ≈ 0.05, so the non-private error is ≈ 0.17 (measured).
     let (data, w_star) = student(60_000, 100, 0.5, 3);
-    let domain = SparseBall {
-        d: 100,
-        s: 5,
-        radius: 10.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Huber { tau: 1.0 },
-        domain: &domain,
-    };
+    let domain = sparse_ball(100, 5, 10.0);
+    let p = Problem::new(&data, LossKind::Huber { tau: 1.0 }, &domain);
     let alg = DpIhtHuber::default();
-    let np = alg
-        .fit(
-            &p,
-            Budget::non_private(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let np = alg.fit_seeded(&p, Budget::non_private(), 1);
     let e_np = l2_dist(&np.weights, &w_star);
-    let private = alg
-        .fit(
-            &p,
-            Budget::new(1.0, 0.0).unwrap(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let private = alg.fit_seeded(&p, Budget::new(1.0, 0.0).unwrap(), 1);
     let e = l2_dist(&private.weights, &w_star);
     let norm = l2_dist(&w_star, &[0.0; 100]);
     assert!(e_np < 0.1 * norm, "non-private {e_np} (|w*| = {norm})");
@@ -299,16 +244,8 @@ fn huber_recovers_the_support_under_heavy_tailed_noise() {
 fn huber_printed_lambda_is_charged_its_certified_epsilon() {
     use crate::mechanisms::Peeling;
     let (data, _) = student(20_000, 50, 0.5, 5);
-    let domain = SparseBall {
-        d: 50,
-        s: 5,
-        radius: 10.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Huber { tau: 1.0 },
-        domain: &domain,
-    };
+    let domain = sparse_ball(50, 5, 10.0);
+    let p = Problem::new(&data, LossKind::Huber { tau: 1.0 }, &domain);
     let budget = Budget::new(1.0, 1e-5).unwrap();
     let ln = (1e5f64).ln();
     // s = 5: Peeling's basic composition at the true λ is s(2λ + λ)/b with
@@ -322,9 +259,7 @@ fn huber_printed_lambda_is_charged_its_certified_epsilon() {
         .unwrap()
         .unwrap();
     assert!(ce > 1.9 && ce <= 2.0 + 1e-9, "{ce}");
-    assert!(exact
-        .fit(&p, budget, &mut rng_from_seed(1), &mut NoObserver)
-        .is_err());
+    assert!(exact.try_fit_seeded(&p, budget, 1).is_err());
     let alg = DpIhtHuber::from_params(&params(&[("lambda_factor", "1"), ("calibration", "paper")]))
         .unwrap();
     let plan = alg.plan(&p, &budget).unwrap();
@@ -336,9 +271,7 @@ fn huber_printed_lambda_is_charged_its_certified_epsilon() {
         .unwrap();
     assert!(c5 >= want5 && c5 < want5 * (1.0 + 1e-9), "{c5} vs {want5}");
     assert!((c5 - 1.14).abs() < 0.005, "{c5}");
-    let err = alg
-        .fit(&p, budget, &mut rng_from_seed(1), &mut NoObserver)
-        .unwrap_err();
+    let err = alg.try_fit_seeded(&p, budget, 1).unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains("lambda_factor") && msg.contains(&format!("epsilon = {c5:.4}")),
@@ -352,9 +285,7 @@ fn huber_printed_lambda_is_charged_its_certified_epsilon() {
     ]))
     .unwrap();
     let plan1 = alg1.plan(&p, &budget).unwrap();
-    let report = alg1
-        .fit(&p, budget, &mut rng_from_seed(1), &mut NoObserver)
-        .unwrap();
+    let report = alg1.fit_seeded(&p, budget, 1);
     let want1 = 3.0 / (3.0 * ln).sqrt();
     let e = report.privacy.epsilon;
     assert!(e >= want1 && e < want1 * (1.0 + 1e-9), "{e} vs {want1}");
@@ -407,16 +338,8 @@ fn absolute_sensitivity_holds_for_extreme_raw_features() {
 #[test]
 fn absolute_schedule_and_infinite_epsilon_iterate() {
     let (data, _) = student(3000, 20, 0.5, 5);
-    let domain = SparseBall {
-        d: 20,
-        s: 3,
-        radius: 2.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Absolute,
-        domain: &domain,
-    };
+    let domain = sparse_ball(20, 3, 2.0);
+    let p = Problem::new(&data, LossKind::Absolute, &domain);
     let alg = DpIhtL1::from_params(&params(&[
         ("chunking", "order"),
         ("T", "6"),
@@ -436,14 +359,7 @@ fn absolute_schedule_and_infinite_epsilon_iterate() {
     for (l, e) in plan.lambdas.iter().zip(&expect) {
         assert_eq!(*l, 2.0 * e * 20f64.ln() / m as f64);
     }
-    let rep = alg
-        .fit(
-            &p,
-            Budget::non_private(),
-            &mut rng_from_seed(2),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let rep = alg.fit_seeded(&p, Budget::non_private(), 2);
     let (d, k) = (20, 20f64.ln());
     let mut w = vec![0.0; d];
     for (it, eta) in expect.iter().enumerate() {
@@ -475,33 +391,11 @@ fn absolute_schedule_and_infinite_epsilon_iterate() {
 #[test]
 fn absolute_recovers_the_support_under_heavy_tailed_noise() {
     let (data, w_star) = student(60_000, 100, 0.5, 6);
-    let domain = SparseBall {
-        d: 100,
-        s: 5,
-        radius: 10.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Absolute,
-        domain: &domain,
-    };
+    let domain = sparse_ball(100, 5, 10.0);
+    let p = Problem::new(&data, LossKind::Absolute, &domain);
     let alg = DpIhtL1::default();
-    let np = alg
-        .fit(
-            &p,
-            Budget::non_private(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
-        .unwrap();
-    let private = alg
-        .fit(
-            &p,
-            Budget::new(1.0, 0.0).unwrap(),
-            &mut rng_from_seed(1),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let np = alg.fit_seeded(&p, Budget::non_private(), 1);
+    let private = alg.fit_seeded(&p, Budget::new(1.0, 0.0).unwrap(), 1);
     let norm = l2_dist(&w_star, &[0.0; 100]);
     let (e_np, e) = (
         l2_dist(&np.weights, &w_star),
@@ -535,21 +429,11 @@ fn slr_sensitivity_and_composition_match_the_spec() {
 
     // T Peeling calls of (ε/T, δ/T): the ledger spends at most (ε, δ), basic composition.
     let (data, _) = student(2000, 30, 1.0, 8);
-    let domain = SparseBall {
-        d: 30,
-        s: 5,
-        radius: 3.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let domain = sparse_ball(30, 5, 3.0);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let alg = DpSlr::from_params(&params(&[("bound", "3")])).unwrap();
     let budget = Budget::new(0.8, 1e-5).unwrap();
-    let rep = alg
-        .fit(&p, budget, &mut rng_from_seed(1), &mut NoObserver)
-        .unwrap();
+    let rep = alg.fit_seeded(&p, budget, 1);
     let t = (2000f64.ln().ceil()) as usize;
     assert_eq!(rep.trace.len(), t);
     assert!(rep.privacy.epsilon <= 0.8 && rep.privacy.epsilon > 0.8 * (1.0 - 1e-8));
@@ -561,26 +445,11 @@ fn slr_sensitivity_and_composition_match_the_spec() {
 #[test]
 fn slr_infinite_epsilon_is_iht_on_the_clipped_data() {
     let (data, w_star) = student(5000, 20, 1.0, 10);
-    let domain = SparseBall {
-        d: 20,
-        s: 5,
-        radius: 10.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let domain = sparse_ball(20, 5, 10.0);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     // A generous bound (clipping y at a small B biases least squares; not tested here).
     let alg = DpSlr::from_params(&params(&[("bound", "30"), ("T", "30")])).unwrap();
-    let rep = alg
-        .fit(
-            &p,
-            Budget::non_private(),
-            &mut rng_from_seed(3),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let rep = alg.fit_seeded(&p, Budget::non_private(), 3);
     let (n, d, b) = (5000, 20, 30.0);
     let mut w = vec![0.0; d];
     for _ in 0..30 {
@@ -609,16 +478,8 @@ fn slr_infinite_epsilon_is_iht_on_the_clipped_data() {
 #[test]
 fn tian_algorithms_reject_bad_inputs() {
     let data = tiny_problem_data(30, 5);
-    let domain = SparseBall {
-        d: 5,
-        s: 2,
-        radius: 1.0,
-    };
-    let huber = Problem {
-        data: &data,
-        loss: LossKind::Huber { tau: 1.0 },
-        domain: &domain,
-    };
+    let domain = sparse_ball(5, 2, 1.0);
+    let huber = Problem::new(&data, LossKind::Huber { tau: 1.0 }, &domain);
     let budget = Budget::new(1.0, 1e-3).unwrap();
     // T > n.
     let e = DpIhtHuber::from_params(&params(&[("T", "31")]))
@@ -667,36 +528,18 @@ fn tian_algorithms_reject_bad_inputs() {
 fn pinned_short_fits() {
     // Silent changes to the samplers, the chunking or the kernels change these values.
     let (data, _) = student(2000, 15, 0.5, 12);
-    let domain = SparseBall {
-        d: 15,
-        s: 3,
-        radius: 5.0,
-    };
+    let domain = sparse_ball(15, 3, 5.0);
     let budget = Budget::new(1.0, 1e-4).unwrap();
-    let huber = DpIhtHuber::default()
-        .fit(
-            &Problem {
-                data: &data,
-                loss: LossKind::Huber { tau: 1.0 },
-                domain: &domain,
-            },
-            budget,
-            &mut rng_from_seed(77),
-            &mut NoObserver,
-        )
-        .unwrap();
-    let l1 = DpIhtL1::default()
-        .fit(
-            &Problem {
-                data: &data,
-                loss: LossKind::Absolute,
-                domain: &domain,
-            },
-            budget,
-            &mut rng_from_seed(77),
-            &mut NoObserver,
-        )
-        .unwrap();
+    let huber = DpIhtHuber::default().fit_seeded(
+        &Problem::new(&data, LossKind::Huber { tau: 1.0 }, &domain),
+        budget,
+        77,
+    );
+    let l1 = DpIhtL1::default().fit_seeded(
+        &Problem::new(&data, LossKind::Absolute, &domain),
+        budget,
+        77,
+    );
     let nz = |w: &[f64]| -> Vec<(usize, f64)> {
         w.iter()
             .enumerate()

@@ -3,9 +3,10 @@
 
 use super::kernel::pow_unit;
 use super::*;
-use crate::constraints::{L1Ball, L2Ball, Simplex, SparseBall};
+use crate::constraints::{L1Ball, L2Ball, Simplex};
 use crate::mechanisms::Mechanism;
 use crate::noise::rng_from_seed;
+use crate::test_support::{bits, on_threads, params, sparse_ball, FitSeeded};
 use rand::Rng;
 use rand_distr::{Distribution, StudentT};
 
@@ -21,27 +22,6 @@ fn student(n: usize, w_star: &[f64], nu: f64, seed: u64) -> Dataset {
         .map(|r| crate::linalg::dot(r, w_star) + t.sample(&mut rng))
         .collect();
     Dataset::from_rows(x, y, d).unwrap()
-}
-
-fn params(kv: &[(&str, &str)]) -> ParamMap {
-    kv.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-fn fit_with(
-    alg: &L1RegressionExpMech,
-    data: &Dataset,
-    domain: &dyn ConstraintSet,
-    budget: Budget,
-    seed: u64,
-) -> Result<FitReport, FitError> {
-    let problem = Problem {
-        data,
-        loss: LossKind::Absolute,
-        domain,
-    };
-    alg.fit(&problem, budget, &mut rng_from_seed(seed), &mut NoObserver)
 }
 
 fn l2_dist(a: &[f64], b: &[f64]) -> f64 {
@@ -532,7 +512,8 @@ fn epsilon_infinity_is_the_brute_force_argmin_over_the_same_net() {
             zeta: Some(0.04),
             ..Default::default()
         };
-        let rep = fit_with(&alg, &data, &domain, Budget::non_private(), 1).unwrap();
+        let prob = Problem::new(&data, LossKind::Absolute, &domain);
+        let rep = alg.fit_seeded(&prob, Budget::non_private(), 1);
         let iota = rep.hyperparameters["iota"].as_f64().unwrap();
         // ι evaluated at ε = 1 (formula_epsilon).
         let want = default_iota(400, 2, 1.0, theta, 1.0, 0.05, MomentKind::Norm);
@@ -577,18 +558,14 @@ fn fits_are_bit_identical_for_any_number_of_threads() {
         },
     ] {
         let run = |threads: usize, budget: Budget| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| fit_with(&alg, &data, &domain, budget, 77).unwrap().weights)
+            on_threads(threads, || {
+                let prob = Problem::new(&data, LossKind::Absolute, &domain);
+                alg.fit_seeded(&prob, budget, 77).weights
+            })
         };
         for budget in [Budget::new(0.5, 1e-6).unwrap(), Budget::non_private()] {
             let (a, b) = (run(1, budget), run(2, budget));
-            assert_eq!(
-                a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-                b.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-            );
+            assert_eq!(bits(&a), bits(&b));
         }
     }
 }
@@ -602,7 +579,8 @@ fn mean_error(alg: &L1RegressionExpMech, w_star: &[f64], nu: f64, n: usize, reps
     let total: f64 = (0..reps)
         .map(|rep| {
             let data = student(n, w_star, nu, 100 + rep);
-            let r = fit_with(alg, &data, &domain, Budget::new(1.0, 1e-6).unwrap(), rep).unwrap();
+            let prob = Problem::new(&data, LossKind::Absolute, &domain);
+            let r = alg.fit_seeded(&prob, Budget::new(1.0, 1e-6).unwrap(), rep);
             l2_dist(&r.weights, w_star)
         })
         .sum();
@@ -652,30 +630,19 @@ fn pinned_short_seeded_fits() {
     // Silent changes to the net, the kernel or the samplers change these values.
     let data = student(500, &[0.5, -0.3], 3.0, 12);
     let domain = L2Ball { d: 2, radius: 1.0 };
-    let grid = fit_with(
-        &L1RegressionExpMech {
-            max_candidates: Some(512),
-            ..Default::default()
-        },
-        &data,
-        &domain,
-        Budget::new(1.0, 1e-6).unwrap(),
-        3,
-    )
-    .unwrap();
-    let random = fit_with(
-        &L1RegressionExpMech {
-            net: NetKind::Random,
-            max_candidates: Some(512),
-            theta: 1.5,
-            ..Default::default()
-        },
-        &data,
-        &domain,
-        Budget::new(1.0, 1e-6).unwrap(),
-        3,
-    )
-    .unwrap();
+    let prob = Problem::new(&data, LossKind::Absolute, &domain);
+    let grid = L1RegressionExpMech {
+        max_candidates: Some(512),
+        ..Default::default()
+    }
+    .fit_seeded(&prob, Budget::new(1.0, 1e-6).unwrap(), 3);
+    let random = L1RegressionExpMech {
+        net: NetKind::Random,
+        max_candidates: Some(512),
+        theta: 1.5,
+        ..Default::default()
+    }
+    .fit_seeded(&prob, Budget::new(1.0, 1e-6).unwrap(), 3);
     let pinned_grid = [0.49591361673525947, -0.3306090778235063];
     let pinned_random = [0.5096669447533723, -0.5387671438008063];
     assert_eq!(grid.hyperparameters["candidates"], 509);
@@ -723,7 +690,8 @@ fn ledger_spends_exactly_epsilon_and_reports_the_model() {
         ),
     ] {
         let eps = 0.7;
-        let r = fit_with(&alg, &data, &domain, Budget::new(eps, 1e-6).unwrap(), 9).unwrap();
+        let prob = Problem::new(&data, LossKind::Absolute, &domain);
+        let r = alg.fit_seeded(&prob, Budget::new(eps, 1e-6).unwrap(), 9);
         assert_eq!(alg.privacy_model(), model);
         assert_eq!(r.privacy.model, model);
         assert_eq!(r.hyperparameters["privacy_exact"], exact);
@@ -755,7 +723,8 @@ fn report_records_the_net_and_the_utility_terms() {
         max_candidates: Some(1000),
         ..Default::default()
     };
-    let r = fit_with(&alg, &data, &domain, Budget::new(1.0, 1e-6).unwrap(), 1).unwrap();
+    let prob = Problem::new(&data, LossKind::Absolute, &domain);
+    let r = alg.fit_seeded(&prob, Budget::new(1.0, 1e-6).unwrap(), 1);
     let h = &r.hyperparameters;
     let zeta = h["zeta"].as_f64().unwrap();
     let iota = h["iota"].as_f64().unwrap();
@@ -776,18 +745,12 @@ fn report_records_the_net_and_the_utility_terms() {
     let mech = 2.0 * h["score_sensitivity"].as_f64().unwrap() * (n_cand as f64 / 0.05).ln();
     assert!((h["utility_mechanism_term"].as_f64().unwrap() - mech).abs() < 1e-15);
     // sensitivity=paper: Δ_u doubles, the exponent halves (exp(−ε S/(4 log θ))).
-    let paper = fit_with(
-        &L1RegressionExpMech {
-            max_candidates: Some(1000),
-            sensitivity: SensitivityRule::Paper,
-            ..Default::default()
-        },
-        &data,
-        &domain,
-        Budget::new(1.0, 1e-6).unwrap(),
-        1,
-    )
-    .unwrap();
+    let paper = L1RegressionExpMech {
+        max_candidates: Some(1000),
+        sensitivity: SensitivityRule::Paper,
+        ..Default::default()
+    }
+    .fit_seeded(&prob, Budget::new(1.0, 1e-6).unwrap(), 1);
     let hp_f = |r: &FitReport, k: &str| r.hyperparameters[k].as_f64().unwrap();
     assert!(
         (hp_f(&paper, "score_sensitivity") / hp_f(&r, "score_sensitivity") - 2.0).abs() < 1e-12
@@ -801,17 +764,12 @@ fn report_records_the_net_and_the_utility_terms() {
     // With n large enough, ζ = 1/n.
     let data = student(5000, &[0.5], 3.0, 15);
     let domain1 = L2Ball { d: 1, radius: 1.0 };
-    let r = fit_with(
-        &L1RegressionExpMech {
-            max_candidates: Some(20_000),
-            ..Default::default()
-        },
-        &data,
-        &domain1,
-        Budget::new(1.0, 1e-6).unwrap(),
-        1,
-    )
-    .unwrap();
+    let prob = Problem::new(&data, LossKind::Absolute, &domain1);
+    let r = L1RegressionExpMech {
+        max_candidates: Some(20_000),
+        ..Default::default()
+    }
+    .fit_seeded(&prob, Budget::new(1.0, 1e-6).unwrap(), 1);
     assert_eq!(r.hyperparameters["zeta"].as_f64().unwrap(), 1.0 / 5000.0);
 }
 
@@ -862,8 +820,9 @@ fn mcmc_is_reproducible_and_lands_near_the_truth() {
         mcmc_steps: 2000,
         ..Default::default()
     };
-    let a = fit_with(&alg, &data, &domain, Budget::new(1.0, 1e-6).unwrap(), 5).unwrap();
-    let b = fit_with(&alg, &data, &domain, Budget::new(1.0, 1e-6).unwrap(), 5).unwrap();
+    let prob = Problem::new(&data, LossKind::Absolute, &domain);
+    let a = alg.fit_seeded(&prob, Budget::new(1.0, 1e-6).unwrap(), 5);
+    let b = alg.fit_seeded(&prob, Budget::new(1.0, 1e-6).unwrap(), 5);
     assert_eq!(a.weights, b.weights);
     assert!(l2_dist(&a.weights, &[0.5, -0.3]) < 0.2, "{:?}", a.weights);
     assert!(domain.contains(&a.weights, 0.0));
@@ -890,69 +849,46 @@ fn bad_inputs_give_specific_errors() {
     assert!(
         L1RegressionExpMech::from_params(&params(&[("moment", "1.5"), ("theta", "1.6")])).is_err()
     );
-    let e = fit_with(
-        &L1RegressionExpMech {
-            theta: 1.0,
-            ..Default::default()
-        },
-        &data,
-        &l2,
-        one,
-        1,
-    )
+    let prob = Problem::new(&data, LossKind::Absolute, &l2);
+    let e = L1RegressionExpMech {
+        theta: 1.0,
+        ..Default::default()
+    }
+    .try_fit_seeded(&prob, one, 1)
     .unwrap_err();
     assert!(e.to_string().contains("(1, 2]"), "{e}");
     // Wrong loss.
-    let problem = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &l2,
-    };
+    let problem = Problem::new(&data, LossKind::Squared, &l2);
     let e = L1RegressionExpMech::default()
         .validate(&problem, &one)
         .unwrap_err();
     assert!(e.to_string().contains("loss 'squared'"), "{e}");
     // Random candidates on a domain other than the balls.
-    let e = fit_with(
-        &L1RegressionExpMech {
-            net: NetKind::Random,
-            ..Default::default()
-        },
-        &data,
-        &Simplex { d: 2 },
-        one,
-        1,
-    )
+    let prob = Problem::new(&data, LossKind::Absolute, &Simplex { d: 2 });
+    let e = L1RegressionExpMech {
+        net: NetKind::Random,
+        ..Default::default()
+    }
+    .try_fit_seeded(&prob, one, 1)
     .unwrap_err();
     assert!(
         matches!(e, FitError::Unsupported { .. }) && e.to_string().contains("net=random"),
         "{e}"
     );
     // Non-convex domain.
-    let e = fit_with(
-        &L1RegressionExpMech::default(),
-        &data,
-        &SparseBall {
-            d: 2,
-            s: 1,
-            radius: 1.0,
-        },
-        one,
-        1,
-    )
-    .unwrap_err();
+    let ball = sparse_ball(2, 1, 1.0);
+    let prob = Problem::new(&data, LossKind::Absolute, &ball);
+    let e = L1RegressionExpMech::default()
+        .try_fit_seeded(&prob, one, 1)
+        .unwrap_err();
     assert!(e.to_string().contains("sparse"), "{e}");
     // A zeta finer than feasible names every option.
-    let e = fit_with(
-        &L1RegressionExpMech {
-            zeta: Some(1e-5),
-            ..Default::default()
-        },
-        &data,
-        &l2,
-        one,
-        1,
-    )
+    let prob = Problem::new(&data, LossKind::Absolute, &l2);
+    let e = L1RegressionExpMech {
+        zeta: Some(1e-5),
+        ..Default::default()
+    }
+    .try_fit_seeded(&prob, one, 1)
     .unwrap_err();
     match &e {
         FitError::BadParameter { param, reason, .. } => {
@@ -966,43 +902,29 @@ fn bad_inputs_give_specific_errors() {
     // A useless feasible grid (high d): an error, never a silent switch.
     let w12 = vec![0.1; 12];
     let big = student(50, &w12, 3.0, 18);
-    let e = fit_with(
-        &L1RegressionExpMech::default(),
-        &big,
-        &L2Ball { d: 12, radius: 1.0 },
-        one,
-        1,
-    )
-    .unwrap_err();
+    let prob = Problem::new(&big, LossKind::Absolute, &L2Ball { d: 12, radius: 1.0 });
+    let e = L1RegressionExpMech::default()
+        .try_fit_seeded(&prob, one, 1)
+        .unwrap_err();
     assert!(
         e.to_string().contains("zeta_min") && e.to_string().contains("net=random"),
         "{e}"
     );
     // ... while net=random works there.
-    let r = fit_with(
-        &L1RegressionExpMech {
-            net: NetKind::Random,
-            max_candidates: Some(2000),
-            ..Default::default()
-        },
-        &big,
-        &L2Ball { d: 12, radius: 1.0 },
-        one,
-        1,
-    )
-    .unwrap();
+    let r = L1RegressionExpMech {
+        net: NetKind::Random,
+        max_candidates: Some(2000),
+        ..Default::default()
+    }
+    .fit_seeded(&prob, one, 1);
     assert_eq!(r.privacy.model, PrivacyModel::Approx);
     // mcmc at ε = ∞; parameters of another net; too few records; unknown parameter.
-    let e = fit_with(
-        &L1RegressionExpMech {
-            net: NetKind::Mcmc,
-            ..Default::default()
-        },
-        &data,
-        &l2,
-        Budget::non_private(),
-        1,
-    )
+    let prob = Problem::new(&data, LossKind::Absolute, &l2);
+    let e = L1RegressionExpMech {
+        net: NetKind::Mcmc,
+        ..Default::default()
+    }
+    .try_fit_seeded(&prob, Budget::non_private(), 1)
     .unwrap_err();
     assert!(e.to_string().contains("net=mcmc"), "{e}");
     for kv in [
@@ -1020,7 +942,10 @@ fn bad_inputs_give_specific_errors() {
         );
     }
     let tiny = Dataset::from_rows(vec![1.0, 2.0], vec![0.5], 2).unwrap();
-    let e = fit_with(&L1RegressionExpMech::default(), &tiny, &l2, one, 1).unwrap_err();
+    let prob = Problem::new(&tiny, LossKind::Absolute, &l2);
+    let e = L1RegressionExpMech::default()
+        .try_fit_seeded(&prob, one, 1)
+        .unwrap_err();
     assert!(matches!(e, FitError::TooFewRecords { .. }), "{e}");
 }
 
@@ -1047,7 +972,8 @@ fn sampler_delta_is_charged_and_enforced() {
         max_candidates: Some(500),
         ..Default::default()
     };
-    let ok = fit_with(&alg, &data, &domain, Budget::new(1.0, 1e-9).unwrap(), 3).unwrap();
+    let prob = Problem::new(&data, LossKind::Absolute, &domain);
+    let ok = alg.fit_seeded(&prob, Budget::new(1.0, 1e-9).unwrap(), 3);
     let n_cand = ok.hyperparameters["candidates"].as_u64().unwrap();
     assert!(n_cand > 100 && n_cand <= 500, "{n_cand}");
     let needed = sampler::sampler_delta(1.0, n_cand);
@@ -1061,7 +987,9 @@ fn sampler_delta_is_charged_and_enforced() {
     }
     assert!(ok.notes.iter().any(|n| n.contains("additive delta")));
     // δ = 0: a specific error naming the δ needed
-    let e = fit_with(&alg, &data, &domain, Budget::new(1.0, 0.0).unwrap(), 3).unwrap_err();
+    let e = alg
+        .try_fit_seeded(&prob, Budget::new(1.0, 0.0).unwrap(), 3)
+        .unwrap_err();
     let msg = e.to_string();
     assert!(
         msg.contains("--delta 0") && msg.contains(&format!("{needed:e}")),
@@ -1069,21 +997,19 @@ fn sampler_delta_is_charged_and_enforced() {
     );
     assert!(alg
         .validate(
-            &Problem {
-                data: &data,
-                loss: LossKind::Absolute,
-                domain: &domain
-            },
+            &Problem::new(&data, LossKind::Absolute, &domain),
             &Budget::new(1.0, 0.0).unwrap()
         )
         .is_err());
     // δ just below the need: refused; exactly the need: accepted
     let below = needed * (1.0 - 1e-12);
-    let e = fit_with(&alg, &data, &domain, Budget::new(1.0, below).unwrap(), 3).unwrap_err();
+    let e = alg
+        .try_fit_seeded(&prob, Budget::new(1.0, below).unwrap(), 3)
+        .unwrap_err();
     assert!(e.to_string().contains("is too small"), "{e}");
-    let exact = fit_with(&alg, &data, &domain, Budget::new(1.0, needed).unwrap(), 3).unwrap();
+    let exact = alg.fit_seeded(&prob, Budget::new(1.0, needed).unwrap(), 3);
     assert_eq!(exact.weights, ok.weights);
     // ε = ∞: the argmin draws nothing and needs no δ; mcmc is uncertified (none)
-    let np = fit_with(&alg, &data, &domain, Budget::non_private(), 3).unwrap();
+    let np = alg.fit_seeded(&prob, Budget::non_private(), 3);
     assert_eq!(np.privacy.model, PrivacyModel::None);
 }

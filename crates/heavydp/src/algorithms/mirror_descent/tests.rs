@@ -3,27 +3,12 @@
 
 use super::potentials::*;
 use super::*;
-use crate::algorithms::test_support::bounded_data;
 use crate::constraints::{
-    expected_gaussian_norm, project_l1_ball, L1Ball, L2Ball, Polytope, Simplex, SparseBall,
-    VertexPolytope,
+    expected_gaussian_norm, project_l1_ball, L1Ball, L2Ball, Polytope, Simplex, VertexPolytope,
 };
 use crate::linalg::{dot, norm1, norm_inf};
-use crate::noise::rng_from_seed;
+use crate::test_support::{bounded_data, sparse_ball, FitSeeded};
 use proptest::prelude::*;
-
-fn fit(
-    alg: &NoisyMirrorDescent,
-    data: &Dataset,
-    domain: &dyn ConstraintSet,
-    loss: LossKind,
-    budget: Budget,
-    seed: u64,
-) -> FitReport {
-    let p = Problem { data, loss, domain };
-    alg.fit(&p, budget, &mut rng_from_seed(seed), &mut NoObserver)
-        .unwrap()
-}
 
 fn plan(
     alg: &NoisyMirrorDescent,
@@ -32,7 +17,8 @@ fn plan(
     loss: LossKind,
     budget: Budget,
 ) -> MirrorPlan {
-    alg.plan(&Problem { data, loss, domain }, &budget).unwrap()
+    alg.plan(&Problem::new(data, loss, domain), &budget)
+        .unwrap()
 }
 
 fn mdb(t: Option<usize>) -> NoisyMirrorDescent {
@@ -93,14 +79,8 @@ fn sigma_and_sensitivity_match_the_formula() {
     assert_eq!(p.calibration, "paper");
     // The ledger is charged (T - 1) times rho = (2L/n)^2 / (2 sigma^2): fails if the
     // sensitivity were halved (rho 4x smaller) or a release skipped.
-    let r = fit(
-        &mdb_paper(Some(t)),
-        &data,
-        &l2,
-        LossKind::Squared,
-        budget,
-        3,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &l2);
+    let r = mdb_paper(Some(t)).fit_seeded(&prob, budget, 3);
     assert_eq!(r.privacy.releases, t - 1);
     let rho = (t - 1) as f64 * sens * sens / (2.0 * printed * printed);
     let got = r.privacy.rho.unwrap();
@@ -152,7 +132,7 @@ fn sigma_and_sensitivity_match_the_formula() {
     let big = Budget::new(100.0, 0.5).unwrap();
     let pz = plan(&mdb(Some(2)), &data, &l2, LossKind::Squared, big);
     assert_eq!(pz.calibration, "zcdp");
-    let rz = fit(&mdb(Some(2)), &data, &l2, LossKind::Squared, big, 3);
+    let rz = mdb(Some(2)).fit_seeded(&prob, big, 3);
     assert!(
         rz.privacy.epsilon <= 100.0 && rz.privacy.epsilon > 99.9,
         "{}",
@@ -170,7 +150,7 @@ fn sigma_and_sensitivity_match_the_formula() {
     let pf = plan(&forced, &data, &l2, LossKind::Squared, budget);
     assert_eq!(pf.calibration, "zcdp");
     assert!(pf.sigma < printed);
-    let rf = fit(&forced, &data, &l2, LossKind::Squared, budget, 3);
+    let rf = forced.fit_seeded(&prob, budget, 3);
     assert!(rf.privacy.epsilon <= 1.0 && rf.privacy.epsilon > 0.999);
 }
 
@@ -323,7 +303,8 @@ fn strongly_convex_schedule_follows_appendix_a() {
             factor: 1.0
         }
     );
-    let r = fit(&alg, &data, &l2, LossKind::Squared, budget, 1);
+    let prob = Problem::new(&data, LossKind::Squared, &l2);
+    let r = alg.fit_seeded(&prob, budget, 1);
     for tr in &r.trace {
         assert_eq!(tr.step_size, 1.0 / (0.5 * (tr.iteration as f64 + 1.0)));
     }
@@ -331,7 +312,7 @@ fn strongly_convex_schedule_follows_appendix_a() {
         sc_step: ScStep::Printed,
         ..alg.clone()
     };
-    let r = fit(&printed, &data, &l2, LossKind::Squared, budget, 1);
+    let r = printed.fit_seeded(&prob, budget, 1);
     for tr in &r.trace {
         assert_eq!(tr.step_size, 2.0 / (0.5 * (tr.iteration as f64 + 1.0)));
     }
@@ -366,14 +347,8 @@ fn one_iterate_releases_nothing() {
         &L2Ball { d: 3, radius: 1.0 } as &dyn ConstraintSet,
         &Simplex { d: 3 },
     ] {
-        let r = fit(
-            &mdb(Some(1)),
-            &data,
-            dom,
-            LossKind::Squared,
-            Budget::new(1.0, 1e-5).unwrap(),
-            1,
-        );
+        let prob = Problem::new(&data, LossKind::Squared, dom);
+        let r = mdb(Some(1)).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 1);
         assert_eq!(r.weights, dom.start());
         assert_eq!(r.privacy.releases, 0);
         assert_eq!(r.privacy.epsilon, 0.0);
@@ -680,14 +655,8 @@ fn reference_lower_bound(data: &Dataset, domain: &dyn ConstraintSet) -> f64 {
             t: Some(20_000),
             ..Default::default()
         };
-        fw.fit(
-            &Problem { data, loss, domain },
-            Budget::non_private(),
-            &mut rng_from_seed(0),
-            &mut NoObserver,
-        )
-        .unwrap()
-        .weights
+        fw.fit_seeded(&Problem::new(data, loss, domain), Budget::non_private(), 0)
+            .weights
     } else {
         let beta = 2.0 * data.x().iter().map(|x| x * x).sum::<f64>() / data.n() as f64;
         let mut x = domain.start();
@@ -757,14 +726,8 @@ fn noise_free_runs_converge_to_the_optimum() {
                 potential: *pot,
                 ..mdb(Some(t))
             };
-            let r = fit(
-                &alg,
-                &data,
-                dom.as_ref(),
-                LossKind::Squared,
-                Budget::non_private(),
-                1,
-            );
+            let prob = Problem::new(&data, LossKind::Squared, dom.as_ref());
+            let r = alg.fit_seeded(&prob, Budget::non_private(), 1);
             assert!(dom.contains(&r.weights, 1e-12));
             let p = plan(
                 &alg,
@@ -791,14 +754,8 @@ fn noise_free_runs_converge_to_the_optimum() {
             eta: *tuned,
             ..mdb(Some(3000))
         };
-        let r = fit(
-            &alg,
-            &data,
-            dom.as_ref(),
-            LossKind::Squared,
-            Budget::non_private(),
-            1,
-        );
+        let prob = Problem::new(&data, LossKind::Squared, dom.as_ref());
+        let r = alg.fit_seeded(&prob, Budget::non_private(), 1);
         let excess = empirical_risk(&LossKind::Squared, &data, &r.weights) - lb;
         assert!(
             excess < 1e-3,
@@ -857,17 +814,12 @@ fn noise_free_runs_reach_the_closed_form_least_squares_and_ridge_solutions() {
     };
     let big = L2Ball { d, radius: 10.0 }; // the optimum is interior
     let ls = closed(0.0);
-    let r = fit(
-        &NoisyMirrorDescent {
-            eta: Some(1.0),
-            ..mdb(Some(4000))
-        },
-        &data,
-        &big,
-        LossKind::Squared,
-        Budget::non_private(),
-        1,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &big);
+    let r = NoisyMirrorDescent {
+        eta: Some(1.0),
+        ..mdb(Some(4000))
+    }
+    .fit_seeded(&prob, Budget::non_private(), 1);
     let gap = empirical_risk(&LossKind::Squared, &data, &r.weights)
         - empirical_risk(&LossKind::Squared, &data, &ls);
     assert!((0.0..1e-4).contains(&gap), "least squares gap {gap}");
@@ -878,14 +830,7 @@ fn noise_free_runs_reach_the_closed_form_least_squares_and_ridge_solutions() {
             lambda,
             ..mdb(Some(4000))
         };
-        let r = fit(
-            &alg,
-            &data,
-            &big,
-            LossKind::Squared,
-            Budget::non_private(),
-            1,
-        );
+        let r = alg.fit_seeded(&prob, Budget::non_private(), 1);
         let err: f64 = r
             .weights
             .iter()
@@ -902,29 +847,18 @@ fn lifted_entropy_and_qnorm_reach_the_same_minimiser() {
     // Spec §14 test 4: both polytope potentials converge to the same minimiser without noise.
     let data = bounded_data(300, 4, 10).0;
     let l1 = L1Ball { d: 4, radius: 0.3 };
-    let a = fit(
-        &NoisyMirrorDescent {
-            eta: Some(5.0),
-            ..mdb(Some(3000))
-        },
-        &data,
-        &l1,
-        LossKind::Squared,
-        Budget::non_private(),
-        1,
-    );
-    let b = fit(
-        &NoisyMirrorDescent {
-            potential: PotentialChoice::LiftedEntropy,
-            eta: Some(30.0),
-            ..mdb(Some(3000))
-        },
-        &data,
-        &l1,
-        LossKind::Squared,
-        Budget::non_private(),
-        1,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &l1);
+    let a = NoisyMirrorDescent {
+        eta: Some(5.0),
+        ..mdb(Some(3000))
+    }
+    .fit_seeded(&prob, Budget::non_private(), 1);
+    let b = NoisyMirrorDescent {
+        potential: PotentialChoice::LiftedEntropy,
+        eta: Some(30.0),
+        ..mdb(Some(3000))
+    }
+    .fit_seeded(&prob, Budget::non_private(), 1);
     let dist: f64 = a
         .weights
         .iter()
@@ -980,14 +914,8 @@ fn epsilon_infinity_reproduces_noise_free_mirror_descent() {
     let l2 = L2Ball { d: 5, radius: 0.3 };
     let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-12);
     // Convex schedule (default eta).
-    let r = fit(
-        &mdb(Some(200)),
-        &data,
-        &l2,
-        LossKind::Squared,
-        Budget::non_private(),
-        99,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &l2);
+    let r = mdb(Some(200)).fit_seeded(&prob, Budget::non_private(), 99);
     assert_eq!(r.privacy.model, PrivacyModel::None);
     let eta = r.hyperparameters["eta"].as_f64().unwrap();
     let reference = reference_projected_gd(&data, 0.3, 0.0, 200, &|_| eta);
@@ -1001,20 +929,14 @@ fn epsilon_infinity_reproduces_noise_free_mirror_descent() {
         lambda: 0.7,
         ..mdb(Some(150))
     };
-    let r = fit(&sc, &data, &l2, LossKind::Squared, Budget::non_private(), 5);
+    let r = sc.fit_seeded(&prob, Budget::non_private(), 5);
     let reference =
         reference_projected_gd(&data, 0.3, 0.7, 150, &|t| 1.0 / (0.7 * (t as f64 + 1.0)));
     assert!(close(&r.weights, &reference));
     // Entropy on the simplex: plain exponentiated gradient with averaging.
     let sx = Simplex { d: 5 };
-    let r = fit(
-        &mdb(Some(120)),
-        &data,
-        &sx,
-        LossKind::Squared,
-        Budget::non_private(),
-        3,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &sx);
+    let r = mdb(Some(120)).fit_seeded(&prob, Budget::non_private(), 3);
     let eta = r.hyperparameters["eta"].as_f64().unwrap();
     let mut theta = vec![0.2; 5];
     let mut sum = theta.clone();
@@ -1043,30 +965,10 @@ fn epsilon_infinity_reproduces_noise_free_mirror_descent() {
         r.weights
     );
     // A finite epsilon adds noise (and is reproducible from the seed).
-    let p1 = fit(
-        &mdb(Some(200)),
-        &data,
-        &l2,
-        LossKind::Squared,
-        Budget::new(1.0, 1e-5).unwrap(),
-        7,
-    );
-    let p2 = fit(
-        &mdb(Some(200)),
-        &data,
-        &l2,
-        LossKind::Squared,
-        Budget::new(1.0, 1e-5).unwrap(),
-        7,
-    );
-    let np = fit(
-        &mdb(Some(200)),
-        &data,
-        &l2,
-        LossKind::Squared,
-        Budget::non_private(),
-        7,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &l2);
+    let p1 = mdb(Some(200)).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 7);
+    let p2 = mdb(Some(200)).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 7);
+    let np = mdb(Some(200)).fit_seeded(&prob, Budget::non_private(), 7);
     assert_eq!(p1.weights, p2.weights);
     assert_ne!(p1.weights, np.weights);
     assert!(l2.contains(&p1.weights, 1e-12));
@@ -1100,7 +1002,8 @@ fn every_domain_and_loss_runs_privately_and_stays_in_the_set() {
             } else {
                 &data
             };
-            let r = fit(&mdb(Some(40)), d, set.as_ref(), loss, budget, 2);
+            let prob = Problem::new(d, loss, set.as_ref());
+            let r = mdb(Some(40)).fit_seeded(&prob, budget, 2);
             assert!(
                 set.contains(&r.weights, 1e-9),
                 "{} {:?}",
@@ -1123,14 +1026,7 @@ fn rejects_bad_configurations() {
     let b = Budget::new(1.0, 1e-5).unwrap();
     let alg = mdb(None);
     let v = |alg: &NoisyMirrorDescent, loss: LossKind, dom: &dyn ConstraintSet, b: &Budget| {
-        alg.validate(
-            &Problem {
-                data: &data,
-                loss,
-                domain: dom,
-            },
-            b,
-        )
+        alg.validate(&Problem::new(&data, loss, dom), b)
     };
     assert!(v(&alg, LossKind::Squared, &l2, &b).is_ok());
     // unsupported loss / domain
@@ -1138,11 +1034,7 @@ fn rejects_bad_configurations() {
         v(&alg, LossKind::Biweight { c: 2.0 }, &l2, &b),
         Err(FitError::Unsupported { .. })
     ));
-    let sparse = SparseBall {
-        d: 3,
-        s: 1,
-        radius: 1.0,
-    };
+    let sparse = sparse_ball(3, 1, 1.0);
     assert!(matches!(
         v(&alg, LossKind::Squared, &sparse, &b),
         Err(FitError::Unsupported { .. })

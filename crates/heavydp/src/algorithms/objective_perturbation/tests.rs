@@ -4,44 +4,11 @@ use super::calibration::{
 use super::solver::{gram_matrix, PerturbedErm, SolverSettings};
 use super::*;
 use crate::algorithms::frank_wolfe::FrankWolfe;
-use crate::algorithms::test_support::bounded_data;
-use crate::constraints::{L1Ball, L2Ball, Simplex, SparseBall, VertexPolytope};
+use crate::constraints::{L1Ball, L2Ball, Simplex, VertexPolytope};
 use crate::loss::Loss;
 use crate::noise::rng_from_seed;
+use crate::test_support::{bounded_data, logistic_data, sparse_ball, FitSeeded};
 use rand::Rng;
-
-/// Bounded logistic data: x ~ U[-1, 1]^d, P(y = 1) = sigmoid(<x, w>) with ‖w‖ moderate.
-fn logistic_data(n: usize, d: usize, seed: u64) -> Dataset {
-    let mut rng = rng_from_seed(seed);
-    let w: Vec<f64> = (0..d)
-        .map(|j| if j % 2 == 0 { 1.5 } else { -1.0 })
-        .collect();
-    let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
-    let y: Vec<f64> = (0..n)
-        .map(|i| {
-            let p = crate::loss::sigmoid(crate::linalg::dot(&x[i * d..(i + 1) * d], &w));
-            if rng.random::<f64>() < p {
-                1.0
-            } else {
-                -1.0
-            }
-        })
-        .collect();
-    Dataset::from_rows(x, y, d).unwrap()
-}
-
-fn fit(
-    alg: &ObjectivePerturbation,
-    data: &Dataset,
-    domain: &dyn ConstraintSet,
-    loss: LossKind,
-    budget: Budget,
-    seed: u64,
-) -> FitReport {
-    let p = Problem { data, loss, domain };
-    alg.fit(&p, budget, &mut rng_from_seed(seed), &mut NoObserver)
-        .unwrap()
-}
 
 fn op(bound: f64) -> ObjectivePerturbation {
     ObjectivePerturbation {
@@ -175,11 +142,7 @@ fn sigma_and_zeta_match_the_spec_formulas() {
     // L = 6 B sqrt(d) = 12, lambda = 2 B^2 d = 8.
     let (data, _) = bounded_data(1000, 4, 1);
     let domain = L2Ball { d: 4, radius: 1.0 };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &domain,
-    };
+    let p = Problem::new(&data, LossKind::Squared, &domain);
     let (eps, delta, n) = (1.0, 1e-5, 1000.0);
     let budget = Budget::new(eps, delta).unwrap();
     let exact = op(1.0).plan(&p, &budget);
@@ -242,11 +205,7 @@ fn sigma_and_zeta_match_the_spec_formulas() {
     .plan(&p, &budget);
     assert!((pl.jacobian_epsilon - (1.0 + 8.0 / n).ln()).abs() < 1e-15);
     // Logistic: sup|f'| = 1, f'' <= 1/4: L = B sqrt(d) = 2, lambda = B^2 d / 4 = 1.
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Logistic,
-        domain: &domain,
-    };
+    let p = Problem::new(&data, LossKind::Logistic, &domain);
     let plan = op(1.0).plan(&p, &budget);
     assert_eq!((plan.lipschitz, plan.hessian_bound), (2.0, 1.0));
     assert!((plan.zeta - 2.0 / n).abs() < 1e-15);
@@ -483,22 +442,8 @@ fn solver_beats_a_long_frank_wolfe_run() {
                 t: Some(20_000),
                 ..Default::default()
             };
-            let rf = fw
-                .fit(
-                    &p,
-                    Budget::non_private(),
-                    &mut rng_from_seed(1),
-                    &mut NoObserver,
-                )
-                .unwrap();
-            let ro = op(1.0)
-                .fit(
-                    &p,
-                    Budget::non_private(),
-                    &mut rng_from_seed(1),
-                    &mut NoObserver,
-                )
-                .unwrap();
+            let rf = fw.fit_seeded(&p, Budget::non_private(), 1);
+            let ro = op(1.0).fit_seeded(&p, Budget::non_private(), 1);
             assert_eq!(ro.status, FitStatus::Converged);
             let (rfw, rop) = (
                 empirical_risk(&loss, &data, &rf.weights),
@@ -532,7 +477,8 @@ fn epsilon_infinity_is_the_nonprivate_erm() {
         ] {
             for mu0 in [0.0, 0.02] {
                 let alg = ObjectivePerturbation { mu0, ..op(1.0) };
-                let r = fit(&alg, data, set, loss, Budget::non_private(), 5);
+                let prob = Problem::new(data, loss, set);
+                let r = alg.fit_seeded(&prob, Budget::non_private(), 5);
                 assert_eq!(r.status, FitStatus::Converged);
                 assert_eq!(r.privacy.model, PrivacyModel::None);
                 assert!(r.privacy.epsilon.is_infinite());
@@ -555,7 +501,7 @@ fn epsilon_infinity_is_the_nonprivate_erm() {
                     max_iter: 20_000,
                 });
                 assert_eq!(r.weights, plain.theta);
-                let r2 = fit(&alg, data, set, loss, Budget::non_private(), 99);
+                let r2 = alg.fit_seeded(&prob, Budget::non_private(), 99);
                 assert_eq!(r.weights, r2.weights);
                 if inactive {
                     assert!(crate::linalg::norm2(&r.weights) < 0.9 * big.radius);
@@ -579,42 +525,15 @@ fn epsilon_infinity_is_the_nonprivate_erm() {
 fn finite_epsilon_really_adds_noise() {
     let (data, _) = bounded_data(2000, 4, 41);
     let set = L2Ball { d: 4, radius: 1.0 };
-    let base = fit(
-        &op(1.0),
-        &data,
-        &set,
-        LossKind::Squared,
-        Budget::non_private(),
-        1,
-    );
-    let a = fit(
-        &op(1.0),
-        &data,
-        &set,
-        LossKind::Squared,
-        Budget::new(1.0, 1e-5).unwrap(),
-        1,
-    );
-    let b = fit(
-        &op(1.0),
-        &data,
-        &set,
-        LossKind::Squared,
-        Budget::new(1.0, 1e-5).unwrap(),
-        2,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &set);
+    let base = op(1.0).fit_seeded(&prob, Budget::non_private(), 1);
+    let a = op(1.0).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 1);
+    let b = op(1.0).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 2);
     assert_ne!(base.weights, a.weights);
     assert_ne!(a.weights, b.weights);
     assert_eq!(a.status, FitStatus::Converged);
     // Same seed, same output.
-    let a2 = fit(
-        &op(1.0),
-        &data,
-        &set,
-        LossKind::Squared,
-        Budget::new(1.0, 1e-5).unwrap(),
-        1,
-    );
+    let a2 = op(1.0).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 1);
     assert_eq!(a.weights, a2.weights);
 }
 
@@ -643,13 +562,10 @@ fn perturbation_noise_has_the_planned_sigma() {
 fn ledger_records_the_certified_epsilon() {
     let (data, _) = bounded_data(3000, 4, 51);
     let set = L2Ball { d: 4, radius: 1.0 };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &set,
-    };
+    let p = Problem::new(&data, LossKind::Squared, &set);
     let budget = Budget::new(1.0, 1e-6).unwrap();
-    let r = fit(&op(1.0), &data, &set, LossKind::Squared, budget, 3);
+    let prob = Problem::new(&data, LossKind::Squared, &set);
+    let r = op(1.0).fit_seeded(&prob, budget, 3);
     let plan = op(1.0).plan(&p, &budget);
     assert_eq!(r.privacy.releases, 1);
     assert_eq!(r.privacy.model, PrivacyModel::Approx);
@@ -671,17 +587,11 @@ fn ledger_records_the_certified_epsilon() {
         assert!(alg.plan(&p, &budget).certified_epsilon > budget.epsilon);
     }
     // The tight closed form certifies at most the budget.
-    let r = fit(
-        &ObjectivePerturbation {
-            calibration: OpCalibration::Tight,
-            ..op(1.0)
-        },
-        &data,
-        &set,
-        LossKind::Squared,
-        budget,
-        3,
-    );
+    let r = ObjectivePerturbation {
+        calibration: OpCalibration::Tight,
+        ..op(1.0)
+    }
+    .fit_seeded(&prob, budget, 3);
     assert!(r.privacy.epsilon <= 1.0);
 }
 
@@ -693,14 +603,8 @@ fn tolerance_not_reached_is_reported() {
         max_iter: 1,
         ..op(1.0)
     };
-    let r = fit(
-        &alg,
-        &data,
-        &set,
-        LossKind::Squared,
-        Budget::new(1.0, 1e-5).unwrap(),
-        1,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &set);
+    let r = alg.fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 1);
     assert_eq!(r.status, FitStatus::ToleranceNotReached);
     assert!(r.notes.iter().any(|n| n.contains("exact minimiser")));
     assert!(!r.hyperparameters.contains_key("solver_gradient_mapping"));
@@ -721,11 +625,7 @@ fn rejects_bad_configurations() {
         LossKind::Absolute,
         LossKind::Biweight { c: 4.685 },
     ] {
-        let p = Problem {
-            data: &data,
-            loss,
-            domain: &l2,
-        };
+        let p = Problem::new(&data, loss, &l2);
         match a.validate(&p, &b) {
             Err(FitError::Unsupported { reason, .. }) => assert!(
                 reason.contains("twice continuously differentiable"),
@@ -735,45 +635,22 @@ fn rejects_bad_configurations() {
         }
     }
     // Non-convex domain.
-    let sparse = SparseBall {
-        d: 3,
-        s: 1,
-        radius: 1.0,
-    };
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &sparse,
-    };
+    let sparse = sparse_ball(3, 1, 1.0);
+    let p = Problem::new(&data, LossKind::Squared, &sparse);
     assert!(matches!(
         a.validate(&p, &b),
         Err(FitError::Unsupported { .. })
     ));
     // delta = 0.
-    let p = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &l2,
-    };
+    let p = Problem::new(&data, LossKind::Squared, &l2);
     assert!(matches!(
         a.validate(&p, &Budget::pure(1.0).unwrap()),
         Err(FitError::Privacy(_))
     ));
-    assert!(a
-        .fit(
-            &p,
-            Budget::pure(1.0).unwrap(),
-            &mut rng_from_seed(1),
-            &mut NoObserver
-        )
-        .is_err());
+    assert!(a.try_fit_seeded(&p, Budget::pure(1.0).unwrap(), 1).is_err());
     // Dimension mismatch.
     let l2_4 = L2Ball { d: 4, radius: 1.0 };
-    let p4 = Problem {
-        data: &data,
-        loss: LossKind::Squared,
-        domain: &l2_4,
-    };
+    let p4 = Problem::new(&data, LossKind::Squared, &l2_4);
     assert!(matches!(
         a.validate(&p4, &b),
         Err(FitError::Unsupported { .. })
@@ -848,17 +725,12 @@ fn pinned_output_of_a_short_seeded_fit() {
     let (data, _) = bounded_data(5000, 3, 71);
     let set = L2Ball { d: 3, radius: 1.0 };
     // The calibration of the first implementation (the default before issue 20 item 5).
-    let r = fit(
-        &ObjectivePerturbation {
-            calibration: OpCalibration::ReplaceOne,
-            ..op(1.0)
-        },
-        &data,
-        &set,
-        LossKind::Squared,
-        Budget::new(2.0, 1e-5).unwrap(),
-        7,
-    );
+    let prob = Problem::new(&data, LossKind::Squared, &set);
+    let r = ObjectivePerturbation {
+        calibration: OpCalibration::ReplaceOne,
+        ..op(1.0)
+    }
+    .fit_seeded(&prob, Budget::new(2.0, 1e-5).unwrap(), 7);
     // Pinned on the first run of this implementation (ChaCha20 seed 7); the answer is an
     // interior point near w* = (0.4, -0.2, -0.2).
     let pinned = [

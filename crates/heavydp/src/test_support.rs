@@ -1,0 +1,191 @@
+//! Shared fixtures for the tests of this crate: the unit tests (`crate::test_support`)
+//! and the integration tests under `tests/` (`heavydp::test_support`) use the same
+//! generators and fit helpers instead of copying their set-up.
+//!
+//! Hidden from the documentation and not part of the stable API: the helpers panic on
+//! errors, which is what a test wants and a caller does not.
+
+use crate::algorithms::{FitError, FitReport, NoObserver, PrivateAlgorithm, Problem};
+use crate::constraints::{ConstraintSet, SparseBall};
+use crate::data::scenarios::simulate;
+use crate::data::Dataset;
+use crate::loss::LossKind;
+use crate::noise::rng_from_seed;
+use crate::privacy::Budget;
+use rand::Rng;
+use std::collections::BTreeMap;
+
+/// Bounded synthetic regression: x ~ U[-1, 1]^d, y = <x, w*> + N(0, 0.1²) clipped to
+/// [-1, 1], with ‖w*‖₁ = 0.8. Returns the data and w*.
+pub fn bounded_data(n: usize, d: usize, seed: u64) -> (Dataset, Vec<f64>) {
+    let mut rng = rng_from_seed(seed);
+    let mut w_star: Vec<f64> = (0..d)
+        .map(|j| if j % 3 == 0 { 1.0 } else { -0.5 })
+        .collect();
+    let l1: f64 = w_star.iter().map(|v| v.abs()).sum();
+    w_star.iter_mut().for_each(|v| *v *= 0.8 / l1);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let y: Vec<f64> = (0..n)
+        .map(|i| {
+            (crate::linalg::dot(&x[i * d..(i + 1) * d], &w_star)
+                + crate::noise::gaussian(0.1, &mut rng))
+            .clamp(-1.0, 1.0)
+        })
+        .collect();
+    (Dataset::from_rows(x, y, d).unwrap(), w_star)
+}
+
+/// Bounded logistic data: x ~ U[-1, 1]^d, P(y = +1) = sigmoid(<x, w>) with
+/// w = (1.5, −1, 1.5, …), labels ±1.
+pub fn logistic_data(n: usize, d: usize, seed: u64) -> Dataset {
+    let mut rng = rng_from_seed(seed);
+    let w: Vec<f64> = (0..d)
+        .map(|j| if j % 2 == 0 { 1.5 } else { -1.0 })
+        .collect();
+    let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let y: Vec<f64> = (0..n)
+        .map(|i| {
+            let p = crate::loss::sigmoid(crate::linalg::dot(&x[i * d..(i + 1) * d], &w));
+            if rng.random::<f64>() < p {
+                1.0
+            } else {
+                -1.0
+            }
+        })
+        .collect();
+    Dataset::from_rows(x, y, d).unwrap()
+}
+
+/// The `hu-linear-lognormal` scenario (Hu et al.): the data and w*.
+pub fn hu_lognormal(n: usize, d: usize, seed: u64) -> (Dataset, Vec<f64>) {
+    let mut rng = rng_from_seed(seed);
+    let (data, truth) = simulate(
+        "hu-linear-lognormal",
+        n,
+        d,
+        None,
+        &BTreeMap::new(),
+        &mut rng,
+    )
+    .unwrap();
+    (data, truth.w_star)
+}
+
+/// Population excess risk of the squared loss for Lognormal(0, σ² = 0.6) features and
+/// independent centred noise: (w − w*)ᵀ E\[xxᵀ\] (w − w*).
+pub fn lognormal_excess(w: &[f64], w_star: &[f64]) -> f64 {
+    let mu = 0.3f64.exp();
+    let var = (0.6f64.exp() - 1.0) * 0.6f64.exp();
+    let diff: Vec<f64> = w.iter().zip(w_star).map(|(a, b)| a - b).collect();
+    let s: f64 = diff.iter().sum();
+    var * crate::linalg::dot(&diff, &diff) + mu * mu * s * s
+}
+
+/// Σ_i min{1, R/‖x_i‖₂}·x_i over the rows of the row-major n×d `x`, written out row by
+/// row: the reference for the clipped sums and means.
+pub fn hand_clipped_sum(x: &[f64], d: usize, radius: f64) -> Vec<f64> {
+    let mut hand = vec![0.0; d];
+    for row in x.chunks(d) {
+        let nrm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let s = (radius / nrm).min(1.0);
+        for (h, v) in hand.iter_mut().zip(row) {
+            *h += s * v;
+        }
+    }
+    hand
+}
+
+/// The one-line way for a test to state a problem (a struct literal takes five).
+impl<'a> Problem<'a> {
+    #[doc(hidden)]
+    pub fn new(data: &'a Dataset, loss: LossKind, domain: &'a dyn ConstraintSet) -> Self {
+        Problem { data, loss, domain }
+    }
+}
+
+/// The s-sparse ball {‖w‖₀ ≤ s, ‖w‖₂ ≤ radius} in R^d, in one line.
+pub fn sparse_ball(d: usize, s: usize, radius: f64) -> SparseBall {
+    SparseBall { d, s, radius }
+}
+
+/// Fitting with a seeded generator and no observer: what nearly every test does.
+pub trait FitSeeded {
+    /// `fit` with `rng_from_seed(seed)` and `NoObserver`, the error kept.
+    fn try_fit_seeded(&self, p: &Problem, budget: Budget, seed: u64)
+        -> Result<FitReport, FitError>;
+    /// `fit` with `rng_from_seed(seed)` and `NoObserver`; panics with the error.
+    #[track_caller]
+    fn fit_seeded(&self, p: &Problem, budget: Budget, seed: u64) -> FitReport {
+        self.try_fit_seeded(p, budget, seed).unwrap()
+    }
+}
+
+impl<A: PrivateAlgorithm + ?Sized> FitSeeded for A {
+    fn try_fit_seeded(
+        &self,
+        p: &Problem,
+        budget: Budget,
+        seed: u64,
+    ) -> Result<FitReport, FitError> {
+        self.fit(p, budget, &mut rng_from_seed(seed), &mut NoObserver)
+    }
+}
+
+/// Runs `f` on a fresh pool of `threads` worker threads: how the tests check that a
+/// result does not depend on the thread count.
+pub fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+/// The bit patterns of `v`: for asserting that two runs agree to the last bit.
+pub fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// The group means of Zhao et al.'s iterative updating, written out for one column:
+/// the rows in the Fisher–Yates order of `rng_from_seed(seed)`, cut into k groups of
+/// m = ⌊n/k⌋, each value clipped to [−radius, radius], each group averaged.
+pub fn hand_group_means(x: &[f64], k: usize, radius: f64, seed: u64) -> Vec<f64> {
+    let n = x.len();
+    let mut rng = rng_from_seed(seed);
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = rng.random_range(0..=i);
+        order.swap(i, j);
+    }
+    let m = n / k;
+    (0..k)
+        .map(|g| {
+            order[g * m..(g + 1) * m]
+                .iter()
+                .map(|&i| x[i].clamp(-radius, radius))
+                .sum::<f64>()
+                / m as f64
+        })
+        .collect()
+}
+
+/// The r-th largest of {q_i − c} and of {c − q_i}, whichever is larger, with the sign of
+/// the step it asks for (+1 up, −1 down): one step of the updating rule, by sorting.
+pub fn hand_rank_gap(q: &[f64], r: usize, c: f64) -> (f64, f64) {
+    let mut up: Vec<f64> = q.iter().map(|v| v - c).collect();
+    up.sort_by(|a, b| b.partial_cmp(a).unwrap());
+    let mut down: Vec<f64> = q.iter().map(|v| c - v).collect();
+    down.sort_by(|a, b| b.partial_cmp(a).unwrap());
+    if up[r - 1] > down[r - 1] {
+        (up[r - 1], 1.0)
+    } else {
+        (down[r - 1], -1.0)
+    }
+}
+
+/// A parameter map from (key, value) pairs.
+pub fn params(kv: &[(&str, &str)]) -> crate::algorithms::ParamMap {
+    kv.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
