@@ -260,23 +260,23 @@ fn mean_help_marks_the_shuffle_accounting_unproven() {
 #[test]
 fn mean_scales_describe_then_fit() {
     let dir = TempDir::new().unwrap();
-    let data = simulate(&dir, "hu-linear-student", 3000, 3);
+    let data = simulate_csv(
+        &dir,
+        "data.csv",
+        "--scenario hu-linear-student --n 3000 --d 3 --seed 3",
+    );
     let desc = p(&dir, "describe.json");
+    let base = ["--estimator", "catoni", "--data", &data];
     heavydp()
-        .args([
-            "mean",
-            "--estimator",
-            "catoni",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-        ])
-        .args(["--scale", "private", "--seed", "4", "--out", &desc])
+        .arg("mean")
+        .args(base)
+        .args(argv(
+            "--epsilon 1 --scale private --seed 4 --out {}",
+            &[&desc],
+        ))
         .assert()
         .success();
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&desc).unwrap()).unwrap();
+    let v = read_json(&desc);
     assert_eq!(v["scale"], "private");
     let scales = v["scales"].as_object().unwrap();
     assert_eq!(scales.len(), 4, "{v}"); // x1..x3 and y
@@ -293,64 +293,29 @@ fn mean_scales_describe_then_fit() {
     let model = p(&dir, "m.json");
     let public = format!("public:{desc}");
     heavydp()
-        .args([
-            "fit",
-            "--algorithm",
-            "clipped-gd",
-            "--data",
-            &data,
-            "--out",
-            &model,
-        ])
-        .args(["--epsilon", "1", "--scale", &public, "--seed", "1"])
+        .args(argv(
+            "fit --algorithm clipped-gd --data {} --out {} --scale {}",
+            &[&data, &model, &public],
+        ))
+        .args(words("--epsilon 1 --seed 1"))
         .assert()
         .success();
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
-    assert_eq!(m["preprocessing"]["scale"], "public");
+    assert_eq!(read_json(&model)["preprocessing"]["scale"], "public");
     // a declared range bounds the column: x1 is clamped to [2, 3]
     let ranges = write(
         &dir,
         "ranges.json",
         r#"{"columns": {"x1": {"min": 2, "max": 3}, "x2": {"min": -1, "max": 1}, "x3": {"min": -1, "max": 1}, "y": {"min": -50, "max": 50}}}"#,
     );
-    let v = mean_json(&[
-        "--estimator",
-        "catoni",
-        "--data",
-        &data,
-        "--epsilon",
-        "inf",
-        "--scale",
-        &format!("public:{ranges}"),
-    ]);
+    let ranged = format!("public:{ranges}");
+    let v = mean_json(&[&base[..], &["--epsilon", "inf", "--scale", &ranged]].concat());
     let m0 = v["mean"][0].as_f64().unwrap();
     assert!((2.0..=3.0).contains(&m0), "{v}");
     assert_eq!(v["scales"]["x1"]["range"], serde_json::json!([2.0, 3.0]));
-    mean_fails(
-        &[
-            "--estimator",
-            "catoni",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-            "--param",
-            "tau=auto",
-        ],
-        "needs scaled columns",
-    );
-    mean_fails(
-        &[
-            "--estimator",
-            "catoni",
-            "--data",
-            &data,
-            "--epsilon",
-            "1",
-            "--scale",
-            "sometimes",
-        ],
-        "--scale must be",
-    );
+    for (extra, msg) in [
+        ("--epsilon 1 --param tau=auto", "needs scaled columns"),
+        ("--epsilon 1 --scale sometimes", "--scale must be"),
+    ] {
+        mean_fails(&[&base[..], &words(extra)[..]].concat(), msg);
+    }
 }
