@@ -248,25 +248,8 @@ fn main() {
     }
 }
 
-/// Parses repeated `KEY=VALUE` flags; a key given twice is an error.
-pub fn parse_params(raw: &[String]) -> Result<ParamMap, String> {
-    let mut m = ParamMap::new();
-    for p in raw {
-        let (k, v) = p
-            .split_once('=')
-            .ok_or_else(|| format!("--param '{p}': expected KEY=VALUE"))?;
-        let (k, v) = (k.trim(), v.trim());
-        if k.is_empty() || v.is_empty() {
-            return Err(format!("--param '{p}': expected KEY=VALUE"));
-        }
-        if m.insert(k.to_string(), v.to_string()).is_some() {
-            return Err(format!("--param {k} is given more than once"));
-        }
-    }
-    Ok(m)
-}
-
 use heavydp::pipeline::parse_number;
+pub use heavydp::pipeline::parse_params;
 
 /// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename),
 /// so a failure never leaves a half-written file.

@@ -135,7 +135,13 @@ impl ModelFile {
             path: path.into(),
             reason: e.to_string(),
         })?;
-        let mut m: ModelFile = serde_json::from_str(&text).map_err(|e| ModelError::Invalid {
+        ModelFile::parse(&text, path)
+    }
+
+    /// Parses and checks the text of a model file (`path` is used in messages); what
+    /// [`ModelFile::read`] does after reading the file, and what `tests/fuzz.rs` feeds.
+    pub fn parse(text: &str, path: &str) -> Result<ModelFile, ModelError> {
+        let mut m: ModelFile = serde_json::from_str(text).map_err(|e| ModelError::Invalid {
             path: path.into(),
             reason: e.to_string(),
         })?;
