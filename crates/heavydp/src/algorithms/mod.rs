@@ -82,37 +82,32 @@ pub enum FitError {
     Data(#[from] DataError),
 }
 
-/// How a fit ended.
+/// How a fit ended: a function of public quantities only (issue 18). Whether an inner
+/// solver met its tolerance depends on the data, so it is not a status: a fit that ran is
+/// `completed`, whatever its solver did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
 pub enum FitStatus {
-    /// A tolerance-based stopping rule was met (inner solvers).
-    Converged,
-    /// The planned number of iterations ran: the normal end of a private iterative method.
-    /// Written `"completed"`; model files of earlier versions say `"max_iterations"` for the
-    /// same thing (both are read, see [`FitStatus::parse`]).
-    #[serde(rename = "completed", alias = "max_iterations")]
+    /// The planned computation ran: the normal end of every fit. Written `"completed"`;
+    /// model files of earlier versions say `"max_iterations"` or (a data-dependent bit
+    /// then) `"converged"` for a fit that ended normally: both are read as `completed`
+    /// (see [`FitStatus::parse`]).
+    #[serde(rename = "completed", alias = "max_iterations", alias = "converged")]
     MaxIterations,
-    /// The inner solver stopped before its tolerance; the guarantee that needs an exact
-    /// minimiser (objective perturbation) is then only approximate.
-    ToleranceNotReached,
 }
 
 impl FitStatus {
-    /// The name written in model files: `completed`, `converged` or `tolerance_not_reached`.
+    /// The name written in model files: `completed`.
     pub fn name(self) -> &'static str {
         match self {
-            FitStatus::Converged => "converged",
             FitStatus::MaxIterations => "completed",
-            FitStatus::ToleranceNotReached => "tolerance_not_reached",
         }
     }
-    /// Reads a status name; the pre-0.1 name `max_iterations` reads as `completed`.
+    /// Reads a status name; the earlier names `max_iterations` and `converged` read as
+    /// `completed`. An older file's `tolerance_not_reached` is no status of this version
+    /// (`None`): the model reader keeps the word as it was written.
     pub fn parse(name: &str) -> Option<FitStatus> {
         match name {
-            "converged" => Some(FitStatus::Converged),
-            "completed" | "max_iterations" => Some(FitStatus::MaxIterations),
-            "tolerance_not_reached" => Some(FitStatus::ToleranceNotReached),
+            "completed" | "max_iterations" | "converged" => Some(FitStatus::MaxIterations),
             _ => None,
         }
     }

@@ -157,10 +157,18 @@ fn split_target(t: Table, path: &str, target: &str) -> Result<Dataset, DataError
 }
 
 fn open(path: &str) -> Result<std::fs::File, DataError> {
-    std::fs::File::open(path).map_err(|e| DataError::Io {
+    let f = std::fs::File::open(path).map_err(|e| DataError::Io {
         path: path.into(),
         reason: e.to_string(),
-    })
+    })?;
+    // a folder opens on Unix, and would fail only at the first read
+    if f.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(DataError::Io {
+            path: path.into(),
+            reason: "it is a folder, not a file".into(),
+        });
+    }
+    Ok(f)
 }
 
 /// Reads a CSV file with a header; `target` names the response column.
