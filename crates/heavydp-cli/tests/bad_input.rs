@@ -67,7 +67,7 @@ fn cases() -> Vec<Case> {
         case("unterminated quote", Some(("d.csv", "x1,x2,y\n1,\"2,3\n")), leak(fit("d.csv")), "data row 1 has 2 fields"),
         case("missing data file", None, leak(fit("missing.csv")), "cannot read the file"),
         case("data path is a folder", None, leak(format!("{FIT} --data {{dir}} --out {{dir}}/out.json")), "cannot read the file"),
-        case("logistic labels not 0/1 or -1/+1", Some(("d.csv", "x1,x2,y\n1,2,0\n4,5,1\n7,8,12345.678\n")), leak(format!("fit --algorithm dp-frank-wolfe --loss logistic --epsilon 1 --delta 1e-5 --param bound=2 --seed 1 --data {{dir}}/d.csv --out {{dir}}/out.json")), "the target column holds another value"),
+        case("logistic labels not 0/1 or -1/+1", Some(("d.csv", "x1,x2,y\n1,2,0\n4,5,1\n7,8,12345.678\n")), "fit --algorithm dp-frank-wolfe --loss logistic --epsilon 1 --delta 1e-5 --param bound=2 --seed 1 --data {dir}/d.csv --out {dir}/out.json", "the target column holds another value"),
         // ---- flags
         case("epsilon 0", Some(("d.csv", GOOD)), "fit --algorithm ht-frank-wolfe --epsilon 0 --data {dir}/d.csv --out {dir}/out.json", "epsilon"),
         case("epsilon negative", Some(("d.csv", GOOD)), "fit --algorithm ht-frank-wolfe --epsilon -1 --data {dir}/d.csv --out {dir}/out.json", "epsilon"),

@@ -327,7 +327,7 @@ pub fn evaluate_affine(
         support_recall: None,
     };
     if let Some(ws) = w_star {
-        let r_star = crate::linalg::mean_loss(loss, data.x(), data.y(), d, ws);
+        let r_star = crate::loss::mean_loss(loss, data.x(), data.y(), d, ws);
         out.excess_risk = Some(out.risk - r_star);
         let diff: Vec<f64> = w.iter().zip(ws).map(|(a, b)| a - b).collect();
         out.l2_error = Some(norm2(&diff));

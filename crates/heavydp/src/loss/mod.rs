@@ -13,6 +13,13 @@
 //! | `biweight` (c) | (c²/6)(1 − (1 − (r/c)²)³) if \|r\| ≤ c, c²/6 else | r(1 − (r/c)²)² on \|r\| ≤ c | — | no | Hu et al. §B (Tukey) |
 //!
 //! Logistic labels: {0, 1} are mapped to {−1, +1} by [`LossKind::prepare_labels`].
+//!
+//! [`mean_gradient`] and [`mean_loss`]: the deterministic parallel passes of a loss over
+//! the rows (built on the kernels of [`crate::linalg`]).
+
+mod passes;
+
+pub use passes::{mean_gradient, mean_loss, GradientWorkspace};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
