@@ -177,7 +177,8 @@ fn class(s: &str) -> String {
 
 struct Stats {
     executions: u64,
-    crashes: Vec<Vec<u8>>,
+    /// Crashing inputs with the seed of the generator their run was given.
+    crashes: Vec<(Vec<u8>, u64)>,
     classes: usize,
     slowest: Duration,
     slowest_input: Vec<u8>,
@@ -210,8 +211,12 @@ fn fuzz(
             mutate(&mut input, &corpus, &mut rng);
         }
         input.truncate(1 << 14);
+        // each run gets its own generator, so that a crash can be replayed
+        let run_seed: u64 = rng.random();
         let t0 = Instant::now();
-        let out = catch_unwind(AssertUnwindSafe(|| target(&input, &mut rng)));
+        let out = catch_unwind(AssertUnwindSafe(|| {
+            target(&input, &mut ChaCha8Rng::seed_from_u64(run_seed))
+        }));
         if t0.elapsed() > stats.slowest {
             stats.slowest = t0.elapsed();
             stats.slowest_input = input.clone();
@@ -223,7 +228,7 @@ fn fuzz(
                     corpus.push(input);
                 }
             }
-            Err(_) => stats.crashes.push(input),
+            Err(_) => stats.crashes.push((input, run_seed)),
         }
     }
     std::panic::set_hook(hook);
@@ -245,16 +250,16 @@ fn fuzz(
         let dir =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fuzz-crashes");
         let _ = std::fs::create_dir_all(&dir);
-        for (i, c) in stats.crashes.iter().enumerate() {
-            let _ = std::fs::write(dir.join(format!("{name}-{i}.bin")), c);
+        for (i, (c, seed)) in stats.crashes.iter().enumerate() {
+            let _ = std::fs::write(dir.join(format!("{name}-{i}-seed{seed}.bin")), c);
         }
-        // re-run the first crash with the panic hook in place, for its message
-        let first = stats.crashes[0].clone();
+        // replay the first crash with its seed, for its message
+        let (first, seed) = stats.crashes[0].clone();
         panic!(
-            "fuzz {name}: {} crashing inputs (in target/fuzz-crashes); the first: {:?}; its panic: {:?}",
+            "fuzz {name}: {} crashing inputs (in target/fuzz-crashes); the first: {:?} (run seed {seed}); its panic: {:?}",
             stats.crashes.len(),
             String::from_utf8_lossy(&first),
-            catch_unwind(AssertUnwindSafe(|| target(&first, &mut rng))).err().map(|e| e
+            catch_unwind(AssertUnwindSafe(|| target(&first, &mut ChaCha8Rng::seed_from_u64(seed)))).err().map(|e| e
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())))
@@ -637,4 +642,23 @@ fn param_target(input: &[u8], rng: &mut ChaCha8Rng) -> String {
 #[test]
 fn fuzz_params() {
     fuzz("params", param_seeds(), mutate_params, param_target);
+}
+
+/// The crashes the long runs found, replayed (docs/reliability.md, "Fuzzing").
+#[test]
+fn crashes_found_by_fuzzing_stay_fixed() {
+    // 1. A tiny moment bound M made the default clipping radius R = M·(…) underflow to 0
+    //    at a small epsilon: the Gaussian mechanism's constructor panicked on sensitivity 0.
+    for alg in ["clipped-gd", "iterative-updating-gd"] {
+        let mut o = FitOptions::new(alg, 1e-6);
+        o.params.insert("M".into(), "14.9e-324".into());
+        o.scale = ScaleMode::None;
+        o.intercept = InterceptMode::None;
+        let x: Vec<f64> = (0..40 * 3).map(|i| (i as f64 * 0.37).sin()).collect();
+        let y: Vec<f64> = (0..40).map(|i| (i as f64 * 0.11).cos()).collect();
+        let data = Dataset::from_rows(x, y, 3).unwrap();
+        let e = pipeline::fit(data, &o, &mut ChaCha8Rng::seed_from_u64(1), &mut NoObserver)
+            .unwrap_err();
+        assert!(e.contains("is not a positive normal number"), "{alg}: {e}");
+    }
 }
