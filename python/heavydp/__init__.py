@@ -69,7 +69,17 @@ def default_delta(n):
     return _core.default_delta(int(n))
 
 
-def private_mean(X, estimator, epsilon, delta=0.0, random_state=None, budget=None, **params):
+def private_mean(
+    X,
+    estimator,
+    epsilon,
+    delta=0.0,
+    random_state=None,
+    budget=None,
+    scale="none",
+    preprocess_share=None,
+    **params,
+):
     """A differentially private mean of every column of ``X`` (``heavydp mean``).
 
     Parameters
@@ -88,20 +98,30 @@ def private_mean(X, estimator, epsilon, delta=0.0, random_state=None, budget=Non
     budget : Budget or None
         Charged (epsilon, delta) before the release; raises ValueError when it would
         be overspent (then nothing is computed).
+    scale : {"none", "private"} or "public:FILE.json", default "none"
+        Column scaling before the estimator (``heavydp mean --scale``): ``"private"``
+        spends ``preprocess_share`` of the budget on each column's private quartiles and
+        returns them in ``scales``; a public file declares centres/scales or ranges
+        (a range bounds its column). With scaling, ``params`` are in robust standard
+        deviations and a missing ``tau`` / ``M`` is 1.
+    preprocess_share : float or None
+        Share of epsilon and delta for ``scale="private"`` (default 0.2).
     **params
         The estimator's parameters (the CLI's ``--param KEY=VALUE``), e.g. ``tau=3``.
 
     Returns
     -------
     dict with ``mean`` (ndarray of shape (d,)), ``columns`` (names), ``privacy`` (what
-    was spent: epsilon, delta, accountant, every charge), ``hyperparameters`` and
-    ``notes``.
+    was spent: epsilon, delta, accountant, every charge and, with private scaling, the
+    two phases), ``hyperparameters``, ``notes`` and ``scales`` (None without scaling;
+    otherwise ``{column: {centre, scale, iqr, quartiles}}``, the format
+    ``scale="public:FILE.json"`` of the estimators reads when saved as ``{"scales": ...}``).
     """
     from ._estimators import _check_budget, _params_to_str, _seed_of, as_features
 
     x, names = as_features(X)
     _check_budget(budget)
-    mean, privacy, hyper, notes = _core.private_mean(
+    mean, privacy, hyper, notes, scales = _core.private_mean(
         x,
         str(estimator),
         float(epsilon),
@@ -110,6 +130,9 @@ def private_mean(X, estimator, epsilon, delta=0.0, random_state=None, budget=Non
         _seed_of(random_state),
         None if budget is None else budget._core,
         f"private_mean ({estimator})",
+        str(scale),
+        None if preprocess_share is None else float(preprocess_share),
+        [str(n) for n in names] if names is not None else [],
     )
     return {
         "mean": mean,
@@ -117,6 +140,7 @@ def private_mean(X, estimator, epsilon, delta=0.0, random_state=None, budget=Non
         "privacy": _json.loads(privacy),
         "hyperparameters": _json.loads(hyper),
         "notes": list(notes),
+        "scales": _json.loads(scales),
     }
 
 

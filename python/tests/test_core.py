@@ -115,6 +115,23 @@ def test_private_mean_is_the_cli_mean(cli, lin):
     assert r["mean"].shape == (X.shape[1],)
 
 
+def test_private_mean_with_private_scale_is_the_cli_describe(cli, lin):
+    X, y, _, csv = lin
+    Xy = np.column_stack([X, y])
+    r = heavydp.private_mean(Xy, "catoni", epsilon=1.0, random_state=4, scale="private")
+    out = run_cli(cli, "mean", "--estimator", "catoni", "--data", csv, "--epsilon", 1,
+                  "--scale", "private", "--seed", 4).stdout
+    m = json.loads(out)
+    assert r["mean"].tolist() == m["mean"]
+    assert r["privacy"] == m["privacy"]
+    # names default to x1..xd in Python; the released values are the CLI's
+    assert [s["quartiles"] for s in r["scales"].values()] == [
+        m["scales"][c]["quartiles"] for c in m["columns"]]
+    assert heavydp.private_mean(Xy, "catoni", epsilon=1.0, random_state=4)["scales"] is None
+    with pytest.raises(ValueError, match="--scale must be"):
+        heavydp.private_mean(Xy, "catoni", epsilon=1.0, scale="sometimes")
+
+
 def test_algorithms_listing_is_the_cli_listing(cli):
     cli_list = json.loads(run_cli(cli, "algorithms", "--json").stdout)
     assert heavydp.algorithms() == cli_list

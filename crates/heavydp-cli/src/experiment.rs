@@ -118,29 +118,21 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
     if reps == 0 {
         return Err("--reps must be at least 1".into());
     }
-    let threads = match a.threads {
-        Some(0) => return Err("--threads must be at least 1".into()),
-        Some(t) => t,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let dir = Path::new(&out);
-    if dir.exists() && !dir.is_dir() {
-        return Err(format!("--out {out}: exists and is not a folder"));
-    }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("--out {out}: cannot create the folder: {e}"))?;
-
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+    let (threads, pool) = threads_and_pool(a.threads)?;
+    let dir = output_folder(&out)?;
     let Some(plan) = plan else {
+        let run = PaperRun {
+            opts: &opts,
+            reps,
+            seed: a.seed,
+            threads,
+            pool: &pool,
+            dir,
+        };
         return match id.as_str() {
-            experiments::zhao::MEAN_TAILS_ID => {
-                run_tails(&opts, reps, a.seed, threads, &pool, dir, &out)
-            }
-            experiments::wangxu::ID => run_rate(&opts, reps, a.seed, threads, &pool, dir, &out),
-            _ => run_table(&opts, reps, a.seed, threads, &pool, dir, &out),
+            experiments::zhao::MEAN_TAILS_ID => run_tails(&run),
+            experiments::wangxu::ID => run_rate(&run),
+            _ => run_table(&run),
         };
     };
     let bar = std::io::stderr().is_terminal().then(|| {
@@ -183,18 +175,8 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
         }),
     );
     let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
-    // (the bitmap backend picks the encoder from the extension: keep `.png` last)
-    let png_tmp = dir.join(format!(".{id}.tmp{}.png", std::process::id()));
-    if let Err(e) = plot::render(&plan, &results, &png_tmp) {
-        let _ = std::fs::remove_file(&png_tmp);
-        return Err(format!("cannot draw the figure: {e}"));
-    }
-    write_all(
-        dir,
-        &[("results.csv", csv.into_bytes()), ("summary.json", summary)],
-        &png_tmp,
-        &png_name,
-    )?;
+    let files = [("results.csv", csv.into_bytes()), ("summary.json", summary)];
+    draw_and_write(dir, &id, |png| plot::render(&plan, &results, png), &files)?;
     eprintln!(
         "{id}: {} settings x {} methods x {reps} repetitions in {wall:.1} s on {threads} thread(s){}; wrote {}",
         plan.settings.len(),
@@ -211,38 +193,15 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
 
 /// `tian-table-genomics`: writes `results.csv`, `results.md` (the paper-style table),
 /// `summary.json` and the bar chart `ID.png`; nothing is written when the run fails.
-fn run_table(
-    opts: &PlanOptions,
-    reps: usize,
-    seed: u64,
-    threads: usize,
-    pool: &rayon::ThreadPool,
-    dir: &Path,
-    _out: &str,
-) -> Result<(), String> {
+fn run_table(run: &PaperRun) -> Result<(), String> {
     use experiments::genomics;
     let id = genomics::ID;
-    eprintln!("{id}: {reps} repetitions of 4 methods (each with a leave-one-out pass) ...");
-    let spin = Spinner::start(format!("{id}: {reps} repetitions"));
-    let start = Instant::now();
-    let results = pool
-        .install(|| genomics::run_table(opts, reps, seed))
-        .map_err(|e| e.to_string())?;
-    let wall = start.elapsed().as_secs_f64();
-    drop(spin);
-    let png_name = format!("{id}.png");
+    let what = "repetitions of 4 methods (each with a leave-one-out pass)";
+    let (results, wall) = run.timed(id, what, genomics::run_table)?;
+    let summary = genomics::table_summary(&results, run.facts(id, wall, &TABLE_FILES));
     let csv = genomics::table_csv(&results);
     let md = genomics::table_markdown(&results);
-    let summary = genomics::table_summary(
-        &results,
-        serde_json::json!({
-            "threads": threads,
-            "wall_seconds": wall,
-            "files": {"results": "results.csv", "table": "results.md", "figure": png_name, "summary": "summary.json"},
-        }),
-    );
     let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
-    let png_tmp = dir.join(format!(".{id}.tmp{}.png", std::process::id()));
     let methods: Vec<String> = results.rows.iter().map(|r| r.method.clone()).collect();
     let values: Vec<Vec<(f64, f64)>> = results
         .rows
@@ -257,35 +216,16 @@ fn run_table(
         results.profile,
         results.reps
     );
-    if let Err(e) = plot::render_bars(
-        &title,
-        "mean absolute error",
-        &methods,
-        &["MAE (in-sample)", "MAE (leave-one-out)"],
-        &values,
-        &png_tmp,
-    ) {
-        let _ = std::fs::remove_file(&png_tmp);
-        return Err(format!("cannot draw the figure: {e}"));
-    }
-    write_all(
-        dir,
-        &[
-            ("results.csv", csv.into_bytes()),
-            ("results.md", md.into_bytes()),
-            ("summary.json", summary),
-        ],
-        &png_tmp,
-        &png_name,
-    )?;
-    eprintln!(
-        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}",
-        wrote(
-            dir,
-            &["results.csv", "results.md", &png_name, "summary.json"]
-        )
-    );
-    Ok(())
+    let bars = ["MAE (in-sample)", "MAE (leave-one-out)"];
+    let ylabel = "mean absolute error";
+    let draw = |png: &Path| plot::render_bars(&title, ylabel, &methods, &bars, &values, png);
+    let files = [
+        ("results.csv", csv.into_bytes()),
+        ("results.md", md.into_bytes()),
+        ("summary.json", summary),
+    ];
+    draw_and_write(run.dir, id, draw, &files)?;
+    run.done(id, wall, &TABLE_FILES)
 }
 
 /// The paths of `files` in `dir`, joined by the platform's rules (no doubled separator
@@ -321,36 +261,132 @@ fn write_all(
     res
 }
 
-/// `zhao-mean-tails`: results.csv, results.md (quantile table and verdicts), summary.json
-/// and the grouped-bar figure of the quantiles.
-fn run_tails(
-    opts: &PlanOptions,
+/// The worker threads (`--threads`, default: every core) and their pool.
+fn threads_and_pool(threads: Option<usize>) -> Result<(usize, rayon::ThreadPool), String> {
+    let threads = match threads {
+        Some(0) => return Err("--threads must be at least 1".into()),
+        Some(t) => t,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+    Ok((threads, pool))
+}
+
+/// The `--out` folder, created when missing; an error when `out` is a file.
+fn output_folder(out: &str) -> Result<&Path, String> {
+    let dir = Path::new(out);
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!("--out {out}: exists and is not a folder"));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("--out {out}: cannot create the folder: {e}"))?;
+    Ok(dir)
+}
+
+/// Draws the figure `ID.png` with `draw` (to a temporary file) and then writes `files`
+/// ([`write_all`]). Everything is rendered before anything is written; each file is
+/// written to a temporary name and renamed, so an error never leaves a half-written file.
+fn draw_and_write<E: std::fmt::Display>(
+    dir: &Path,
+    id: &str,
+    draw: impl FnOnce(&Path) -> Result<(), E>,
+    files: &[(&str, Vec<u8>)],
+) -> Result<(), String> {
+    // (the bitmap backend picks the encoder from the extension: keep `.png` last)
+    let png_tmp = dir.join(format!(".{id}.tmp{}.png", std::process::id()));
+    if let Err(e) = draw(&png_tmp) {
+        let _ = std::fs::remove_file(&png_tmp);
+        return Err(format!("cannot draw the figure: {e}"));
+    }
+    write_all(dir, files, &png_tmp, &format!("{id}.png"))
+}
+
+/// The run facts of a `summary.json`: threads, wall time and the files written.
+fn run_facts(threads: usize, wall: f64, files: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
+        "threads": threads,
+        "wall_seconds": wall,
+        "files": files,
+    })
+}
+
+/// `results.csv` under the key `results` of `summary.json`.
+const RESULTS_FILE: (&str, &str) = ("results", "results.csv");
+/// `results.csv` and the paper-style table `results.md`.
+const TABLE_FILES: [(&str, &str); 2] = [RESULTS_FILE, ("table", "results.md")];
+
+/// What the runners of the paper panels without a method grid (`tian-table-genomics`,
+/// `zhao-mean-tails`, `wangxu-rate`) share: options, repetitions, seed, threads, the
+/// output folder.
+struct PaperRun<'a> {
+    opts: &'a PlanOptions,
     reps: usize,
     seed: u64,
     threads: usize,
-    pool: &rayon::ThreadPool,
-    dir: &Path,
-    _out: &str,
-) -> Result<(), String> {
+    pool: &'a rayon::ThreadPool,
+    dir: &'a Path,
+}
+
+impl PaperRun<'_> {
+    /// Runs the experiment `work(options, repetitions, seed)` on the pool behind a spinner
+    /// (after the line "ID: REPS `what` ..." on stderr); returns its results and the wall
+    /// time in seconds.
+    fn timed<T: Send, E: std::fmt::Display + Send>(
+        &self,
+        id: &str,
+        what: &str,
+        work: impl FnOnce(&PlanOptions, usize, u64) -> Result<T, E> + Send,
+    ) -> Result<(T, f64), String> {
+        eprintln!("{id}: {} {what} ...", self.reps);
+        let spin = Spinner::start(format!("{id}: {} repetitions", self.reps));
+        let start = Instant::now();
+        let (opts, reps, seed) = (self.opts, self.reps, self.seed);
+        let results = self
+            .pool
+            .install(|| work(opts, reps, seed))
+            .map_err(|e| e.to_string())?;
+        let wall = start.elapsed().as_secs_f64();
+        drop(spin);
+        Ok((results, wall))
+    }
+
+    /// The run facts of `summary.json` ([`run_facts`]) with the files: `data` (key, file
+    /// name), the figure `ID.png` and `summary.json`.
+    fn facts(&self, id: &str, wall: f64, data: &[(&str, &str)]) -> serde_json::Value {
+        let mut files = serde_json::Map::new();
+        for (key, name) in data {
+            files.insert(key.to_string(), (*name).into());
+        }
+        files.insert("figure".into(), format!("{id}.png").into());
+        files.insert("summary".into(), "summary.json".into());
+        run_facts(self.threads, wall, files.into())
+    }
+
+    /// The last line on stderr: the time, the threads and the files written (`data`, then
+    /// the figure, then `summary.json`).
+    fn done(&self, id: &str, wall: f64, data: &[(&str, &str)]) -> Result<(), String> {
+        let png_name = format!("{id}.png");
+        let mut all: Vec<&str> = data.iter().map(|(_, name)| *name).collect();
+        all.extend([png_name.as_str(), "summary.json"]);
+        eprintln!(
+            "{id}: done in {wall:.1} s on {} thread(s); wrote {}",
+            self.threads,
+            wrote(self.dir, &all)
+        );
+        Ok(())
+    }
+}
+
+/// `zhao-mean-tails`: results.csv, results.md (quantile table and verdicts), summary.json
+/// and the grouped-bar figure of the quantiles.
+fn run_tails(run: &PaperRun) -> Result<(), String> {
     use experiments::zhao;
     let id = zhao::MEAN_TAILS_ID;
-    eprintln!("{id}: {reps} repetitions per setting ...");
-    let spin = Spinner::start(format!("{id}: {reps} repetitions"));
-    let start = Instant::now();
-    let results = pool
-        .install(|| zhao::run_mean_tails(opts, reps, seed))
-        .map_err(|e| e.to_string())?;
-    let wall = start.elapsed().as_secs_f64();
-    drop(spin);
-    let png_name = format!("{id}.png");
-    let summary = zhao::tails_summary(
-        &results,
-        serde_json::json!({
-            "threads": threads,
-            "wall_seconds": wall,
-            "files": {"results": "results.csv", "table": "results.md", "figure": png_name, "summary": "summary.json"},
-        }),
-    );
+    let (results, wall) = run.timed(id, "repetitions per setting", zhao::run_mean_tails)?;
+    let summary = zhao::tails_summary(&results, run.facts(id, wall, &TABLE_FILES));
     let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
     // One bar group per estimator with data in the figure's settings (d smallest, n
     // largest, epsilon = 1; both distributions); bars = the quantile levels. The full
@@ -376,76 +412,34 @@ fn run_tails(
         })
         .collect();
     let title = format!(
-        "{id}: quantiles of the error ||mu_hat - mu||_2 over {reps} repetitions, d = {d_min}, n = {n_max}, epsilon = 1 (whiskers: half the 95% interval; full grid in results.md)"
+        "{id}: quantiles of the error ||mu_hat - mu||_2 over {} repetitions, d = {d_min}, n = {n_max}, epsilon = 1 (whiskers: half the 95% interval; full grid in results.md)",
+        run.reps
     );
-    let png_tmp = dir.join(format!(".{id}.tmp{}.png", std::process::id()));
-    if let Err(e) = plot::render_bars(
-        &title,
-        "error quantile",
-        &groups,
-        &["q50", "q90", "q99", "q99.9"],
-        &values,
-        &png_tmp,
-    ) {
-        let _ = std::fs::remove_file(&png_tmp);
-        return Err(format!("cannot draw the figure: {e}"));
-    }
-    write_all(
-        dir,
-        &[
-            ("results.csv", zhao::tails_csv(&results).into_bytes()),
-            ("results.md", zhao::tails_markdown(&results).into_bytes()),
-            ("summary.json", summary),
-        ],
-        &png_tmp,
-        &png_name,
-    )?;
-    eprintln!(
-        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}",
-        wrote(
-            dir,
-            &["results.csv", "results.md", &png_name, "summary.json"]
-        )
-    );
-    Ok(())
+    let bars = ["q50", "q90", "q99", "q99.9"];
+    let draw =
+        |png: &Path| plot::render_bars(&title, "error quantile", &groups, &bars, &values, png);
+    let files = [
+        ("results.csv", zhao::tails_csv(&results).into_bytes()),
+        ("results.md", zhao::tails_markdown(&results).into_bytes()),
+        ("summary.json", summary),
+    ];
+    draw_and_write(run.dir, id, draw, &files)?;
+    run.done(id, wall, &TABLE_FILES)
 }
 
 /// `wangxu-rate`: results.csv, summary.json (with the fitted slopes) and the log-log
 /// figure with the theory slopes.
-fn run_rate(
-    opts: &PlanOptions,
-    reps: usize,
-    seed: u64,
-    threads: usize,
-    pool: &rayon::ThreadPool,
-    dir: &Path,
-    _out: &str,
-) -> Result<(), String> {
+fn run_rate(run: &PaperRun) -> Result<(), String> {
     use experiments::wangxu;
     let id = wangxu::ID;
-    eprintln!("{id}: {reps} repetitions per setting ...");
-    let spin = Spinner::start(format!("{id}: {reps} repetitions"));
-    let start = Instant::now();
-    let results = pool
-        .install(|| wangxu::run_rate(opts, reps, seed))
-        .map_err(|e| e.to_string())?;
-    let wall = start.elapsed().as_secs_f64();
-    drop(spin);
-    let png_name = format!("{id}.png");
-    let summary = wangxu::rate_summary(
-        &results,
-        serde_json::json!({
-            "threads": threads,
-            "wall_seconds": wall,
-            "files": {"results": "results.csv", "figure": png_name, "summary": "summary.json"},
-        }),
-    );
+    let (results, wall) = run.timed(id, "repetitions per setting", wangxu::run_rate)?;
+    let summary = wangxu::rate_summary(&results, run.facts(id, wall, &[RESULTS_FILE]));
     let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
     // Curves: per (case, method); reference lines: the theory slope through the
     // expmech curve's first point.
     let mut curves: Vec<plot::LogCurve> = Vec::new();
     let mut refs: Vec<plot::LogCurve> = Vec::new();
-    let (cases, _, _) = wangxu::grid(opts.quick);
+    let (cases, _, _) = wangxu::grid(run.opts.quick);
     for case in &cases {
         for method in ["l1-regression-expmech", "dp-iht-l1", "ht-lasso"] {
             let mut pts: Vec<(f64, f64, f64)> = results
@@ -482,29 +476,16 @@ fn run_rate(
         }
     }
     let title = format!(
-        "{id}: excess population risk vs n·ε (unit l2 ball, Student-t data), {reps} reps; dashed: theory slopes"
+        "{id}: excess population risk vs n·ε (unit l2 ball, Student-t data), {} reps; dashed: theory slopes",
+        run.reps
     );
-    let png_tmp = dir.join(format!(".{id}.tmp{}.png", std::process::id()));
-    if let Err(e) = plot::render_loglog(
-        &title,
-        "n·ε",
-        "excess risk L(w) − L(w*)",
-        &curves,
-        &refs,
-        &png_tmp,
-    ) {
-        let _ = std::fs::remove_file(&png_tmp);
-        return Err(format!("cannot draw the figure: {e}"));
-    }
-    write_all(
-        dir,
-        &[
-            ("results.csv", wangxu::rate_csv(&results).into_bytes()),
-            ("summary.json", summary),
-        ],
-        &png_tmp,
-        &png_name,
-    )?;
+    let ylabel = "excess risk L(w) − L(w*)";
+    let draw = |png: &Path| plot::render_loglog(&title, "n·ε", ylabel, &curves, &refs, png);
+    let files = [
+        ("results.csv", wangxu::rate_csv(&results).into_bytes()),
+        ("summary.json", summary),
+    ];
+    draw_and_write(run.dir, id, draw, &files)?;
     for s in &results.slopes {
         eprintln!(
             "{id}: slope {} ({}) = {:.3} (theory {:.3})",
@@ -514,11 +495,7 @@ fn run_rate(
             s.theory
         );
     }
-    eprintln!(
-        "{id}: done in {wall:.1} s on {threads} thread(s); wrote {}",
-        wrote(dir, &["results.csv", &png_name, "summary.json"])
-    );
-    Ok(())
+    run.done(id, wall, &[RESULTS_FILE])
 }
 
 /// `real-benchmark`: results.csv, table.md, summary.json and the grouped-bar figure of the
@@ -539,21 +516,8 @@ fn run_benchmark(a: ExperimentArgs, params: &heavydp::algorithms::ParamMap) -> R
     )?;
     let data_dir = benchmark::data_dir(a.data_dir.as_deref().map(Path::new), &opts.sets)
         .map_err(|e| e.to_string())?;
-    let threads = match a.threads {
-        Some(0) => return Err("--threads must be at least 1".into()),
-        Some(t) => t,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let dir = Path::new(&out);
-    if dir.exists() && !dir.is_dir() {
-        return Err(format!("--out {out}: exists and is not a folder"));
-    }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("--out {out}: cannot create the folder: {e}"))?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+    let (threads, pool) = threads_and_pool(a.threads)?;
+    let dir = output_folder(&out)?;
     eprintln!(
         "{id}: {} dataset(s), {} split(s), epsilon {:?}, time cap {} s per fit, data from {}",
         opts.sets.len(),
@@ -615,11 +579,11 @@ fn write_benchmark(
     let png_name = format!("{id}.png");
     let summary = benchmark::summary(
         results,
-        serde_json::json!({
-            "threads": threads,
-            "wall_seconds": wall,
-            "files": {"results": "results.csv", "table": "table.md", "figure": png_name, "summary": "summary.json"},
-        }),
+        run_facts(
+            threads,
+            wall,
+            serde_json::json!({"results": "results.csv", "table": "table.md", "figure": png_name, "summary": "summary.json"}),
+        ),
     );
     let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
     let (groups, values) = benchmark::figure_groups(results);
@@ -630,19 +594,12 @@ fn write_benchmark(
         opts.splits,
         benchmark::FIGURE_FLOOR
     );
-    let png_tmp = dir.join(format!(".{id}.tmp{}.png", std::process::id()));
-    if let Err(e) = plot::render_bars(&title, "gain kept", &groups, &eps_refs, &values, &png_tmp) {
-        let _ = std::fs::remove_file(&png_tmp);
-        return Err(format!("cannot draw the figure: {e}"));
-    }
-    write_all(
-        dir,
-        &[
-            ("results.csv", benchmark::results_csv(results).into_bytes()),
-            ("table.md", benchmark::table_markdown(results).into_bytes()),
-            ("summary.json", summary),
-        ],
-        &png_tmp,
-        &png_name,
-    )
+    let draw =
+        |png: &Path| plot::render_bars(&title, "gain kept", &groups, &eps_refs, &values, png);
+    let files = [
+        ("results.csv", benchmark::results_csv(results).into_bytes()),
+        ("table.md", benchmark::table_markdown(results).into_bytes()),
+        ("summary.json", summary),
+    ];
+    draw_and_write(dir, id, draw, &files)
 }

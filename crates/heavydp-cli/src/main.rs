@@ -84,7 +84,7 @@ enum Command {
 }
 
 const FIT_HELP: &str = "Fit a private model and write the model file (JSON, format heavydp-model/2; docs/model-file.md).\n\n\
-The whole budget (epsilon, delta) covers everything released: by default a share (--preprocess-share, 0.1) \
+The whole budget (epsilon, delta) covers everything released: by default a share (--preprocess-share, 0.2) \
 buys private column centres/scales and the private intercept, the rest the algorithm. Notes (defaults chosen, \
 delta defaulted to n^-1.1, degenerate settings) go to stderr and into the model's \"notes\".\n\n\
 The model's \"status\" says how the fit ended; it depends on public quantities only:\n\
@@ -125,6 +125,12 @@ struct MeanArgs {
     /// Estimator parameter KEY=VALUE (repeatable), in the data's units; `--list` shows each one's default [default: none given].
     #[arg(long = "param")]
     params: Vec<String>,
+    /// Column scaling before the estimator: 'none' (raw columns), 'private' (DP quartiles: also reports each column's private centre, IQR and robust sd in \"scales\", a file `fit --scale public:` reads), or 'public:FILE.json' (declared centres/scales, or ranges {\"min\", \"max\"} that bound the column; no privacy cost). With scaling, --param values are in robust standard deviations [default: none].
+    #[arg(long, default_value = "none")]
+    scale: String,
+    /// Fraction of epsilon (and delta) spent on the private quartiles of --scale private [default: 0.2].
+    #[arg(long)]
+    preprocess_share: Option<String>,
     /// Seed of the ChaCha20 noise generator (reproducible output) [default: OS entropy].
     #[arg(long)]
     seed: Option<u64>,
@@ -202,7 +208,7 @@ struct FitArgs {
     /// Column scaling: 'private' (DP quantiles), 'none' (raw columns), or 'public:FILE.json' (declared centres/scales, no privacy cost).
     #[arg(long, default_value = "private")]
     scale: String,
-    /// Fraction of epsilon (and delta) spent on private scaling and the intercept [default: 0.1; 1 for the intercept-only model; 0 with --scale and --intercept both off].
+    /// Fraction of epsilon (and delta) spent on private scaling and the intercept [default: 0.2; 1 for the intercept-only model; 0 with --scale and --intercept both off].
     #[arg(long)]
     preprocess_share: Option<String>,
     /// Loss: squared, logistic (labels in {-1, +1} or {0, 1}), huber, absolute, biweight [default: the algorithm's default loss, squared for most].
@@ -211,7 +217,7 @@ struct FitArgs {
     /// Constraint set: l1-ball, l2-ball, simplex, polytope, sparse, unconstrained [default: the algorithm's default domain].
     #[arg(long)]
     domain: Option<String>,
-    /// Radius of the l1/l2 ball of the coefficients (on the scaled columns unless --scale none) [default: 1].
+    /// Radius of the l1/l2 ball (or sparse set) of the coefficients, in scaled units unless --scale none: a number or 'auto' (sqrt(d) for clipped-gd, whose ball is only a projection; 1 for the others, whose noise grows with the radius) [default: auto on scaled columns, 1 with --scale none].
     #[arg(long, allow_hyphen_values = true)]
     radius: Option<String>,
     /// Number s of non-zero coefficients; required with --domain sparse (the ht-sparse-*, dp-iht-*, dp-slr, adahuber algorithms) [default: none].
@@ -285,7 +291,8 @@ pub fn write_atomic(path: &str, bytes: &[u8]) -> Result<(), String> {
 fn cmd_algorithms(json: bool) -> Result<(), String> {
     let cat = algorithms::catalogue();
     if json {
-        let text = serde_json::to_string_pretty(&cat).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&heavydp::pipeline::algorithms_listing())
+            .map_err(|e| e.to_string())?;
         return emit(format!("{text}\n").as_bytes());
     }
     let name_width = cat.iter().map(|a| a.name.len()).max().unwrap_or(4);
@@ -514,7 +521,7 @@ impl Drop for Spinner {
 
 fn cmd_fit(a: FitArgs) -> Result<(), String> {
     use heavydp::pipeline::{self, FitOptions};
-    use heavydp::preprocess::{InterceptMode, PublicScales, ScaleMode};
+    use heavydp::preprocess::InterceptMode;
     let params = parse_params(&a.params)?;
     let epsilon = parse_number("--epsilon", &a.epsilon)?;
     let delta = match &a.delta {
@@ -527,10 +534,11 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
     } else {
         Budget::new(epsilon, 0.0).map_err(|e| e.to_string())?;
     }
-    let radius = match &a.radius {
-        Some(r) => Some(parse_number("--radius", r)?),
-        None => None,
-    };
+    let radius = a
+        .radius
+        .as_deref()
+        .map(pipeline::RadiusOpt::parse)
+        .transpose()?;
     let intercept = match a.intercept.as_str() {
         "private" => InterceptMode::Private,
         "none" => InterceptMode::None,
@@ -540,24 +548,8 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
             ))
         }
     };
-    let scale = match a.scale.as_str() {
-        "private" => ScaleMode::Private,
-        "none" => ScaleMode::None,
-        other => match other.strip_prefix("public:") {
-            Some(path) if !path.is_empty() => {
-                ScaleMode::Public(PublicScales::read(path).map_err(|e| e.to_string())?)
-            }
-            _ => {
-                return Err(format!(
-                    "--scale must be 'private', 'none' or 'public:FILE.json'; got '{other}'"
-                ))
-            }
-        },
-    };
-    let preprocess_share = match &a.preprocess_share {
-        Some(f) => Some(parse_number("--preprocess-share", f)?),
-        None => None,
-    };
+    let scale = heavydp::preprocess::ScaleMode::parse(&a.scale)?;
+    let preprocess_share = parse_share(a.preprocess_share.as_deref())?;
     let out_path = a.out.clone().filter(|o| o != "-");
     // Check the output folder before any work.
     if let Some(out) = &out_path {
@@ -600,6 +592,11 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
     }
 }
 
+/// `--preprocess-share F` (fit and mean); the range is checked where it is used.
+fn parse_share(v: Option<&str>) -> Result<Option<f64>, String> {
+    v.map(|f| parse_number("--preprocess-share", f)).transpose()
+}
+
 fn cmd_mean(a: MeanArgs) -> Result<(), String> {
     use heavydp::estimators::private_mean;
     if a.list {
@@ -630,14 +627,23 @@ fn cmd_mean(a: MeanArgs) -> Result<(), String> {
     };
     let budget = Budget::new(epsilon, delta).map_err(|e| e.to_string())?;
     let params = parse_params(&a.params)?;
+    let scale = heavydp::preprocess::ScaleMode::parse(&a.scale)?;
+    let preprocess_share = parse_share(a.preprocess_share.as_deref())?;
     check_out_folder(a.out.as_deref())?;
     let ds = data::read_csv_features(&data_path, None).map_err(|e| e.to_string())?;
     let ds = mean_columns(ds, &data_path, &a.columns)?;
     let mut rng = make_rng(a.seed);
-    let report =
-        private_mean::private_mean(&name, ds.x(), ds.n(), ds.d(), budget, &params, &mut rng)
-            .map_err(|e| e.to_string())?;
-    let json = serde_json::json!({
+    let opts = heavydp::describe::DescribeOptions {
+        estimator: name.clone(),
+        budget,
+        params,
+        scale,
+        preprocess_share,
+    };
+    let scale_name = opts.scale.name();
+    let out = heavydp::describe::describe(&ds, &opts, &mut rng)?;
+    let report = out.report;
+    let mut json = serde_json::json!({
         "format": "heavydp-mean/1",
         "heavydp_version": heavydp::VERSION,
         "estimator": name,
@@ -645,11 +651,15 @@ fn cmd_mean(a: MeanArgs) -> Result<(), String> {
         "n": ds.n(),
         "d": ds.d(),
         "mean": report.mean,
-        "privacy": report.privacy,
+        "privacy": out.privacy,
         "hyperparameters": report.hyperparameters,
         "notes": report.notes,
         "seed": a.seed,
     });
+    if let Some(s) = &out.scales {
+        json["scale"] = scale_name.into();
+        json["scales"] = heavydp::describe::scales_json(ds.feature_names(), s);
+    }
     for m in &report.notes {
         eprintln!("note: {m}");
     }

@@ -343,3 +343,105 @@ fn mean_help_marks_the_shuffle_accounting_unproven() {
         "{text}"
     );
 }
+
+/// Issue 19 item 4: `mean --scale private` releases each column's private quartiles,
+/// centre, IQR and robust sd next to the mean (the mean in raw units), within one
+/// budget; the released `scales` are a `fit --scale public:` file (describe, then fit);
+/// a declared range bounds its column; `auto` needs scaled columns.
+#[test]
+fn mean_scales_describe_then_fit() {
+    let dir = TempDir::new().unwrap();
+    let data = simulate(&dir, "hu-linear-student", 3000, 3);
+    let desc = p(&dir, "describe.json");
+    heavydp()
+        .args([
+            "mean",
+            "--estimator",
+            "catoni",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+        ])
+        .args(["--scale", "private", "--seed", "4", "--out", &desc])
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&desc).unwrap()).unwrap();
+    assert_eq!(v["scale"], "private");
+    let scales = v["scales"].as_object().unwrap();
+    assert_eq!(scales.len(), 4, "{v}"); // x1..x3 and y
+    for (name, s) in scales {
+        let q = s["quartiles"].as_array().unwrap();
+        let (lo, hi) = (q[0].as_f64().unwrap(), q[1].as_f64().unwrap());
+        assert!(lo <= hi, "{name}: {s}");
+        assert_eq!(s["iqr"].as_f64().unwrap(), hi - lo);
+        assert!(s["scale"].as_f64().unwrap() > 0.0);
+    }
+    assert!(v["privacy"]["epsilon"].as_f64().unwrap() <= 1.0);
+    assert_eq!(v["privacy"]["phases"].as_array().unwrap().len(), 2);
+    // the released scales drive a fit at no further cost
+    let model = p(&dir, "m.json");
+    let public = format!("public:{desc}");
+    heavydp()
+        .args([
+            "fit",
+            "--algorithm",
+            "clipped-gd",
+            "--data",
+            &data,
+            "--out",
+            &model,
+        ])
+        .args(["--epsilon", "1", "--scale", &public, "--seed", "1"])
+        .assert()
+        .success();
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(m["preprocessing"]["scale"], "public");
+    // a declared range bounds the column: x1 is clamped to [2, 3]
+    let ranges = write(
+        &dir,
+        "ranges.json",
+        r#"{"columns": {"x1": {"min": 2, "max": 3}, "x2": {"min": -1, "max": 1}, "x3": {"min": -1, "max": 1}, "y": {"min": -50, "max": 50}}}"#,
+    );
+    let v = mean_json(&[
+        "--estimator",
+        "catoni",
+        "--data",
+        &data,
+        "--epsilon",
+        "inf",
+        "--scale",
+        &format!("public:{ranges}"),
+    ]);
+    let m0 = v["mean"][0].as_f64().unwrap();
+    assert!((2.0..=3.0).contains(&m0), "{v}");
+    assert_eq!(v["scales"]["x1"]["range"], serde_json::json!([2.0, 3.0]));
+    mean_fails(
+        &[
+            "--estimator",
+            "catoni",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+            "--param",
+            "tau=auto",
+        ],
+        "needs scaled columns",
+    );
+    mean_fails(
+        &[
+            "--estimator",
+            "catoni",
+            "--data",
+            &data,
+            "--epsilon",
+            "1",
+            "--scale",
+            "sometimes",
+        ],
+        "--scale must be",
+    );
+}

@@ -13,7 +13,7 @@ use heavydp::data::{self, Dataset, FeatureBuffer};
 use heavydp::estimators::private_mean as pm;
 use heavydp::model::ModelFile;
 use heavydp::pipeline::{self, FitOptions};
-use heavydp::preprocess::{InterceptMode, PublicScales, ScaleMode, AUTO_BOUND};
+use heavydp::preprocess::{InterceptMode, ScaleMode, AUTO_BOUND};
 use heavydp::privacy::{self, Accountant, Budget, Cost, PrivacyLedger, PrivacyModel};
 use numpy::{
     PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
@@ -282,22 +282,6 @@ fn charge(ledger: &mut PrivacyLedger, release: &str, epsilon: f64, delta: f64) -
     ledger.charge(release, cost).map_err(value_error)
 }
 
-fn parse_scale(scale: &str) -> Result<ScaleMode, String> {
-    // the CLI's --scale values
-    match scale {
-        "private" => Ok(ScaleMode::Private),
-        "none" => Ok(ScaleMode::None),
-        other => match other.strip_prefix("public:") {
-            Some(path) if !path.is_empty() => Ok(ScaleMode::Public(
-                PublicScales::read(path).map_err(|e| e.to_string())?,
-            )),
-            _ => Err(format!(
-                "--scale must be 'private', 'none' or 'public:FILE.json'; got '{other}'"
-            )),
-        },
-    }
-}
-
 /// Builds the pipeline's options with the CLI's checks and messages (flag names as in
 /// the CLI; the Python layer maps them to its parameter names).
 #[allow(clippy::too_many_arguments)]
@@ -329,13 +313,13 @@ fn fit_options(
         algorithm: algorithm.to_string(),
         loss,
         domain,
-        radius,
+        radius: radius.map(pipeline::RadiusOpt::Value),
         sparsity,
         params: params.into_iter().collect::<ParamMap>(),
         epsilon,
         delta,
         intercept,
-        scale: parse_scale(scale)?,
+        scale: ScaleMode::parse(scale)?,
         preprocess_share,
         seed,
     };
@@ -571,7 +555,7 @@ fn write_model(model_json: &str, path: &str) -> PyResult<()> {
 /// hyperparameters JSON, notes).
 #[pyfunction]
 #[pyo3(signature = (x, estimator, epsilon, delta=0.0, params=BTreeMap::new(), seed=None,
-    budget=None, release="private_mean"))]
+    budget=None, release="private_mean", scale="none", preprocess_share=None, names=Vec::new()))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn private_mean<'py>(
     py: Python<'py>,
@@ -583,7 +567,17 @@ fn private_mean<'py>(
     seed: Option<u64>,
     budget: Option<&Bound<'py, PyBudget>>,
     release: &str,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, String, String, Vec<String>)> {
+    scale: &str,
+    preprocess_share: Option<f64>,
+    names: Vec<String>,
+) -> PyResult<(
+    Bound<'py, PyArray1<f64>>,
+    String,
+    String,
+    Vec<String>,
+    String,
+)> {
+    let scale = ScaleMode::parse(scale).map_err(value_error)?;
     if !pm::mean_estimator_names().contains(&estimator) {
         return Err(PyValueError::new_err(format!(
             "unknown estimator '{estimator}' (one of {})",
@@ -609,26 +603,55 @@ fn private_mean<'py>(
     if let Some(bud) = budget {
         charge(&mut bud.borrow_mut().ledger, release, epsilon, delta)?;
     }
-    let report = py
+    let names = if names.len() == d {
+        names
+    } else {
+        (1..=d).map(|j| format!("x{j}")).collect()
+    };
+    // The features are lent read-only: `describe` reads them (its scaled copy is its own).
+    let buf = NumpyBuffer {
+        ptr: xs.as_ptr() as *mut f64,
+        len: xs.len(),
+        writable: false,
+    };
+    let ds = Dataset::from_buffer(Box::new(buf), vec![0.0; n], d, names, "y".into())
+        .map_err(value_error)?;
+    let opts = heavydp::describe::DescribeOptions {
+        estimator: estimator.to_string(),
+        budget: b,
+        params,
+        scale,
+        preprocess_share,
+    };
+    let out = py
         .detach(move || {
             let mut rng = heavydp::noise::make_rng(seed);
-            pm::private_mean(estimator, xs, n, d, b, &params, &mut rng)
+            let out = heavydp::describe::describe(&ds, &opts, &mut rng);
+            let scales = out
+                .as_ref()
+                .ok()
+                .and_then(|o| o.scales.as_ref())
+                .map(|s| heavydp::describe::scales_json(ds.feature_names(), s));
+            out.map(|o| (o, scales))
         })
         .map_err(value_error)?;
-    let privacy = serde_json::to_string(&report.privacy).map_err(value_error)?;
-    let hyper = serde_json::to_string(&report.hyperparameters).map_err(value_error)?;
+    let (out, scales) = out;
+    let privacy = serde_json::to_string(&out.privacy).map_err(value_error)?;
+    let hyper = serde_json::to_string(&out.report.hyperparameters).map_err(value_error)?;
+    let scales = serde_json::to_string(&scales).map_err(value_error)?;
     Ok((
-        PyArray1::from_vec(py, report.mean),
+        PyArray1::from_vec(py, out.report.mean),
         privacy,
         hyper,
-        report.notes,
+        out.report.notes,
+        scales,
     ))
 }
 
 /// `heavydp algorithms --json`.
 #[pyfunction]
 fn algorithms_json() -> PyResult<String> {
-    serde_json::to_string(&algorithms::catalogue()).map_err(value_error)
+    serde_json::to_string(&pipeline::algorithms_listing()).map_err(value_error)
 }
 
 /// `heavydp mean --list`.

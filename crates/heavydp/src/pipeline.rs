@@ -35,7 +35,9 @@ pub struct FitOptions {
     pub algorithm: String,
     pub loss: Option<String>,
     pub domain: Option<String>,
-    pub radius: Option<f64>,
+    /// `--radius`: a number, `auto` ([`auto_radius`], scaled data only), or `None` (auto
+    /// on scaled data, 1 on raw columns).
+    pub radius: Option<RadiusOpt>,
     pub sparsity: Option<usize>,
     /// `--param KEY=VALUE` pairs (loss parameters `tau`, `c` and `vertices` included).
     pub params: ParamMap,
@@ -68,6 +70,63 @@ impl FitOptions {
             seed: None,
         }
     }
+}
+
+/// `--radius`: a declared value or `auto`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RadiusOpt {
+    Value(f64),
+    Auto,
+}
+
+impl RadiusOpt {
+    /// Parses `--radius` (`auto` or a number).
+    pub fn parse(v: &str) -> Result<Self, String> {
+        if v.trim() == "auto" {
+            Ok(RadiusOpt::Auto)
+        } else {
+            parse_number("--radius", v).map(RadiusOpt::Value)
+        }
+    }
+}
+
+/// `--radius auto`: the data-free radius of the coefficient ball on scaled data.
+///
+/// | algorithms | auto radius | why |
+/// |---|---|---|
+/// | `clipped-gd` (the radius is only the projection; its noise is set by the gradient clip R) | √d | a scaled coefficient w̃ⱼ = 1 means "one robust sd of xⱼ moves ŷ by one robust sd of y"; the ℓ2 ball of radius √d holds the box \|w̃ⱼ\| ≤ 1. The former default 1 is too small for real data: the non-private OLS fits of the regression sets, on the same robust scaling, have ‖w̃‖₂ = 1.22 (cps1988, d = 8), 3.35 (gss_wages, d = 30) and 1.25 (flights, d = 23). Measured (gss, 2 splits × 2 seeds, ε = 2): gain kept 0.705–0.846 at radius 1, 0.764–0.854 at √d; identical at ε = 1 |
+/// | every other algorithm (Frank–Wolfe family, mirror descent, objective perturbation, the ℓ1 expmech net, the sparse IHT family, `iterative-updating-gd`) | 1 | the radius scales their noise (vertex scores, gradient or objective noise, net size) or, for `iterative-updating-gd` (noise-dominated group means in the conservative accounting), the ball is what bounds the damage: measured at ε = 1, radius √d instead of 1 lost gain (cps1988, one split: ht-frank-wolfe 0.18 → −0.52, dp-frank-wolfe 0.21 → 0.16, noisy-mirror-descent 0.18 → 0.12, objective-perturbation 0.48 → −0.16, ht-sparse-linreg −20 → −63; dp-iht-huber and iterative-updating-gd unchanged; gss, two splits: iterative-updating-gd −34 / −21 → −69 / −53) |
+pub fn auto_radius(algorithm: &str, d: usize) -> f64 {
+    match algorithm {
+        "clipped-gd" => (d.max(1) as f64).sqrt(),
+        _ => 1.0,
+    }
+}
+
+/// `K=auto`, `tau=auto`, `M=auto` on scaled data: the key is removed so that the
+/// algorithm's own default applies — each is a theorem's formula or constant for data of
+/// unit scale (K: Hu et al. Thms 5 and 7, Tian et al. Sec. 6; τ: Hu et al. Assumption
+/// 1/4, the Huber threshold of Tian et al. Sec. 6; M: Zhao et al. Assumption 1(c)), which
+/// the private scaling makes true. On raw columns `auto` is an error. Returns the
+/// messages for stderr.
+fn resolve_unit_scale_autos(
+    name: &str,
+    scaled: bool,
+    params: &mut ParamMap,
+) -> Result<Vec<String>, String> {
+    let mut messages = Vec::new();
+    for key in ["K", "tau", "M"] {
+        if params.get(key).map(String::as_str) == Some("auto") {
+            if !scaled {
+                return Err(format!("--param {key}=auto needs scaled data (--scale private or public:FILE.json): the value is in robust standard deviations"));
+            }
+            params.remove(key);
+            messages.push(format!(
+                "{name}: {key}=auto: the algorithm's unit-scale default, valid on the privately scaled columns (hyperparameters show its value)"
+            ));
+        }
+    }
+    Ok(messages)
 }
 
 /// A fitted model and the public remarks to show the user (stderr in the CLI).
@@ -286,21 +345,33 @@ pub fn precheck(opts: &FitOptions) -> Result<(), String> {
         return Ok(());
     }
     let mut p = opts.params.clone();
-    resolve_bound(
-        &opts.algorithm,
-        !matches!(opts.scale, ScaleMode::None),
-        &mut p,
-    )?;
+    let scaled = !matches!(opts.scale, ScaleMode::None);
+    resolve_bound(&opts.algorithm, scaled, &mut p)?;
+    resolve_unit_scale_autos(&opts.algorithm, scaled, &mut p)?;
+    if p.get("R").map(String::as_str) == Some("auto") {
+        if !scaled {
+            return Err(R_AUTO_NEEDS_SCALE.into());
+        }
+        p.remove("R");
+    }
+    let radius = match opts.radius {
+        Some(RadiusOpt::Auto) if !scaled => return Err(RADIUS_AUTO_NEEDS_SCALE.into()),
+        Some(RadiusOpt::Value(r)) => Some(r),
+        _ => None,
+    };
     resolve(
         &opts.algorithm,
         opts.loss.as_deref(),
         opts.domain.as_deref(),
-        opts.radius,
+        radius,
         opts.sparsity,
         p,
     )
     .map(|_| ())
 }
+
+const R_AUTO_NEEDS_SCALE: &str = "--param R=auto needs scaled data (--scale private or public:FILE.json): the radius is in robust standard deviations";
+const RADIUS_AUTO_NEEDS_SCALE: &str = "--radius auto needs scaled data (--scale private or public:FILE.json): the radius is in robust standard deviations";
 
 /// Fits on `data` (taken by value: standardised in place, never copied). Errors are
 /// one-line, data-free messages.
@@ -339,15 +410,46 @@ pub fn fit(
     }
     let intercept_only = name == INTERCEPT_ONLY;
     let scaled = !matches!(opts.scale, ScaleMode::None);
-    // bound=auto and a missing bound of the bounded family, on scaled data
+    // bound=auto and a missing bound of the bounded family, on scaled data; K, tau, M=auto
     if !intercept_only {
         messages.extend(resolve_bound(&name, scaled, &mut params)?);
+        messages.extend(resolve_unit_scale_autos(&name, scaled, &mut params)?);
     }
-    // data-free gradient clip radius of the Zhao et al. family on scaled data
+    // --radius: auto (and missing) on scaled data → auto_radius
+    let domain_name = opts
+        .domain
+        .clone()
+        .unwrap_or_else(|| algorithms::default_loss_and_domain(&name).1.to_string());
+    let radius = match opts.radius {
+        Some(RadiusOpt::Value(r)) => Some(r),
+        Some(RadiusOpt::Auto) if !scaled => return Err(RADIUS_AUTO_NEEDS_SCALE.into()),
+        None if !scaled => None,
+        given => {
+            let r = auto_radius(&name, d);
+            if given.is_none()
+                && matches!(domain_name.as_str(), "l1-ball" | "l2-ball" | "sparse")
+                && !intercept_only
+            {
+                messages.push(format!(
+                    "--radius not given: using --radius auto = {r:.4} for {name} on scaled columns"
+                ));
+            }
+            Some(r)
+        }
+    };
+    // data-free gradient clip radius of the Zhao et al. family on scaled data (R=auto, or
+    // neither R nor M given)
+    let r_auto = params.get("R").map(String::as_str) == Some("auto");
+    if r_auto && !scaled {
+        return Err(R_AUTO_NEEDS_SCALE.into());
+    }
+    if r_auto {
+        params.remove("R");
+    }
     if scaled
         && matches!(name.as_str(), "clipped-gd" | "iterative-updating-gd")
         && !params.contains_key("R")
-        && !params.contains_key("M")
+        && (r_auto || !params.contains_key("M"))
     {
         let l = if matches!(loss_hint, None | Some("squared")) {
             2.0
@@ -370,7 +472,7 @@ pub fn fit(
             &name,
             opts.loss.as_deref(),
             opts.domain.as_deref(),
-            opts.radius,
+            radius,
             opts.sparsity,
             params,
         )?;
@@ -638,4 +740,54 @@ pub fn fit(
             .push("a weight is not finite after mapping back to raw units".into());
     }
     Ok(FitOutcome { model, messages })
+}
+
+/// `heavydp algorithms --json` (and `heavydp.algorithms()`): the catalogue, each entry
+/// with `scaled_defaults` — what `auto` (and a missing value) means on privately or
+/// publicly scaled columns, with its source.
+pub fn algorithms_listing() -> serde_json::Value {
+    let auto_entry =
+        |value: String, source: &str| serde_json::json!({"auto": value, "source": source});
+    let list = algorithms::catalogue()
+        .iter()
+        .map(|a| {
+            let mut v = serde_json::to_value(a).expect("serialisable");
+            let mut sd = serde_json::Map::new();
+            let (_, domain) = algorithms::default_loss_and_domain(a.name);
+            if a.domains.iter().any(|d| matches!(*d, "l1-ball" | "l2-ball" | "sparse"))
+                || matches!(domain, "l1-ball" | "l2-ball" | "sparse")
+            {
+                let value = if auto_radius(a.name, 4) > 1.0 {
+                    "sqrt(d)".to_string()
+                } else {
+                    "1".to_string()
+                };
+                sd.insert(
+                    "--radius".into(),
+                    auto_entry(value, "pipeline::auto_radius: OLS norms of the scaled real sets; radius sweeps on cps1988/gss (docs/benchmark.md)"),
+                );
+            }
+            for p in &a.parameters {
+                let e = match p.name {
+                    "bound" if a.name != "frank-wolfe" => auto_entry(
+                        format!("{AUTO_BOUND} (robust standard deviations)"),
+                        "preprocess::AUTO_BOUND: three robust sds of a standardised column",
+                    ),
+                    "R" if matches!(a.name, "clipped-gd" | "iterative-updating-gd") => auto_entry(
+                        "2*L*sqrt(d) (L = 2 squared loss, 1 otherwise)".into(),
+                        "pipeline::auto_gradient_radius: twice a scaled gradient's typical norm; cps1988 sweep",
+                    ),
+                    "K" | "tau" | "M" => auto_entry(
+                        format!("the unit-scale default: {}", p.default),
+                        p.source,
+                    ),
+                    _ => continue,
+                };
+                sd.insert(p.name.into(), e);
+            }
+            v["scaled_defaults"] = serde_json::Value::Object(sd);
+            v
+        })
+        .collect();
+    serde_json::Value::Array(list)
 }

@@ -17,12 +17,12 @@ use std::path::{Path, PathBuf};
 /// a circle) and from any floor below. `ARCHITECTURE.md`: CLI / Python → experiments,
 /// audit → algorithms → preprocess → estimators, constraints → mechanisms, data, io →
 /// noise → privacy; the second-wave `pipeline` sits above the algorithms (with `model`,
-/// the file it writes), `preprocess` between `data` and the algorithms. `params` (the
+/// the file it writes, and `describe`, the whole private mean), `preprocess` between `data` and the algorithms. `params` (the
 /// `--param` plumbing and the fit error) sits on the estimators' floor, under both its
 /// users; `loss` and `linalg` (numerics, no privacy) at the bottom.
 const FLOORS: &[&[&str]] = &[
     &["experiments", "audit"],
-    &["pipeline", "model"],
+    &["pipeline", "describe", "model"],
     &["algorithms"],
     &["preprocess"],
     &["estimators", "params", "constraints"],

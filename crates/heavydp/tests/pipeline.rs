@@ -242,3 +242,84 @@ fn classification_on_raw_columns_learns_the_base_rate() {
         "log-loss {logloss} vs constant {constant}"
     );
 }
+
+/// Issue 14 item 3: `auto` for `--radius`, `R`, `K`, `tau` and `M` on scaled data — a
+/// documented, data-free value (the default when missing); on raw columns an error.
+#[test]
+fn auto_radius_and_unit_scale_autos() {
+    use pipeline::RadiusOpt::{Auto, Value};
+    let train = cps(3000);
+    let d = train.d();
+    // options: algorithm, radius, params; sparsity 3 (used by the sparse algorithms only)
+    let opts = |alg: &str, radius, params: &[(&str, &str)], scale: ScaleMode| {
+        let mut o = FitOptions::new(alg, 1.0);
+        o.radius = radius;
+        o.scale = scale;
+        o.sparsity = (alg == "dp-iht-huber").then_some(3);
+        o.params = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        o
+    };
+    let fit = |alg: &str, radius, params: &[(&str, &str)]| {
+        let o = opts(alg, radius, params, ScaleMode::Private);
+        pipeline::fit(train.clone(), &o, &mut rng_from_seed(5), &mut NoObserver).unwrap()
+    };
+    let radius_of = |m: &ModelFile| m.domain["radius"].as_f64().unwrap();
+    // clipped-gd: the radius is only the projection → sqrt(d); said on stderr
+    let a = fit("clipped-gd", None, &[]);
+    assert_eq!(radius_of(&a.model), (d as f64).sqrt());
+    let said = a.messages.iter().any(|m| m.contains("--radius not given"));
+    assert!(said, "{:?}", a.messages);
+    assert_eq!(
+        a.model.weights,
+        fit("clipped-gd", Some(Auto), &[]).model.weights
+    );
+    // R=auto is the missing R (2·L·√d), M=auto the missing M
+    let c = fit("clipped-gd", None, &[("R", "auto"), ("M", "auto")]);
+    assert_eq!(a.model.weights, c.model.weights);
+    let r = c.model.hyperparameters["R"].as_f64().unwrap();
+    assert_eq!(r, pipeline::auto_gradient_radius(2.0, d));
+    // an algorithm whose noise grows with the radius keeps 1; an explicit value wins
+    assert_eq!(
+        radius_of(&fit("objective-perturbation", None, &[]).model),
+        1.0
+    );
+    assert_eq!(
+        radius_of(&fit("clipped-gd", Some(Value(2.5)), &[]).model),
+        2.5
+    );
+    // K=auto / tau=auto: the algorithm's unit-scale default, bit for bit
+    let plain = fit("dp-iht-huber", None, &[]);
+    let autos = fit("dp-iht-huber", None, &[("K", "auto"), ("tau", "auto")]);
+    assert_eq!(plain.model.weights, autos.model.weights);
+    assert!(autos.messages.iter().any(|m| m.contains("K=auto")));
+    // on raw columns every auto is an error, before any release
+    for (alg, params, radius, what) in [
+        ("dp-iht-huber", &[("K", "auto")][..], None, "--param K=auto"),
+        ("clipped-gd", &[("R", "auto")][..], None, "--param R=auto"),
+        ("dp-iht-huber", &[][..], Some(Auto), "--radius auto"),
+    ] {
+        let o = opts(alg, radius, params, ScaleMode::None);
+        let err = pipeline::precheck(&o).unwrap_err();
+        assert!(
+            err.starts_with(what) && err.contains("needs scaled data"),
+            "{err}"
+        );
+        let err =
+            pipeline::fit(train.clone(), &o, &mut rng_from_seed(5), &mut NoObserver).unwrap_err();
+        assert!(err.starts_with(what), "{err}");
+    }
+    // the listing documents each auto with its source
+    let listing = pipeline::algorithms_listing();
+    let gd = listing
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "clipped-gd")
+        .unwrap();
+    assert_eq!(gd["scaled_defaults"]["--radius"]["auto"], "sqrt(d)");
+    let source = gd["scaled_defaults"]["R"]["source"].as_str().unwrap();
+    assert!(source.contains("auto_gradient_radius"));
+}

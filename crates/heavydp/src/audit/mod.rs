@@ -57,27 +57,19 @@
 //!
 //! # Adding a target for a new algorithm
 //!
-//! An algorithm registered in [`crate::algorithms::build`] gets a target from an
-//! [`AlgorithmTarget`] literal in [`targets::algorithm_targets`]: its name, the pinned
-//! `--param` values (T and every scale that would otherwise depend on ε, so that the
-//! twin changes only the noise), loss and domain, a tiny neighbouring pair (usually
-//! [`targets::canary_pair`]: n − 1 neutral records x = 0, y = 0 and one record whose
-//! response is +b in D and −b in D′, with b = B for a bounded algorithm and a huge
-//! outlier for a heavy-tailed one), a statistic (a coordinate or a projection of the
-//! weights), the broken factor c and the trial counts. For example, `clipped-gd`
-//! (zCDP, audited at its (ε, δ) conversion) would be
+//! An algorithm registered in [`crate::algorithms::build`] gets a target from one row of
+//! the table in [`targets::algorithm_targets`]: its name, the pinned `--param` values (T
+//! and every scale that would otherwise depend on ε, so that the twin changes only the
+//! noise), loss, domain, the dimension d and the response b of the neighbouring pair
+//! [`targets::canary_pair`]`(20, d, 1, b)` (n − 1 neutral records x = 0, y = 0 and one
+//! record whose response is +b in D and −b in D′, with b = B for a bounded algorithm and
+//! a huge outlier for a heavy-tailed one), and the broken factor c; the statistic is the
+//! projection ⟨(1, …, 1), w⟩ (a row overrides it, or the pair, with struct-update syntax
+//! as `l1-regression-expmech` does). For example, the row of `clipped-gd` (zCDP, audited
+//! at its (ε, δ) conversion) is
 //!
 //! ```text
-//! AlgorithmTarget {
-//!     algorithm: "clipped-gd",
-//!     params: vec![p("T", "2"), p("eta", "0.5"), p("C", "1")],
-//!     loss: LossKind::Squared,
-//!     domain: DomainSpec::L2Ball { radius: 1.0 },
-//!     pair: canary_pair(20, 2, 1.0, 1e3),
-//!     statistic: WeightStatistic::Projection(vec![1.0; 2]),
-//!     broken_factor: 32.0,
-//!     trials: Trials { test: 20_000, cli: 100_000 },
-//! },
+//! algorithm_row("clipped-gd", &[("T", "2"), ("R", "1"), ("lr", "0.5")], Squared, &l2, 2, 1e3, 32.0),
 //! ```
 //!
 //! The privacy model is read from [`crate::algorithms::catalogue`]. Then `cargo test
@@ -86,10 +78,12 @@
 //! `f64::INFINITY`, the noise-free run), or use a pair / statistic that the algorithm's
 //! noise protects less well (fewer iterations, T = 2). The ignored test
 //! `calibration_table` of `tests/audit.rs` prints the bound of the twin for several c.
-//! A new mean estimator (`clip`, `iterative-updating`, `sparse-peeling`) is added like
-//! `catoni` in [`mod@targets`]: a [`TargetSpec`] whose `prepare` builds the estimator on a
-//! fixed pair and injects the defect (a halved sensitivity or a skipped noise draw),
-//! registered in [`targets::specs`]. `docs/privacy.md` lists every target with its
+//! A new estimator of [`crate::estimators::private_mean`] is one row of
+//! [`targets::mean_targets`] (estimator, pinned parameters, outlier, privacy model, c).
+//! A mechanism or a release built from its own pieces (like `catoni`) is one row of the
+//! table [`targets::ROWS`]: its `--list` strings and a constructor that builds the
+//! mechanism on a fixed pair and injects the twin's defect (a halved sensitivity, a
+//! skipped noise draw or a larger ε). `docs/privacy.md` lists every target with its
 //! theorem.
 
 pub mod stats;
@@ -153,6 +147,13 @@ impl Neighbour {
         match self {
             Neighbour::D => "D",
             Neighbour::DPrime => "D'",
+        }
+    }
+    /// `d` on the side D, `d_prime` on the side D′.
+    pub fn pick<'a, T: ?Sized>(self, d: &'a T, d_prime: &'a T) -> &'a T {
+        match self {
+            Neighbour::D => d,
+            Neighbour::DPrime => d_prime,
         }
     }
 }

@@ -70,7 +70,10 @@ pub struct Trials {
     pub cli: usize,
 }
 
-/// A family of audit targets: one real target and its broken twin.
+/// A family of audit targets: one real target and its broken twin. Implemented by the
+/// three kinds of rows: [`Row`] (a mechanism, a preprocessing release or `catoni`, in
+/// the table [`ROWS`]), [`MeanTarget`] (a mean estimator, [`mean_targets`]) and
+/// [`AlgorithmTarget`] (a registered algorithm, [`algorithm_targets`]).
 pub trait TargetSpec: Send + Sync {
     /// The base name (mechanism, estimator or `--algorithm` name).
     fn name(&self) -> &'static str;
@@ -123,111 +126,256 @@ fn replace_first(
     (a, b)
 }
 
-// ------------------------------------------------------------------------- laplace
+/// `key=value` pairs joined by spaces (the pinned parameters of a release).
+fn params_text(params: &[(&'static str, String)]) -> String {
+    let kv: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    kv.join(" ")
+}
 
-struct LaplaceTarget;
+fn param_map(params: &[(&'static str, String)]) -> ParamMap {
+    params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
+}
 
-impl TargetSpec for LaplaceTarget {
-    fn name(&self) -> &'static str {
-        "laplace"
-    }
-    fn kind(&self) -> TargetKind {
-        TargetKind::Mechanism
-    }
-    fn privacy(&self) -> PrivacyModel {
-        PrivacyModel::Pure
-    }
-    fn release(&self) -> String {
-        "q + Lap(1/epsilon) with q = sum of 10 records in [0, 1] (l1 sensitivity 1)".into()
-    }
-    fn neighbours(&self) -> String {
-        "D: ten records 0; D': the first record replaced by 1 (q = 0 vs 1)".into()
-    }
-    fn statistic(&self) -> String {
-        "the released value".into()
-    }
-    fn defect(&self) -> String {
-        "sensitivity halved: LaplaceMechanism::new(1/2, epsilon), noise Lap(1/(2 epsilon))".into()
-    }
-    fn trials(&self) -> Trials {
-        Trials {
-            test: 20_000,
-            cli: 200_000,
-        }
-    }
-    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
-        let sens = if broken { 0.5 } else { 1.0 };
-        let mech =
-            LaplaceMechanism::new(sens, claim.epsilon).map_err(|e| setup_err("laplace", e))?;
-        let (d, dp) = replace_first(10, 1, 0.0, &[0.0], &[1.0]);
-        let (q, qp) = (column_sums(&d, 1), column_sums(&dp, 1));
-        Ok(Box::new(move |side, rng| {
-            let input = match side {
-                Neighbour::D => &q,
-                Neighbour::DPrime => &qp,
-            };
-            Ok(mech.run_uncharged(input, rng)[0])
-        }))
+/// The budget of a run: the claim, or for the twin c·ε at the claimed δ (c = ∞: the
+/// noise-free run, ε = ∞).
+fn run_budget(name: &str, claim: &Budget, broken: bool, factor: f64) -> Result<Budget, AuditError> {
+    if !broken {
+        Ok(*claim)
+    } else if factor.is_infinite() {
+        Ok(Budget::non_private())
+    } else {
+        Budget::new(claim.epsilon * factor, claim.delta).map_err(|e| setup_err(name, e))
     }
 }
 
-// ------------------------------------------------------------------------ gaussian
+/// The twin's defect "runs at c·ε".
+fn factor_defect(what: &str, factor: f64, divided: &str) -> String {
+    format!(
+        "{what} runs at {factor} x epsilon ({divided} divided by about {factor}) while claiming epsilon"
+    )
+}
 
-struct GaussianTarget;
+/// The run function of a release computed from a fixed pair of inputs: `input` on D,
+/// `input_prime` on D′.
+fn on_pair<F>(input: Vec<f64>, input_prime: Vec<f64>, release: F) -> RunFn
+where
+    F: Fn(&[f64], &mut HeavyRng) -> Result<f64, AuditError> + Send + Sync + 'static,
+{
+    Box::new(move |side, rng| release(side.pick(&input[..], &input_prime[..]), rng))
+}
 
-impl TargetSpec for GaussianTarget {
-    fn name(&self) -> &'static str {
-        "gaussian"
-    }
-    fn kind(&self) -> TargetKind {
-        TargetKind::Mechanism
-    }
-    fn privacy(&self) -> PrivacyModel {
-        PrivacyModel::Zcdp
-    }
-    fn release(&self) -> String {
-        "q + N(0, sigma^2 I), q = column sums of 10 records in [0, 1]^2 (l2 sensitivity sqrt 2), sigma = sqrt(2)/sqrt(2 rho), rho-zCDP with rho the largest value whose conversion rho + 2 sqrt(rho ln(1/delta)) is epsilon".into()
-    }
-    fn neighbours(&self) -> String {
-        "D: ten records (0, 0); D': the first record replaced by (1, 1)".into()
-    }
-    fn statistic(&self) -> String {
-        "the last coordinate of the release".into()
-    }
-    fn defect(&self) -> String {
-        "one noise draw skipped: the last coordinate is released without its Gaussian draw".into()
-    }
-    fn trials(&self) -> Trials {
-        Trials {
-            test: 20_000,
-            cli: 200_000,
-        }
-    }
-    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
-        let rho = approx_to_zcdp_rho(calibration_target(claim.epsilon), claim.delta);
-        let mech =
-            GaussianMechanism::from_rho(2f64.sqrt(), rho).map_err(|e| setup_err("gaussian", e))?;
-        let (d, dp) = replace_first(10, 2, 0.0, &[0.0, 0.0], &[1.0, 1.0]);
-        let (q, qp) = (column_sums(&d, 2), column_sums(&dp, 2));
-        Ok(Box::new(move |side, rng| {
-            let input = match side {
-                Neighbour::D => &q,
-                Neighbour::DPrime => &qp,
-            };
-            let out = if broken {
-                // Defect: the loop over coordinates stops one short.
-                let mut o = mech.run_uncharged(&input[..1], rng);
-                o.push(input[1]);
-                o
-            } else {
-                mech.run_uncharged(input, rng)
-            };
-            Ok(out[1])
-        }))
+/// A vector release whose statistic is its last coordinate; the twin's loop over the
+/// coordinates stops one short (that coordinate is released without its noise draw).
+fn last_coordinate<M>(
+    mech: M,
+    broken: bool,
+) -> impl Fn(&[f64], &mut HeavyRng) -> Result<f64, AuditError> + Send + Sync + 'static
+where
+    M: Mechanism<Input = [f64], Output = Vec<f64>> + Send + Sync + 'static,
+{
+    move |input, rng| {
+        let last = input.len() - 1;
+        Ok(if broken {
+            mech.run_uncharged(&input[..last], rng);
+            input[last]
+        } else {
+            mech.run_uncharged(input, rng)[last]
+        })
     }
 }
 
-// --------------------------------------------------------------------- exponential
+/// The sensitivity a mechanism is built with: Δ, or Δ/2 for the twin.
+fn halved(sensitivity: f64, broken: bool) -> f64 {
+    if broken {
+        sensitivity / 2.0
+    } else {
+        sensitivity
+    }
+}
+
+// --------------------------------------------------- the mechanism and estimator table
+
+/// One row of the table of mechanisms, preprocessing releases and `catoni`: what
+/// `heavydp audit --list` says about the target (its claimed guarantee, release,
+/// neighbouring pair, statistic and the twin's defect) and the constructor of its run
+/// function, which builds the mechanism (with the defect for the twin) on the pair.
+#[derive(Clone, Copy)]
+pub struct Row {
+    pub name: &'static str,
+    pub kind: TargetKind,
+    pub privacy: PrivacyModel,
+    pub release: &'static str,
+    pub neighbours: &'static str,
+    pub statistic: &'static str,
+    pub defect: &'static str,
+    /// Builds the run function for a claimed budget, with or without the defect.
+    pub prepare: fn(&Budget, bool) -> Result<RunFn, AuditError>,
+}
+
+/// The trial counts of every row of [`ROWS`].
+const ROW_TRIALS: Trials = Trials {
+    test: 20_000,
+    cli: 200_000,
+};
+
+impl TargetSpec for Row {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn kind(&self) -> TargetKind {
+        self.kind
+    }
+    fn privacy(&self) -> PrivacyModel {
+        self.privacy
+    }
+    fn release(&self) -> String {
+        self.release.into()
+    }
+    fn neighbours(&self) -> String {
+        self.neighbours.into()
+    }
+    fn statistic(&self) -> String {
+        self.statistic.into()
+    }
+    fn defect(&self) -> String {
+        self.defect.into()
+    }
+    fn trials(&self) -> Trials {
+        ROW_TRIALS
+    }
+    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+        (self.prepare)(claim, broken)
+    }
+}
+
+/// The twin factor of the exponential-mechanism preprocessing targets: the twin runs at
+/// 16·ε (the utilities of a quantile move in one direction between neighbours, so the
+/// mechanism spends about half its ε on any pair and a twin at 2·ε would not be caught
+/// at the test trial count; 16 is the documented rule for the algorithms' twins). The
+/// defect strings of `dp-quantile` and `intercept-logistic` say 16.
+const PREPROCESS_TWIN_FACTOR: f64 = 16.0;
+
+/// Every mechanism, preprocessing release and `catoni`, in the order of
+/// `heavydp audit --list`.
+pub const ROWS: &[Row] = &[
+    Row {
+        name: "laplace",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Pure,
+        release: "q + Lap(1/epsilon) with q = sum of 10 records in [0, 1] (l1 sensitivity 1)",
+        neighbours: "D: ten records 0; D': the first record replaced by 1 (q = 0 vs 1)",
+        statistic: "the released value",
+        defect: "sensitivity halved: LaplaceMechanism::new(1/2, epsilon), noise Lap(1/(2 epsilon))",
+        prepare: laplace,
+    },
+    Row {
+        name: "gaussian",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Zcdp,
+        release: "q + N(0, sigma^2 I), q = column sums of 10 records in [0, 1]^2 (l2 sensitivity sqrt 2), sigma = sqrt(2)/sqrt(2 rho), rho-zCDP with rho the largest value whose conversion rho + 2 sqrt(rho ln(1/delta)) is epsilon",
+        neighbours: "D: ten records (0, 0); D': the first record replaced by (1, 1)",
+        statistic: "the last coordinate of the release",
+        defect: "one noise draw skipped: the last coordinate is released without its Gaussian draw",
+        prepare: gaussian,
+    },
+    Row {
+        name: "exponential",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Pure,
+        release: "an index r of 8 with P(r) proportional to exp(epsilon u_r / 2), u = column sums of 4 records in {0, 1}^8 (sensitivity 1), Gumbel-max",
+        neighbours: "D: first record e_1, others 0 (u = (1, 0, ..., 0)); D': first record (0, 1, ..., 1) (u = (0, 1, ..., 1))",
+        statistic: "the selected index",
+        defect: "sensitivity halved: ExponentialMechanism::new(1/2, epsilon)",
+        prepare: exponential,
+    },
+    Row {
+        name: "report-noisy-min",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Pure,
+        release: "argmin_r (s_r + Lap(2/epsilon)) over 8 scores s = column sums of 4 records in {0, 1}^8 (sensitivity 1)",
+        neighbours: "D: first record (0, 1, ..., 1) (s = (0, 1, ..., 1)); D': first record e_1 (s = (1, 0, ..., 0))",
+        statistic: "the selected index",
+        defect: "sensitivity halved: ReportNoisyMin::new(1/2, epsilon), noise Lap(1/epsilon)",
+        prepare: report_noisy_min,
+    },
+    Row {
+        name: "peeling",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Approx,
+        release: "Peeling (s = 1, lambda = 1) of v = column sums of 4 records in [0, 1]^4: the noisy top coordinate and its noisy value",
+        neighbours: "D: first record e_1, others 0 (v = (1, 0, 0, 0)); D': first record (0, 1, 1, 1) (v = (0, 1, 1, 1))",
+        statistic: "the released value of coordinate 1 (0 when it is not selected)",
+        defect: "noise draws skipped: the selected coordinates' values are released without their Laplace draws",
+        prepare: peeling,
+    },
+    Row {
+        name: "catoni",
+        kind: TargetKind::MeanEstimator,
+        privacy: PrivacyModel::Pure,
+        release: "the catoni mean (spec Hu A.5): Catoni-Giulini column means of 20 records in R^2 (k = sqrt(3 n eps tau (1 + 1/beta)/(8 sqrt2 d)), beta = 1, tau = 1) + Lap(d 4 sqrt2 k/(3 n epsilon)) per coordinate",
+        neighbours: "D: 19 records 0 and the first record -a*(1, 1); D': the first record +a*(1, 1), a* maximising one record's contribution",
+        statistic: "the last coordinate of the mean",
+        defect: "one noise draw skipped: the last coordinate is released without its Laplace draw",
+        prepare: catoni,
+    },
+    Row {
+        name: "dp-quantile",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Pure,
+        release: "the DP median (exponential mechanism, utility sensitivity 1) of 10 records on the public grid {-1, -0.5, 0, 0.5, 1}",
+        neighbours: "D: four 0s and six 1s; D': one 1 replaced by 0 (five and five)",
+        statistic: "the released value",
+        defect: "run at 16 x epsilon (every score scale divided by 16)",
+        prepare: dp_quantile,
+    },
+    Row {
+        name: "intercept-mean",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Pure,
+        release: "the clipped mean of 20 residuals at C = 1 + Lap(2C/(n epsilon)) (preprocess::private_intercept, squared loss)",
+        neighbours: "D: 19 residuals 0 and one -10^6 (clipped to -C); D': that one +10^6",
+        statistic: "the released value",
+        defect: "sensitivity halved: Laplace scale C/(n epsilon)",
+        prepare: intercept_mean,
+    },
+    Row {
+        name: "intercept-logistic",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Pure,
+        release: "the logistic intercept of 10 labels with zero margins: the exponential mechanism on -|sum(sigmoid(b) - y)| over b in [-8, 8] step 1/32 (utility sensitivity 2)",
+        neighbours: "D: labels 1,1,1,1,1,0,0,0,0,0; D': the first label 0",
+        statistic: "the released value",
+        defect: "run at 16 x epsilon (every score scale divided by 16)",
+        prepare: intercept_logistic,
+    },
+];
+
+// ------------------------------------------------------ the rows' run constructors
+
+/// `laplace`: q + Lap(Δ/ε), Δ₁ = 1 (twin: Δ/2).
+fn laplace(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    let mech = LaplaceMechanism::new(halved(1.0, broken), claim.epsilon)
+        .map_err(|e| setup_err("laplace", e))?;
+    let (d, dp) = replace_first(10, 1, 0.0, &[0.0], &[1.0]);
+    Ok(on_pair(
+        column_sums(&d, 1),
+        column_sums(&dp, 1),
+        move |q, rng| Ok(mech.run_uncharged(q, rng)[0]),
+    ))
+}
+
+/// `gaussian`: q + N(0, σ²I), Δ₂ = √2, σ = Δ₂/√(2ρ) (twin: the last draw skipped).
+fn gaussian(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    let rho = approx_to_zcdp_rho(calibration_target(claim.epsilon), claim.delta);
+    let mech =
+        GaussianMechanism::from_rho(2f64.sqrt(), rho).map_err(|e| setup_err("gaussian", e))?;
+    let (d, dp) = replace_first(10, 2, 0.0, &[0.0, 0.0], &[1.0, 1.0]);
+    let (q, qp) = (column_sums(&d, 2), column_sums(&dp, 2));
+    Ok(on_pair(q, qp, last_coordinate(mech, broken)))
+}
 
 const RANGE: usize = 8;
 
@@ -242,166 +390,53 @@ fn opposed_scores() -> (Vec<f64>, Vec<f64>) {
     (column_sums(&d, RANGE), column_sums(&dp, RANGE))
 }
 
-struct ExponentialTarget;
-
-impl TargetSpec for ExponentialTarget {
-    fn name(&self) -> &'static str {
-        "exponential"
-    }
-    fn kind(&self) -> TargetKind {
-        TargetKind::Mechanism
-    }
-    fn privacy(&self) -> PrivacyModel {
-        PrivacyModel::Pure
-    }
-    fn release(&self) -> String {
-        "an index r of 8 with P(r) proportional to exp(epsilon u_r / 2), u = column sums of 4 records in {0, 1}^8 (sensitivity 1), Gumbel-max".into()
-    }
-    fn neighbours(&self) -> String {
-        "D: first record e_1, others 0 (u = (1, 0, ..., 0)); D': first record (0, 1, ..., 1) (u = (0, 1, ..., 1))".into()
-    }
-    fn statistic(&self) -> String {
-        "the selected index".into()
-    }
-    fn defect(&self) -> String {
-        "sensitivity halved: ExponentialMechanism::new(1/2, epsilon)".into()
-    }
-    fn trials(&self) -> Trials {
-        Trials {
-            test: 20_000,
-            cli: 200_000,
-        }
-    }
-    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
-        let sens = if broken { 0.5 } else { 1.0 };
-        let mech = ExponentialMechanism::new(sens, claim.epsilon)
-            .map_err(|e| setup_err("exponential", e))?;
-        let (u, up) = opposed_scores();
-        Ok(Box::new(move |side, rng| {
-            let input = match side {
-                Neighbour::D => &u,
-                Neighbour::DPrime => &up,
-            };
-            Ok(mech.run_uncharged(input, rng) as f64)
-        }))
-    }
+/// `exponential`: index r ∝ exp(ε u_r/(2Δ)), Δ = 1 (twin: Δ/2).
+fn exponential(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    let mech = ExponentialMechanism::new(halved(1.0, broken), claim.epsilon)
+        .map_err(|e| setup_err("exponential", e))?;
+    let (u, up) = opposed_scores();
+    Ok(on_pair(u, up, move |u, rng| {
+        Ok(mech.run_uncharged(u, rng) as f64)
+    }))
 }
 
-// ---------------------------------------------------------------- report-noisy-min
-
-struct ReportNoisyMinTarget;
-
-impl TargetSpec for ReportNoisyMinTarget {
-    fn name(&self) -> &'static str {
-        "report-noisy-min"
-    }
-    fn kind(&self) -> TargetKind {
-        TargetKind::Mechanism
-    }
-    fn privacy(&self) -> PrivacyModel {
-        PrivacyModel::Pure
-    }
-    fn release(&self) -> String {
-        "argmin_r (s_r + Lap(2/epsilon)) over 8 scores s = column sums of 4 records in {0, 1}^8 (sensitivity 1)".into()
-    }
-    fn neighbours(&self) -> String {
-        "D: first record (0, 1, ..., 1) (s = (0, 1, ..., 1)); D': first record e_1 (s = (1, 0, ..., 0))".into()
-    }
-    fn statistic(&self) -> String {
-        "the selected index".into()
-    }
-    fn defect(&self) -> String {
-        "sensitivity halved: ReportNoisyMin::new(1/2, epsilon), noise Lap(1/epsilon)".into()
-    }
-    fn trials(&self) -> Trials {
-        Trials {
-            test: 20_000,
-            cli: 200_000,
-        }
-    }
-    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
-        let sens = if broken { 0.5 } else { 1.0 };
-        let mech = ReportNoisyMin::new(sens, claim.epsilon)
-            .map_err(|e| setup_err("report-noisy-min", e))?;
-        // Scores: the mirror image of the exponential mechanism's utilities.
-        let (u, up) = opposed_scores();
-        let (s, sp) = (up, u);
-        Ok(Box::new(move |side, rng| {
-            let input = match side {
-                Neighbour::D => &s,
-                Neighbour::DPrime => &sp,
-            };
-            Ok(mech.run_uncharged(input, rng) as f64)
-        }))
-    }
+/// `report-noisy-min`: argmin_r (s_r + Lap(2Δ/ε)), Δ = 1 (twin: Δ/2). The scores are
+/// the mirror image of the exponential mechanism's utilities.
+fn report_noisy_min(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    let mech = ReportNoisyMin::new(halved(1.0, broken), claim.epsilon)
+        .map_err(|e| setup_err("report-noisy-min", e))?;
+    let (u, up) = opposed_scores();
+    Ok(on_pair(up, u, move |s, rng| {
+        Ok(mech.run_uncharged(s, rng) as f64)
+    }))
 }
-
-// ------------------------------------------------------------------------- peeling
-
-struct PeelingTarget;
 
 const PEEL_D: usize = 4;
 
-impl TargetSpec for PeelingTarget {
-    fn name(&self) -> &'static str {
-        "peeling"
-    }
-    fn kind(&self) -> TargetKind {
-        TargetKind::Mechanism
-    }
-    fn privacy(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn release(&self) -> String {
-        "Peeling (s = 1, lambda = 1) of v = column sums of 4 records in [0, 1]^4: the noisy top coordinate and its noisy value".into()
-    }
-    fn neighbours(&self) -> String {
-        "D: first record e_1, others 0 (v = (1, 0, 0, 0)); D': first record (0, 1, 1, 1) (v = (0, 1, 1, 1))".into()
-    }
-    fn statistic(&self) -> String {
-        "the released value of coordinate 1 (0 when it is not selected)".into()
-    }
-    fn defect(&self) -> String {
-        "noise draws skipped: the selected coordinates' values are released without their Laplace draws".into()
-    }
-    fn trials(&self) -> Trials {
-        Trials {
-            test: 20_000,
-            cli: 200_000,
-        }
-    }
-    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
-        let peel = Peeling::new(1, 1.0, claim.epsilon, claim.delta)
-            .map_err(|e| setup_err("peeling", e))?;
-        let mut e1 = vec![0.0; PEEL_D];
-        e1[0] = 1.0;
-        let rest: Vec<f64> = e1.iter().map(|v| 1.0 - v).collect();
-        let (d, dp) = replace_first(4, PEEL_D, 0.0, &e1, &rest);
-        let (v, vp) = (column_sums(&d, PEEL_D), column_sums(&dp, PEEL_D));
-        Ok(Box::new(move |side, rng| {
-            let input = match side {
-                Neighbour::D => &v,
-                Neighbour::DPrime => &vp,
-            };
-            let out = if broken {
-                // The real selection; the values' noise discarded (= the draws skipped).
-                let (set, _noisy) = peel.select(input, rng);
-                let mut o = vec![0.0; input.len()];
-                for j in set {
-                    o[j] = input[j];
-                }
-                o
-            } else {
-                peel.run_uncharged(input, rng)
-            };
-            Ok(out[0])
-        }))
-    }
+/// `peeling`: Peeling (s = 1, λ = 1) of column sums in [0, 1]⁴ (twin: the real
+/// selection, the values' Laplace draws discarded).
+fn peeling(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    let peel =
+        Peeling::new(1, 1.0, claim.epsilon, claim.delta).map_err(|e| setup_err("peeling", e))?;
+    let mut e1 = vec![0.0; PEEL_D];
+    e1[0] = 1.0;
+    let rest: Vec<f64> = e1.iter().map(|v| 1.0 - v).collect();
+    let (d, dp) = replace_first(4, PEEL_D, 0.0, &e1, &rest);
+    let (v, vp) = (column_sums(&d, PEEL_D), column_sums(&dp, PEEL_D));
+    Ok(on_pair(v, vp, move |input, rng| {
+        let out = if broken {
+            let (set, _noisy) = peel.select(input, rng);
+            let mut o = vec![0.0; input.len()];
+            for j in set {
+                o[j] = input[j];
+            }
+            o
+        } else {
+            peel.run_uncharged(input, rng)
+        };
+        Ok(out[0])
+    }))
 }
-
-// -------------------------------------------------------------------------- catoni
-
-struct CatoniTarget;
 
 const CATONI_N: usize = 20;
 const CATONI_D: usize = 2;
@@ -443,65 +478,102 @@ impl CatoniMean {
     }
 }
 
-impl TargetSpec for CatoniTarget {
-    fn name(&self) -> &'static str {
-        "catoni"
+/// `catoni`: the Catoni–Giulini column means + Laplace (twin: the last draw skipped).
+fn catoni(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    let m = CatoniMean::new(CATONI_N, CATONI_D, claim.epsilon)?;
+    let a = m.worst_value();
+    let (d, dp) = replace_first(CATONI_N, CATONI_D, 0.0, &[-a, -a], &[a, a]);
+    let rows: Vec<usize> = (0..CATONI_N).collect();
+    let mut mean = vec![0.0; CATONI_D];
+    let mut mean_p = vec![0.0; CATONI_D];
+    m.est.column_means(&d, CATONI_D, &rows, &mut mean);
+    m.est.column_means(&dp, CATONI_D, &rows, &mut mean_p);
+    Ok(on_pair(mean, mean_p, last_coordinate(m.lap, broken)))
+}
+
+/// ε, or [`PREPROCESS_TWIN_FACTOR`]·ε for the twin.
+fn preprocess_epsilon(eps: f64, broken: bool) -> f64 {
+    if broken {
+        eps * PREPROCESS_TWIN_FACTOR
+    } else {
+        eps
     }
-    fn kind(&self) -> TargetKind {
-        TargetKind::MeanEstimator
+}
+
+/// `dp-quantile`: the DP median of `fit`'s scales on a public grid (twin: 16·ε).
+fn dp_quantile(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    use crate::preprocess::quantile::{LinearGrid, QuantileMechanism};
+    let grid = LinearGrid {
+        half_width: 1.0,
+        steps: 2,
+    };
+    let e = preprocess_epsilon(claim.epsilon, broken);
+    let mech = QuantileMechanism::on_grid(0.5, e, grid).map_err(|e| setup_err("dp-quantile", e))?;
+    let d: Vec<f64> = [vec![0.0; 4], vec![1.0; 6]].concat();
+    let dp: Vec<f64> = [vec![0.0; 5], vec![1.0; 5]].concat();
+    Ok(on_pair(d, dp, move |v, rng| Ok(mech.run_uncharged(v, rng))))
+}
+
+/// `fit`'s private intercept of residuals `y` (zero margins) under `loss`.
+fn intercept_of(
+    name: &'static str,
+    loss: LossKind,
+    budget: Budget,
+) -> impl Fn(&[f64], &mut HeavyRng) -> Result<f64, AuditError> + Send + Sync + 'static {
+    move |y, rng| {
+        crate::preprocess::private_intercept(&loss, &vec![0.0; y.len()], y, true, budget, rng)
+            .map(|r| r.0)
+            .map_err(|e| setup_err(name, e))
     }
-    fn privacy(&self) -> PrivacyModel {
-        PrivacyModel::Pure
+}
+
+/// `intercept-mean`: the clipped mean of residuals + Laplace (twin: half the scale).
+fn intercept_mean(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    let name = "intercept-mean";
+    let eps = claim.epsilon;
+    let budget = Budget::pure(eps).map_err(|e| setup_err(name, e))?;
+    let n = 20;
+    // ±10⁶ is clipped to ±C: the clipped mean moves by exactly 2C/n
+    let mut y: Vec<f64> = vec![0.0; n];
+    y[0] = -1e6;
+    let mut yp = y.clone();
+    yp[0] = 1e6;
+    if !broken {
+        return Ok(on_pair(
+            y,
+            yp,
+            intercept_of(name, LossKind::Squared, budget),
+        ));
     }
-    fn release(&self) -> String {
-        "the catoni mean (spec Hu A.5): Catoni-Giulini column means of 20 records in R^2 (k = sqrt(3 n eps tau (1 + 1/beta)/(8 sqrt2 d)), beta = 1, tau = 1) + Lap(d 4 sqrt2 k/(3 n epsilon)) per coordinate".into()
-    }
-    fn neighbours(&self) -> String {
-        "D: 19 records 0 and the first record -a*(1, 1); D': the first record +a*(1, 1), a* maximising one record's contribution".into()
-    }
-    fn statistic(&self) -> String {
-        "the last coordinate of the mean".into()
-    }
-    fn defect(&self) -> String {
-        "one noise draw skipped: the last coordinate is released without its Laplace draw".into()
-    }
-    fn trials(&self) -> Trials {
-        Trials {
-            test: 20_000,
-            cli: 200_000,
-        }
-    }
-    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
-        let m = CatoniMean::new(CATONI_N, CATONI_D, claim.epsilon)?;
-        let a = m.worst_value();
-        let (d, dp) = replace_first(CATONI_N, CATONI_D, 0.0, &[-a, -a], &[a, a]);
-        let rows: Vec<usize> = (0..CATONI_N).collect();
-        let mut mean = vec![0.0; CATONI_D];
-        let mut mean_p = vec![0.0; CATONI_D];
-        m.est.column_means(&d, CATONI_D, &rows, &mut mean);
-        m.est.column_means(&dp, CATONI_D, &rows, &mut mean_p);
-        let lap = m.lap;
-        Ok(Box::new(move |side, rng| {
-            let input = match side {
-                Neighbour::D => &mean,
-                Neighbour::DPrime => &mean_p,
-            };
-            let out = if broken {
-                let mut o = lap.run_uncharged(&input[..CATONI_D - 1], rng);
-                o.push(input[CATONI_D - 1]);
-                o
-            } else {
-                lap.run_uncharged(input, rng)
-            };
-            Ok(out[CATONI_D - 1])
-        }))
-    }
+    // the clipped mean with the Laplace scale of half the sensitivity
+    let c = crate::preprocess::intercept_clip(n, calibration_target(eps));
+    let lap = LaplaceMechanism::new(c / n as f64, calibration_target(eps))
+        .map_err(|e| setup_err(name, e))?;
+    Ok(on_pair(y, yp, move |v, rng| {
+        let mean = v.iter().map(|r: &f64| r.clamp(-c, c)).sum::<f64>() / n as f64;
+        Ok(lap.run_uncharged(&[mean], rng)[0])
+    }))
+}
+
+/// `intercept-logistic`: `fit`'s logistic intercept (twin: 16·ε).
+fn intercept_logistic(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    let name = "intercept-logistic";
+    let budget =
+        Budget::pure(preprocess_epsilon(claim.epsilon, broken)).map_err(|e| setup_err(name, e))?;
+    let y: Vec<f64> = (0..10).map(|i| if i < 5 { 1.0 } else { -1.0 }).collect();
+    let mut yp = y.clone();
+    yp[0] = -1.0;
+    Ok(on_pair(
+        y,
+        yp,
+        intercept_of(name, LossKind::Logistic, budget),
+    ))
 }
 
 // ------------------------------------------------------- clip, iterative-updating, sparse-peeling
 
 /// A target for a mean estimator of [`crate::estimators::private_mean`] (everything but
-/// `catoni`, which has its own target built from its pieces): n records in ℝ^d, n − 1 at
+/// `catoni`, which has its own row built from its pieces): n records in ℝ^d, n − 1 at
 /// 0 and record 1 at −a·(1, …, 1) in D and +a·(1, …, 1) in D′ (a beyond every clipping
 /// radius / robust scale), every ε-dependent hyperparameter pinned, the statistic one
 /// coordinate of the released mean. The twin runs the estimator at c·ε while claiming ε.
@@ -529,15 +601,10 @@ impl TargetSpec for MeanTarget {
         self.privacy
     }
     fn release(&self) -> String {
-        let params: Vec<String> = self
-            .params
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
         format!(
             "heavydp mean --estimator {} (params {}) of {} records in R^{}",
             self.estimator,
-            params.join(" "),
+            params_text(&self.params),
             self.n,
             self.d
         )
@@ -554,10 +621,7 @@ impl TargetSpec for MeanTarget {
         format!("coordinate {} of the released mean", self.coordinate + 1)
     }
     fn defect(&self) -> String {
-        format!(
-            "the estimator runs at {} x epsilon (noise scale divided by about {}) while claiming epsilon",
-            self.broken_factor, self.broken_factor
-        )
+        factor_defect("the estimator", self.broken_factor, "noise scale")
     }
     fn trials(&self) -> Trials {
         self.trials
@@ -565,36 +629,16 @@ impl TargetSpec for MeanTarget {
     fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
         use crate::estimators::private_mean::private_mean;
         let name = self.estimator;
-        let budget = if broken {
-            Budget::new(claim.epsilon * self.broken_factor, claim.delta)
-                .map_err(|e| setup_err(name, e))?
-        } else {
-            *claim
-        };
-        let params: ParamMap = self
-            .params
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect();
+        let budget = run_budget(name, claim, broken, self.broken_factor)?;
+        let params = param_map(&self.params);
         let (d, n) = (self.d, self.n);
         let (x, xp) = replace_first(n, d, 0.0, &vec![-self.a; d], &vec![self.a; d]);
         // Validate once, before any trial (a seeded dry run on D).
-        private_mean(
-            name,
-            &x,
-            n,
-            d,
-            budget,
-            &params,
-            &mut crate::noise::rng_from_seed(0),
-        )
-        .map_err(|e| setup_err(name, e))?;
+        let mut dry_run = crate::noise::rng_from_seed(0);
+        private_mean(name, &x, n, d, budget, &params, &mut dry_run)
+            .map_err(|e| setup_err(name, e))?;
         let j = self.coordinate;
-        Ok(Box::new(move |side: Neighbour, rng: &mut HeavyRng| {
-            let data = match side {
-                Neighbour::D => &x,
-                Neighbour::DPrime => &xp,
-            };
+        Ok(on_pair(x, xp, move |data, rng| {
             let r = private_mean(name, data, n, d, budget, &params, rng)
                 .map_err(|e| setup_err(name, e))?;
             Ok(r.mean[j])
@@ -602,43 +646,46 @@ impl TargetSpec for MeanTarget {
     }
 }
 
-/// The mean-estimator targets other than `catoni`.
+/// The mean-estimator targets other than `catoni`: n = 20 records in ℝ², coordinate 1
+/// released. One row each: estimator, pinned parameters, the outlier a, the privacy
+/// model and the twin's factor c.
 pub fn mean_targets() -> Vec<MeanTarget> {
-    let t = |test, cli| Trials { test, cli };
+    fn row(
+        estimator: &'static str,
+        params: &[(&'static str, &str)],
+        a: f64,
+        privacy: PrivacyModel,
+        broken_factor: f64,
+    ) -> MeanTarget {
+        MeanTarget {
+            estimator,
+            params: params.iter().map(|(k, v)| p(k, v)).collect(),
+            n: 20,
+            d: 2,
+            a,
+            coordinate: 0,
+            privacy,
+            broken_factor,
+            trials: ROW_TRIALS,
+        }
+    }
+    use PrivacyModel::{Approx, Zcdp};
     vec![
-        MeanTarget {
-            estimator: "clip",
-            params: vec![p("R", "1")],
-            n: 20,
-            d: 2,
-            a: 1e3,
-            coordinate: 0,
-            privacy: PrivacyModel::Zcdp,
-            broken_factor: 16.0,
-            trials: t(20_000, 200_000),
-        },
-        MeanTarget {
-            estimator: "iterative-updating",
-            params: vec![p("R", "1"), p("k", "2"), p("t_c", "2")],
-            n: 20,
-            d: 2,
-            a: 1e3,
-            coordinate: 0,
-            privacy: PrivacyModel::Approx,
-            broken_factor: 16.0,
-            trials: t(20_000, 200_000),
-        },
-        MeanTarget {
-            estimator: "sparse-peeling",
-            params: vec![p("s", "1"), p("k", "1")],
-            n: 20,
-            d: 2,
-            a: 1e15,
-            coordinate: 0,
-            privacy: PrivacyModel::Approx,
-            broken_factor: 64.0,
-            trials: t(20_000, 200_000),
-        },
+        row("clip", &[("R", "1")], 1e3, Zcdp, 16.0),
+        row(
+            "iterative-updating",
+            &[("R", "1"), ("k", "2"), ("t_c", "2")],
+            1e3,
+            Approx,
+            16.0,
+        ),
+        row(
+            "sparse-peeling",
+            &[("s", "1"), ("k", "1")],
+            1e15,
+            Approx,
+            64.0,
+        ),
     ]
 }
 
@@ -719,10 +766,7 @@ pub struct AlgorithmTarget {
 
 impl AlgorithmTarget {
     fn param_map(&self) -> ParamMap {
-        self.params
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect()
+        param_map(&self.params)
     }
 }
 
@@ -746,20 +790,15 @@ impl TargetSpec for AlgorithmTarget {
         }
     }
     fn release(&self) -> String {
-        let params: Vec<String> = self
-            .params
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
         format!(
             "{} fit (loss {}, domain {}, params {}) on n = {}, d = {}",
             self.algorithm,
             self.loss.name(),
             self.domain.name(),
-            if params.is_empty() {
+            if self.params.is_empty() {
                 "defaults".into()
             } else {
-                params.join(" ")
+                params_text(&self.params)
             },
             self.pair.d.n(),
             self.pair.d.d()
@@ -775,10 +814,7 @@ impl TargetSpec for AlgorithmTarget {
         if self.broken_factor.is_infinite() {
             "noise removed: the fit runs at epsilon = infinity (every noise draw skipped) while claiming epsilon".into()
         } else {
-            format!(
-                "the fit runs at {} x epsilon (every noise scale divided by about {}) while claiming epsilon",
-                self.broken_factor, self.broken_factor
-            )
+            factor_defect("the fit", self.broken_factor, "every noise scale")
         }
     }
     fn trials(&self) -> Trials {
@@ -786,14 +822,7 @@ impl TargetSpec for AlgorithmTarget {
     }
     fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
         let name = self.algorithm;
-        let budget = if !broken {
-            *claim
-        } else if self.broken_factor.is_infinite() {
-            Budget::non_private()
-        } else {
-            Budget::new(claim.epsilon * self.broken_factor, claim.delta)
-                .map_err(|e| setup_err(name, e))?
-        };
+        let budget = run_budget(name, claim, broken, self.broken_factor)?;
         let params = self.param_map();
         // Build and validate once, before any trial.
         let alg = algorithms::build(name, &params).map_err(|e| setup_err(name, e))?;
@@ -818,13 +847,9 @@ impl TargetSpec for AlgorithmTarget {
         );
         let statistic = self.statistic.clone();
         Ok(Box::new(move |side: Neighbour, rng: &mut HeavyRng| {
-            let data = match side {
-                Neighbour::D => d.as_ref(),
-                Neighbour::DPrime => dp.as_ref(),
-            };
             let alg = algorithms::build(name, &params).map_err(|e| setup_err(name, e))?;
             let problem = Problem {
-                data,
+                data: side.pick(d.as_ref(), dp.as_ref()),
                 loss,
                 domain: domain.as_ref().as_ref(),
             };
@@ -840,373 +865,153 @@ fn p(k: &'static str, v: &str) -> (&'static str, String) {
     (k, v.to_string())
 }
 
+/// The trial counts of every algorithm target.
+const ALGORITHM_TRIALS: Trials = Trials {
+    test: 20_000,
+    cli: 100_000,
+};
+
+/// An algorithm target on [`canary_pair`]`(20, d, 1, b)` with the statistic ⟨(1, …, 1), w⟩.
+fn algorithm_row(
+    algorithm: &'static str,
+    params: &[(&'static str, &str)],
+    loss: LossKind,
+    domain: &DomainSpec,
+    d: usize,
+    b: f64,
+    broken_factor: f64,
+) -> AlgorithmTarget {
+    AlgorithmTarget {
+        algorithm,
+        params: params.iter().map(|(k, v)| p(k, v)).collect(),
+        loss,
+        domain: domain.clone(),
+        pair: canary_pair(20, d, 1.0, b),
+        statistic: WeightStatistic::Projection(vec![1.0; d]),
+        broken_factor,
+        trials: ALGORITHM_TRIALS,
+    }
+}
+
 /// The algorithm targets: every algorithm of [`algorithms::catalogue`] whose privacy is
-/// not `none`.
+/// not `none`. One row each: name, pinned parameters, loss, domain, d, the canary's
+/// response b and the twin's factor c (the table of the module docs).
 pub fn algorithm_targets() -> Vec<AlgorithmTarget> {
-    let t = |test, cli| Trials { test, cli };
-    let ones = |d: usize| WeightStatistic::Projection(vec![1.0; d]);
+    use LossKind::{Absolute, Squared};
+    let huber = LossKind::Huber { tau: 1.0 };
     let sparse = DomainSpec::Sparse { s: 1, radius: 1.0 };
     let l1 = DomainSpec::L1Ball { radius: 1.0 };
     let l2 = DomainSpec::L2Ball { radius: 1.0 };
+    let free = DomainSpec::Unconstrained;
+    let (bound, t2, t3) = (("bound", "1"), ("T", "2"), ("T", "3"));
+    let iht = |k: &'static str, v| [t2, (k, v), ("s", "1"), ("eta", "0.5")];
+    let gd = [t2, ("R", "1"), ("lr", "0.5")];
     vec![
+        algorithm_row("dp-frank-wolfe", &[bound, t3], Squared, &l1, 2, 1.0, 32.0),
+        algorithm_row(
+            "dp-frank-wolfe-gaussian",
+            &[bound, t3],
+            Squared,
+            &l1,
+            2,
+            1.0,
+            128.0,
+        ),
+        algorithm_row(
+            "noisy-mirror-descent",
+            &[bound, t3],
+            Squared,
+            &l2,
+            2,
+            1.0,
+            128.0,
+        ),
+        algorithm_row(
+            "objective-perturbation",
+            &[bound],
+            Squared,
+            &l2,
+            2,
+            1.0,
+            64.0,
+        ),
+        algorithm_row(
+            "ht-frank-wolfe",
+            &[t2, ("s", "1.5")],
+            Squared,
+            &l1,
+            2,
+            1e3,
+            16.0,
+        ),
+        algorithm_row("ht-lasso", &[t3, ("K", "2")], Squared, &l1, 2, 1e3, 256.0),
+        algorithm_row(
+            "ht-sparse-linreg",
+            &iht("K", "2"),
+            Squared,
+            &sparse,
+            3,
+            1e3,
+            128.0,
+        ),
+        algorithm_row(
+            "ht-sparse-opt",
+            &iht("k", "2"),
+            Squared,
+            &sparse,
+            3,
+            1e3,
+            64.0,
+        ),
+        algorithm_row("dp-iht-huber", &iht("K", "1"), huber, &sparse, 3, 1e3, 32.0),
+        algorithm_row("dp-iht-l1", &iht("K", "1"), Absolute, &sparse, 3, 1e3, 32.0),
+        algorithm_row("clipped-gd", &gd, Squared, &l2, 2, 1e3, 32.0),
+        algorithm_row(
+            "iterative-updating-gd",
+            &[gd[0], gd[1], gd[2], ("k", "2"), ("t_c", "2")],
+            Squared,
+            &l2,
+            2,
+            1e3,
+            32.0,
+        ),
         AlgorithmTarget {
-            algorithm: "dp-frank-wolfe",
-            params: vec![p("bound", "1"), p("T", "3")],
-            loss: LossKind::Squared,
-            domain: l1.clone(),
-            pair: canary_pair(20, 2, 1.0, 1.0),
-            statistic: ones(2),
-            broken_factor: 32.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "dp-frank-wolfe-gaussian",
-            params: vec![p("bound", "1"), p("T", "3")],
-            loss: LossKind::Squared,
-            domain: l1.clone(),
-            pair: canary_pair(20, 2, 1.0, 1.0),
-            statistic: ones(2),
-            broken_factor: 128.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "noisy-mirror-descent",
-            params: vec![p("bound", "1"), p("T", "3")],
-            loss: LossKind::Squared,
-            domain: l2.clone(),
-            pair: canary_pair(20, 2, 1.0, 1.0),
-            statistic: ones(2),
-            broken_factor: 128.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "objective-perturbation",
-            params: vec![p("bound", "1")],
-            loss: LossKind::Squared,
-            domain: l2.clone(),
-            pair: canary_pair(20, 2, 1.0, 1.0),
-            statistic: ones(2),
-            broken_factor: 64.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "ht-frank-wolfe",
-            params: vec![p("T", "2"), p("s", "1.5")],
-            loss: LossKind::Squared,
-            domain: l1.clone(),
-            pair: canary_pair(20, 2, 1.0, 1e3),
-            statistic: ones(2),
-            broken_factor: 16.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "ht-lasso",
-            params: vec![p("T", "3"), p("K", "2")],
-            loss: LossKind::Squared,
-            domain: l1,
-            pair: canary_pair(20, 2, 1.0, 1e3),
-            statistic: ones(2),
-            broken_factor: 256.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "ht-sparse-linreg",
-            params: vec![p("T", "2"), p("K", "2"), p("s", "1"), p("eta", "0.5")],
-            loss: LossKind::Squared,
-            domain: sparse.clone(),
-            pair: canary_pair(20, 3, 1.0, 1e3),
-            statistic: ones(3),
-            broken_factor: 128.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "ht-sparse-opt",
-            params: vec![p("T", "2"), p("k", "2"), p("s", "1"), p("eta", "0.5")],
-            loss: LossKind::Squared,
-            domain: sparse.clone(),
-            pair: canary_pair(20, 3, 1.0, 1e3),
-            statistic: ones(3),
-            broken_factor: 64.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "dp-iht-huber",
-            params: vec![p("T", "2"), p("K", "1"), p("s", "1"), p("eta", "0.5")],
-            loss: LossKind::Huber { tau: 1.0 },
-            domain: sparse.clone(),
-            pair: canary_pair(20, 3, 1.0, 1e3),
-            statistic: ones(3),
-            broken_factor: 32.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "dp-iht-l1",
-            params: vec![p("T", "2"), p("K", "1"), p("s", "1"), p("eta", "0.5")],
-            loss: LossKind::Absolute,
-            domain: sparse.clone(),
-            pair: canary_pair(20, 3, 1.0, 1e3),
-            statistic: ones(3),
-            broken_factor: 32.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "clipped-gd",
-            params: vec![p("T", "2"), p("R", "1"), p("lr", "0.5")],
-            loss: LossKind::Squared,
-            domain: l2.clone(),
-            pair: canary_pair(20, 2, 1.0, 1e3),
-            statistic: ones(2),
-            broken_factor: 32.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "iterative-updating-gd",
-            params: vec![
-                p("T", "2"),
-                p("R", "1"),
-                p("lr", "0.5"),
-                p("k", "2"),
-                p("t_c", "2"),
-            ],
-            loss: LossKind::Squared,
-            domain: l2.clone(),
-            pair: canary_pair(20, 2, 1.0, 1e3),
-            statistic: ones(2),
-            broken_factor: 32.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "l1-regression-expmech",
-            params: vec![p("iota", "1"), p("max_candidates", "64")],
-            loss: LossKind::Absolute,
-            domain: l2.clone(),
-            pair: canary_pair(20, 1, 1.0, 1.0),
             statistic: WeightStatistic::Coordinate(0),
-            broken_factor: 4.0,
-            trials: t(20_000, 100_000),
+            ..algorithm_row(
+                "l1-regression-expmech",
+                &[("iota", "1"), ("max_candidates", "64")],
+                Absolute,
+                &l2,
+                1,
+                1.0,
+                4.0,
+            )
         },
-        AlgorithmTarget {
-            // Only the response of record 1 moves (+1 → −1): Xᵀy moves by its full
-            // replace-one sensitivity 2·B_X·B_Y = 2√2; λ_min and XᵀX are equal on D and D′.
-            algorithm: "adassp",
-            params: vec![p("bound", "1")],
-            loss: LossKind::Squared,
-            domain: DomainSpec::Unconstrained,
-            pair: canary_pair(20, 2, 1.0, 1.0),
-            statistic: ones(2),
-            broken_factor: 16.0,
-            trials: t(20_000, 100_000),
-        },
-        AlgorithmTarget {
-            algorithm: "dp-slr",
-            params: vec![p("bound", "1"), p("T", "2"), p("s", "1"), p("eta", "0.5")],
-            loss: LossKind::Squared,
-            domain: sparse,
-            pair: canary_pair(20, 3, 1.0, 1.0),
-            statistic: ones(3),
-            broken_factor: 64.0,
-            trials: t(20_000, 100_000),
-        },
+        // Only the response of record 1 moves (+1 → −1): Xᵀy moves by its full
+        // replace-one sensitivity 2·B_X·B_Y = 2√2; λ_min and XᵀX are equal on D and D′.
+        algorithm_row("adassp", &[bound], Squared, &free, 2, 1.0, 16.0),
+        algorithm_row(
+            "dp-slr",
+            &[bound, t2, ("s", "1"), ("eta", "0.5")],
+            Squared,
+            &sparse,
+            3,
+            1.0,
+            64.0,
+        ),
     ]
 }
 
-// ------------------------------------------------------------------ preprocessing
-
-/// The private preprocessing releases of `heavydp fit` ([`crate::preprocess`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PreprocessRelease {
-    /// A DP quantile (the scales' magnitude and quartiles, the residual median).
-    Quantile,
-    /// The clipped-mean intercept (Laplace).
-    InterceptMean,
-    /// The logistic intercept (exponential mechanism on the score root).
-    InterceptLogistic,
-}
-
-/// An audit target for one preprocessing release.
-pub struct PreprocessTarget(pub PreprocessRelease);
-
-/// The twin factor of the exponential-mechanism preprocessing targets: the twin runs at
-/// 16·ε (the utilities of a quantile move in one direction between neighbours, so the
-/// mechanism spends about half its ε on any pair and a twin at 2·ε would not be caught
-/// at the test trial count; 16 is the documented rule for the algorithms' twins).
-const PREPROCESS_TWIN_FACTOR: f64 = 16.0;
-
-impl TargetSpec for PreprocessTarget {
-    fn name(&self) -> &'static str {
-        match self.0 {
-            PreprocessRelease::Quantile => "dp-quantile",
-            PreprocessRelease::InterceptMean => "intercept-mean",
-            PreprocessRelease::InterceptLogistic => "intercept-logistic",
-        }
-    }
-    fn kind(&self) -> TargetKind {
-        TargetKind::Mechanism
-    }
-    fn privacy(&self) -> PrivacyModel {
-        PrivacyModel::Pure
-    }
-    fn release(&self) -> String {
-        match self.0 {
-            PreprocessRelease::Quantile => "the DP median (exponential mechanism, utility sensitivity 1) of 10 records on the public grid {-1, -0.5, 0, 0.5, 1}".into(),
-            PreprocessRelease::InterceptMean => "the clipped mean of 20 residuals at C = 1 + Lap(2C/(n epsilon)) (preprocess::private_intercept, squared loss)".into(),
-            PreprocessRelease::InterceptLogistic => "the logistic intercept of 10 labels with zero margins: the exponential mechanism on -|sum(sigmoid(b) - y)| over b in [-8, 8] step 1/32 (utility sensitivity 2)".into(),
-        }
-    }
-    fn neighbours(&self) -> String {
-        match self.0 {
-            PreprocessRelease::Quantile => {
-                "D: four 0s and six 1s; D': one 1 replaced by 0 (five and five)".into()
-            }
-            PreprocessRelease::InterceptMean => {
-                "D: 19 residuals 0 and one -10^6 (clipped to -C); D': that one +10^6".into()
-            }
-            PreprocessRelease::InterceptLogistic => {
-                "D: labels 1,1,1,1,1,0,0,0,0,0; D': the first label 0".into()
-            }
-        }
-    }
-    fn statistic(&self) -> String {
-        "the released value".into()
-    }
-    fn defect(&self) -> String {
-        match self.0 {
-            PreprocessRelease::InterceptMean => {
-                "sensitivity halved: Laplace scale C/(n epsilon)".into()
-            }
-            _ => format!(
-                "run at {PREPROCESS_TWIN_FACTOR} x epsilon (every score scale divided by 16)"
-            ),
-        }
-    }
-    fn trials(&self) -> Trials {
-        Trials {
-            test: 20_000,
-            cli: 200_000,
-        }
-    }
-    fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
-        use crate::preprocess::quantile::{LinearGrid, QuantileMechanism};
-        let name = self.name();
-        let eps = claim.epsilon;
-        match self.0 {
-            PreprocessRelease::Quantile => {
-                let e = if broken {
-                    eps * PREPROCESS_TWIN_FACTOR
-                } else {
-                    eps
-                };
-                let grid = LinearGrid {
-                    half_width: 1.0,
-                    steps: 2,
-                };
-                let mech =
-                    QuantileMechanism::on_grid(0.5, e, grid).map_err(|e| setup_err(name, e))?;
-                let d: Vec<f64> = [vec![0.0; 4], vec![1.0; 6]].concat();
-                let dp: Vec<f64> = [vec![0.0; 5], vec![1.0; 5]].concat();
-                Ok(Box::new(move |side, rng| {
-                    Ok(mech.run_uncharged(
-                        match side {
-                            Neighbour::D => &d,
-                            Neighbour::DPrime => &dp,
-                        },
-                        rng,
-                    ))
-                }))
-            }
-            PreprocessRelease::InterceptMean => {
-                let budget = Budget::pure(eps).map_err(|e| setup_err(name, e))?;
-                let n = 20;
-                // ±10⁶ is clipped to ±C: the clipped mean moves by exactly 2C/n
-                let mut y: Vec<f64> = vec![0.0; n];
-                y[0] = -1e6;
-                let mut yp = y.clone();
-                yp[0] = 1e6;
-                let m = vec![0.0; n];
-                if broken {
-                    // the clipped mean with the Laplace scale of half the sensitivity
-                    let c = crate::preprocess::intercept_clip(n, calibration_target(eps));
-                    let lap = LaplaceMechanism::new(c / n as f64, calibration_target(eps))
-                        .map_err(|e| setup_err(name, e))?;
-                    Ok(Box::new(move |side, rng| {
-                        let v = match side {
-                            Neighbour::D => &y,
-                            Neighbour::DPrime => &yp,
-                        };
-                        let mean = v.iter().map(|r: &f64| r.clamp(-c, c)).sum::<f64>() / n as f64;
-                        Ok(lap.run_uncharged(&[mean], rng)[0])
-                    }))
-                } else {
-                    Ok(Box::new(move |side, rng| {
-                        let v = match side {
-                            Neighbour::D => &y,
-                            Neighbour::DPrime => &yp,
-                        };
-                        crate::preprocess::private_intercept(
-                            &LossKind::Squared,
-                            &m,
-                            v,
-                            true,
-                            budget,
-                            rng,
-                        )
-                        .map(|r| r.0)
-                        .map_err(|e| setup_err("intercept-mean", e))
-                    }))
-                }
-            }
-            PreprocessRelease::InterceptLogistic => {
-                let e = if broken {
-                    eps * PREPROCESS_TWIN_FACTOR
-                } else {
-                    eps
-                };
-                let budget = Budget::pure(e).map_err(|e| setup_err(name, e))?;
-                let y: Vec<f64> = (0..10).map(|i| if i < 5 { 1.0 } else { -1.0 }).collect();
-                let mut yp = y.clone();
-                yp[0] = -1.0;
-                let m = vec![0.0; 10];
-                Ok(Box::new(move |side, rng| {
-                    let v = match side {
-                        Neighbour::D => &y,
-                        Neighbour::DPrime => &yp,
-                    };
-                    crate::preprocess::private_intercept(
-                        &LossKind::Logistic,
-                        &m,
-                        v,
-                        true,
-                        budget,
-                        rng,
-                    )
-                    .map(|r| r.0)
-                    .map_err(|e| setup_err("intercept-logistic", e))
-                }))
-            }
-        }
-    }
-}
-
-/// Every target's spec: the mechanisms, the mean estimators, the algorithms.
+/// Every target's spec: the table [`ROWS`], the mean estimators, the algorithms.
 pub fn specs() -> Vec<Arc<dyn TargetSpec>> {
-    let mut v: Vec<Arc<dyn TargetSpec>> = vec![
-        Arc::new(LaplaceTarget),
-        Arc::new(GaussianTarget),
-        Arc::new(ExponentialTarget),
-        Arc::new(ReportNoisyMinTarget),
-        Arc::new(PeelingTarget),
-        Arc::new(CatoniTarget),
-        Arc::new(PreprocessTarget(PreprocessRelease::Quantile)),
-        Arc::new(PreprocessTarget(PreprocessRelease::InterceptMean)),
-        Arc::new(PreprocessTarget(PreprocessRelease::InterceptLogistic)),
-    ];
-    for m in mean_targets() {
-        v.push(Arc::new(m));
-    }
-    for a in algorithm_targets() {
-        v.push(Arc::new(a));
-    }
-    v
+    let rows = ROWS.iter().map(|r| Arc::new(*r) as Arc<dyn TargetSpec>);
+    let means = mean_targets()
+        .into_iter()
+        .map(|m| Arc::new(m) as Arc<dyn TargetSpec>);
+    let algs = algorithm_targets()
+        .into_iter()
+        .map(|a| Arc::new(a) as Arc<dyn TargetSpec>);
+    rows.chain(means).chain(algs).collect()
 }
 
 /// Every target: each spec's real target followed by its broken twin.
@@ -1257,8 +1062,8 @@ mod tests {
 
     #[test]
     fn laplace_twin_has_exactly_half_the_noise() {
-        let real = LaplaceTarget.prepare(&claim(0.7, 0.0), false).unwrap();
-        let twin = LaplaceTarget.prepare(&claim(0.7, 0.0), true).unwrap();
+        let real = laplace(&claim(0.7, 0.0), false).unwrap();
+        let twin = laplace(&claim(0.7, 0.0), true).unwrap();
         for seed in 0..20 {
             let a = real(Neighbour::D, &mut rng_from_seed(seed)).unwrap();
             let b = twin(Neighbour::D, &mut rng_from_seed(seed)).unwrap();
@@ -1271,8 +1076,8 @@ mod tests {
 
     #[test]
     fn skipped_draw_twins_release_the_exact_value() {
-        let g = GaussianTarget.prepare(&claim(1.0, 1e-5), true).unwrap();
-        let c = CatoniTarget.prepare(&claim(1.0, 0.0), true).unwrap();
+        let g = gaussian(&claim(1.0, 1e-5), true).unwrap();
+        let c = catoni(&claim(1.0, 0.0), true).unwrap();
         let mut rng = rng_from_seed(3);
         assert_eq!(g(Neighbour::D, &mut rng).unwrap(), 0.0);
         assert_eq!(g(Neighbour::DPrime, &mut rng).unwrap(), 1.0);
@@ -1283,7 +1088,7 @@ mod tests {
         assert_eq!(c0, -c1, "the catoni pair is symmetric");
         assert!(c1 > 0.0);
         // Real: the Gaussian noise has σ = √2/√(2ρ), ρ from the (ε, δ) conversion.
-        let real = GaussianTarget.prepare(&claim(1.0, 1e-5), false).unwrap();
+        let real = gaussian(&claim(1.0, 1e-5), false).unwrap();
         let n = 20_000;
         let mut rng = rng_from_seed(4);
         let var = (0..n)
@@ -1294,7 +1099,7 @@ mod tests {
         let sigma2 = 2.0 / (2.0 * rho);
         assert!((var / sigma2 - 1.0).abs() < 0.05, "{var} vs {sigma2}");
         // Peeling twin: coordinate 1's value is exactly v₁ = 1 whenever it is selected.
-        let p = PeelingTarget.prepare(&claim(1.0, 1e-5), true).unwrap();
+        let p = peeling(&claim(1.0, 1e-5), true).unwrap();
         let mut rng = rng_from_seed(5);
         for _ in 0..200 {
             let t = p(Neighbour::D, &mut rng).unwrap();
@@ -1322,6 +1127,21 @@ mod tests {
         // The pair moves each coordinate by 2·(k/n)·Ψ(a*) ≤ the ℓ∞ sensitivity 4√2k/(3n).
         let move_per_coord = 2.0 * k / n as f64 * best;
         assert!(move_per_coord <= m.est.sensitivity_inf(n));
+    }
+
+    #[test]
+    fn table_rows_state_their_twin_and_names_are_unique() {
+        // The 16·ε twins' defect strings say the factor they run at.
+        for name in ["dp-quantile", "intercept-logistic"] {
+            let row = ROWS.iter().find(|r| r.name == name).unwrap();
+            let said = format!("run at {PREPROCESS_TWIN_FACTOR} x epsilon");
+            assert!(row.defect.contains(&said), "{name}: {}", row.defect);
+        }
+        let mut names: Vec<&str> = specs().iter().map(|s| s.name()).collect();
+        let all = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all, "a target name appears twice");
     }
 
     #[test]

@@ -256,11 +256,65 @@ pub fn private_mean(
     let p = Params::new(est, params, accepted)?;
     let budget = Budget::new(budget.epsilon, budget.delta)?;
     check_data(est, x, n, d)?;
+    let input = MeanInput {
+        x,
+        n,
+        d,
+        budget,
+        p: &p,
+    };
     match est {
-        "clip" => clip_mean(x, n, d, budget, &p, rng),
-        "iterative-updating" => iu_mean(x, n, d, budget, &p, rng),
-        "catoni" => catoni_mean(x, n, d, budget, &p, rng),
-        _ => peeling_mean(x, n, d, budget, &p, rng),
+        "clip" => clip_mean(&input, rng),
+        "iterative-updating" => iu_mean(&input, rng),
+        "catoni" => catoni_mean(&input, rng),
+        _ => peeling_mean(&input, rng),
+    }
+}
+
+/// What every estimator reads: the n × d row-major data, the validated budget and the
+/// parameters (names already checked).
+#[derive(Clone, Copy)]
+struct MeanInput<'a> {
+    x: &'a [f64],
+    n: usize,
+    d: usize,
+    budget: Budget,
+    p: &'a Params<'a>,
+}
+
+/// The one data release of `clip`, `catoni` and `sparse-peeling`: `mech` on `value`,
+/// charged under `label` to a fresh ledger of `budget`.
+fn release_once<M>(
+    budget: Budget,
+    accountant: Accountant,
+    label: &str,
+    mech: &M,
+    value: &[f64],
+    rng: &mut dyn RngCore,
+) -> Result<(Vec<f64>, PrivacyLedger), FitError>
+where
+    M: Mechanism<Input = [f64], Output = Vec<f64>>,
+{
+    let mut ledger = PrivacyLedger::new(budget, accountant);
+    let released = release(&mut ledger, label, mech, value, rng)?;
+    Ok((released, ledger))
+}
+
+/// The report of an estimate: what the ledger spent (under `model`), the hyperparameters
+/// and the notes.
+fn report(
+    mean: Vec<f64>,
+    ledger: &PrivacyLedger,
+    model: PrivacyModel,
+    hyperparameters: BTreeMap<String, serde_json::Value>,
+    notes: Vec<String>,
+) -> MeanReport {
+    let privacy = ledger.summary(model);
+    MeanReport {
+        mean,
+        privacy,
+        hyperparameters,
+        notes,
     }
 }
 
@@ -359,14 +413,8 @@ fn copy_row(x: &[f64], d: usize) -> impl Fn(usize, &mut [f64]) + Sync + '_ {
     move |i: usize, buf: &mut [f64]| buf.copy_from_slice(&x[i * d..(i + 1) * d])
 }
 
-fn clip_mean(
-    x: &[f64],
-    n: usize,
-    d: usize,
-    budget: Budget,
-    p: &Params,
-    rng: &mut dyn RngCore,
-) -> Result<MeanReport, FitError> {
+fn clip_mean(input: &MeanInput, rng: &mut dyn RngCore) -> Result<MeanReport, FitError> {
+    let MeanInput { x, n, d, budget, p } = *input;
     const EST: &str = "clip";
     let (pv, m_bound) = moment_params(EST, p)?;
     let rule = rho_rule_param(p)?;
@@ -382,14 +430,8 @@ fn clip_mean(
     let mut sum = vec![0.0; d];
     clipped_row_sum(n, d, radius, copy_row(x, d), &mut sum);
     let mean: Vec<f64> = sum.iter().map(|s| s / n as f64).collect();
-    let mut ledger = PrivacyLedger::new(budget, Accountant::Zcdp);
-    let released = release(
-        &mut ledger,
-        "clip: clipped mean + Gaussian noise (Zhao Alg. 2)",
-        &mech,
-        &mean,
-        rng,
-    )?;
+    let label = "clip: clipped mean + Gaussian noise (Zhao Alg. 2)";
+    let (released, ledger) = release_once(budget, Accountant::Zcdp, label, &mech, &mean, rng)?;
     let mut h = BTreeMap::new();
     hp(&mut h, "p", pv);
     hp(&mut h, "M", m_bound);
@@ -410,22 +452,11 @@ fn clip_mean(
         m_bound,
         "the noise sigma sqrt(d)",
     ));
-    Ok(MeanReport {
-        mean: released,
-        privacy: ledger.summary(PrivacyModel::Zcdp),
-        hyperparameters: h,
-        notes,
-    })
+    Ok(report(released, &ledger, PrivacyModel::Zcdp, h, notes))
 }
 
-fn iu_mean(
-    x: &[f64],
-    n: usize,
-    d: usize,
-    budget: Budget,
-    p: &Params,
-    rng: &mut dyn RngCore,
-) -> Result<MeanReport, FitError> {
+fn iu_mean(input: &MeanInput, rng: &mut dyn RngCore) -> Result<MeanReport, FitError> {
+    let MeanInput { x, n, d, budget, p } = *input;
     const EST: &str = "iterative-updating";
     let (pv, m_bound) = moment_params(EST, p)?;
     let r_param = p.positive("R")?;
@@ -528,7 +559,6 @@ fn iu_mean(
     };
     let c1 = vec![0.0; d];
     let mean = refine(&q, d, &c1, &cfg).map_err(|e| estimator_error(EST, "estimate", e))?;
-    let summary = ledger.summary(model);
     let mut h = BTreeMap::new();
     hp(&mut h, "p", pv);
     hp(&mut h, "M", m_bound);
@@ -577,12 +607,7 @@ fn iu_mean(
             "the estimate is the data-free starting centre c_1 = 0: no centre update improved on it, so the noisy group means (sigma = {sigma:.4e} each) carry no usable signal; raise epsilon, or declare M nearer the data's scale (now {m_bound}; `heavydp mean --estimator clip` or a private scale gives one)"
         ));
     }
-    Ok(MeanReport {
-        mean,
-        privacy: summary,
-        hyperparameters: h,
-        notes,
-    })
+    Ok(report(mean, &ledger, model, h, notes))
 }
 
 /// `tau`, `beta` of the Catoni–Giulini estimators.
@@ -608,14 +633,8 @@ fn robust_means(
     Ok(out)
 }
 
-fn catoni_mean(
-    x: &[f64],
-    n: usize,
-    d: usize,
-    budget: Budget,
-    p: &Params,
-    rng: &mut dyn RngCore,
-) -> Result<MeanReport, FitError> {
+fn catoni_mean(input: &MeanInput, rng: &mut dyn RngCore) -> Result<MeanReport, FitError> {
+    let MeanInput { x, n, d, budget, p } = *input;
     const EST: &str = "catoni";
     let (tau, beta) = robust_params(p)?;
     let k_param = p.positive("k")?;
@@ -629,14 +648,8 @@ fn catoni_mean(
     let sensitivity = catoni_l1_sensitivity(k, n, d);
     // b = Δ₁/ε at the calibration target, so the ledger's upward rounding accepts it
     let mech = LaplaceMechanism::new(sensitivity, calibration_target(budget.epsilon))?;
-    let mut ledger = PrivacyLedger::new(budget, Accountant::Basic);
-    let released = release(
-        &mut ledger,
-        "catoni: Catoni-Giulini coordinate means + Laplace noise (spec Hu A.5)",
-        &mech,
-        &xhat,
-        rng,
-    )?;
+    let label = "catoni: Catoni-Giulini coordinate means + Laplace noise (spec Hu A.5)";
+    let (released, ledger) = release_once(budget, Accountant::Basic, label, &mech, &xhat, rng)?;
     let mut h = BTreeMap::new();
     hp(&mut h, "tau", tau);
     hp(&mut h, "beta", beta);
@@ -648,22 +661,11 @@ fn catoni_mean(
         notes.push("catoni is pure epsilon-DP: the given delta is not used".to_string());
     }
     notes.extend(robust_scale_notes(p, tau, k, mech.scale, &released));
-    Ok(MeanReport {
-        mean: released,
-        privacy: ledger.summary(PrivacyModel::Pure),
-        hyperparameters: h,
-        notes,
-    })
+    Ok(report(released, &ledger, PrivacyModel::Pure, h, notes))
 }
 
-fn peeling_mean(
-    x: &[f64],
-    n: usize,
-    d: usize,
-    budget: Budget,
-    p: &Params,
-    rng: &mut dyn RngCore,
-) -> Result<MeanReport, FitError> {
+fn peeling_mean(input: &MeanInput, rng: &mut dyn RngCore) -> Result<MeanReport, FitError> {
+    let MeanInput { x, n, d, budget, p } = *input;
     const EST: &str = "sparse-peeling";
     let Some(s) = p.integer("s", 1)? else {
         return Err(bad(
@@ -694,14 +696,8 @@ fn peeling_mean(
     let calibration = crate::mechanisms::PeelingCalibration::parse(p)?;
     let peeling = Peeling::calibrated(s, lambda, budget2.epsilon, budget2.delta, calibration)?;
     let xhat = robust_means(EST, x, n, d, k, beta)?;
-    let mut ledger = PrivacyLedger::new(budget2, Accountant::Basic);
-    let released = release(
-        &mut ledger,
-        "sparse-peeling: Peeling of the robust coordinate means (spec Hu E.1)",
-        &peeling,
-        &xhat,
-        rng,
-    )?;
+    let label = "sparse-peeling: Peeling of the robust coordinate means (spec Hu E.1)";
+    let (released, ledger) = release_once(budget2, Accountant::Basic, label, &peeling, &xhat, rng)?;
     let mut h = BTreeMap::new();
     hp(&mut h, "s", s);
     hp(&mut h, "tau", tau);
@@ -720,12 +716,7 @@ fn peeling_mean(
         ));
     }
     notes.extend(robust_scale_notes(p, tau, k, peeling.scale, &released));
-    Ok(MeanReport {
-        mean: released,
-        privacy: ledger.summary(PrivacyModel::Approx),
-        hyperparameters: h,
-        notes,
-    })
+    Ok(report(released, &ledger, PrivacyModel::Approx, h, notes))
 }
 
 /// A note when the data-scale parameter `key` (a bound on `what`, in the data's units) was

@@ -116,6 +116,25 @@ pub enum ScaleMode {
 }
 
 impl ScaleMode {
+    /// Parses `--scale private|none|public:FILE.json` (the CLI's and Python's `scale`),
+    /// reading and checking the file of `public:`.
+    pub fn parse(v: &str) -> Result<Self, String> {
+        Ok(match v {
+            "private" => ScaleMode::Private,
+            "none" => ScaleMode::None,
+            other => match other.strip_prefix("public:") {
+                Some(path) if !path.is_empty() => {
+                    ScaleMode::Public(PublicScales::read(path).map_err(|e| e.to_string())?)
+                }
+                _ => {
+                    return Err(format!(
+                        "--scale must be 'private', 'none' or 'public:FILE.json'; got '{other}'"
+                    ))
+                }
+            },
+        })
+    }
+
     /// The flag value's name (`none`, `private`, `public`).
     pub fn name(&self) -> &'static str {
         match self {
@@ -151,11 +170,16 @@ impl ColumnScale {
 /// User-declared centres and scales, read from `public:FILE.json`:
 /// `{"columns": {"NAME": {"centre": c, "scale": s} | {"min": a, "max": b}, ...}}`
 /// (a range [a, b] means centre (a + b)/2 and scale (b − a)/4). Every feature and the
-/// target (regression) must be listed.
+/// target (regression) must be listed. The output of `heavydp mean --scale private`
+/// (its `"scales"` object) is accepted too, so that released scales can be reused by a
+/// fit at no further privacy cost (post-processing).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PublicScales {
     pub path: String,
     pub columns: BTreeMap<String, ColumnScale>,
+    /// The columns declared by a range {"min": a, "max": b}: `heavydp mean` clamps them
+    /// to it (a declared range is a bound).
+    pub ranges: BTreeMap<String, [f64; 2]>,
 }
 
 impl PublicScales {
@@ -171,8 +195,12 @@ impl PublicScales {
         let cols = v
             .get("columns")
             .and_then(|c| c.as_object())
-            .ok_or_else(|| err("expected an object {\"columns\": {NAME: {...}}}".into()))?;
+            .or_else(|| v.get("scales").and_then(|c| c.as_object()))
+            .ok_or_else(|| {
+                err("expected an object {\"columns\": {NAME: {...}}} (or the \"scales\" of `heavydp mean --scale private`)".into())
+            })?;
         let mut columns = BTreeMap::new();
+        let mut ranges = BTreeMap::new();
         for (name, spec) in cols {
             let num = |k: &str| spec.get(k).and_then(|x| x.as_f64());
             let cs = match (num("centre"), num("scale"), num("min"), num("max")) {
@@ -180,10 +208,13 @@ impl PublicScales {
                     centre: c,
                     scale: s,
                 },
-                (None, None, Some(a), Some(b)) if b > a => ColumnScale {
-                    centre: 0.5 * (a + b),
-                    scale: (b - a) / 4.0,
-                },
+                (None, None, Some(a), Some(b)) if b > a => {
+                    ranges.insert(name.clone(), [a, b]);
+                    ColumnScale {
+                        centre: 0.5 * (a + b),
+                        scale: (b - a) / 4.0,
+                    }
+                }
                 _ => {
                     return Err(err(format!(
                     "column '{name}': give either \"centre\" and \"scale\", or \"min\" < \"max\""
@@ -200,6 +231,7 @@ impl PublicScales {
         Ok(PublicScales {
             path: path.to_string(),
             columns,
+            ranges,
         })
     }
 
@@ -337,6 +369,31 @@ pub fn private_scales<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(Standardization, PrivacySpent), PreprocessError> {
+    let (mut quartiles, spent) = private_quartiles(data, scale_target, budget, rng)?;
+    let target = if scale_target {
+        scale_from_quantiles(quartiles.pop().expect("target column"))
+    } else {
+        ColumnScale::IDENTITY
+    };
+    Ok((
+        Standardization {
+            features: quartiles.into_iter().map(scale_from_quantiles).collect(),
+            target,
+            winsor: Some(WINSOR_BOUND),
+        },
+        spent,
+    ))
+}
+
+/// The private quartiles [q₀.₂₅, q₀.₇₅] of every feature (and, last, of the target when
+/// `scale_target`): the five releases per column that [`private_scales`] documents, before
+/// they are turned into a centre and a scale. `heavydp mean --scale private` reports them.
+pub fn private_quartiles<R: RngCore + ?Sized>(
+    data: &Dataset,
+    scale_target: bool,
+    budget: Budget,
+    rng: &mut R,
+) -> Result<(Vec<[f64; 2]>, PrivacySpent), PreprocessError> {
     let (n, d) = (data.n(), data.d());
     let columns = d + usize::from(scale_target);
     let (eps0, accountant) = per_release_epsilon(budget, RELEASES_PER_COLUMN * columns);
@@ -412,19 +469,10 @@ pub fn private_scales<R: RngCore + ?Sized>(
             q[k] = c0
                 + mechanisms::release(&mut ledger, &format!("{what} quartile"), &mech, &work, rng)?;
         }
-        scales.push(scale_from_quantiles(q));
+        scales.push(if q[0] <= q[1] { q } else { [q[1], q[0]] });
     }
-    let target = if scale_target {
-        scales.pop().expect("target column")
-    } else {
-        ColumnScale::IDENTITY
-    };
     Ok((
-        Standardization {
-            features: scales,
-            target,
-            winsor: Some(WINSOR_BOUND),
-        },
+        scales,
         ledger.summary(if accountant == Accountant::Zcdp {
             PrivacyModel::Approx
         } else {

@@ -186,6 +186,47 @@ fn run(
     Ok((w, trace))
 }
 
+/// The fit report of one Frank–Wolfe run of Algs. 3–5: [`run`] on `data` with
+/// `direction`, charged to a fresh ledger (budget, accountant) and summarised under
+/// `model`; the hyperparameters T and `fw_step` (each variant adds its own).
+#[allow(clippy::too_many_arguments)]
+fn fit_report(
+    problem: &Problem,
+    data: &Dataset,
+    big_t: usize,
+    step: StepRule,
+    direction: Direction,
+    ledger: (Budget, Accountant, PrivacyModel),
+    rng: &mut dyn RngCore,
+    observer: &mut dyn Observer,
+) -> Result<FitReport, FitError> {
+    let (budget, accountant, model) = ledger;
+    let mut ledger = PrivacyLedger::new(budget, accountant);
+    let (loss, domain) = (&problem.loss, problem.domain);
+    let (weights, trace) = run(
+        data,
+        loss,
+        domain,
+        big_t,
+        step,
+        direction,
+        &mut ledger,
+        rng,
+        observer,
+    )?;
+    let mut h = BTreeMap::new();
+    hp(&mut h, "T", big_t);
+    hp(&mut h, "fw_step", step.name());
+    Ok(FitReport {
+        weights,
+        status: FitStatus::MaxIterations,
+        privacy: ledger.summary(model),
+        hyperparameters: h,
+        trace,
+        notes: vec![],
+    })
+}
+
 fn default_nonprivate_t(n: usize) -> usize {
     ((n as f64).sqrt().ceil() as usize).clamp(2, 10_000)
 }
@@ -307,32 +348,15 @@ impl PrivateAlgorithm for FrankWolfe {
         self.validate(problem, &budget)?;
         let (data, _) = prepare(problem, self.bound);
         let big_t = self.big_t(data.n());
-        let mut ledger = PrivacyLedger::new(Budget::non_private(), Accountant::Basic);
-        let (w, trace) = run(
-            &data,
-            &problem.loss,
-            problem.domain,
-            big_t,
-            self.step,
-            Direction::Exact,
-            &mut ledger,
-            rng,
-            observer,
+        let ledger = (Budget::non_private(), Accountant::Basic, PrivacyModel::None);
+        let exact = Direction::Exact;
+        let mut report = fit_report(
+            problem, &data, big_t, self.step, exact, ledger, rng, observer,
         )?;
-        let mut h = BTreeMap::new();
-        hp(&mut h, "T", big_t);
-        hp(&mut h, "fw_step", self.step.name());
         if let Some(b) = self.bound {
-            hp(&mut h, "bound", b);
+            hp(&mut report.hyperparameters, "bound", b);
         }
-        Ok(FitReport {
-            weights: w,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::None),
-            hyperparameters: h,
-            trace,
-            notes: vec![],
-        })
+        Ok(report)
     }
 }
 
@@ -518,24 +542,16 @@ impl PrivateAlgorithm for DpFrankWolfe {
         } else {
             ReportNoisyMin::with_scale(plan.score_sensitivity, plan.scale)?
         };
-        let mut ledger = PrivacyLedger::new(budget, Accountant::Zcdp);
-        let (w, trace) = run(
-            &data,
-            &problem.loss,
-            problem.domain,
-            plan.big_t,
-            self.step,
-            Direction::NoisyMin(&mech),
-            &mut ledger,
-            rng,
-            observer,
+        let ledger = (budget, Accountant::Zcdp, PrivacyModel::Approx);
+        let noisy_min = Direction::NoisyMin(&mech);
+        let (step, big_t) = (self.step, plan.big_t);
+        let mut report = fit_report(
+            problem, &data, big_t, step, noisy_min, ledger, rng, observer,
         )?;
-        let mut h = BTreeMap::new();
-        hp(&mut h, "bound", self.bound);
-        hp(&mut h, "T", plan.big_t);
-        hp(&mut h, "fw_step", self.step.name());
+        let h = &mut report.hyperparameters;
+        hp(h, "bound", self.bound);
         hp(
-            &mut h,
+            h,
             "calibration",
             if self.calibration == FwCalibration::Paper {
                 "paper"
@@ -543,16 +559,9 @@ impl PrivateAlgorithm for DpFrankWolfe {
                 "accountant"
             },
         );
-        hp(&mut h, "laplace_scale", plan.scale);
-        hp(&mut h, "score_sensitivity", plan.score_sensitivity);
-        Ok(FitReport {
-            weights: w,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::Approx),
-            hyperparameters: h,
-            trace,
-            notes: vec![],
-        })
+        hp(h, "laplace_scale", plan.scale);
+        hp(h, "score_sensitivity", plan.score_sensitivity);
+        Ok(report)
     }
 }
 
@@ -715,33 +724,24 @@ impl PrivateAlgorithm for DpFrankWolfeGaussian {
             sigma,
         };
         let (data, _) = prepare(problem, Some(self.bound));
-        let mut ledger = PrivacyLedger::new(budget, Accountant::Zcdp);
-        let (w, trace) = run(
+        let ledger = (budget, Accountant::Zcdp, PrivacyModel::Approx);
+        let noisy_gradient = Direction::NoisyGradient(&mech);
+        let mut report = fit_report(
+            problem,
             &data,
-            &problem.loss,
-            problem.domain,
             big_t,
             self.step,
-            Direction::NoisyGradient(&mech),
-            &mut ledger,
+            noisy_gradient,
+            ledger,
             rng,
             observer,
         )?;
-        let mut h = BTreeMap::new();
-        hp(&mut h, "bound", self.bound);
-        hp(&mut h, "T", big_t);
-        hp(&mut h, "fw_step", self.step.name());
-        hp(&mut h, "calibration", calib);
-        hp(&mut h, "sigma", sigma);
-        hp(&mut h, "gradient_sensitivity", sens);
-        Ok(FitReport {
-            weights: w,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::Approx),
-            hyperparameters: h,
-            trace,
-            notes: vec![],
-        })
+        let h = &mut report.hyperparameters;
+        hp(h, "bound", self.bound);
+        hp(h, "calibration", calib);
+        hp(h, "sigma", sigma);
+        hp(h, "gradient_sensitivity", sens);
+        Ok(report)
     }
 }
 

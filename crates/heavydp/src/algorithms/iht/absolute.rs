@@ -53,7 +53,7 @@
 //! outside [0, 1); δ ∉ (0, 1); an (ε, δ, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::{tian_sizes, SplitIht};
+use super::{sparse_budget, tian_sizes, IhtLoop};
 use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "dp-iht-l1";
@@ -268,15 +268,7 @@ impl PrivateAlgorithm for DpIhtL1 {
         PrivacyModel::Approx
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = with_default_delta(*budget, problem.data.n());
-        check_common(
-            NAME,
-            self.privacy_model(),
-            problem,
-            &budget,
-            &["absolute"],
-            &["sparse"],
-        )?;
+        let budget = sparse_budget(NAME, problem, budget, &["absolute"])?;
         let plan = self.plan(problem, &budget)?;
         // The certification depends on (s, ε, δ) only; λ_t scales the noise.
         Peeling::calibrated(
@@ -305,17 +297,16 @@ impl PrivateAlgorithm for DpIhtL1 {
         self.validate(problem, &budget)?;
         let budget = with_default_delta(budget, problem.data.n());
         let plan = self.plan(problem, &budget)?;
-        let iht = SplitIht {
-            name: NAME,
-            s: plan.s,
-            k: plan.k,
-            radius: plan.radius,
-            chunking: self.chunking,
-            calibration: self.calibration,
-            steps: &plan.steps,
-            lambdas: &plan.lambdas,
-            printed_lambdas: None,
-        };
+        let iht = IhtLoop::chunked(
+            NAME,
+            plan.s,
+            plan.radius,
+            self.chunking,
+            self.calibration,
+            &budget,
+            &plan.steps,
+            &plan.lambdas,
+        );
         // Descent direction −sign(⟨x, β⟩ − y), sign(0) = 0.
         let sign = |r: f64| {
             if r > 0.0 {
@@ -326,34 +317,26 @@ impl PrivateAlgorithm for DpIhtL1 {
                 0.0
             }
         };
+        let (data, k) = (problem.data, plan.k);
         let run = match self.sign_features {
-            SignFeatures::Raw => iht.run(
-                problem.data,
+            SignFeatures::Raw => iht.run_clipped(
+                data,
                 budget,
+                k,
                 move |_, raw, y| sign(raw - y),
                 rng,
                 observer,
             )?,
-            SignFeatures::Clipped => iht.run(
-                problem.data,
-                budget,
-                move |clipped, _, y| sign(clipped - y),
-                rng,
-                observer,
-            )?,
+            SignFeatures::Clipped => {
+                iht.run_clipped(data, budget, k, move |c, _, y| sign(c - y), rng, observer)?
+            }
         };
-        let mut h = BTreeMap::new();
+        let mut h = iht.hyperparameters(&run);
         hp(&mut h, "preset", self.preset.name());
         hp(&mut h, "s_star", plan.s_star);
-        hp(&mut h, "s", plan.s);
-        hp(&mut h, "T", plan.big_t);
-        hp(&mut h, "m", plan.m);
         hp(&mut h, "K", plan.k);
-        hp(&mut h, "eta", plan.steps[0]);
         hp(&mut h, "decay", self.decay);
         hp(&mut h, "switch", self.switch.unwrap_or(plan.big_t));
-        hp(&mut h, "lambda", plan.lambdas[0]);
-        hp(&mut h, "peeling_scale", run.scales[0]);
         hp(&mut h, "radius", plan.radius);
         hp(
             &mut h,
@@ -363,19 +346,10 @@ impl PrivateAlgorithm for DpIhtL1 {
                 SignFeatures::Clipped => "clipped",
             },
         );
-        hp(&mut h, "chunking", self.chunking.name());
-        hp(&mut h, "calibration", self.calibration.name());
         let mut notes = vec![];
         if budget.is_non_private() {
             notes.push("epsilon = inf: Peeling is exact hard thresholding".into());
         }
-        Ok(FitReport {
-            weights: run.weights,
-            status: FitStatus::MaxIterations,
-            privacy: run.ledger.summary(PrivacyModel::Approx),
-            hyperparameters: h,
-            trace: run.trace,
-            notes,
-        })
+        Ok(run.report(h, notes))
     }
 }

@@ -78,7 +78,7 @@
 //! ```
 
 use super::super::*;
-use super::{tian_sizes, SplitIht};
+use super::{sparse_budget, tian_sizes, IhtLoop};
 use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "dp-iht-huber";
@@ -309,15 +309,7 @@ impl PrivateAlgorithm for DpIhtHuber {
         PrivacyModel::Approx
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = with_default_delta(*budget, problem.data.n());
-        check_common(
-            NAME,
-            self.privacy_model(),
-            problem,
-            &budget,
-            &["huber"],
-            &["sparse"],
-        )?;
+        let budget = sparse_budget(NAME, problem, budget, &["huber"])?;
         let plan = self.plan(problem, &budget)?;
         Peeling::calibrated(
             plan.s,
@@ -353,35 +345,27 @@ impl PrivateAlgorithm for DpIhtHuber {
         let steps = vec![plan.eta; plan.big_t];
         let lambdas = vec![plan.proven_lambda; plan.big_t];
         let printed = vec![plan.lambda; plan.big_t];
-        let iht = SplitIht {
-            name: NAME,
-            s: plan.s,
-            k: plan.k,
-            radius: plan.radius,
-            chunking: self.chunking,
-            calibration: self.calibration,
-            steps: &steps,
-            lambdas: &lambdas,
-            printed_lambdas: (self.lambda_factor < 2.0).then_some(&printed[..]),
-        };
+        let mut iht = IhtLoop::chunked(
+            NAME,
+            plan.s,
+            plan.radius,
+            self.chunking,
+            self.calibration,
+            &budget,
+            &steps,
+            &lambdas,
+        );
+        iht.printed_lambdas = (self.lambda_factor < 2.0).then_some(&printed[..]);
         let tau = plan.tau;
         let y_clip = self.y_clip.unwrap_or(f64::INFINITY);
-        let run = iht.run(
-            problem.data,
-            budget,
-            // Descent direction: ψ_τ(ỹ − ⟨x̃, β⟩), |ψ_τ| ≤ τ.
-            move |margin, _, y| (y.clamp(-y_clip, y_clip) - margin).clamp(-tau, tau),
-            rng,
-            observer,
-        )?;
-        let mut h = BTreeMap::new();
+        // Descent direction: ψ_τ(ỹ − ⟨x̃, β⟩), |ψ_τ| ≤ τ.
+        let weight =
+            move |margin: f64, _, y: f64| (y.clamp(-y_clip, y_clip) - margin).clamp(-tau, tau);
+        let run = iht.run_clipped(problem.data, budget, plan.k, weight, rng, observer)?;
+        let mut h = iht.hyperparameters(&run);
         hp(&mut h, "preset", self.preset.name());
         hp(&mut h, "s_star", plan.s_star);
-        hp(&mut h, "s", plan.s);
-        hp(&mut h, "T", plan.big_t);
-        hp(&mut h, "m", plan.m);
         hp(&mut h, "K", plan.k);
-        hp(&mut h, "eta", plan.eta);
         hp(&mut h, "tau", plan.tau);
         hp(
             &mut h,
@@ -396,16 +380,12 @@ impl PrivateAlgorithm for DpIhtHuber {
             hp(&mut h, "zeta", self.zeta);
         }
         hp(&mut h, "lambda_factor", self.lambda_factor);
-        hp(&mut h, "lambda", plan.lambda);
         let certified = self.printed_certified_epsilon(&plan, &budget)?;
         if let Some(c) = certified {
             hp(&mut h, "proven_lambda", plan.proven_lambda);
             hp(&mut h, "certified_epsilon", c);
         }
-        hp(&mut h, "peeling_scale", run.scales[0]);
         hp(&mut h, "radius", plan.radius);
-        hp(&mut h, "chunking", self.chunking.name());
-        hp(&mut h, "calibration", self.calibration.name());
         if let Some(r) = self.y_clip {
             hp(&mut h, "y_clip", r);
         }
@@ -422,13 +402,6 @@ impl PrivateAlgorithm for DpIhtHuber {
         if budget.is_non_private() {
             notes.push("epsilon = inf: Peeling is exact hard thresholding".into());
         }
-        Ok(FitReport {
-            weights: run.weights,
-            status: FitStatus::MaxIterations,
-            privacy: run.ledger.summary(PrivacyModel::Approx),
-            hyperparameters: h,
-            trace: run.trace,
-            notes,
-        })
+        Ok(run.report(h, notes))
     }
 }

@@ -40,9 +40,9 @@
 //! an (ε/T, δ/T, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::{clipped_weighted_sum, project_l2, support_of, tian_sizes};
-use crate::mechanisms::{release, Peeling, PeelingCalibration};
-use crate::privacy::{calibration_target, Accountant, PrivacyLedger};
+use super::{sparse_budget, tian_sizes, IhtLoop, Passes};
+use crate::mechanisms::{Peeling, PeelingCalibration};
+use crate::privacy::calibration_target;
 
 const NAME: &str = "dp-slr";
 
@@ -191,23 +191,10 @@ impl PrivateAlgorithm for DpSlr {
         PrivacyModel::Approx
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = with_default_delta(*budget, problem.data.n());
-        check_common(
-            NAME,
-            self.privacy_model(),
-            problem,
-            &budget,
-            &["squared"],
-            &["sparse"],
-        )?;
+        let budget = sparse_budget(NAME, problem, budget, &["squared"])?;
         let plan = self.plan(problem, &budget)?;
-        Peeling::calibrated(
-            plan.s,
-            plan.lambda,
-            plan.step_epsilon,
-            plan.step_delta,
-            self.calibration,
-        )?;
+        let (epsilon, delta) = (plan.step_epsilon, plan.step_delta);
+        Peeling::calibrated(plan.s, plan.lambda, epsilon, delta, self.calibration)?;
         Ok(())
     }
     fn fit(
@@ -220,80 +207,36 @@ impl PrivateAlgorithm for DpSlr {
         self.validate(problem, &budget)?;
         let budget = with_default_delta(budget, problem.data.n());
         let plan = self.plan(problem, &budget)?;
-        let data = problem.data;
-        let (n, d) = (data.n(), data.d());
-        let peeling = Peeling::calibrated(
-            plan.s,
-            plan.lambda,
-            plan.step_epsilon,
-            plan.step_delta,
-            self.calibration,
-        )?;
-        let mut ledger = PrivacyLedger::new(budget, Accountant::Basic);
-        let rows: Vec<usize> = (0..n).collect();
+        let steps = vec![plan.eta; plan.big_t];
+        let lambdas = vec![plan.lambda; plan.big_t];
+        let iht = IhtLoop {
+            name: NAME,
+            s: plan.s,
+            radius: plan.radius,
+            passes: Passes::FullData,
+            calibration: self.calibration,
+            call_budget: (plan.step_epsilon, plan.step_delta),
+            steps: &steps,
+            lambdas: &lambdas,
+            printed_lambdas: None,
+            project_each_step: true,
+            label: "peeling (top-s selection, eps/T)",
+        };
         let b = self.bound;
-        let mut w = vec![0.0; d];
-        let mut sum = vec![0.0; d];
-        let mut trace = Vec::with_capacity(plan.big_t);
-        let step = plan.eta / n as f64;
-        observer.on_start(plan.big_t);
-        for t in 1..=plan.big_t {
-            let support = support_of(&w);
-            // Σ (⟨x̃, β⟩ − Π_R(y)) x̃ over every record.
-            clipped_weighted_sum(
-                data.x(),
-                data.y(),
-                d,
-                &rows,
-                &support,
-                b,
-                |margin, _, y| margin - y.clamp(-b, b),
-                &mut sum,
-            );
-            for (wj, gj) in w.iter_mut().zip(&sum) {
-                *wj -= step * gj;
-            }
-            w = release(
-                &mut ledger,
-                "peeling (top-s selection, eps/T)",
-                &peeling,
-                &w,
-                rng,
-            )?;
-            project_l2(&mut w, plan.radius);
-            trace.push(TraceRecord {
-                iteration: t,
-                step_size: plan.eta,
-                noise_scale: peeling.scale,
-                epsilon_spent: ledger.spent().0,
-            });
-            observer.on_iteration(t);
-        }
-        observer.on_finish();
-        let mut h = BTreeMap::new();
+        // Descent direction −(⟨x̃, β⟩ − Π_R(y)) over every record (x̃ clipped at B).
+        let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-b, b));
+        let run = iht.run_clipped(problem.data, budget, b, weight, rng, observer)?;
+        let mut h = iht.hyperparameters(&run);
         hp(&mut h, "bound", b);
         hp(&mut h, "preset", self.preset.name());
-        hp(&mut h, "calibration", self.calibration.name());
         hp(&mut h, "s_star", plan.s_star);
-        hp(&mut h, "s", plan.s);
-        hp(&mut h, "T", plan.big_t);
-        hp(&mut h, "eta", plan.eta);
-        hp(&mut h, "lambda", plan.lambda);
         hp(&mut h, "step_epsilon", plan.step_epsilon);
         hp(&mut h, "step_delta", plan.step_delta);
-        hp(&mut h, "peeling_scale", peeling.scale);
         hp(&mut h, "radius", plan.radius);
         let mut notes = vec![];
         if budget.is_non_private() {
             notes.push("epsilon = inf: Peeling is exact hard thresholding".into());
         }
-        Ok(FitReport {
-            weights: w,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::Approx),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        Ok(run.report(h, notes))
     }
 }

@@ -88,34 +88,274 @@ pub fn clipped_weighted_sum<F>(
     }
 }
 
-/// The data-splitting private IHT loop of Tian et al. (Algs. 1 and 3) and Hu et al.
-/// (Alg. 3), shared by `dp-iht-huber`, `dp-iht-l1` and `ht-sparse-linreg`:
+/// How an IHT run reads the data: the one thing that decides its composition.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Passes {
+    /// T disjoint chunks of m = ⌊n/T⌋ records (drawn with this chunking); each chunk is
+    /// read by one Peeling call only, so the run is (ε, δ)-DP by parallel composition.
+    Chunked(crate::algorithms::Chunking),
+    /// Every record at every iteration (`dp-slr`): T calls of the per-call (ε, δ),
+    /// basic composition.
+    FullData,
+}
+
+/// The one private IHT loop of heavydp, parameterised by the algorithm's gradient step
+/// (the gradient estimator and the update it makes), the truncation (Peeling at the
+/// proven or at a printed sensitivity) and the way the data are read ([`Passes`]):
 ///
 /// ```text
-/// β⁰ = 0;  split the records into T disjoint chunks of m = ⌊n/T⌋ (data-independent)
+/// w⁰ = 0;  rows_t = chunk t (Chunked: T disjoint chunks of m = ⌊n/T⌋, data-independent)
+///                   or every record (FullData)
 /// for t = 0..T−1:
-///     β^{t+0.5} = β^t + (η_t/m) Σ_{i ∈ chunk t} g_i · x̃_i        (x̃ clipped at K)
-///     β^{t+1}   = Π_L( Peeling(β^{t+0.5}, s, ε, δ, λ_t) )
+///     w^{t+0.5} = step(t, rows_t, w^t)                  (the algorithm's gradient step)
+///     w^{t+1}   = Peeling(w^{t+0.5}, s, ε_call, δ_call, λ_t)
+///     w^{t+1}   = Π_R(w^{t+1})                          (each step, or once at the end)
 /// ```
 ///
-/// `steps[t]` = η_t and `lambdas[t]` = λ_t (the caller's ℓ∞ sensitivity proof for its
-/// weight g, |g| ≤ G: λ_t = 2η_t·G·K/m). Each chunk is read by exactly one Peeling call,
-/// charged on that chunk to a parallel-composition ledger: (ε, δ) overall.
+/// `steps[t]` = η_t (reported in the trace) and `lambdas[t]` = λ_t, the caller's proof of
+/// the ℓ∞ sensitivity of its step on `rows_t`. Chunked runs charge each Peeling on its
+/// chunk to a parallel-composition ledger (ε, δ overall); full-data runs charge T calls
+/// of (ε_call, δ_call) to a basic-composition ledger.
 ///
 /// `printed_lambdas` (issue 20, item 2): when set, Peeling's *noise* is calibrated at
 /// these smaller, printed sensitivities, while `lambdas` stays the proven one; each
 /// Peeling is then charged the ε its noise certifies at the proven λ
 /// ([`recertified_peeling`]), never the nominal budget.
-pub(crate) struct SplitIht<'a> {
+pub(crate) struct IhtLoop<'a> {
     pub name: &'static str,
     pub s: usize,
-    pub k: f64,
     pub radius: f64,
-    pub chunking: crate::algorithms::Chunking,
+    pub passes: Passes,
     pub calibration: crate::mechanisms::PeelingCalibration,
+    /// The (ε, δ) of each Peeling call.
+    pub call_budget: (f64, f64),
     pub steps: &'a [f64],
     pub lambdas: &'a [f64],
     pub printed_lambdas: Option<&'a [f64]>,
+    /// Project on the ℓ2 ball after every Peeling (else once, after the last one).
+    pub project_each_step: bool,
+    /// The ledger label of each Peeling call.
+    pub label: &'static str,
+}
+
+/// What [`IhtLoop::run`] returns.
+pub(crate) struct IhtRun {
+    pub weights: Vec<f64>,
+    pub ledger: crate::privacy::PrivacyLedger,
+    pub trace: Vec<crate::algorithms::TraceRecord>,
+    /// Peeling's Laplace scale at each iteration.
+    pub scales: Vec<f64>,
+    /// Records read per iteration (m for chunked runs, n for full-data runs).
+    pub m: usize,
+}
+
+impl IhtRun {
+    /// The fit report of a finished run (T fixed in advance: `MaxIterations`).
+    pub fn report(
+        self,
+        hyperparameters: std::collections::BTreeMap<String, serde_json::Value>,
+        notes: Vec<String>,
+    ) -> crate::algorithms::FitReport {
+        crate::algorithms::FitReport {
+            weights: self.weights,
+            status: crate::algorithms::FitStatus::MaxIterations,
+            privacy: self.ledger.summary(crate::privacy::PrivacyModel::Approx),
+            hyperparameters,
+            trace: self.trace,
+            notes,
+        }
+    }
+}
+
+impl IhtLoop<'_> {
+    /// A chunked loop with the budget's (ε, δ) per call, projection every step and the
+    /// common ledger label: `ht-sparse-linreg`, `ht-sparse-opt`, `dp-iht-huber`, `dp-iht-l1`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn chunked<'a>(
+        name: &'static str,
+        s: usize,
+        radius: f64,
+        chunking: crate::algorithms::Chunking,
+        calibration: crate::mechanisms::PeelingCalibration,
+        budget: &crate::privacy::Budget,
+        steps: &'a [f64],
+        lambdas: &'a [f64],
+    ) -> IhtLoop<'a> {
+        IhtLoop {
+            name,
+            s,
+            radius,
+            passes: Passes::Chunked(chunking),
+            calibration,
+            call_budget: (budget.epsilon, budget.delta),
+            steps,
+            lambdas,
+            printed_lambdas: None,
+            project_each_step: true,
+            label: "peeling (top-s selection)",
+        }
+    }
+
+    /// The Peeling of iteration t (see `printed_lambdas`).
+    fn peeling(
+        &self,
+        t: usize,
+    ) -> Result<crate::mechanisms::Peeling, crate::privacy::PrivacyError> {
+        use crate::mechanisms::Peeling;
+        let (epsilon, delta) = self.call_budget;
+        let noise_lambda = self.printed_lambdas.unwrap_or(self.lambdas)[t];
+        let p = Peeling::calibrated(self.s, noise_lambda, epsilon, delta, self.calibration)?;
+        Ok(match self.printed_lambdas {
+            None => p,
+            Some(_) => recertified_peeling(&p, self.lambdas[t]),
+        })
+    }
+
+    /// Runs the loop; `step(t, rows, w)` makes the gradient step of iteration t in place.
+    pub fn run<F>(
+        &self,
+        data: &crate::data::Dataset,
+        budget: crate::privacy::Budget,
+        mut step: F,
+        rng: &mut dyn rand::RngCore,
+        observer: &mut dyn crate::algorithms::Observer,
+    ) -> Result<IhtRun, crate::algorithms::FitError>
+    where
+        F: FnMut(usize, &[usize], &mut Vec<f64>),
+    {
+        use crate::mechanisms::{release, release_on_chunk};
+        use crate::privacy::{Accountant, PrivacyLedger};
+        let big_t = self.steps.len();
+        debug_assert_eq!(self.lambdas.len(), big_t);
+        let (chunks, all_rows, accountant) = match self.passes {
+            Passes::Chunked(chunking) => (
+                Some(crate::algorithms::Chunks::new(
+                    self.name,
+                    data.n(),
+                    big_t,
+                    chunking,
+                    rng,
+                )?),
+                vec![],
+                Accountant::Parallel,
+            ),
+            Passes::FullData => (None, (0..data.n()).collect(), Accountant::Basic),
+        };
+        let mut ledger = PrivacyLedger::new(budget, accountant);
+        let mut w = vec![0.0; data.d()];
+        let mut trace = Vec::with_capacity(big_t);
+        let mut scales = Vec::with_capacity(big_t);
+        observer.on_start(big_t);
+        for t in 0..big_t {
+            let peeling = self.peeling(t)?;
+            let rows = chunks.as_ref().map_or(&all_rows[..], |c| c.chunk(t));
+            step(t, rows, &mut w);
+            w = match chunks {
+                Some(_) => release_on_chunk(&mut ledger, self.label, t, &peeling, &w, rng)?,
+                None => release(&mut ledger, self.label, &peeling, &w, rng)?,
+            };
+            if self.project_each_step {
+                project_l2(&mut w, self.radius);
+            }
+            scales.push(peeling.scale);
+            trace.push(crate::algorithms::TraceRecord {
+                iteration: t + 1,
+                step_size: self.steps[t],
+                noise_scale: peeling.scale,
+                epsilon_spent: ledger.spent().0,
+            });
+            observer.on_iteration(t + 1);
+        }
+        observer.on_finish();
+        // Post-processing (no privacy cost); keeps the support.
+        if !self.project_each_step {
+            project_l2(&mut w, self.radius);
+        }
+        Ok(IhtRun {
+            weights: w,
+            ledger,
+            trace,
+            scales,
+            m: chunks.map_or(data.n(), |c| c.m()),
+        })
+    }
+
+    /// [`IhtLoop::run`] with the clipped-gradient step of the Tian et al. and Hu et al.
+    /// Alg. 3 algorithms: w ← w + (η_t/|rows|) Σ_{i ∈ rows} g_i · x̃_i
+    /// ([`clipped_weighted_sum`], features clipped at `k`; `weight` gives g, the
+    /// descent direction).
+    pub fn run_clipped<F>(
+        &self,
+        data: &crate::data::Dataset,
+        budget: crate::privacy::Budget,
+        k: f64,
+        weight: F,
+        rng: &mut dyn rand::RngCore,
+        observer: &mut dyn crate::algorithms::Observer,
+    ) -> Result<IhtRun, crate::algorithms::FitError>
+    where
+        F: Fn(f64, f64, f64) -> f64 + Sync,
+    {
+        let d = data.d();
+        let mut sum = vec![0.0; d];
+        let step = |t: usize, rows: &[usize], w: &mut Vec<f64>| {
+            let support = support_of(w);
+            clipped_weighted_sum(data.x(), data.y(), d, rows, &support, k, &weight, &mut sum);
+            let step = self.steps[t] / rows.len() as f64;
+            for (wj, gj) in w.iter_mut().zip(&sum) {
+                *wj += step * gj;
+            }
+        };
+        self.run(data, budget, step, rng, observer)
+    }
+
+    /// The hyperparameters every IHT fit reports: s, T, η₀ (`eta`), the λ Peeling's noise
+    /// is calibrated at (`lambda`), Peeling's first scale, the calibration, and for chunked
+    /// runs m and the chunking.
+    pub fn hyperparameters(
+        &self,
+        run: &IhtRun,
+    ) -> std::collections::BTreeMap<String, serde_json::Value> {
+        use crate::algorithms::hp;
+        let mut h = std::collections::BTreeMap::new();
+        hp(&mut h, "s", self.s);
+        hp(&mut h, "T", self.steps.len());
+        hp(&mut h, "eta", self.steps[0]);
+        hp(
+            &mut h,
+            "lambda",
+            self.printed_lambdas.unwrap_or(self.lambdas)[0],
+        );
+        hp(&mut h, "peeling_scale", run.scales[0]);
+        hp(&mut h, "calibration", self.calibration.name());
+        if let Passes::Chunked(chunking) = self.passes {
+            hp(&mut h, "m", run.m);
+            hp(&mut h, "chunking", chunking.name());
+        }
+        h
+    }
+}
+
+/// The checks every IHT algorithm's `validate` starts with: δ defaulted to n^{−1.1}
+/// when 0 ([`with_default_delta`](crate::algorithms::with_default_delta)), an (ε, δ)
+/// budget, one of `losses`, the `sparse` domain. Returns the budget the fit runs with.
+pub(crate) fn sparse_budget(
+    name: &'static str,
+    problem: &crate::algorithms::Problem,
+    budget: &crate::privacy::Budget,
+    losses: &[&str],
+) -> Result<crate::privacy::Budget, crate::algorithms::FitError> {
+    use crate::privacy::PrivacyModel;
+    let budget = crate::algorithms::with_default_delta(*budget, problem.data.n());
+    crate::algorithms::check_common(
+        name,
+        PrivacyModel::Approx,
+        problem,
+        &budget,
+        losses,
+        &["sparse"],
+    )?;
+    Ok(budget)
 }
 
 /// The Peeling whose noise was calibrated for `printed` but whose true ℓ∞ sensitivity is
@@ -133,104 +373,6 @@ pub(crate) fn recertified_peeling(
         p.epsilon = p.certified_epsilon();
     }
     p
-}
-
-/// What [`SplitIht::run`] returns.
-pub(crate) struct SplitIhtRun {
-    pub weights: Vec<f64>,
-    pub ledger: crate::privacy::PrivacyLedger,
-    pub trace: Vec<crate::algorithms::TraceRecord>,
-    /// Peeling's Laplace scale at each iteration.
-    pub scales: Vec<f64>,
-}
-
-impl SplitIht<'_> {
-    pub fn run<F>(
-        &self,
-        data: &crate::data::Dataset,
-        budget: crate::privacy::Budget,
-        weight: F,
-        rng: &mut dyn rand::RngCore,
-        observer: &mut dyn crate::algorithms::Observer,
-    ) -> Result<SplitIhtRun, crate::algorithms::FitError>
-    where
-        F: Fn(f64, f64, f64) -> f64 + Sync,
-    {
-        use crate::mechanisms::{release_on_chunk, Peeling};
-        use crate::privacy::{Accountant, PrivacyLedger};
-        let big_t = self.steps.len();
-        debug_assert_eq!(self.lambdas.len(), big_t);
-        let d = data.d();
-        let chunks =
-            crate::algorithms::Chunks::new(self.name, data.n(), big_t, self.chunking, rng)?;
-        let m = chunks.m() as f64;
-        let mut ledger = PrivacyLedger::new(budget, Accountant::Parallel);
-        let mut w = vec![0.0; d];
-        let mut sum = vec![0.0; d];
-        let mut trace = Vec::with_capacity(big_t);
-        let mut scales = Vec::with_capacity(big_t);
-        observer.on_start(big_t);
-        for t in 0..big_t {
-            let peeling = match self.printed_lambdas {
-                None => Peeling::calibrated(
-                    self.s,
-                    self.lambdas[t],
-                    budget.epsilon,
-                    budget.delta,
-                    self.calibration,
-                )?,
-                Some(printed) => recertified_peeling(
-                    &Peeling::calibrated(
-                        self.s,
-                        printed[t],
-                        budget.epsilon,
-                        budget.delta,
-                        self.calibration,
-                    )?,
-                    self.lambdas[t],
-                ),
-            };
-            let support = support_of(&w);
-            clipped_weighted_sum(
-                data.x(),
-                data.y(),
-                d,
-                chunks.chunk(t),
-                &support,
-                self.k,
-                &weight,
-                &mut sum,
-            );
-            let step = self.steps[t] / m;
-            for (wj, gj) in w.iter_mut().zip(&sum) {
-                *wj += step * gj;
-            }
-            w = release_on_chunk(
-                &mut ledger,
-                "peeling (top-s selection)",
-                t,
-                &peeling,
-                &w,
-                rng,
-            )?;
-            project_l2(&mut w, self.radius);
-            scales.push(peeling.scale);
-            trace.push(crate::algorithms::TraceRecord {
-                iteration: t + 1,
-                step_size: self.steps[t],
-                noise_scale: peeling.scale,
-                epsilon_spent: ledger.spent().0,
-            });
-            observer.on_iteration(t + 1);
-        }
-        observer.on_finish();
-        Ok(SplitIhtRun {
-            weights: w,
-            ledger,
-            trace,
-            scales,
-        })
-    }
 }
 
 /// The Tian et al. defaults shared by DP-IHT-H, DP-IHT-L and DP-SLR (spec §4, §6):

@@ -59,10 +59,9 @@
 
 use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
-use super::sparsity_and_iterations;
+use super::{sparse_budget, sparsity_and_iterations, IhtLoop};
 use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
-use crate::mechanisms::{release_on_chunk, Peeling, PeelingCalibration};
-use crate::privacy::{Accountant, PrivacyLedger};
+use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "ht-sparse-opt";
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
@@ -309,15 +308,7 @@ impl PrivateAlgorithm for HtSparseOpt {
         PrivacyModel::Approx
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = with_default_delta(*budget, problem.data.n());
-        check_common(
-            NAME,
-            self.privacy_model(),
-            problem,
-            &budget,
-            LOSSES,
-            &["sparse"],
-        )?;
+        let budget = sparse_budget(NAME, problem, budget, LOSSES)?;
         let plan = self.plan(problem, &budget)?;
         Peeling::calibrated(
             plan.s,
@@ -339,43 +330,38 @@ impl PrivateAlgorithm for HtSparseOpt {
         let budget = with_default_delta(budget, problem.data.n());
         let plan = self.plan(problem, &budget)?;
         let data = problem.data;
-        let d = data.d();
+        let (x, d) = (data.x(), data.d());
         let estimator =
             CatoniGiulini::new(plan.k, self.beta).map_err(|e| FitError::BadParameter {
                 algorithm: NAME,
                 param: "k".into(),
                 reason: e.to_string(),
             })?;
-        let peeling = Peeling::calibrated(
+        let steps = vec![plan.eta; plan.big_t];
+        let lambdas = vec![plan.lambda; plan.big_t];
+        let mut iht = IhtLoop::chunked(
+            NAME,
             plan.s,
-            plan.lambda,
-            budget.epsilon,
-            budget.delta,
+            plan.radius,
+            self.chunking,
             self.calibration,
-        )?;
-        let mut ledger = PrivacyLedger::new(budget, Accountant::Parallel);
-        let chunks = Chunks::new(NAME, data.n(), plan.big_t, self.chunking, rng)?;
-        let mut w = vec![0.0; d];
+            &budget,
+            &steps,
+            &lambdas,
+        );
+        // The paper's output is improper; heavydp projects it on the domain's ℓ2 ball
+        // once, after the last Peeling.
+        iht.project_each_step = false;
         let mut g = vec![0.0; d];
         let mut ws = RobustWorkspace::new();
-        let mut trace = Vec::with_capacity(plan.big_t);
-        observer.on_start(plan.big_t);
-        let x = data.x();
-        for t in 1..=plan.big_t {
-            let rows = chunks.chunk(t - 1);
+        // w ← w − η (robust gradient (or robust mean of w − x) + λ_reg w).
+        let step = |_: usize, rows: &[usize], w: &mut Vec<f64>| {
             match self.task {
-                SparseTask::Loss => estimator.gradient_with(
-                    &problem.loss,
-                    x,
-                    data.y(),
-                    d,
-                    rows,
-                    &w,
-                    &mut g,
-                    &mut ws,
-                ),
+                SparseTask::Loss => {
+                    estimator.gradient_with(&problem.loss, x, data.y(), d, rows, w, &mut g, &mut ws)
+                }
                 SparseTask::Mean => {
-                    let wr = &w;
+                    let wr = &*w;
                     estimator.mean_of_rows_with(
                         rows,
                         d,
@@ -393,27 +379,9 @@ impl PrivateAlgorithm for HtSparseOpt {
             for (wj, gj) in w.iter_mut().zip(&g) {
                 *wj -= plan.eta * (gj + plan.lambda_reg * *wj);
             }
-            w = release_on_chunk(
-                &mut ledger,
-                "peeling (top-s selection)",
-                t - 1,
-                &peeling,
-                &w,
-                rng,
-            )?;
-            trace.push(TraceRecord {
-                iteration: t,
-                step_size: plan.eta,
-                noise_scale: peeling.scale,
-                epsilon_spent: ledger.spent().0,
-            });
-            observer.on_iteration(t);
-        }
-        observer.on_finish();
-        // Post-processing (no privacy cost): the paper's output is improper; heavydp
-        // returns it projected on the domain's ℓ2 ball (the support is kept).
-        super::project_l2(&mut w, plan.radius);
-        let mut h = BTreeMap::new();
+        };
+        let run = iht.run(data, budget, step, rng, observer)?;
+        let mut h = iht.hyperparameters(&run);
         hp(&mut h, "preset", self.preset.name());
         hp(
             &mut h,
@@ -425,19 +393,11 @@ impl PrivateAlgorithm for HtSparseOpt {
             },
         );
         hp(&mut h, "s_star", plan.s_star);
-        hp(&mut h, "s", plan.s);
-        hp(&mut h, "T", plan.big_t);
-        hp(&mut h, "m", plan.m);
         hp(&mut h, "k", plan.k);
-        hp(&mut h, "eta", plan.eta);
         hp(&mut h, "beta", self.beta);
         hp(&mut h, "tau", self.tau);
         hp(&mut h, "fail_prob", self.fail_prob);
         hp(&mut h, "lambda_reg", plan.lambda_reg);
-        hp(&mut h, "lambda", plan.lambda);
-        hp(&mut h, "peeling_scale", peeling.scale);
-        hp(&mut h, "chunking", self.chunking.name());
-        hp(&mut h, "calibration", self.calibration.name());
         if self.preset == SparseOptPreset::Theory {
             hp(&mut h, "gamma", self.gamma);
             hp(&mut h, "mu", self.mu);
@@ -452,13 +412,6 @@ impl PrivateAlgorithm for HtSparseOpt {
                     .to_string(),
             );
         }
-        Ok(FitReport {
-            weights: w,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::Approx),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        Ok(run.report(h, notes))
     }
 }

@@ -67,7 +67,7 @@
 //! ```
 
 use super::super::*;
-use super::{sparsity_and_iterations, SplitIht};
+use super::{sparse_budget, sparsity_and_iterations, IhtLoop};
 use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "ht-sparse-linreg";
@@ -229,15 +229,7 @@ impl PrivateAlgorithm for HtSparseLinreg {
         PrivacyModel::Approx
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = with_default_delta(*budget, problem.data.n());
-        check_common(
-            NAME,
-            self.privacy_model(),
-            problem,
-            &budget,
-            &["squared"],
-            &["sparse"],
-        )?;
+        let budget = sparse_budget(NAME, problem, budget, &["squared"])?;
         let plan = self.plan(problem, &budget)?;
         Peeling::calibrated(
             plan.s,
@@ -260,38 +252,24 @@ impl PrivateAlgorithm for HtSparseLinreg {
         let plan = self.plan(problem, &budget)?;
         let steps = vec![plan.eta; plan.big_t];
         let lambdas = vec![plan.lambda; plan.big_t];
-        let iht = SplitIht {
-            name: NAME,
-            s: plan.s,
-            k: plan.k,
-            radius: plan.radius,
-            chunking: self.chunking,
-            calibration: self.calibration,
-            steps: &steps,
-            lambdas: &lambdas,
-            printed_lambdas: None,
-        };
+        let iht = IhtLoop::chunked(
+            NAME,
+            plan.s,
+            plan.radius,
+            self.chunking,
+            self.calibration,
+            &budget,
+            &steps,
+            &lambdas,
+        );
         let k = plan.k;
         // Descent direction −(⟨x̃, w⟩ − ỹ) with ỹ the response shrunk at K.
-        let run = iht.run(
-            problem.data,
-            budget,
-            move |margin, _, y| -(margin - y.clamp(-k, k)),
-            rng,
-            observer,
-        )?;
-        let mut h = BTreeMap::new();
+        let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-k, k));
+        let run = iht.run_clipped(problem.data, budget, k, weight, rng, observer)?;
+        let mut h = iht.hyperparameters(&run);
         hp(&mut h, "preset", self.preset.name());
         hp(&mut h, "s_star", plan.s_star);
-        hp(&mut h, "s", plan.s);
-        hp(&mut h, "T", plan.big_t);
-        hp(&mut h, "m", plan.m);
         hp(&mut h, "K", plan.k);
-        hp(&mut h, "eta", plan.eta);
-        hp(&mut h, "lambda", plan.lambda);
-        hp(&mut h, "peeling_scale", run.scales[0]);
-        hp(&mut h, "chunking", self.chunking.name());
-        hp(&mut h, "calibration", self.calibration.name());
         if self.preset == Preset::Theory {
             hp(&mut h, "gamma", self.gamma);
             hp(&mut h, "mu", self.mu);
@@ -300,13 +278,6 @@ impl PrivateAlgorithm for HtSparseLinreg {
         if budget.is_non_private() {
             notes.push("epsilon = inf: default K evaluated at epsilon = 1; Peeling is exact hard thresholding".to_string());
         }
-        Ok(FitReport {
-            weights: run.weights,
-            status: FitStatus::MaxIterations,
-            privacy: run.ledger.summary(PrivacyModel::Approx),
-            hyperparameters: h,
-            trace: run.trace,
-            notes,
-        })
+        Ok(run.report(h, notes))
     }
 }
