@@ -6,7 +6,7 @@ mod experiment;
 mod plot;
 
 use clap::{Args, Parser, Subcommand};
-use heavydp::algorithms::{self, Observer, ParamMap};
+use heavydp::algorithms::{self, Observer};
 use heavydp::data::{self, scenarios};
 use heavydp::model::{self, ModelFile};
 use heavydp::noise::make_rng;
@@ -87,12 +87,11 @@ const FIT_HELP: &str = "Fit a private model and write the model file (JSON, form
 The whole budget (epsilon, delta) covers everything released: by default a share (--preprocess-share, 0.2) \
 buys private column centres/scales and the private intercept, the rest the algorithm. Notes (defaults chosen, \
 delta defaulted to n^-1.1, degenerate settings) go to stderr and into the model's \"notes\".\n\n\
-The model's \"status\" says how the fit ended:\n\
-  completed              the planned number of iterations ran: the normal end of every private iterative method\n\
-                         (model files of earlier versions say \"max_iterations\"; they are read as \"completed\")\n\
-  converged              a tolerance-based stopping rule was met (non-private solvers, inner solvers)\n\
-  tolerance_not_reached  the inner solver stopped before its tolerance; objective-perturbation's guarantee,\n\
-                         which needs an exact minimiser, is then only approximate\n\n\
+The model's \"status\" says how the fit ended; it depends on public quantities only:\n\
+  completed              the fit ran to its end (every fit that returns a model). Whether an inner solver met\n\
+                         its tolerance depends on the data and is not reported. Model files of earlier versions\n\
+                         say \"max_iterations\" or \"converged\" (read as \"completed\") or \"tolerance_not_reached\"\n\
+                         (kept as written)\n\n\
 Pick an algorithm with `heavydp algorithms` (\"use when\") or --algorithm auto; docs/guide.md walks through a fit \
 of one's own data.";
 
@@ -254,25 +253,8 @@ fn main() {
     }
 }
 
-/// Parses repeated `KEY=VALUE` flags; a key given twice is an error.
-pub fn parse_params(raw: &[String]) -> Result<ParamMap, String> {
-    let mut m = ParamMap::new();
-    for p in raw {
-        let (k, v) = p
-            .split_once('=')
-            .ok_or_else(|| format!("--param '{p}': expected KEY=VALUE"))?;
-        let (k, v) = (k.trim(), v.trim());
-        if k.is_empty() || v.is_empty() {
-            return Err(format!("--param '{p}': expected KEY=VALUE"));
-        }
-        if m.insert(k.to_string(), v.to_string()).is_some() {
-            return Err(format!("--param {k} is given more than once"));
-        }
-    }
-    Ok(m)
-}
-
 use heavydp::pipeline::parse_number;
+pub use heavydp::pipeline::parse_params;
 
 /// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename),
 /// so a failure never leaves a half-written file.

@@ -5,8 +5,8 @@
 //! Run: `cargo bench -p heavydp --bench gradient_pass`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use heavydp::linalg::{mean_gradient, GradientWorkspace};
 use heavydp::loss::LossKind;
+use heavydp::loss::{mean_gradient, GradientWorkspace};
 use heavydp::noise::{gaussian, rng_from_seed};
 
 fn bench(c: &mut Criterion) {

@@ -5,23 +5,27 @@
 //!
 //! ## Tour
 //!
-//! | module | what it holds |
-//! |---|---|
-//! | [`data`] | [`data::Dataset`] (n × d row-major, contiguous), the CSV reader, the papers' synthetic scenarios |
-//! | [`privacy`] | budgets, composition (basic, advanced, zCDP, parallel), conversions, the [`privacy::PrivacyLedger`] |
-//! | [`noise`] | the ChaCha20 generator and the Laplace / Gaussian / Gumbel samplers |
-//! | [`mechanisms`] | Laplace, Gaussian, exponential (Gumbel-max), report-noisy-min; every release is charged first |
-//! | [`loss`] | squared, logistic, Huber, absolute, biweight losses in residual form |
-//! | [`constraints`] | ℓ1 ball, ℓ2 ball, simplex, vertex polytope, sparse set: projection, LMO, vertex scores |
-//! | [`linalg`] | deterministic parallel gradient / risk passes |
-//! | [`estimators`] | robust mean / gradient estimators (Catoni–Giulini, ℓ2 clipping, Zhao et al.'s iterative updating) and the private means of `heavydp mean` |
-//! | [`preprocess`] | private centres, scales (DP quantiles on a data-free grid) and intercept; data-free bounds |
-//! | [`algorithms`] | the private algorithms and their registry |
-//! | [`experiments`] | the papers' experiments: grids, seeded parallel repetitions, tidy results |
-//! | [`describe`] | `heavydp mean`: private means with private, declared or no scaling; per-column private quartiles, centre and robust sd |
-//! | [`pipeline`] | the whole fit: `auto`, δ's default, private scales → algorithm → private intercept, the model file |
-//! | [`model`] | the model file (`heavydp-model/2`; `/1` still loads), predictions and evaluation metrics |
-//! | [`audit`] | empirical privacy audits: worst-case neighbouring pairs, seeded runs, Clopper–Pearson lower bounds on ε; broken twins |
+//! Top floor first: a module imports only from its own floor or below, never in a circle
+//! (checked by `tests/layers.rs`).
+//!
+//! | floor | module | what it holds |
+//! |---|---|---|
+//! | 9 | [`experiments`] | the papers' experiments: grids, seeded parallel repetitions, tidy results |
+//! | 9 | [`audit`] | empirical privacy audits: worst-case neighbouring pairs, seeded runs, Clopper–Pearson lower bounds on ε; broken twins |
+//! | 8 | [`pipeline`] | the whole fit: `auto`, δ's default, private scales → algorithm → private intercept, the model file; `--param` words |
+//! | 8 | [`describe`] | `heavydp mean`: private means with private, declared or no scaling; per-column private quartiles, centre and robust sd |
+//! | 8 | [`model`] | the model file (`heavydp-model/2`; `/1` still loads), predictions and evaluation metrics |
+//! | 7 | [`algorithms`] | the private algorithms and their registry |
+//! | 6 | [`preprocess`] | private centres, scales (DP quantiles on a data-free grid) and intercept; data-free bounds |
+//! | 5 | [`estimators`] | robust mean / gradient estimators (Catoni–Giulini, ℓ2 clipping, Zhao et al.'s iterative updating) and the private means of `heavydp mean` |
+//! | 5 | [`params`] | `--param` maps, typed access, documentation rows, [`params::FitError`] (re-exported by [`algorithms`]) |
+//! | 5 | [`constraints`] | ℓ1 ball, ℓ2 ball, simplex, vertex polytope, sparse set: projection, LMO, vertex scores |
+//! | 4 | [`mechanisms`] | Laplace, Gaussian, exponential (Gumbel-max), report-noisy-min, Peeling; every release is charged first |
+//! | 4 | [`data`] | [`data::Dataset`] (n × d row-major, contiguous), the CSV reader, the papers' synthetic scenarios |
+//! | 3 | [`noise`] | the ChaCha20 generator and the Laplace / Gaussian / Gumbel samplers |
+//! | 2 | [`privacy`] | budgets, composition (basic, advanced, zCDP, parallel), conversions, the [`privacy::PrivacyLedger`] |
+//! | 1 | [`loss`] | squared, logistic, Huber, absolute, biweight losses in residual form; deterministic parallel gradient / risk passes |
+//! | 1 | [`linalg`] | dense kernels (dot, axpy, norms, margins), small symmetric systems |
 //!
 //! ## Paper → algorithm map
 //!
@@ -61,6 +65,7 @@ pub mod loss;
 pub mod mechanisms;
 pub mod model;
 pub mod noise;
+pub mod params;
 pub mod pipeline;
 pub mod preprocess;
 pub mod privacy;

@@ -135,7 +135,13 @@ impl ModelFile {
             path: path.into(),
             reason: e.to_string(),
         })?;
-        let mut m: ModelFile = serde_json::from_str(&text).map_err(|e| ModelError::Invalid {
+        ModelFile::parse(&text, path)
+    }
+
+    /// Parses and checks the text of a model file (`path` is used in messages); what
+    /// [`ModelFile::read`] does after reading the file, and what `tests/fuzz.rs` feeds.
+    pub fn parse(text: &str, path: &str) -> Result<ModelFile, ModelError> {
+        let mut m: ModelFile = serde_json::from_str(text).map_err(|e| ModelError::Invalid {
             path: path.into(),
             reason: e.to_string(),
         })?;
@@ -321,7 +327,7 @@ pub fn evaluate_affine(
         support_recall: None,
     };
     if let Some(ws) = w_star {
-        let r_star = crate::linalg::mean_loss(loss, data.x(), data.y(), d, ws);
+        let r_star = crate::loss::mean_loss(loss, data.x(), data.y(), d, ws);
         out.excess_risk = Some(out.risk - r_star);
         let diff: Vec<f64> = w.iter().zip(ws).map(|(a, b)| a - b).collect();
         out.l2_error = Some(norm2(&diff));

@@ -248,6 +248,26 @@ pub fn resolve(
     })
 }
 
+/// Parses repeated `--param KEY=VALUE` words into a [`ParamMap`] (keys and values
+/// trimmed); a word without `=`, an empty key or value, or a key given twice is an error.
+/// The CLI's parser of every `--param` flag (fuzzed by `tests/fuzz.rs`).
+pub fn parse_params(raw: &[String]) -> Result<ParamMap, String> {
+    let mut m = ParamMap::new();
+    for p in raw {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| format!("--param '{p}': expected KEY=VALUE"))?;
+        let (k, v) = (k.trim(), v.trim());
+        if k.is_empty() || v.is_empty() {
+            return Err(format!("--param '{p}': expected KEY=VALUE"));
+        }
+        if m.insert(k.to_string(), v.to_string()).is_some() {
+            return Err(format!("--param {k} is given more than once"));
+        }
+    }
+    Ok(m)
+}
+
 /// Parses a number flag with a message that names the flag.
 pub fn parse_number(flag: &str, v: &str) -> Result<f64, String> {
     v.trim()

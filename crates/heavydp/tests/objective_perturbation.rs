@@ -75,8 +75,8 @@ fn excess(
             Budget::new(1.0, 1e-5).unwrap(),
             s + 1000,
         );
-        assert_eq!(opt.status, FitStatus::Converged);
-        assert_eq!(private.status, FitStatus::Converged);
+        assert_eq!(opt.status, FitStatus::MaxIterations);
+        assert_eq!(private.status, FitStatus::MaxIterations);
         assert!(private.privacy.epsilon <= 1.0);
         let r_opt = empirical_risk(&loss, &data, &opt.weights);
         let r = empirical_risk(&loss, &data, &private.weights);
@@ -161,7 +161,7 @@ fn objective_perturbation_registry_fit_and_model_file() {
             budget,
             3,
         );
-        assert_eq!(r.status, FitStatus::Converged);
+        assert_eq!(r.status, FitStatus::MaxIterations);
         assert!(domain.contains(&r.weights, 1e-9));
         assert_eq!(r.privacy.model, PrivacyModel::Approx);
         assert!(r.privacy.epsilon <= 0.5 && r.privacy.delta == 1e-6);
@@ -175,7 +175,7 @@ fn objective_perturbation_registry_fit_and_model_file() {
             Some(3),
         );
         let json = serde_json::to_value(&m).unwrap();
-        assert_eq!(json["status"], "converged");
+        assert_eq!(json["status"], "completed");
         assert_eq!(json["privacy"]["model"], "approx");
         // Data-dependent solver diagnostics are never written.
         assert!(json["hyperparameters"]

@@ -81,7 +81,9 @@
 //! refit), `cv_rows` (rows used by CV, 0 without CV), `cv_error` (mean held-out squared
 //! error at λ*), `size_untruncated` (non-zeros of the CV fit before truncation),
 //! `iterations` (LAMM steps of the refit at λ*), `refit_iterations_total`,
-//! `excluded_columns` (constant columns), `cv_not_converged` (CV fits that hit `max_iter`).
+//! `excluded_columns` (constant columns). Whether LAMM met its stopping rule is not
+//! recorded, and the status is `completed` either way (issue 18: no status bit computed
+//! from the data outside the released values).
 //!
 //! # Deviations from the package (documented choices)
 //!
@@ -1145,7 +1147,7 @@ impl AdaHuber {
         grid: &[f64],
         cv_rows: usize,
         rng: &mut dyn RngCore,
-    ) -> (Vec<f64>, usize) {
+    ) -> Vec<f64> {
         let n = data.n();
         let d = data.d();
         // the CV sample (sorted row ids) and a column-major copy of it, made once
@@ -1176,7 +1178,7 @@ impl AdaHuber {
         }
         let k = self.folds;
         let opts = self.lamm_options();
-        let per_fold: Vec<(Vec<f64>, usize)> = (0..k)
+        let per_fold: Vec<Vec<f64>> = (0..k)
             .into_par_iter()
             .map(|f| {
                 // positions in the sample (ascending) and the matching row ids
@@ -1206,31 +1208,25 @@ impl AdaHuber {
                 let mut rt = vec![0.0; test.len()];
                 let mut ws = Workspace::default();
                 let mut errors = Vec::with_capacity(grid.len());
-                let mut not_converged = 0;
                 let mut warm: Option<Vec<f64>> = None;
                 let mut phi: Option<f64> = None;
                 for &lam in grid {
                     let res = lamm(&tr, lam, &opts, warm.as_deref(), phi, &mut ws);
                     phi = Some(res.phi / opts.gamma);
-                    if !res.converged {
-                        not_converged += 1;
-                    }
                     residuals(&te, &yt, &res.beta, &mut rt, &mut ws);
                     errors.push(rt.iter().map(|v| v * v).sum::<f64>());
                     warm = Some(res.beta);
                 }
-                (errors, not_converged)
+                errors
             })
             .collect();
         let mut total = vec![0.0; grid.len()];
-        let mut not_converged = 0;
-        for (e, nc) in per_fold {
+        for e in per_fold {
             for (t, v) in total.iter_mut().zip(e) {
                 *t += v;
             }
-            not_converged += nc;
         }
-        (total, not_converged)
+        total
     }
 }
 
@@ -1310,7 +1306,6 @@ impl PrivateAlgorithm for AdaHuber {
         hp(&mut h, "excluded_columns", excluded);
         hp(&mut h, "standardisation", "scale-only (no intercept)");
 
-        let mut cv_not_converged = 0;
         // λ* and the λ sequence of the refit (ending at λ*)
         let lambda: Option<(f64, Vec<f64>)> = match self.lambda {
             Some(l) => {
@@ -1326,8 +1321,7 @@ impl PrivateAlgorithm for AdaHuber {
             }
             None if lmax > 0.0 && lmax.is_finite() => {
                 let grid = lambda_grid(lmax, self.lambda_min_ratio, self.num_lambda);
-                let (errors, nc) = self.cross_validate(data, &scale, &grid, plan.cv_rows, rng);
-                cv_not_converged = nc;
+                let errors = self.cross_validate(data, &scale, &grid, plan.cv_rows, rng);
                 let mut best = 0;
                 for (i, e) in errors.iter().enumerate() {
                     if e.total_cmp(&errors[best]) == std::cmp::Ordering::Less {
@@ -1360,13 +1354,6 @@ impl PrivateAlgorithm for AdaHuber {
         for i in 1..total_steps {
             observer.on_iteration(i);
         }
-        hp(&mut h, "cv_not_converged", cv_not_converged);
-        if cv_not_converged > 0 {
-            notes.push(format!(
-                "{cv_not_converged} cross-validation fit(s) stopped at max_iter = {}",
-                self.max_iter
-            ));
-        }
 
         let (mut w, status) = match lambda {
             Some((lam, path)) => {
@@ -1396,25 +1383,14 @@ impl PrivateAlgorithm for AdaHuber {
                 hp(&mut h, "iterations", res.iterations);
                 hp(&mut h, "refit_path_length", path.len());
                 hp(&mut h, "refit_iterations_total", total_iterations);
-                hp(&mut h, "converged", res.converged);
                 let w: Vec<f64> = res.beta.iter().zip(&scale).map(|(b, s)| b * s).collect();
-                let status = if res.converged {
-                    FitStatus::Converged
-                } else {
-                    notes.push(format!(
-                        "the refit stopped at max_iter = {} before its stopping rule",
-                        self.max_iter
-                    ));
-                    FitStatus::ToleranceNotReached
-                };
-                (w, status)
+                (w, FitStatus::MaxIterations)
             }
             None => {
                 hp(&mut h, "lambda", 0.0);
                 hp(&mut h, "tau", start_tau(data.y()));
                 hp(&mut h, "iterations", 0);
-                hp(&mut h, "converged", true);
-                (vec![0.0; d], FitStatus::Converged)
+                (vec![0.0; d], FitStatus::MaxIterations)
             }
         };
         observer.on_iteration(total_steps);

@@ -558,7 +558,7 @@ impl PrivateAlgorithm for AdaSsp {
         }
         Ok(FitReport {
             weights: theta,
-            status: FitStatus::Converged,
+            status: FitStatus::MaxIterations,
             privacy: ledger.summary(self.privacy_model()),
             hyperparameters: h,
             trace,

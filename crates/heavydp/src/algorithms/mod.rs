@@ -30,87 +30,45 @@ pub mod mirror_descent;
 pub mod objective_perturbation;
 pub mod private_gd;
 
-use crate::constraints::{ConstraintSet, DomainError};
-use crate::data::{DataError, Dataset};
-use crate::loss::{Loss, LossError, LossKind};
+pub use crate::params::{
+    fail_prob_param, formula_epsilon, hp, with_default_delta, AlgorithmInfo, FitError, ParamInfo,
+    ParamMap, Params,
+};
+
+use crate::constraints::ConstraintSet;
+use crate::data::Dataset;
+use crate::loss::{Loss, LossKind};
 use crate::privacy::{Budget, PrivacyError, PrivacyModel, PrivacySpent};
 use rand::RngCore;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use thiserror::Error;
 
-/// Errors of algorithm construction, validation and fitting. Messages depend only on
-/// names, shapes, flags and public parameters — never on data values.
-#[derive(Debug, Error, Clone, PartialEq)]
-pub enum FitError {
-    #[error("unknown algorithm '{0}' (run `heavydp algorithms` for the list)")]
-    UnknownAlgorithm(String),
-    #[error("{algorithm}: unknown parameter '{param}' (accepted: {accepted})")]
-    UnknownParameter {
-        algorithm: &'static str,
-        param: String,
-        accepted: String,
-    },
-    #[error("{algorithm}: parameter {param}: {reason}")]
-    BadParameter {
-        algorithm: &'static str,
-        param: String,
-        reason: String,
-    },
-    #[error("{algorithm}: {reason}")]
-    Unsupported {
-        algorithm: &'static str,
-        reason: String,
-    },
-    #[error("{algorithm} assumes bounded data: give the public bound with --param bound=B (features and target are clipped to [-B, B]; the bound is never read from the data)")]
-    BoundRequired { algorithm: &'static str },
-    #[error("{algorithm}: n = {n} records is too few for {needed} disjoint data chunks")]
-    TooFewRecords {
-        algorithm: &'static str,
-        n: usize,
-        needed: usize,
-    },
-    #[error(transparent)]
-    Privacy(#[from] PrivacyError),
-    #[error(transparent)]
-    Loss(#[from] LossError),
-    #[error(transparent)]
-    Domain(#[from] DomainError),
-    #[error(transparent)]
-    Data(#[from] DataError),
-}
-
-/// How a fit ended.
+/// How a fit ended: a function of public quantities only (issue 18). Whether an inner
+/// solver met its tolerance depends on the data, so it is not a status: a fit that ran is
+/// `completed`, whatever its solver did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
 pub enum FitStatus {
-    /// A tolerance-based stopping rule was met (inner solvers).
-    Converged,
-    /// The planned number of iterations ran: the normal end of a private iterative method.
-    /// Written `"completed"`; model files of earlier versions say `"max_iterations"` for the
-    /// same thing (both are read, see [`FitStatus::parse`]).
-    #[serde(rename = "completed", alias = "max_iterations")]
+    /// The planned computation ran: the normal end of every fit. Written `"completed"`;
+    /// model files of earlier versions say `"max_iterations"` or (a data-dependent bit
+    /// then) `"converged"` for a fit that ended normally: both are read as `completed`
+    /// (see [`FitStatus::parse`]).
+    #[serde(rename = "completed", alias = "max_iterations", alias = "converged")]
     MaxIterations,
-    /// The inner solver stopped before its tolerance; the guarantee that needs an exact
-    /// minimiser (objective perturbation) is then only approximate.
-    ToleranceNotReached,
 }
 
 impl FitStatus {
-    /// The name written in model files: `completed`, `converged` or `tolerance_not_reached`.
+    /// The name written in model files: `completed`.
     pub fn name(self) -> &'static str {
         match self {
-            FitStatus::Converged => "converged",
             FitStatus::MaxIterations => "completed",
-            FitStatus::ToleranceNotReached => "tolerance_not_reached",
         }
     }
-    /// Reads a status name; the pre-0.1 name `max_iterations` reads as `completed`.
+    /// Reads a status name; the earlier names `max_iterations` and `converged` read as
+    /// `completed`. An older file's `tolerance_not_reached` is no status of this version
+    /// (`None`): the model reader keeps the word as it was written.
     pub fn parse(name: &str) -> Option<FitStatus> {
         match name {
-            "converged" => Some(FitStatus::Converged),
-            "completed" | "max_iterations" => Some(FitStatus::MaxIterations),
-            "tolerance_not_reached" => Some(FitStatus::ToleranceNotReached),
+            "completed" | "max_iterations" | "converged" => Some(FitStatus::MaxIterations),
             _ => None,
         }
     }
@@ -173,130 +131,6 @@ pub trait PrivateAlgorithm {
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError>;
-}
-
-/// A parameter's documentation for `heavydp algorithms --json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ParamInfo {
-    pub name: &'static str,
-    pub default: &'static str,
-    pub meaning: &'static str,
-    pub source: &'static str,
-}
-
-/// An algorithm's row in `heavydp algorithms`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AlgorithmInfo {
-    pub name: &'static str,
-    pub paper: &'static str,
-    /// A short public description of the data and task the algorithm suits
-    /// (the "use when" column of `heavydp algorithms`).
-    pub use_when: &'static str,
-    pub privacy: &'static str,
-    pub losses: Vec<&'static str>,
-    pub domains: Vec<&'static str>,
-    pub parameters: Vec<ParamInfo>,
-}
-
-/// Raw `--param KEY=VALUE` pairs.
-pub type ParamMap = BTreeMap<String, String>;
-
-/// Typed access to a [`ParamMap`] that rejects unknown keys and malformed values.
-pub struct Params<'a> {
-    algorithm: &'static str,
-    map: &'a ParamMap,
-}
-
-impl<'a> Params<'a> {
-    /// Checks that every key is in `accepted`.
-    pub fn new(
-        algorithm: &'static str,
-        map: &'a ParamMap,
-        accepted: &[&str],
-    ) -> Result<Self, FitError> {
-        for k in map.keys() {
-            if !accepted.contains(&k.as_str()) {
-                return Err(FitError::UnknownParameter {
-                    algorithm,
-                    param: k.clone(),
-                    accepted: if accepted.is_empty() {
-                        "none".into()
-                    } else {
-                        accepted.join(", ")
-                    },
-                });
-            }
-        }
-        Ok(Params { algorithm, map })
-    }
-
-    fn bad(&self, key: &str, reason: impl Into<String>) -> FitError {
-        FitError::BadParameter {
-            algorithm: self.algorithm,
-            param: key.to_string(),
-            reason: reason.into(),
-        }
-    }
-
-    /// A positive finite number.
-    pub fn positive(&self, key: &str) -> Result<Option<f64>, FitError> {
-        match self.map.get(key) {
-            None => Ok(None),
-            Some(v) => match v.parse::<f64>() {
-                Ok(x) if x.is_finite() && x > 0.0 => Ok(Some(x)),
-                _ => Err(self.bad(key, format!("expected a number > 0, got '{v}'"))),
-            },
-        }
-    }
-
-    /// A non-negative finite number.
-    pub fn non_negative(&self, key: &str) -> Result<Option<f64>, FitError> {
-        match self.map.get(key) {
-            None => Ok(None),
-            Some(v) => match v.parse::<f64>() {
-                Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
-                _ => Err(self.bad(key, format!("expected a number >= 0, got '{v}'"))),
-            },
-        }
-    }
-
-    /// An integer ≥ `min`.
-    pub fn integer(&self, key: &str, min: usize) -> Result<Option<usize>, FitError> {
-        match self.map.get(key) {
-            None => Ok(None),
-            Some(v) => match v.parse::<usize>() {
-                Ok(x) if x >= min => Ok(Some(x)),
-                _ => Err(self.bad(key, format!("expected an integer >= {min}, got '{v}'"))),
-            },
-        }
-    }
-
-    /// One of a fixed set of words.
-    pub fn choice(
-        &self,
-        key: &str,
-        options: &[&'static str],
-    ) -> Result<Option<&'static str>, FitError> {
-        match self.map.get(key) {
-            None => Ok(None),
-            Some(v) => options
-                .iter()
-                .find(|o| **o == v.as_str())
-                .copied()
-                .map(Some)
-                .ok_or_else(|| {
-                    self.bad(
-                        key,
-                        format!("expected one of {}, got '{v}'", options.join(", ")),
-                    )
-                }),
-        }
-    }
-
-    /// The raw string value.
-    pub fn string(&self, key: &str) -> Option<&'a str> {
-        self.map.get(key).map(|s| s.as_str())
-    }
 }
 
 /// Public constants of a problem whose records are clipped to ‖x‖_∞ ≤ B, |y| ≤ B
@@ -527,18 +361,9 @@ pub fn default_loss_and_domain(name: &str) -> (&'static str, &'static str) {
     }
 }
 
-/// Helper for algorithms' hyperparameter maps.
-pub fn hp(
-    map: &mut BTreeMap<String, serde_json::Value>,
-    key: &str,
-    v: impl Into<serde_json::Value>,
-) {
-    map.insert(key.to_string(), v.into());
-}
-
 /// Evaluates the mean loss of `w` on a dataset (a convenience for tests and reports).
 pub fn empirical_risk(loss: &LossKind, data: &Dataset, w: &[f64]) -> f64 {
-    crate::linalg::mean_loss(loss, data.x(), data.y(), data.d(), w)
+    crate::loss::mean_loss(loss, data.x(), data.y(), data.d(), w)
 }
 
 /// The loss trait object for a kind (handy for generic kernels).
@@ -648,30 +473,6 @@ pub fn check_chunks(algorithm: &'static str, n: usize, t: usize) -> Result<(), F
     Ok(())
 }
 
-/// The ε used in default-parameter formulas: the budget's ε, or 1 when ε = ∞, so that a
-/// non-private run is the same iteration (same T, scales, steps) as an ε = 1 run with
-/// the noise removed.
-pub fn formula_epsilon(budget: &Budget) -> f64 {
-    if budget.is_non_private() {
-        1.0
-    } else {
-        budget.epsilon
-    }
-}
-
-/// The default δ = n^{−1.1} of the Hu et al. (ε, δ) algorithms (spec Hu X.2, "when not
-/// given"), applied when the budget's δ is 0. A public function of n.
-pub fn with_default_delta(budget: Budget, n: usize) -> Budget {
-    if budget.is_non_private() || budget.delta > 0.0 {
-        budget
-    } else {
-        Budget {
-            epsilon: budget.epsilon,
-            delta: (n.max(2) as f64).powf(-1.1),
-        }
-    }
-}
-
 /// ⌊x⌋ with a guard against pow() landing just below an integer, and at least 1
 /// (spec Hu C, "heavydp defaults").
 pub fn floor_at_least_one(x: f64) -> usize {
@@ -717,18 +518,5 @@ pub fn sparse_domain(
             algorithm,
             reason: "needs the domain 'sparse' (--domain sparse --sparsity S, S = the target sparsity s*)".into(),
         }),
-    }
-}
-
-/// Reads `fail_prob` (ζ, the utility theorems' failure probability; default 0.05).
-pub fn fail_prob_param(algorithm: &'static str, p: &Params) -> Result<f64, FitError> {
-    match p.positive("fail_prob")? {
-        Some(z) if z >= 1.0 => Err(FitError::BadParameter {
-            algorithm,
-            param: "fail_prob".into(),
-            reason: format!("expected a probability in (0, 1), got {z}"),
-        }),
-        Some(z) => Ok(z),
-        None => Ok(0.05),
     }
 }

@@ -375,6 +375,18 @@ impl PrivateGd {
                 (r, nf * nf * eps_f * eps_f / (df * r * r))
             }
         };
+        // A default R = M·(…) can underflow to 0 for a tiny M (found by tests/fuzz.rs:
+        // M = 1.5e-323 at epsilon = 1e-6 reached the Gaussian mechanism with sensitivity 0).
+        if !(radius.is_finite() && radius >= f64::MIN_POSITIVE) {
+            return Err(FitError::BadParameter {
+                algorithm: name,
+                param: if self.radius.is_some() { "R" } else { "M" }.into(),
+                reason: format!(
+                    "the clipping radius R = {radius:e} (from M = {:e}, n, d and epsilon) is not a positive normal number; give a larger M or R",
+                    self.m_bound
+                ),
+            });
+        }
         let big_t = self
             .t
             .unwrap_or_else(|| floor_at_least_one(t_formula))

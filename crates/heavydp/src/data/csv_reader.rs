@@ -35,6 +35,20 @@ fn parse_table<R: Read>(reader: R, path: &str) -> Result<Table, DataError> {
     if header.len() == 1 && header[0].is_empty() {
         return Err(DataError::Empty { path: path.into() });
     }
+    // A semicolon- or tab-separated file reads as one column whose name holds the
+    // separators: say so, rather than "not a number" at the first data row.
+    if let [only] = header.as_slice() {
+        if let Some((_, delimiter)) = [(';', "semicolon"), ('\t', "tab"), ('|', "vertical bar")]
+            .into_iter()
+            .find(|(c, _)| only.contains(*c))
+        {
+            return Err(DataError::Delimiter {
+                path: path.into(),
+                header: only.clone(),
+                delimiter,
+            });
+        }
+    }
     for (j, h) in header.iter().enumerate() {
         if h.is_empty() {
             return Err(DataError::EmptyColumnName {
@@ -143,10 +157,18 @@ fn split_target(t: Table, path: &str, target: &str) -> Result<Dataset, DataError
 }
 
 fn open(path: &str) -> Result<std::fs::File, DataError> {
-    std::fs::File::open(path).map_err(|e| DataError::Io {
+    let f = std::fs::File::open(path).map_err(|e| DataError::Io {
         path: path.into(),
         reason: e.to_string(),
-    })
+    })?;
+    // a folder opens on Unix, and would fail only at the first read
+    if f.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(DataError::Io {
+            path: path.into(),
+            reason: "it is a folder, not a file".into(),
+        });
+    }
+    Ok(f)
 }
 
 /// Reads a CSV file with a header; `target` names the response column.
@@ -161,7 +183,13 @@ pub fn read_csv(path: &str, target: &str) -> Result<Dataset, DataError> {
 
 /// As [`read_csv`], from a string (`name` is used in messages).
 pub fn read_csv_str(text: &str, name: &str, target: &str) -> Result<Dataset, DataError> {
-    split_target(parse_table(text.as_bytes(), name)?, name, target)
+    read_csv_bytes(text.as_bytes(), name, target)
+}
+
+/// As [`read_csv`], from the bytes of a file (`name` is used in messages); what the
+/// fuzz harness (`tests/fuzz.rs`) feeds.
+pub fn read_csv_bytes(bytes: &[u8], name: &str, target: &str) -> Result<Dataset, DataError> {
+    split_target(parse_table(bytes, name)?, name, target)
 }
 
 /// Reads a CSV file for prediction or mean estimation: returns the columns named in
@@ -268,6 +296,14 @@ mod tests {
         assert_eq!(
             err("a,a,y\n1,2,3\n"),
             "f.csv: column name 'a' appears more than once in the header"
+        );
+        assert_eq!(
+            err("x1;x2;y\n1;2;3\n"),
+            "f.csv: the delimiter looks wrong: the header is one column 'x1;x2;y', which holds semicolons; heavydp reads comma-separated files (replace each semicolon by a comma)"
+        );
+        assert_eq!(
+            err("x1\ty\n1\t2\n"),
+            "f.csv: the delimiter looks wrong: the header is one column 'x1\ty', which holds tabs; heavydp reads comma-separated files (replace each tab by a comma)"
         );
         assert_eq!(
             err("y\n1\n"),

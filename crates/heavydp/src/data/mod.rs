@@ -4,7 +4,7 @@
 mod csv_reader;
 pub mod scenarios;
 
-pub use csv_reader::{read_csv, read_csv_column, read_csv_features, read_csv_str};
+pub use csv_reader::{read_csv, read_csv_bytes, read_csv_column, read_csv_features, read_csv_str};
 
 use thiserror::Error;
 
@@ -18,6 +18,12 @@ pub enum DataError {
     Empty { path: String },
     #[error("{path}: the file has a header but no data rows")]
     NoRows { path: String },
+    #[error("{path}: the delimiter looks wrong: the header is one column '{header}', which holds {delimiter}s; heavydp reads comma-separated files (replace each {delimiter} by a comma)")]
+    Delimiter {
+        path: String,
+        header: String,
+        delimiter: &'static str,
+    },
     #[error("{path}: header column {column} is empty")]
     EmptyColumnName { path: String, column: usize },
     #[error("{path}: column name '{name}' appears more than once in the header")]

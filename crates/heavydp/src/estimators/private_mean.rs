@@ -65,11 +65,11 @@ use super::iterative_updating::{
     noisy_group_means, paper_groups, r0_eq95, r0_practical, refine, EstimateSolver, IuConfig,
 };
 use super::EstimatorError;
-use crate::algorithms::{
+use crate::mechanisms::{release, GaussianMechanism, LaplaceMechanism, Mechanism, Peeling};
+use crate::params::{
     fail_prob_param, formula_epsilon, hp, with_default_delta, AlgorithmInfo, FitError, ParamInfo,
     ParamMap, Params,
 };
-use crate::mechanisms::{release, GaussianMechanism, LaplaceMechanism, Mechanism, Peeling};
 use crate::privacy::{
     calibration_target, div_up, mul_up, shuffle_amplification, zcdp_to_approx, zhao_rho_eq24,
     zhao_shuffle_preconditions, zhao_target_rho, Accountant, Budget, Cost, PrivacyError,

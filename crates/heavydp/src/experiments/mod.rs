@@ -97,6 +97,14 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use thiserror::Error;
 
+/// First, middle and last grid point (the `--quick` grid).
+fn thin(v: &[f64]) -> Vec<f64> {
+    if v.len() <= 3 {
+        return v.to_vec();
+    }
+    vec![v[0], v[(v.len() - 1) / 2], v[v.len() - 1]]
+}
+
 /// The paper of every `hu-*` experiment.
 pub const HU_PAPER: &str =
     "Hu, Ni, Xiao & Wang (2021), High Dimensional Differentially Private Stochastic Optimization with Heavy-tailed Data";

@@ -1,7 +1,7 @@
 //! The experiment registry: ID → [`Plan`] (spec §X.3).
 
 use super::{
-    Axis, Choice, DomainKind, EvalSample, ExperimentError, ExperimentInfo, MethodSpec, Plan,
+    thin, Axis, Choice, DomainKind, EvalSample, ExperimentError, ExperimentInfo, MethodSpec, Plan,
     PlanOptions, Preset, Setting, Source, HU_PAPER,
 };
 use crate::algorithms::ParamMap;
@@ -89,14 +89,6 @@ pub fn list() -> Vec<ExperimentInfo> {
             }
         })
         .collect()
-}
-
-/// First, middle and last grid point (the `--quick` grid).
-pub(super) fn thin(v: &[f64]) -> Vec<f64> {
-    if v.len() <= 3 {
-        return v.to_vec();
-    }
-    vec![v[0], v[(v.len() - 1) / 2], v[v.len() - 1]]
 }
 
 fn range(step: f64, k: usize) -> Vec<f64> {

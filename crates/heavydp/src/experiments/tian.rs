@@ -39,7 +39,7 @@ pub fn ids() -> Vec<String> {
 }
 
 fn thin(v: &[f64]) -> Vec<f64> {
-    super::registry::thin(v)
+    super::thin(v)
 }
 
 fn ch(name: &str, value: impl Into<String>, project: bool, source: &str) -> Choice {

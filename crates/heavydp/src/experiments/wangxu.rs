@@ -224,7 +224,7 @@ fn mean_std(v: &[f64]) -> (f64, f64) {
 
 /// Mean absolute residual of `w` on the evaluation sample.
 fn risk(eval: &Dataset, w: &[f64]) -> f64 {
-    crate::linalg::mean_loss(&LossKind::Absolute, eval.x(), eval.y(), eval.d(), w)
+    crate::loss::mean_loss(&LossKind::Absolute, eval.x(), eval.y(), eval.d(), w)
 }
 
 /// Runs the experiment on the current rayon pool (thread-count independent).

@@ -13,6 +13,13 @@
 //! | `biweight` (c) | (c²/6)(1 − (1 − (r/c)²)³) if \|r\| ≤ c, c²/6 else | r(1 − (r/c)²)² on \|r\| ≤ c | — | no | Hu et al. §B (Tukey) |
 //!
 //! Logistic labels: {0, 1} are mapped to {−1, +1} by [`LossKind::prepare_labels`].
+//!
+//! [`mean_gradient`] and [`mean_loss`]: the deterministic parallel passes of a loss over
+//! the rows (built on the kernels of [`crate::linalg`]).
+
+mod passes;
+
+pub use passes::{mean_gradient, mean_loss, GradientWorkspace};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -28,8 +35,9 @@ pub enum LossError {
         param: &'static str,
         value: f64,
     },
-    #[error("logistic loss needs labels in {{-1, +1}} or {{0, 1}}: data row {row} of the target column is neither")]
-    BadLabel { row: usize },
+    /// No row and no value is named: which row holds the odd label is data (issue 18).
+    #[error("logistic loss needs labels in {{-1, +1}} or {{0, 1}}: the target column holds another value (recode it to 0/1 or -1/+1)")]
+    BadLabel,
 }
 
 /// A per-sample loss in residual form. See the module documentation.
@@ -120,16 +128,16 @@ impl LossKind {
         }
     }
 
-    /// For the logistic loss, maps labels {0, 1} to {−1, +1} (and checks every label is
-    /// one of −1, 0, +1). Other losses: unchanged. The error names the row only.
+    /// For the logistic loss, maps labels {0, 1} to {−1, +1} after checking that every
+    /// label is one of −1, 0, +1 (on an error `y` is unchanged). Other losses: unchanged.
+    /// The error names neither a row nor a value.
     pub fn prepare_labels(&self, y: &mut [f64]) -> Result<(), LossError> {
         if let LossKind::Logistic = self {
-            for (i, v) in y.iter_mut().enumerate() {
-                if *v == 0.0 {
-                    *v = -1.0;
-                } else if *v != 1.0 && *v != -1.0 {
-                    return Err(LossError::BadLabel { row: i + 1 });
-                }
+            if y.iter().any(|v| *v != 0.0 && *v != 1.0 && *v != -1.0) {
+                return Err(LossError::BadLabel);
+            }
+            for v in y.iter_mut().filter(|v| **v == 0.0) {
+                *v = -1.0;
             }
         }
         Ok(())
@@ -362,10 +370,14 @@ mod tests {
         let mut y = vec![0.0, 1.0, -1.0];
         LossKind::Logistic.prepare_labels(&mut y).unwrap();
         assert_eq!(y, vec![-1.0, 1.0, -1.0]);
-        let mut bad = vec![1.0, 0.5];
-        assert_eq!(
-            LossKind::Logistic.prepare_labels(&mut bad),
-            Err(LossError::BadLabel { row: 2 })
+        let mut bad = vec![0.0, 1.0, 0.5];
+        let e = LossKind::Logistic.prepare_labels(&mut bad);
+        assert_eq!(e, Err(LossError::BadLabel));
+        assert_eq!(bad, vec![0.0, 1.0, 0.5], "unchanged on an error");
+        let m = e.unwrap_err().to_string();
+        assert!(
+            !m.contains("row") && !m.contains("0.5") && !m.contains('3'),
+            "{m}"
         );
         assert!(matches!(
             LossKind::parse("hinge", None, None),

@@ -90,22 +90,6 @@ impl PeelingCalibration {
             PeelingCalibration::Paper => "paper",
         }
     }
-    /// Parses `--param calibration=exact|paper` (default `exact`).
-    pub fn parse(p: &crate::algorithms::Params) -> Result<Self, crate::algorithms::FitError> {
-        Ok(match p.choice("calibration", &["exact", "paper"])? {
-            Some("paper") => PeelingCalibration::Paper,
-            _ => PeelingCalibration::Exact,
-        })
-    }
-    /// The `calibration` row of a Peeling-based algorithm's parameter table.
-    pub fn param_info() -> crate::algorithms::ParamInfo {
-        crate::algorithms::ParamInfo {
-            name: "calibration",
-            default: "exact",
-            meaning: "Peeling's Laplace scale: exact = smallest scale whose composition (best of basic, advanced, zCDP) certifies the budget; paper = printed 2 lambda sqrt(3 s ln(1/delta))/eps (certifies less, and that is what is charged)",
-            source: "Hu Alg. 4 / Cai et al. Lemma 3.3; issue 20 item 5",
-        }
-    }
 }
 
 /// The Peeling mechanism. Construct with [`Peeling::new`] (exact calibration),

@@ -80,7 +80,7 @@
 
 use super::super::*;
 use super::heavy_tailed::{HtStep, ScoreSensitivity};
-use crate::linalg::{mean_gradient, GradientWorkspace};
+use crate::loss::{mean_gradient, GradientWorkspace};
 use crate::mechanisms::{release, ExponentialMechanism};
 use crate::privacy::{
     advanced_composition, approx_to_zcdp_rho, calibration_target, mul_up, pure_to_zcdp,

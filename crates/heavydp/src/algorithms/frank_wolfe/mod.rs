@@ -75,7 +75,7 @@ pub use heavy_tailed::{
 pub use lasso::{lasso_step_epsilon, shrunk_gradient_sensitivity, HtLasso, HtLassoPlan};
 
 use super::*;
-use crate::linalg::{mean_gradient, GradientWorkspace};
+use crate::loss::{mean_gradient, GradientWorkspace};
 use crate::mechanisms::{release, GaussianMechanism, ReportNoisyMin};
 use crate::privacy::{
     approx_to_zcdp_rho, calibration_target, zcdp_to_approx, Accountant, PrivacyLedger,

@@ -108,7 +108,8 @@
 pub mod potentials;
 
 use super::*;
-use crate::linalg::{axpy, mean_gradient, GradientWorkspace};
+use crate::linalg::axpy;
+use crate::loss::{mean_gradient, GradientWorkspace};
 use crate::mechanisms::{release, GaussianMechanism};
 use crate::privacy::{Accountant, PrivacyLedger};
 use potentials::{

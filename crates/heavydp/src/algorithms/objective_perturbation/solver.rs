@@ -20,7 +20,7 @@
 //! Gradients: the squared loss uses the Gram matrix XᵀX/n and Xᵀy/n, formed once
 //! (O(nd²), cache-tiled and parallel over tiles), then O(d²) per gradient; since its gradient
 //! is affine, the gradient at the extrapolated point is a combination of two known
-//! gradients. The logistic loss uses full passes ([`crate::linalg::mean_gradient`]). All
+//! gradients. The logistic loss uses full passes ([`crate::loss::mean_gradient`]). All
 //! arithmetic has a fixed order, so results do not depend on the thread count.
 //!
 //! The solver is deterministic post-processing of (clipped data, b); its diagnostics
@@ -30,8 +30,9 @@
 use crate::constraints::hull::HullProjector;
 use crate::constraints::ConstraintSet;
 use crate::data::Dataset;
-use crate::linalg::{axpy, dot, mean_gradient, GradientWorkspace};
+use crate::linalg::{axpy, dot};
 use crate::loss::LossKind;
+use crate::loss::{mean_gradient, GradientWorkspace};
 use rayon::prelude::*;
 
 /// The perturbed, regularised empirical risk J of objective perturbation (see the module
@@ -259,7 +260,7 @@ fn sub(a: &[f64], b: &[f64]) -> Vec<f64> {
 impl PerturbedErm<'_> {
     /// J(θ), evaluated directly on the data (for tests and reports).
     pub fn objective(&self, theta: &[f64]) -> f64 {
-        let risk = crate::linalg::mean_loss(
+        let risk = crate::loss::mean_loss(
             &self.loss,
             self.data.x(),
             self.data.y(),

@@ -444,7 +444,7 @@ fn solver_beats_a_long_frank_wolfe_run() {
             };
             let rf = fw.fit_seeded(&p, Budget::non_private(), 1);
             let ro = op(1.0).fit_seeded(&p, Budget::non_private(), 1);
-            assert_eq!(ro.status, FitStatus::Converged);
+            assert_eq!(ro.status, FitStatus::MaxIterations);
             let (rfw, rop) = (
                 empirical_risk(&loss, &data, &rf.weights),
                 empirical_risk(&loss, &data, &ro.weights),
@@ -479,7 +479,7 @@ fn epsilon_infinity_is_the_nonprivate_erm() {
                 let alg = ObjectivePerturbation { mu0, ..op(1.0) };
                 let prob = Problem::new(data, loss, set);
                 let r = alg.fit_seeded(&prob, Budget::non_private(), 5);
-                assert_eq!(r.status, FitStatus::Converged);
+                assert_eq!(r.status, FitStatus::MaxIterations);
                 assert_eq!(r.privacy.model, PrivacyModel::None);
                 assert!(r.privacy.epsilon.is_infinite());
                 assert_eq!(r.hyperparameters["zeta"], 0.0);
@@ -531,7 +531,7 @@ fn finite_epsilon_really_adds_noise() {
     let b = op(1.0).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 2);
     assert_ne!(base.weights, a.weights);
     assert_ne!(a.weights, b.weights);
-    assert_eq!(a.status, FitStatus::Converged);
+    assert_eq!(a.status, FitStatus::MaxIterations);
     // Same seed, same output.
     let a2 = op(1.0).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 1);
     assert_eq!(a.weights, a2.weights);
@@ -596,7 +596,7 @@ fn ledger_records_the_certified_epsilon() {
 }
 
 #[test]
-fn tolerance_not_reached_is_reported() {
+fn tolerance_not_reached_is_not_reported() {
     let (data, _) = bounded_data(400, 6, 61);
     let set = L2Ball { d: 6, radius: 1.0 };
     let alg = ObjectivePerturbation {
@@ -605,8 +605,22 @@ fn tolerance_not_reached_is_reported() {
     };
     let prob = Problem::new(&data, LossKind::Squared, &set);
     let r = alg.fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 1);
-    assert_eq!(r.status, FitStatus::ToleranceNotReached);
+    // Stopping at max_iter = 1 (before the tolerance) looks, in everything but the
+    // weights, like a fit that met it: the bit is data-dependent and not reported.
+    let full = op(1.0).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 1);
+    assert_eq!(r.status, FitStatus::MaxIterations);
+    assert_eq!(full.status, r.status);
     assert!(r.notes.iter().any(|n| n.contains("exact minimiser")));
+    let strip = |notes: &[String]| -> Vec<String> {
+        notes
+            .iter()
+            .map(|n| {
+                n.replace("max_iter = 1 ", "max_iter = N ")
+                    .replace("max_iter = 20000 ", "max_iter = N ")
+            })
+            .collect()
+    };
+    assert_eq!(strip(&r.notes), strip(&full.notes));
     assert!(!r.hyperparameters.contains_key("solver_gradient_mapping"));
     assert!(set.contains(&r.weights, 1e-12));
 }
@@ -743,5 +757,5 @@ fn pinned_output_of_a_short_seeded_fit() {
     }
     assert!((r.privacy.epsilon - 1.5082907104517356).abs() < 1e-12);
     assert!((r.hyperparameters["sigma"].as_f64().unwrap() - 0.019455447508253634).abs() < 1e-15);
-    assert_eq!(r.status, FitStatus::Converged);
+    assert_eq!(r.status, FitStatus::MaxIterations);
 }

@@ -1,0 +1,249 @@
+//! Parameter plumbing shared by the algorithms and the mean estimators: the raw
+//! `--param KEY=VALUE` map, typed access that rejects unknown keys and malformed values,
+//! the documentation rows of `heavydp algorithms --json` / `heavydp mean --list`, the
+//! error of construction, validation and fitting, and small helpers of the defaults.
+//!
+//! It sits below [`crate::algorithms`] and [`crate::estimators`] (both use it; the
+//! algorithms re-export it, so `crate::algorithms::FitError` and friends keep their
+//! paths), so that the estimators never import from the algorithms above them.
+
+use crate::constraints::DomainError;
+use crate::data::DataError;
+use crate::loss::LossError;
+use crate::mechanisms::PeelingCalibration;
+use crate::privacy::{Budget, PrivacyError};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// Errors of algorithm construction, validation and fitting. Messages depend only on
+/// names, shapes, flags and public parameters — never on data values.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum FitError {
+    #[error("unknown algorithm '{0}' (run `heavydp algorithms` for the list)")]
+    UnknownAlgorithm(String),
+    #[error("{algorithm}: unknown parameter '{param}' (accepted: {accepted})")]
+    UnknownParameter {
+        algorithm: &'static str,
+        param: String,
+        accepted: String,
+    },
+    #[error("{algorithm}: parameter {param}: {reason}")]
+    BadParameter {
+        algorithm: &'static str,
+        param: String,
+        reason: String,
+    },
+    #[error("{algorithm}: {reason}")]
+    Unsupported {
+        algorithm: &'static str,
+        reason: String,
+    },
+    #[error("{algorithm} assumes bounded data: give the public bound with --param bound=B (features and target are clipped to [-B, B]; the bound is never read from the data)")]
+    BoundRequired { algorithm: &'static str },
+    #[error("{algorithm}: n = {n} records is too few for {needed} disjoint data chunks")]
+    TooFewRecords {
+        algorithm: &'static str,
+        n: usize,
+        needed: usize,
+    },
+    #[error(transparent)]
+    Privacy(#[from] PrivacyError),
+    #[error(transparent)]
+    Loss(#[from] LossError),
+    #[error(transparent)]
+    Domain(#[from] DomainError),
+    #[error(transparent)]
+    Data(#[from] DataError),
+}
+
+/// A parameter's documentation for `heavydp algorithms --json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParamInfo {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub meaning: &'static str,
+    pub source: &'static str,
+}
+
+/// An algorithm's row in `heavydp algorithms`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AlgorithmInfo {
+    pub name: &'static str,
+    pub paper: &'static str,
+    /// A short public description of the data and task the algorithm suits
+    /// (the "use when" column of `heavydp algorithms`).
+    pub use_when: &'static str,
+    pub privacy: &'static str,
+    pub losses: Vec<&'static str>,
+    pub domains: Vec<&'static str>,
+    pub parameters: Vec<ParamInfo>,
+}
+
+/// Raw `--param KEY=VALUE` pairs.
+pub type ParamMap = BTreeMap<String, String>;
+
+/// Typed access to a [`ParamMap`] that rejects unknown keys and malformed values.
+pub struct Params<'a> {
+    algorithm: &'static str,
+    map: &'a ParamMap,
+}
+
+impl<'a> Params<'a> {
+    /// Checks that every key is in `accepted`.
+    pub fn new(
+        algorithm: &'static str,
+        map: &'a ParamMap,
+        accepted: &[&str],
+    ) -> Result<Self, FitError> {
+        for k in map.keys() {
+            if !accepted.contains(&k.as_str()) {
+                return Err(FitError::UnknownParameter {
+                    algorithm,
+                    param: k.clone(),
+                    accepted: if accepted.is_empty() {
+                        "none".into()
+                    } else {
+                        accepted.join(", ")
+                    },
+                });
+            }
+        }
+        Ok(Params { algorithm, map })
+    }
+
+    fn bad(&self, key: &str, reason: impl Into<String>) -> FitError {
+        FitError::BadParameter {
+            algorithm: self.algorithm,
+            param: key.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A positive finite number.
+    pub fn positive(&self, key: &str) -> Result<Option<f64>, FitError> {
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(v) => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() && x > 0.0 => Ok(Some(x)),
+                _ => Err(self.bad(key, format!("expected a number > 0, got '{v}'"))),
+            },
+        }
+    }
+
+    /// A non-negative finite number.
+    pub fn non_negative(&self, key: &str) -> Result<Option<f64>, FitError> {
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(v) => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
+                _ => Err(self.bad(key, format!("expected a number >= 0, got '{v}'"))),
+            },
+        }
+    }
+
+    /// An integer ≥ `min`.
+    pub fn integer(&self, key: &str, min: usize) -> Result<Option<usize>, FitError> {
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(v) => match v.parse::<usize>() {
+                Ok(x) if x >= min => Ok(Some(x)),
+                _ => Err(self.bad(key, format!("expected an integer >= {min}, got '{v}'"))),
+            },
+        }
+    }
+
+    /// One of a fixed set of words.
+    pub fn choice(
+        &self,
+        key: &str,
+        options: &[&'static str],
+    ) -> Result<Option<&'static str>, FitError> {
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(v) => options
+                .iter()
+                .find(|o| **o == v.as_str())
+                .copied()
+                .map(Some)
+                .ok_or_else(|| {
+                    self.bad(
+                        key,
+                        format!("expected one of {}, got '{v}'", options.join(", ")),
+                    )
+                }),
+        }
+    }
+
+    /// The raw string value.
+    pub fn string(&self, key: &str) -> Option<&'a str> {
+        self.map.get(key).map(|s| s.as_str())
+    }
+}
+
+/// Helper for algorithms' hyperparameter maps.
+pub fn hp(
+    map: &mut BTreeMap<String, serde_json::Value>,
+    key: &str,
+    v: impl Into<serde_json::Value>,
+) {
+    map.insert(key.to_string(), v.into());
+}
+
+/// The ε used in default-parameter formulas: the budget's ε, or 1 when ε = ∞, so that a
+/// non-private run is the same iteration (same T, scales, steps) as an ε = 1 run with
+/// the noise removed.
+pub fn formula_epsilon(budget: &Budget) -> f64 {
+    if budget.is_non_private() {
+        1.0
+    } else {
+        budget.epsilon
+    }
+}
+
+/// The default δ = n^{−1.1} of the Hu et al. (ε, δ) algorithms (spec Hu X.2, "when not
+/// given"), applied when the budget's δ is 0. A public function of n.
+pub fn with_default_delta(budget: Budget, n: usize) -> Budget {
+    if budget.is_non_private() || budget.delta > 0.0 {
+        budget
+    } else {
+        Budget {
+            epsilon: budget.epsilon,
+            delta: (n.max(2) as f64).powf(-1.1),
+        }
+    }
+}
+
+/// Reads `fail_prob` (ζ, the utility theorems' failure probability; default 0.05).
+pub fn fail_prob_param(algorithm: &'static str, p: &Params) -> Result<f64, FitError> {
+    match p.positive("fail_prob")? {
+        Some(z) if z >= 1.0 => Err(FitError::BadParameter {
+            algorithm,
+            param: "fail_prob".into(),
+            reason: format!("expected a probability in (0, 1), got {z}"),
+        }),
+        Some(z) => Ok(z),
+        None => Ok(0.05),
+    }
+}
+
+/// The `calibration` parameter of the Peeling-based algorithms and estimators (the
+/// mechanism itself, in [`crate::mechanisms`], knows nothing of `--param`).
+impl PeelingCalibration {
+    /// Parses `--param calibration=exact|paper` (default `exact`).
+    pub fn parse(p: &Params) -> Result<Self, FitError> {
+        Ok(match p.choice("calibration", &["exact", "paper"])? {
+            Some("paper") => PeelingCalibration::Paper,
+            _ => PeelingCalibration::Exact,
+        })
+    }
+    /// The `calibration` row of a Peeling-based algorithm's parameter table.
+    pub fn param_info() -> ParamInfo {
+        ParamInfo {
+            name: "calibration",
+            default: "exact",
+            meaning: "Peeling's Laplace scale: exact = smallest scale whose composition (best of basic, advanced, zCDP) certifies the budget; paper = printed 2 lambda sqrt(3 s ln(1/delta))/eps (certifies less, and that is what is charged)",
+            source: "Hu Alg. 4 / Cai et al. Lemma 3.3; issue 20 item 5",
+        }
+    }
+}
