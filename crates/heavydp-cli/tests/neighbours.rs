@@ -243,6 +243,71 @@ fn every_mean_estimator_on_neighbouring_data_differs_only_in_the_mean() {
     }
 }
 
+/// Issue 14: the same on real raw columns — the first 400 rows of the CPS 1988 wages
+/// (dollars, years, dummies) and their neighbour with row 0 replaced by an extreme
+/// worker — through the defaults (`auto`: private scales, intercept, `--radius auto`) and
+/// `mean --scale private`, whose released scales may differ too.
+#[test]
+fn real_raw_columns_on_neighbouring_data_differ_only_in_released_values() {
+    let dir = TempDir::new().unwrap();
+    let cps = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/real/cps1988_wage.csv"
+    );
+    let text = std::fs::read_to_string(cps).unwrap();
+    let lines: Vec<&str> = text.lines().take(401).collect();
+    let a = dir.path().join("cps-a.csv").to_str().unwrap().to_string();
+    let b = dir.path().join("cps-b.csv").to_str().unwrap().to_string();
+    std::fs::write(&a, lines.join("\n") + "\n").unwrap();
+    let mut nb = lines.clone();
+    nb[1] = "1e7,99,-5,1,0,1,1,1,1"; // header's 9 columns: wage, education, experience, dummies
+    std::fs::write(&b, nb.join("\n") + "\n").unwrap();
+    let fit = [
+        "fit",
+        "--algorithm",
+        "auto",
+        "--epsilon",
+        "1",
+        "--seed",
+        "5",
+    ];
+    let (ra, rb) = (
+        run(
+            &[&fit[..], &["--data", &a]].concat(),
+            &format!("{a}.m.json"),
+        ),
+        run(
+            &[&fit[..], &["--data", &b]].concat(),
+            &format!("{b}.m.json"),
+        ),
+    );
+    check("auto on cps", &ra, &rb, &released_model_field);
+    let mean = [
+        "mean",
+        "--estimator",
+        "catoni",
+        "--epsilon",
+        "1",
+        "--seed",
+        "5",
+        "--scale",
+        "private",
+    ];
+    let (ra, rb) = (
+        run(
+            &[&mean[..], &["--data", &a]].concat(),
+            &format!("{a}.mean.json"),
+        ),
+        run(
+            &[&mean[..], &["--data", &b]].concat(),
+            &format!("{b}.mean.json"),
+        ),
+    );
+    check("mean --scale private on cps", &ra, &rb, &|p: &str| {
+        p == ".mean[]" || p.starts_with(".scales.")
+    });
+}
+
 #[test]
 #[should_panic(expected = ".hyperparameters.T differs")]
 fn a_public_number_that_differs_is_caught() {
