@@ -348,12 +348,7 @@ pub fn precheck(opts: &FitOptions) -> Result<(), String> {
     let scaled = !matches!(opts.scale, ScaleMode::None);
     resolve_bound(&opts.algorithm, scaled, &mut p)?;
     resolve_unit_scale_autos(&opts.algorithm, scaled, &mut p)?;
-    if p.get("R").map(String::as_str) == Some("auto") {
-        if !scaled {
-            return Err(R_AUTO_NEEDS_SCALE.into());
-        }
-        p.remove("R");
-    }
+    take_r_auto(scaled, &mut p)?;
     let radius = match opts.radius {
         Some(RadiusOpt::Auto) if !scaled => return Err(RADIUS_AUTO_NEEDS_SCALE.into()),
         Some(RadiusOpt::Value(r)) => Some(r),
@@ -371,6 +366,19 @@ pub fn precheck(opts: &FitOptions) -> Result<(), String> {
 }
 
 const R_AUTO_NEEDS_SCALE: &str = "--param R=auto needs scaled data (--scale private or public:FILE.json): the radius is in robust standard deviations";
+/// `--param R=auto` (the Zhao family's gradient clip): taken out of `params` (the fit
+/// then sets [`auto_gradient_radius`]); an error on unscaled data. True when it was given.
+fn take_r_auto(scaled: bool, params: &mut ParamMap) -> Result<bool, String> {
+    if params.get("R").map(String::as_str) != Some("auto") {
+        return Ok(false);
+    }
+    if !scaled {
+        return Err(R_AUTO_NEEDS_SCALE.into());
+    }
+    params.remove("R");
+    Ok(true)
+}
+
 const RADIUS_AUTO_NEEDS_SCALE: &str = "--radius auto needs scaled data (--scale private or public:FILE.json): the radius is in robust standard deviations";
 
 /// Fits on `data` (taken by value: standardised in place, never copied). Errors are
@@ -439,13 +447,7 @@ pub fn fit(
     };
     // data-free gradient clip radius of the Zhao et al. family on scaled data (R=auto, or
     // neither R nor M given)
-    let r_auto = params.get("R").map(String::as_str) == Some("auto");
-    if r_auto && !scaled {
-        return Err(R_AUTO_NEEDS_SCALE.into());
-    }
-    if r_auto {
-        params.remove("R");
-    }
+    let r_auto = take_r_auto(scaled, &mut params)?;
     if scaled
         && matches!(name.as_str(), "clipped-gd" | "iterative-updating-gd")
         && !params.contains_key("R")
