@@ -93,6 +93,9 @@ pub fn describe<R: RngCore>(
     if !(share > 0.0 && share < 1.0) {
         return Err(PreprocessError::BadShare(share).to_string());
     }
+    if opts.preprocess_share.is_some() && !matches!(opts.scale, ScaleMode::Private) {
+        return Err("--preprocess-share applies only with --scale private (nothing else is learned privately before the mean)".into());
+    }
     let mut ledger = PhasedLedger::new(opts.budget);
     // 1. centres, scales and clamp bounds (scaled units) per column
     let (summaries, clamp): (Option<Vec<ColumnSummary>>, Vec<[f64; 2]>) = match &opts.scale {
@@ -421,5 +424,9 @@ mod tests {
         o.preprocess_share = Some(1.0);
         let e = describe(&data, &o, &mut rng_from_seed(1)).unwrap_err();
         assert!(e.contains("--preprocess-share"), "{e}");
+        let mut o = opts("catoni", 1.0, ScaleMode::None);
+        o.preprocess_share = Some(0.3);
+        let e = describe(&data, &o, &mut rng_from_seed(1)).unwrap_err();
+        assert!(e.contains("applies only with --scale private"), "{e}");
     }
 }
