@@ -146,6 +146,18 @@ fn run(args: &[&str], out: &str) -> Run {
     }
 }
 
+/// `args` run on the dataset `a` and on its neighbour `b` (same seed), output files
+/// named after `tag`.
+fn run_pair(args: &[&str], a: &str, b: &str, tag: &str) -> (Run, Run) {
+    let on = |data: &str| {
+        run(
+            &[args, &["--data", data]].concat(),
+            &format!("{data}.{tag}.json"),
+        )
+    };
+    (on(a), on(b))
+}
+
 fn check(what: &str, a: &Run, b: &Run, released: &dyn Fn(&str) -> bool) {
     assert_eq!(mask(&a.stdout), mask(&b.stdout), "{what}: stdout differs");
     assert_eq!(mask(&a.stderr), mask(&b.stderr), "{what}: stderr differs");
@@ -183,14 +195,7 @@ fn every_algorithm_on_neighbouring_data_differs_only_in_released_values() {
         if sparse {
             args.extend(["--sparsity", "2"]);
         }
-        let ra = run(
-            &[&args[..], &["--data", &a]].concat(),
-            &format!("{a}.{name}.json"),
-        );
-        let rb = run(
-            &[&args[..], &["--data", &b]].concat(),
-            &format!("{b}.{name}.json"),
-        );
+        let (ra, rb) = run_pair(&args, &a, &b, name);
         if name != "intercept-only" {
             // (the intercept-only model has no algorithm, so no status)
             assert_eq!(ra.file["status"], "completed", "{name}");
@@ -231,14 +236,7 @@ fn every_mean_estimator_on_neighbouring_data_differs_only_in_the_mean() {
         if name == "sparse-peeling" {
             args.extend(["--param", "s=1"]);
         }
-        let ra = run(
-            &[&args[..], &["--data", &a]].concat(),
-            &format!("{a}.{name}.json"),
-        );
-        let rb = run(
-            &[&args[..], &["--data", &b]].concat(),
-            &format!("{b}.{name}.json"),
-        );
+        let (ra, rb) = run_pair(&args, &a, &b, name);
         check(name, &ra, &rb, &|p| p == ".mean[]");
     }
 }
@@ -271,16 +269,7 @@ fn real_raw_columns_on_neighbouring_data_differ_only_in_released_values() {
         "--seed",
         "5",
     ];
-    let (ra, rb) = (
-        run(
-            &[&fit[..], &["--data", &a]].concat(),
-            &format!("{a}.m.json"),
-        ),
-        run(
-            &[&fit[..], &["--data", &b]].concat(),
-            &format!("{b}.m.json"),
-        ),
-    );
+    let (ra, rb) = run_pair(&fit, &a, &b, "m");
     check("auto on cps", &ra, &rb, &released_model_field);
     let mean = [
         "mean",
@@ -293,16 +282,7 @@ fn real_raw_columns_on_neighbouring_data_differ_only_in_released_values() {
         "--scale",
         "private",
     ];
-    let (ra, rb) = (
-        run(
-            &[&mean[..], &["--data", &a]].concat(),
-            &format!("{a}.mean.json"),
-        ),
-        run(
-            &[&mean[..], &["--data", &b]].concat(),
-            &format!("{b}.mean.json"),
-        ),
-    );
+    let (ra, rb) = run_pair(&mean, &a, &b, "mean");
     check("mean --scale private on cps", &ra, &rb, &|p: &str| {
         p == ".mean[]" || p.starts_with(".scales.")
     });
