@@ -4,9 +4,11 @@
 //! during fits, and maps errors to Python exceptions with the CLI's messages.
 //!
 //! Memory: a C-contiguous float64 feature matrix is never copied by `predict` and
-//! `private_mean` (read in place). `fit` standardises the features in place (the
-//! pipeline's design), so it copies the matrix once unless `in_place=True`, when the
-//! caller's (writable) array is lent to the core and overwritten.
+//! `private_mean` (read in place). `fit` lends it read-only: the algorithms that read
+//! through the lazy standardisation (`PrivateAlgorithm::reads_mapped_features`, among
+//! them `clipped-gd`, the `auto` choice) fit without a copy; the others get one
+//! standardised copy. With `in_place=True` (`copy_X=False`) the caller's writable array
+//! is standardised in place instead (overwritten, never copied).
 
 use heavydp::algorithms::{self, Observer, ParamMap};
 use heavydp::data::{self, Dataset, FeatureBuffer};
@@ -34,8 +36,9 @@ fn value_error(e: impl ToString) -> PyErr {
 /// Safety: built only from an array borrowed through rust-numpy's borrow tracking
 /// (`readwrite()` for `writable`, `readonly()` otherwise) that stays borrowed, on the
 /// calling thread, until the dataset holding this buffer is dropped (the calls below
-/// drop the dataset before returning). A read-only buffer is never written: only
-/// prediction uses one, and prediction only reads.
+/// drop the dataset before returning). A read-only buffer is never written:
+/// `as_mut_slice` refuses it, and the dataset asks `writable()` before any in-place
+/// step (a fit on one reads the standardised values through a lazy map, or copies).
 struct NumpyBuffer {
     ptr: *mut f64,
     len: usize,
@@ -59,6 +62,9 @@ impl FeatureBuffer for NumpyBuffer {
         );
         // SAFETY: as above, and the borrow is exclusive (readwrite).
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+    fn writable(&self) -> bool {
+        self.writable
     }
 }
 
@@ -420,7 +426,9 @@ fn fit(
             y.len()
         )));
     }
-    // Borrow (and keep borrowed until the fit returned) before building the dataset.
+    // Borrow (and keep borrowed until the fit returned) before building the dataset:
+    // read-write for `copy_X=False` (standardised in place), read-only otherwise (read
+    // through the lazy standardisation; see `PrivateAlgorithm::reads_mapped_features`).
     let mut rw = if in_place {
         Some(x.try_readwrite().map_err(|e| {
             PyValueError::new_err(format!("copy_X=False needs a writable array: {e}"))
@@ -428,23 +436,32 @@ fn fit(
     } else {
         None
     };
-    let ds = match &mut rw {
-        Some(a) => {
+    let ro = if in_place {
+        None
+    } else {
+        Some(x.try_readonly().map_err(value_error)?)
+    };
+    let buf = match (&mut rw, &ro) {
+        (Some(a), _) => {
             let s = a.as_slice_mut().map_err(value_error)?;
-            let buf = NumpyBuffer {
+            NumpyBuffer {
                 ptr: s.as_mut_ptr(),
                 len: s.len(),
                 writable: true,
-            };
-            Dataset::from_buffer(Box::new(buf), y, d, feature_names, target)
+            }
         }
-        None => {
-            let ro = x.try_readonly().map_err(value_error)?;
-            let v = ro.as_slice().map_err(value_error)?.to_vec();
-            Dataset::new(v, y, d, feature_names, target)
+        (None, Some(r)) => {
+            let s = r.as_slice().map_err(value_error)?;
+            NumpyBuffer {
+                ptr: s.as_ptr() as *mut f64,
+                len: s.len(),
+                writable: false,
+            }
         }
-    }
-    .map_err(value_error)?;
+        (None, None) => unreachable!("one of the two borrows is taken above"),
+    };
+    let ds =
+        Dataset::from_buffer(Box::new(buf), y, d, feature_names, target).map_err(value_error)?;
     if let Some(b) = budget {
         // Charge the whole (ε, δ) the fit may spend, before it touches the data.
         let model = privacy_model_of(&opts, n, d);
@@ -462,6 +479,7 @@ fn fit(
         pipeline::fit(ds, &opts, &mut rng, obs)
     })?;
     drop(rw);
+    drop(ro);
     let text = serde_json::to_string_pretty(&out.model)
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     Ok((text, out.messages))

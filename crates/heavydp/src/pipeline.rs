@@ -606,6 +606,15 @@ pub fn fit(
         }
     };
     standardization.apply(&mut data);
+    // A read-only loan is read through the map by the algorithms that can; the others
+    // get the standardised copy (see `PrivateAlgorithm::reads_mapped_features`).
+    if data.is_mapped()
+        && !resolved
+            .as_ref()
+            .is_none_or(|r| r.algorithm.reads_mapped_features())
+    {
+        data.materialise();
+    }
     preprocessing.insert(
         "centres".into(),
         serde_json::json!(standardization
@@ -690,7 +699,7 @@ pub fn fit(
     // 5. intercept
     let mut b_s = 0.0;
     if private_intercept {
-        let margins = crate::linalg::margins(data.x(), d, &weights_s);
+        let margins = data.margins(&weights_s);
         let (b, spent, how) = if logistic && weights_s.iter().all(|w| *w == 0.0) {
             preprocess::private_base_rate_intercept(data.y(), intercept_budget, rng)
         } else {

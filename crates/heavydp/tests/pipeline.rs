@@ -323,3 +323,68 @@ fn auto_radius_and_unit_scale_autos() {
     let source = gd["scaled_defaults"]["R"]["source"].as_str().unwrap();
     assert!(source.contains("auto_gradient_radius"));
 }
+
+/// A read-only loan (as the Python package lends a NumPy array it must not change).
+struct ReadOnly(Vec<f64>);
+impl data::FeatureBuffer for ReadOnly {
+    fn as_slice(&self) -> &[f64] {
+        &self.0
+    }
+    fn as_mut_slice(&mut self) -> &mut [f64] {
+        panic!("a read-only loan was written")
+    }
+    fn writable(&self) -> bool {
+        false
+    }
+}
+
+/// Issue 15 (zero-copy by default): a fit on a read-only loan — read through the lazy
+/// standardisation by the algorithms that can, materialised for the others — releases
+/// exactly the model of a fit on an owned (standardised in place) copy, and never
+/// writes the loan. `clipped-gd` (the `auto` choice) must read through the map.
+#[test]
+fn read_only_loan_fits_bit_identically_without_writing() {
+    let ds = cps(600);
+    let names: Vec<String> = algorithms::catalogue()
+        .iter()
+        .map(|a| a.name.to_string())
+        .collect();
+    assert!(names.len() > 10);
+    let mut through_map = Vec::new();
+    let mut fitted = Vec::new();
+    for name in names.iter().map(String::as_str).chain(["auto"]) {
+        let mut opts = FitOptions::new(name, 2.0);
+        opts.seed = Some(9);
+        if algorithms::default_loss_and_domain(name).1 == "sparse" {
+            opts.sparsity = Some(3);
+        }
+        let (x, y, names, target) = ds.clone().into_parts();
+        let lent =
+            Dataset::from_buffer(Box::new(ReadOnly(x.clone())), y, ds.d(), names, target).unwrap();
+        let owned = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(3), &mut NoObserver);
+        let loaned = pipeline::fit(lent, &opts, &mut rng_from_seed(3), &mut NoObserver);
+        match (owned, loaned) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(
+                    serde_json::to_value(&a.model).unwrap(),
+                    serde_json::to_value(&b.model).unwrap(),
+                    "{name}"
+                );
+                fitted.push(name);
+                if let Ok(alg) = algorithms::build(name, &ParamMap::new()) {
+                    if alg.reads_mapped_features() {
+                        through_map.push(name.to_string());
+                    }
+                }
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "{name}"),
+            (a, b) => panic!("{name}: {:?} vs {:?}", a.err(), b.err()),
+        }
+    }
+    assert!(
+        through_map.iter().any(|n| n == "clipped-gd"),
+        "{through_map:?}"
+    );
+    eprintln!("fitted: {fitted:?}; through the map: {through_map:?}");
+    assert!(fitted.len() >= 10, "{fitted:?}");
+}

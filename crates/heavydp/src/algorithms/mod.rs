@@ -131,6 +131,14 @@ pub trait PrivateAlgorithm {
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError>;
+    /// True when `fit` reads the features only through `Dataset::read_row`,
+    /// `Dataset::block` and `Dataset::margins`, so it can run on a lazily standardised
+    /// dataset (a read-only NumPy array fitted without a copy). False (the default):
+    /// the pipeline materialises the standardised features first (one copy of a
+    /// read-only loan).
+    fn reads_mapped_features(&self) -> bool {
+        false
+    }
 }
 
 /// Public constants of a problem whose records are clipped to ‖x‖_∞ ≤ B, |y| ≤ B

@@ -483,6 +483,10 @@ impl PrivateAlgorithm for PrivateGd {
             GradientEstimator::IterativeUpdating => PrivacyModel::Approx,
         }
     }
+    fn reads_mapped_features(&self) -> bool {
+        true
+    }
+
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         let name = self.name();
         let budget = with_default_delta(*budget, problem.data.n());
@@ -540,11 +544,13 @@ impl PrivateAlgorithm for PrivateGd {
         let mut trace = Vec::with_capacity(plan.big_t);
         observer.on_start(plan.big_t);
         for t in 0..plan.big_t {
+            // the per-sample gradient r·x̃ᵢ, built in `out` from the row as the fit sees
+            // it (through the lazy standardisation when there is one)
             let row = |i: usize, out: &mut [f64]| {
-                let x = data.row(i);
-                let r = loss.derivative(dot(x, &w), data.y()[i]);
-                for (o, xi) in out.iter_mut().zip(x) {
-                    *o = r * xi;
+                data.read_row(i, out);
+                let r = loss.derivative(dot(out, &w), data.y()[i]);
+                for o in out.iter_mut() {
+                    *o *= r;
                 }
             };
             // Charge first, then release.

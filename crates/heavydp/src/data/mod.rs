@@ -6,6 +6,8 @@ pub mod scenarios;
 
 pub use csv_reader::{read_csv, read_csv_bytes, read_csv_column, read_csv_features, read_csv_str};
 
+use crate::linalg::{block_rows, dot};
+use rayon::prelude::*;
 use thiserror::Error;
 
 /// Errors of data loading and validation. Messages name the file, the row and the
@@ -74,9 +76,60 @@ pub enum DataError {
 pub trait FeatureBuffer: Send + Sync {
     /// The n·d values, row-major.
     fn as_slice(&self) -> &[f64];
-    /// The same values, writable.
+    /// The same values, writable (called only when [`FeatureBuffer::writable`] is true).
     fn as_mut_slice(&mut self) -> &mut [f64];
+    /// False for a read-only loan (a NumPy array the caller did not give up): the
+    /// pipeline then reads standardised features through a [`ColumnMap`] instead of
+    /// overwriting them.
+    fn writable(&self) -> bool {
+        true
+    }
 }
+
+/// The one formula of standardisation: clamp((v − c)/s, −W, W). Used by the in-place
+/// path and by [`ColumnMap`], so both give the same bits.
+#[inline]
+pub fn standardise(v: f64, centre: f64, scale: f64, bound: f64) -> f64 {
+    ((v - centre) / scale).clamp(-bound, bound)
+}
+
+/// A per-column standardisation applied when the features are read: a fit on a
+/// dataset with a map sees x̃ᵢⱼ = [`standardise`](xᵢⱼ, cⱼ, sⱼ, W), computed row by row
+/// into a small scratch buffer, so a lent read-only matrix (a NumPy array) is never
+/// copied. Readers use [`Dataset::read_row`] and [`Dataset::block`]; the raw-slice
+/// accessors ([`Dataset::x`], [`Dataset::row`], [`Dataset::rows`]) refuse a mapped
+/// dataset (an internal error: the pipeline materialises the map for an algorithm that
+/// does not read through it, see `PrivateAlgorithm::reads_mapped_features`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnMap {
+    pub centre: Vec<f64>,
+    pub scale: Vec<f64>,
+    /// W: the winsorisation bound in scaled units (`f64::INFINITY` for none).
+    pub bound: f64,
+}
+
+impl ColumnMap {
+    /// `out[j] = standardise(raw[j], cⱼ, sⱼ, W)` for one row.
+    #[inline]
+    pub fn map_row(&self, raw: &[f64], out: &mut [f64]) {
+        for (((o, v), c), s) in out.iter_mut().zip(raw).zip(&self.centre).zip(&self.scale) {
+            *o = standardise(*v, *c, *s, self.bound);
+        }
+    }
+
+    /// Maps a row-major block of whole rows in place.
+    pub fn map_in_place(&self, block: &mut [f64]) {
+        let d = self.centre.len().max(1);
+        for row in block.chunks_mut(d) {
+            for ((v, c), s) in row.iter_mut().zip(&self.centre).zip(&self.scale) {
+                *v = standardise(*v, *c, *s, self.bound);
+            }
+        }
+    }
+}
+
+const MAPPED: &str =
+    "heavydp internal error: raw feature access on a lazily standardised dataset (use read_row/block)";
 
 /// The feature storage: an owned vector or a lent [`FeatureBuffer`].
 enum Features {
@@ -103,12 +156,23 @@ impl std::ops::DerefMut for Features {
     }
 }
 
-/// A dataset: features `x` (n × d, row-major, contiguous) and response `y`. Cloning
-/// always gives an owned copy (also of a dataset on a lent buffer).
+impl Features {
+    fn writable(&self) -> bool {
+        match self {
+            Features::Owned(_) => true,
+            Features::Lent(b) => b.writable(),
+        }
+    }
+}
+
+/// A dataset: features `x` (n × d, row-major, contiguous) and response `y`, with an
+/// optional lazy [`ColumnMap`]. Cloning always gives an owned copy (also of a dataset
+/// on a lent buffer; a mapped dataset's clone holds the mapped values).
 pub struct Dataset {
     n: usize,
     d: usize,
     x: Features,
+    map: Option<ColumnMap>,
     y: Vec<f64>,
     feature_names: Vec<String>,
     target_name: String,
@@ -116,10 +180,15 @@ pub struct Dataset {
 
 impl Clone for Dataset {
     fn clone(&self) -> Self {
+        let mut x = self.x.to_vec();
+        if let Some(m) = &self.map {
+            m.map_in_place(&mut x);
+        }
         Dataset {
             n: self.n,
             d: self.d,
-            x: Features::Owned(self.x.to_vec()),
+            x: Features::Owned(x),
+            map: None,
             y: self.y.clone(),
             feature_names: self.feature_names.clone(),
             target_name: self.target_name.clone(),
@@ -132,6 +201,7 @@ impl PartialEq for Dataset {
         self.n == o.n
             && self.d == o.d
             && self.x[..] == o.x[..]
+            && self.map == o.map
             && self.y == o.y
             && self.feature_names == o.feature_names
             && self.target_name == o.target_name
@@ -144,6 +214,7 @@ impl std::fmt::Debug for Dataset {
             .field("n", &self.n)
             .field("d", &self.d)
             .field("lent", &matches!(self.x, Features::Lent(_)))
+            .field("mapped", &self.map.is_some())
             .field("feature_names", &self.feature_names)
             .field("target_name", &self.target_name)
             .finish_non_exhaustive()
@@ -178,10 +249,13 @@ impl Dataset {
     /// The parts `(x, y, feature_names, target_name)`, without copying an owned `x`
     /// (a lent buffer is copied out).
     pub fn into_parts(self) -> (Vec<f64>, Vec<f64>, Vec<String>, String) {
-        let x = match self.x {
+        let mut x = match self.x {
             Features::Owned(v) => v,
             Features::Lent(b) => b.as_slice().to_vec(),
         };
+        if let Some(m) = &self.map {
+            m.map_in_place(&mut x);
+        }
         (x, self.y, self.feature_names, self.target_name)
     }
 
@@ -236,6 +310,7 @@ impl Dataset {
             n,
             d,
             x,
+            map: None,
             y,
             feature_names,
             target_name,
@@ -253,9 +328,90 @@ impl Dataset {
     pub fn d(&self) -> usize {
         self.d
     }
-    /// The row-major feature matrix.
+    /// The row-major feature matrix (not available on a mapped dataset: see
+    /// [`ColumnMap`]).
     pub fn x(&self) -> &[f64] {
+        assert!(self.map.is_none(), "{MAPPED}");
         &self.x
+    }
+
+    /// True when the features are read through a lazy [`ColumnMap`].
+    pub fn is_mapped(&self) -> bool {
+        self.map.is_some()
+    }
+
+    /// True when the features may be overwritten (owned, or a writable loan).
+    pub fn features_writable(&self) -> bool {
+        self.x.writable()
+    }
+
+    /// Standardises the features as they are read (no pass over the data now, no
+    /// copy); see [`ColumnMap`]. Replaces an earlier map.
+    pub fn map_lazily(&mut self, map: ColumnMap) {
+        assert_eq!(map.centre.len(), self.d);
+        assert_eq!(map.scale.len(), self.d);
+        self.map = Some(map);
+    }
+
+    /// Applies a lazy map for good: in place when the features are writable, else into
+    /// an owned copy (the one copy a read-only loan costs, for a reader that needs the
+    /// raw slice). No-op without a map.
+    pub fn materialise(&mut self) {
+        let Some(m) = self.map.take() else { return };
+        if !self.x.writable() {
+            self.x = Features::Owned(self.x.to_vec());
+        }
+        let d = self.d.max(1);
+        self.x
+            .par_chunks_mut(d * block_rows(d))
+            .for_each(|b| m.map_in_place(b));
+    }
+
+    /// Row `i` as the fit sees it (mapped when the dataset has a map), written into
+    /// `out` (length d).
+    #[inline]
+    pub fn read_row(&self, i: usize, out: &mut [f64]) {
+        let raw = &self.x[i * self.d..(i + 1) * self.d];
+        match &self.map {
+            None => out.copy_from_slice(raw),
+            Some(m) => m.map_row(raw, out),
+        }
+    }
+
+    /// Rows `start..end` as the fit sees them, row-major: the stored slice itself
+    /// without a map, or the mapped rows written into `scratch` (resized as needed;
+    /// keep one per thread and reuse it).
+    #[inline]
+    pub fn block<'a>(&'a self, start: usize, end: usize, scratch: &'a mut Vec<f64>) -> &'a [f64] {
+        let raw = &self.x[start * self.d..end * self.d];
+        match &self.map {
+            None => raw,
+            Some(m) => {
+                scratch.clear();
+                scratch.extend_from_slice(raw);
+                m.map_in_place(scratch);
+                scratch
+            }
+        }
+    }
+
+    /// Margins ⟨x̃ᵢ, w⟩ for every row, through the map when there is one (rows in
+    /// parallel; each margin is one dot product, so the result does not depend on the
+    /// block size or the thread count).
+    pub fn margins(&self, w: &[f64]) -> Vec<f64> {
+        let d = self.d.max(1);
+        let br = block_rows(d);
+        let mut out = vec![0.0; self.n];
+        out.par_chunks_mut(br)
+            .enumerate()
+            .for_each_init(Vec::new, |scratch, (b, ob)| {
+                let start = b * br;
+                let xb = self.block(start, start + ob.len(), scratch);
+                for (o, row) in ob.iter_mut().zip(xb.chunks_exact(d)) {
+                    *o = dot(row, w);
+                }
+            });
+        out
     }
     pub fn y(&self) -> &[f64] {
         &self.y
@@ -263,12 +419,14 @@ impl Dataset {
     /// Mutable response (for label preparation).
     /// Features and response, both mutable (for in-place standardisation).
     pub fn x_y_mut(&mut self) -> (&mut [f64], &mut [f64]) {
+        assert!(self.map.is_none(), "{MAPPED}");
         (&mut self.x[..], &mut self.y)
     }
     pub fn y_mut(&mut self) -> &mut [f64] {
         &mut self.y
     }
     pub fn row(&self, i: usize) -> &[f64] {
+        assert!(self.map.is_none(), "{MAPPED}");
         &self.x[i * self.d..(i + 1) * self.d]
     }
     pub fn feature_names(&self) -> &[String] {
@@ -280,12 +438,14 @@ impl Dataset {
 
     /// Rows `start..end` as borrowed slices `(x, y)`.
     pub fn rows(&self, start: usize, end: usize) -> (&[f64], &[f64]) {
+        assert!(self.map.is_none(), "{MAPPED}");
         (&self.x[start * self.d..end * self.d], &self.y[start..end])
     }
 
     /// Clips every feature and the response to [−B, B] in place (record by record; does
     /// not change the neighbouring relation). `B` must be a public bound.
     pub fn clip_in_place(&mut self, bound: f64) {
+        self.materialise();
         for v in self.x.iter_mut().chain(self.y.iter_mut()) {
             *v = v.clamp(-bound, bound);
         }
@@ -314,14 +474,16 @@ impl Dataset {
             })
             .collect::<Result<_, _>>()?;
         let mut x = Vec::with_capacity(self.n * cols.len());
+        let mut row = vec![0.0; self.d];
         for i in 0..self.n {
-            let row = self.row(i);
+            self.read_row(i, &mut row);
             x.extend(cols.iter().map(|&j| row[j]));
         }
         Ok(Dataset {
             n: self.n,
             d: cols.len(),
             x: Features::Owned(x),
+            map: None,
             y: self.y.clone(),
             feature_names: names.to_vec(),
             target_name: self.target_name.clone(),
@@ -332,14 +494,17 @@ impl Dataset {
     pub fn select_rows(&self, idx: &[usize]) -> Dataset {
         let mut x = Vec::with_capacity(idx.len() * self.d);
         let mut y = Vec::with_capacity(idx.len());
+        let mut row = vec![0.0; self.d];
         for &i in idx {
-            x.extend_from_slice(self.row(i));
+            self.read_row(i, &mut row);
+            x.extend_from_slice(&row);
             y.push(self.y[i]);
         }
         Dataset {
             n: idx.len(),
             d: self.d,
             x: Features::Owned(x),
+            map: None,
             y,
             feature_names: self.feature_names.clone(),
             target_name: self.target_name.clone(),
@@ -360,9 +525,11 @@ pub fn write_csv<W: std::io::Write>(data: &Dataset, mut w: W) -> std::io::Result
     header.push_str(&data.target_name);
     writeln!(w, "{header}")?;
     let mut line = String::with_capacity(24 * (data.d + 1));
+    let mut row = vec![0.0; data.d];
     for i in 0..data.n {
         line.clear();
-        for v in data.row(i) {
+        data.read_row(i, &mut row);
+        for v in &row {
             line.push_str(&format_float(*v));
             line.push(',');
         }

@@ -69,7 +69,7 @@
 
 pub mod quantile;
 
-use crate::data::Dataset;
+use crate::data::{ColumnMap, Dataset};
 use crate::loss::{sigmoid, LossKind};
 use crate::mechanisms::{self, ExponentialMechanism, LaplaceMechanism};
 use crate::privacy::{
@@ -284,29 +284,28 @@ impl Standardization {
         })
     }
 
-    /// Standardises `data` in place (rows in parallel; no copy of the matrix).
+    /// Standardises `data`: the response in place; the features in place when they are
+    /// writable (owned, or a loan given up with `copy_X=False`), otherwise lazily through
+    /// a [`crate::data::ColumnMap`] (a read-only NumPy array: no copy). Both use
+    /// [`crate::data::standardise`], so the fit sees the same bits either way.
     pub fn apply(&self, data: &mut Dataset) {
-        if self.winsor.is_none()
-            && self.target == ColumnScale::IDENTITY
-            && self.features.iter().all(|c| *c == ColumnScale::IDENTITY)
-        {
-            return; // the identity: no pass over the data
-        }
-        let d = data.d();
-        let f = &self.features;
-        let w = self.winsor.unwrap_or(f64::INFINITY);
-        let (x, y) = data.x_y_mut();
-        x.par_chunks_mut(d.max(1) * 1024).for_each(|block| {
-            for row in block.chunks_mut(d) {
-                for (v, c) in row.iter_mut().zip(f) {
-                    *v = ((*v - c.centre) / c.scale).clamp(-w, w);
-                }
-            }
-        });
         let t = self.target;
         if t != ColumnScale::IDENTITY {
-            y.par_iter_mut()
+            data.y_mut()
+                .par_iter_mut()
                 .for_each(|v| *v = (*v - t.centre) / t.scale);
+        }
+        if self.winsor.is_none() && self.features.iter().all(|c| *c == ColumnScale::IDENTITY) {
+            return; // the identity: no pass over the features
+        }
+        let map = ColumnMap {
+            centre: self.features.iter().map(|c| c.centre).collect(),
+            scale: self.features.iter().map(|c| c.scale).collect(),
+            bound: self.winsor.unwrap_or(f64::INFINITY),
+        };
+        data.map_lazily(map);
+        if data.features_writable() {
+            data.materialise();
         }
     }
 
