@@ -371,7 +371,10 @@ fn read_only_loan_fits_bit_identically_without_writing() {
                     "{name}"
                 );
                 fitted.push(name);
-                if let Ok(alg) = algorithms::build(name, &ParamMap::new()) {
+                let with_bound: ParamMap = [("bound".to_string(), "1".to_string())].into();
+                let built = algorithms::build(name, &ParamMap::new())
+                    .or_else(|_| algorithms::build(name, &with_bound));
+                if let Ok(alg) = built {
                     if alg.reads_mapped_features() {
                         through_map.push(name.to_string());
                     }

@@ -95,6 +95,7 @@
 //! samplers' range (2³⁵ times the sensitivity).
 
 use super::*;
+use crate::data::{RawRows, Rows};
 use crate::linalg::{axpy, cholesky_in_place, cholesky_solve, norm2, symmetric_min_eigenvalue};
 use crate::mechanisms::{release, GaussianMechanism};
 use crate::privacy::{mul_up, zhao_target_rho, Accountant, PrivacyLedger, RhoRule};
@@ -311,20 +312,33 @@ pub fn clipped_moments(
     bound_x: f64,
     bound_y: f64,
 ) -> (Vec<f64>, Vec<f64>) {
-    let n = y.len();
-    assert_eq!(x.len(), n * d);
+    assert_eq!(x.len(), y.len() * d);
+    clipped_moments_of(&RawRows { x, d }, y, coord_bound, bound_x, bound_y)
+}
+
+/// [`clipped_moments`] of any [`Rows`] (a dataset is read through its lazy
+/// standardisation when it has one: the same values as the standardised copy).
+pub fn clipped_moments_of<R: Rows + ?Sized>(
+    x: &R,
+    y: &[f64],
+    coord_bound: Option<f64>,
+    bound_x: f64,
+    bound_y: f64,
+) -> (Vec<f64>, Vec<f64>) {
+    let (n, d) = (y.len(), x.width());
     let tri = d * (d + 1) / 2;
     let width = tri + d;
     let max_blocks = ((1usize << 24) / width).clamp(1, 64);
     let rows = n.div_ceil(max_blocks).max(256);
-    let partials: Vec<Vec<f64>> = x
-        .par_chunks(rows * d.max(1))
-        .zip(y.par_chunks(rows))
-        .map(|(xb, yb)| {
+    let partials: Vec<Vec<f64>> = y
+        .par_chunks(rows)
+        .enumerate()
+        .map(|(b, yb)| {
             let mut acc = vec![0.0; width];
             let mut r = vec![0.0; d];
-            for (row, &yi) in xb.chunks_exact(d).zip(yb) {
-                r.copy_from_slice(row);
+            let mut scratch = vec![0.0; d];
+            for (k, &yi) in yb.iter().enumerate() {
+                r.copy_from_slice(x.get(b * rows + k, &mut scratch));
                 if let Some(b) = coord_bound {
                     r.iter_mut().for_each(|v| *v = v.clamp(-b, b));
                 }
@@ -455,6 +469,9 @@ impl PrivateAlgorithm for AdaSsp {
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::Zcdp
     }
+    fn reads_mapped_features(&self) -> bool {
+        true
+    }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         let budget = with_default_delta(*budget, problem.data.n());
         check_common(
@@ -488,14 +505,8 @@ impl PrivateAlgorithm for AdaSsp {
         let (n, d) = (data.n(), data.d());
         let plan = self.plan(n, d, &budget)?;
         observer.on_start(3);
-        let (xtx_upper, xty) = clipped_moments(
-            data.x(),
-            data.y(),
-            d,
-            plan.coord_bound,
-            plan.bound_x,
-            plan.bound_y,
-        );
+        let (xtx_upper, xty) =
+            clipped_moments_of(data, data.y(), plan.coord_bound, plan.bound_x, plan.bound_y);
         let mut ledger = PrivacyLedger::new(budget, Accountant::Zcdp);
         let (rel, spent) = release_statistics(&plan, &xtx_upper, &xty, &mut ledger, rng)?;
         let trace = [&plan.mech_min, &plan.mech_xx, &plan.mech_xy]

@@ -128,6 +128,50 @@ impl ColumnMap {
     }
 }
 
+/// Row access as a fit sees the rows, for kernels that serve both a raw row-major
+/// slice ([`RawRows`]) and a [`Dataset`] (through its lazy [`ColumnMap`] when it has
+/// one). A stored row is borrowed in place; a mapped one is written into `scratch`.
+pub trait Rows: Sync {
+    /// The number of columns d.
+    fn width(&self) -> usize;
+    /// Row `i` (`scratch` has length d).
+    fn get<'a>(&'a self, i: usize, scratch: &'a mut [f64]) -> &'a [f64];
+}
+
+/// A raw row-major matrix with `d` columns, read as stored.
+#[derive(Debug, Clone, Copy)]
+pub struct RawRows<'a> {
+    pub x: &'a [f64],
+    pub d: usize,
+}
+
+impl Rows for RawRows<'_> {
+    fn width(&self) -> usize {
+        self.d
+    }
+    #[inline]
+    fn get<'a>(&'a self, i: usize, _scratch: &'a mut [f64]) -> &'a [f64] {
+        &self.x[i * self.d..(i + 1) * self.d]
+    }
+}
+
+impl Rows for Dataset {
+    fn width(&self) -> usize {
+        self.d
+    }
+    #[inline]
+    fn get<'a>(&'a self, i: usize, scratch: &'a mut [f64]) -> &'a [f64] {
+        let raw = &self.x[i * self.d..(i + 1) * self.d];
+        match &self.map {
+            None => raw,
+            Some(m) => {
+                m.map_row(raw, scratch);
+                scratch
+            }
+        }
+    }
+}
+
 const MAPPED: &str =
     "heavydp internal error: raw feature access on a lazily standardised dataset (use read_row/block)";
 

@@ -190,6 +190,9 @@ impl PrivateAlgorithm for DpSlr {
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::Approx
     }
+    fn reads_mapped_features(&self) -> bool {
+        true // only through IhtLoop::run_clipped
+    }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         let budget = sparse_budget(NAME, problem, budget, &["squared"])?;
         let plan = self.plan(problem, &budget)?;

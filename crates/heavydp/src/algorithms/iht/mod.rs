@@ -31,6 +31,7 @@ pub use least_squares::{slr_step_sensitivity, DpSlr, DpSlrPlan};
 pub use robust::{HtSparseOpt, HtSparseOptPlan, SparseOptPreset, SparseTask};
 pub use truncated::{HtSparseLinreg, HtSparseLinregPlan};
 
+use crate::data::{RawRows, Rows};
 use crate::linalg::block_rows;
 use rayon::prelude::*;
 
@@ -58,13 +59,32 @@ pub fn clipped_weighted_sum<F>(
 ) where
     F: Fn(f64, f64, f64) -> f64 + Sync,
 {
+    clipped_weighted_sum_of(&RawRows { x, d }, y, rows, support, k, weight, out)
+}
+
+/// [`clipped_weighted_sum`] of any [`Rows`] (a dataset is read through its lazy
+/// standardisation when it has one: the same values as the standardised copy).
+pub fn clipped_weighted_sum_of<R, F>(
+    x: &R,
+    y: &[f64],
+    rows: &[usize],
+    support: &[(usize, f64)],
+    k: f64,
+    weight: F,
+    out: &mut [f64],
+) where
+    R: Rows + ?Sized,
+    F: Fn(f64, f64, f64) -> f64 + Sync,
+{
+    let d = x.width();
     debug_assert_eq!(out.len(), d);
     let partials: Vec<Vec<f64>> = rows
         .par_chunks(block_rows(d))
         .map(|blk| {
             let mut acc = vec![0.0; d];
+            let mut scratch = vec![0.0; d];
             for &i in blk {
-                let row = &x[i * d..(i + 1) * d];
+                let row = x.get(i, &mut scratch);
                 let (mut clipped, mut raw) = (0.0, 0.0);
                 for &(j, wj) in support {
                     clipped += row[j].clamp(-k, k) * wj;
@@ -300,7 +320,7 @@ impl IhtLoop<'_> {
         let mut sum = vec![0.0; d];
         let step = |t: usize, rows: &[usize], w: &mut Vec<f64>| {
             let support = support_of(w);
-            clipped_weighted_sum(data.x(), data.y(), d, rows, &support, k, &weight, &mut sum);
+            clipped_weighted_sum_of(data, data.y(), rows, &support, k, &weight, &mut sum);
             let step = self.steps[t] / rows.len() as f64;
             for (wj, gj) in w.iter_mut().zip(&sum) {
                 *wj += step * gj;
