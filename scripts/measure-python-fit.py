@@ -28,6 +28,8 @@ def main():
     ap.add_argument("--algorithm", default="auto")
     ap.add_argument("--epsilon", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--param", action="append", default=[],
+                    help="KEY=VALUE algorithm parameter (e.g. T=30), as the CLI's --param")
     ap.add_argument("--copy-x-false", action="store_true",
                     help="copy_X=False (standardise the caller's array in place)")
     ap.add_argument("--npy", help="also save X|y as one .npy (features then target)")
@@ -42,7 +44,8 @@ def main():
     base = peak_bytes()
     t0 = time.perf_counter()
     est = heavydp.PrivateRegressor(algorithm=args.algorithm, epsilon=args.epsilon,
-                                   random_state=7, copy_X=not args.copy_x_false).fit(X, y)
+                                   random_state=7, copy_X=not args.copy_x_false,
+                                   params=dict(p.split("=", 1) for p in args.param) or None).fit(X, y)
     dt = time.perf_counter() - t0
     extra = peak_bytes() - base
     print(json.dumps({

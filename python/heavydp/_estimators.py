@@ -189,10 +189,14 @@ _COMMON_DOC = """
         ``RAYON_NUM_THREADS`` environment variable); k: a pool of k threads. The GIL is
         released during the fit, and Ctrl-C interrupts it (KeyboardInterrupt).
     copy_X : bool, default True
-        The fit standardises the features in place. True: X is copied once (peak
-        memory about twice X). False: a C-contiguous, writable float64 X is used in
-        place and *overwritten* with the standardised values (no copy; like
-        scikit-learn's ``copy_X=False``); other inputs are converted once anyway.
+        True: X is never written. A C-contiguous float64 X is read in place: the
+        algorithms that read through the lazy standardisation (``clipped-gd`` -- the
+        ``auto`` choice --, ``iterative-updating-gd``, ``adassp``, ``dp-iht-huber``,
+        ``dp-iht-l1``, ``dp-slr``, ``ht-sparse-linreg``) fit with no copy; the others
+        copy X once, standardised (peak memory about twice X). False: a C-contiguous,
+        writable float64 X is standardised in place and *overwritten* (no copy for any
+        algorithm; like scikit-learn's ``copy_X=False``). Other inputs (float32,
+        Fortran order, ...) are converted once either way.
 
     Attributes
     ----------

@@ -366,10 +366,11 @@ def test_copy_x_false_fits_in_the_callers_memory(lin):
     assert est.coef_.tolist() == ref.coef_.tolist()
     assert Xw.ctypes.data == ptr
     assert not np.array_equal(Xw, X)  # standardised in place: the fit used this memory
-    # the default copies: X untouched
+    # the default never writes X (read through the lazy standardisation, or copied)
     X2 = X.copy()
-    heavydp.PrivateRegressor(random_state=4).fit(X2, y)
-    np.testing.assert_array_equal(X2, X)
+    for alg in ("clipped-gd", "frank-wolfe"):
+        heavydp.PrivateRegressor(algorithm=alg, random_state=4).fit(X2, y)
+        np.testing.assert_array_equal(X2, X)
     # a read-only array is never written (copied instead)
     Xr = X.copy()
     Xr.flags.writeable = False
@@ -390,8 +391,13 @@ MEM_SCRIPT = textwrap.dedent(
     if mode == "fit-inplace":
         heavydp.PrivateRegressor(algorithm="clipped-gd", params={"T": 3}, copy_X=False,
                                  random_state=0).fit(X, y)
-    elif mode == "fit-copy":
+    elif mode == "fit-default":
         heavydp.PrivateRegressor(algorithm="clipped-gd", params={"T": 3}, random_state=0).fit(X, y)
+    elif mode == "fit-auto":
+        heavydp.PrivateRegressor(params={"T": 3}, random_state=0).fit(X, y)
+    elif mode == "fit-copy":
+        # an algorithm that does not read through the lazy map: one standardised copy
+        heavydp.PrivateRegressor(algorithm="frank-wolfe", params={"T": 3}, random_state=0).fit(X, y)
     elif mode == "predict":
         m = heavydp.PrivateRegressor(algorithm="clipped-gd", params={"T": 3}, copy_X=False,
                                      random_state=0).fit(X[:1000].copy(), y[:1000])
@@ -404,7 +410,8 @@ MEM_SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("mode, limit", [("fit-inplace", 0.10), ("predict", 0.10),
+@pytest.mark.parametrize("mode, limit", [("fit-inplace", 0.10), ("fit-default", 0.10),
+                                          ("fit-auto", 0.10), ("predict", 0.10),
                                           ("mean", 0.10), ("fit-copy", 1.15)])
 def test_peak_memory_beyond_the_array(tmp_path, mode, limit):
     script = tmp_path / "mem.py"

@@ -49,6 +49,33 @@ pub fn norm_inf(v: &[f64]) -> f64 {
     v.iter().fold(0.0, |m, x| m.max(x.abs()))
 }
 
+/// Row access as a fit sees the rows, for kernels that serve both a raw row-major
+/// slice ([`RawRows`]) and a dataset (`crate::data::Dataset`, read through its lazy
+/// standardisation when it has one). A stored row is borrowed in place; a mapped one is written into `scratch`.
+pub trait Rows: Sync {
+    /// The number of columns d.
+    fn width(&self) -> usize;
+    /// Row `i` (`scratch` has length d).
+    fn get<'a>(&'a self, i: usize, scratch: &'a mut [f64]) -> &'a [f64];
+}
+
+/// A raw row-major matrix with `d` columns, read as stored.
+#[derive(Debug, Clone, Copy)]
+pub struct RawRows<'a> {
+    pub x: &'a [f64],
+    pub d: usize,
+}
+
+impl Rows for RawRows<'_> {
+    fn width(&self) -> usize {
+        self.d
+    }
+    #[inline]
+    fn get<'a>(&'a self, i: usize, _scratch: &'a mut [f64]) -> &'a [f64] {
+        &self.x[i * self.d..(i + 1) * self.d]
+    }
+}
+
 /// Rows per parallel block: about 2 MiB of data per block, at least one row.
 pub fn block_rows(d: usize) -> usize {
     ((1usize << 18) / d.max(1)).max(1)

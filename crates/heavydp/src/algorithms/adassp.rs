@@ -95,8 +95,8 @@
 //! samplers' range (2³⁵ times the sensitivity).
 
 use super::*;
-use crate::data::{RawRows, Rows};
 use crate::linalg::{axpy, cholesky_in_place, cholesky_solve, norm2, symmetric_min_eigenvalue};
+use crate::linalg::{RawRows, Rows};
 use crate::mechanisms::{release, GaussianMechanism};
 use crate::privacy::{mul_up, zhao_target_rho, Accountant, PrivacyLedger, RhoRule};
 use rayon::prelude::*;

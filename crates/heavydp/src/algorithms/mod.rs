@@ -371,7 +371,7 @@ pub fn default_loss_and_domain(name: &str) -> (&'static str, &'static str) {
 
 /// Evaluates the mean loss of `w` on a dataset (a convenience for tests and reports).
 pub fn empirical_risk(loss: &LossKind, data: &Dataset, w: &[f64]) -> f64 {
-    crate::loss::mean_loss(loss, data.x(), data.y(), data.d(), w)
+    crate::loss::mean_loss_of(loss, data, data.y(), w)
 }
 
 /// The loss trait object for a kind (handy for generic kernels).

@@ -6,7 +6,7 @@ pub mod scenarios;
 
 pub use csv_reader::{read_csv, read_csv_bytes, read_csv_column, read_csv_features, read_csv_str};
 
-use crate::linalg::{block_rows, dot};
+use crate::linalg::{block_rows, dot, Rows};
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -125,33 +125,6 @@ impl ColumnMap {
                 *v = standardise(*v, *c, *s, self.bound);
             }
         }
-    }
-}
-
-/// Row access as a fit sees the rows, for kernels that serve both a raw row-major
-/// slice ([`RawRows`]) and a [`Dataset`] (through its lazy [`ColumnMap`] when it has
-/// one). A stored row is borrowed in place; a mapped one is written into `scratch`.
-pub trait Rows: Sync {
-    /// The number of columns d.
-    fn width(&self) -> usize;
-    /// Row `i` (`scratch` has length d).
-    fn get<'a>(&'a self, i: usize, scratch: &'a mut [f64]) -> &'a [f64];
-}
-
-/// A raw row-major matrix with `d` columns, read as stored.
-#[derive(Debug, Clone, Copy)]
-pub struct RawRows<'a> {
-    pub x: &'a [f64],
-    pub d: usize,
-}
-
-impl Rows for RawRows<'_> {
-    fn width(&self) -> usize {
-        self.d
-    }
-    #[inline]
-    fn get<'a>(&'a self, i: usize, _scratch: &'a mut [f64]) -> &'a [f64] {
-        &self.x[i * self.d..(i + 1) * self.d]
     }
 }
 
@@ -688,5 +661,84 @@ mod tests {
             "y".into()
         )
         .is_err());
+    }
+
+    fn mapped_pair() -> (Dataset, Dataset, ColumnMap) {
+        let x = vec![3.0, -0.5, 0.1, -70.0, 2.5, 1e6];
+        let map = ColumnMap {
+            centre: vec![1.0, -2.0],
+            scale: vec![0.5, 3.0],
+            bound: 10.0,
+        };
+        let mut lazy = Dataset::from_buffer(
+            Box::new(ReadOnlyLender(x.clone())),
+            vec![1.0, 2.0, 3.0],
+            2,
+            default_feature_names(2),
+            "y".into(),
+        )
+        .unwrap();
+        assert!(!lazy.features_writable());
+        lazy.map_lazily(map.clone());
+        let mut eager = Dataset::from_rows(x, vec![1.0, 2.0, 3.0], 2).unwrap();
+        let (xe, _) = eager.x_y_mut();
+        for row in xe.chunks_mut(2) {
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = standardise(*v, map.centre[j], map.scale[j], map.bound);
+            }
+        }
+        (lazy, eager, map)
+    }
+
+    struct ReadOnlyLender(Vec<f64>);
+    impl FeatureBuffer for ReadOnlyLender {
+        fn as_slice(&self) -> &[f64] {
+            &self.0
+        }
+        fn as_mut_slice(&mut self) -> &mut [f64] {
+            panic!("a read-only loan was written")
+        }
+        fn writable(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn a_lazy_map_reads_the_same_values_as_the_standardised_copy() {
+        let (lazy, eager, _) = mapped_pair();
+        assert!(lazy.is_mapped() && !eager.is_mapped());
+        assert_eq!(eager.x()[5], 10.0, "winsorised at W");
+        let (mut a, mut b) = (vec![0.0; 2], Vec::new());
+        for i in 0..3 {
+            lazy.read_row(i, &mut a);
+            assert_eq!(a, eager.row(i));
+            let mut scratch = [0.0; 2];
+            assert_eq!(Rows::get(&lazy, i, &mut scratch), eager.row(i));
+        }
+        assert_eq!(lazy.block(1, 3, &mut b), &eager.x()[2..6]);
+        assert_eq!(
+            eager.block(1, 3, &mut b).as_ptr(),
+            eager.x()[2..].as_ptr(),
+            "no map: borrowed in place"
+        );
+        assert_eq!(lazy.margins(&[0.5, -2.0]), eager.margins(&[0.5, -2.0]));
+        assert_eq!(lazy.clone(), eager, "a clone holds the mapped values");
+        assert_eq!(lazy.select_rows(&[2, 0]), eager.select_rows(&[2, 0]));
+        let mut m = lazy;
+        m.materialise();
+        assert!(
+            !m.is_mapped() && !m.is_lent(),
+            "a read-only loan is copied once"
+        );
+        assert_eq!(m, eager);
+        let (lazy, ..) = mapped_pair();
+        assert_eq!(lazy.into_parts().0, eager.x());
+    }
+
+    #[test]
+    #[should_panic(expected = "internal error")]
+    fn raw_access_to_a_mapped_dataset_is_refused() {
+        let (lazy, ..) = mapped_pair();
+        let _ = lazy.x();
     }
 }

@@ -19,7 +19,7 @@
 
 mod passes;
 
-pub use passes::{mean_gradient, mean_loss, GradientWorkspace};
+pub use passes::{mean_gradient, mean_gradient_of, mean_loss, mean_loss_of, GradientWorkspace};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

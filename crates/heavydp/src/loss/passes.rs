@@ -7,6 +7,7 @@
 
 use super::Loss;
 use crate::linalg::{axpy, block_rows, dot};
+use crate::linalg::{RawRows, Rows};
 use rayon::prelude::*;
 
 /// Reusable buffers for the gradient pass (one partial gradient per row block), so
@@ -35,8 +36,21 @@ pub fn mean_gradient<L: Loss + ?Sized>(
     grad: &mut [f64],
     ws: &mut GradientWorkspace,
 ) -> f64 {
-    let m = y.len();
-    debug_assert_eq!(x.len(), m * d);
+    debug_assert_eq!(x.len(), y.len() * d);
+    mean_gradient_of(loss, &RawRows { x, d }, y, w, grad, ws)
+}
+
+/// [`mean_gradient`] over any [`Rows`] (a dataset is read through its lazy
+/// standardisation when it has one: the same values, the same sums).
+pub fn mean_gradient_of<L: Loss + ?Sized, R: Rows + ?Sized>(
+    loss: &L,
+    x: &R,
+    y: &[f64],
+    w: &[f64],
+    grad: &mut [f64],
+    ws: &mut GradientWorkspace,
+) -> f64 {
+    let (m, d) = (y.len(), x.width());
     debug_assert_eq!(w.len(), d);
     grad.iter_mut().for_each(|g| *g = 0.0);
     if m == 0 {
@@ -49,20 +63,25 @@ pub fn mean_gradient<L: Loss + ?Sized>(
     ws.partials
         .par_chunks_mut(d)
         .zip(ws.partial_loss.par_iter_mut())
-        .zip(x.par_chunks(br * d).zip(y.par_chunks(br)))
-        .for_each(|((acc, lacc), (xb, yb))| {
-            acc.iter_mut().for_each(|a| *a = 0.0);
-            let mut l = 0.0;
-            for (row, &yi) in xb.chunks_exact(d).zip(yb) {
-                let a = dot(row, w);
-                l += loss.value(a, yi);
-                let r = loss.derivative(a, yi);
-                if r != 0.0 {
-                    axpy(r, row, acc);
+        .zip(y.par_chunks(br))
+        .enumerate()
+        .for_each_init(
+            || vec![0.0; d],
+            |scratch, (b, ((acc, lacc), yb))| {
+                acc.iter_mut().for_each(|a| *a = 0.0);
+                let mut l = 0.0;
+                for (k, &yi) in yb.iter().enumerate() {
+                    let row = x.get(b * br + k, scratch);
+                    let a = dot(row, w);
+                    l += loss.value(a, yi);
+                    let r = loss.derivative(a, yi);
+                    if r != 0.0 {
+                        axpy(r, row, acc);
+                    }
                 }
-            }
-            *lacc = l;
-        });
+                *lacc = l;
+            },
+        );
     let mut total = 0.0;
     for (p, l) in ws.partials.chunks_exact(d).zip(&ws.partial_loss) {
         for (g, pi) in grad.iter_mut().zip(p) {
@@ -77,20 +96,33 @@ pub fn mean_gradient<L: Loss + ?Sized>(
 
 /// Mean loss (1/m) Σ f(⟨x_i, w⟩, y_i) (deterministic block order).
 pub fn mean_loss<L: Loss + ?Sized>(loss: &L, x: &[f64], y: &[f64], d: usize, w: &[f64]) -> f64 {
-    let m = y.len();
+    mean_loss_of(loss, &RawRows { x, d }, y, w)
+}
+
+/// [`mean_loss`] over any [`Rows`].
+pub fn mean_loss_of<L: Loss + ?Sized, R: Rows + ?Sized>(
+    loss: &L,
+    x: &R,
+    y: &[f64],
+    w: &[f64],
+) -> f64 {
+    let (m, d) = (y.len(), x.width());
     if m == 0 {
         return 0.0;
     }
     let br = block_rows(d);
-    let partial: Vec<f64> = x
-        .par_chunks(br * d)
-        .zip(y.par_chunks(br))
-        .map(|(xb, yb)| {
-            xb.chunks_exact(d)
-                .zip(yb)
-                .map(|(row, &yi)| loss.value(dot(row, w), yi))
-                .sum::<f64>()
-        })
+    let partial: Vec<f64> = y
+        .par_chunks(br)
+        .enumerate()
+        .map_init(
+            || vec![0.0; d],
+            |scratch, (b, yb)| {
+                yb.iter()
+                    .enumerate()
+                    .map(|(k, &yi)| loss.value(dot(x.get(b * br + k, scratch), w), yi))
+                    .sum::<f64>()
+            },
+        )
         .collect();
     partial.iter().sum::<f64>() / m as f64
 }

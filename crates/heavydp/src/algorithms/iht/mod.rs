@@ -31,8 +31,8 @@ pub use least_squares::{slr_step_sensitivity, DpSlr, DpSlrPlan};
 pub use robust::{HtSparseOpt, HtSparseOptPlan, SparseOptPreset, SparseTask};
 pub use truncated::{HtSparseLinreg, HtSparseLinregPlan};
 
-use crate::data::{RawRows, Rows};
 use crate::linalg::block_rows;
+use crate::linalg::{RawRows, Rows};
 use rayon::prelude::*;
 
 /// Σ_{i ∈ rows} g_i · x̃_i, where x̃_i is x_i clipped coordinate-wise at K
