@@ -45,7 +45,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(20);
     g.throughput(Throughput::Bytes((m * d * 8) as u64));
     g.bench_function("kernel/chunk_m1000_d1e4", |b| {
-        b.iter(|| clipped_weighted_sum(data.x(), data.y(), d, &chunk, &support, k, huber, &mut sum))
+        b.iter(|| clipped_weighted_sum(&data, data.y(), &chunk, &support, k, huber, &mut sum))
     });
     g.throughput(Throughput::Elements((s * d) as u64));
     g.bench_function("peeling/s5_d1e4", |b| {
@@ -54,7 +54,7 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Bytes((m * d * 8) as u64));
     g.bench_function("iteration/n1e4_d1e4", |b| {
         b.iter(|| {
-            clipped_weighted_sum(data.x(), data.y(), d, &chunk, &support, k, huber, &mut sum);
+            clipped_weighted_sum(&data, data.y(), &chunk, &support, k, huber, &mut sum);
             let mut w = vec![0.0; d];
             for &(j, v) in &support {
                 w[j] = v;
@@ -87,7 +87,7 @@ fn bench(c: &mut Criterion) {
     });
     g.throughput(Throughput::Bytes((n * d * 8) as u64));
     g.bench_function("kernel/full_n1e4_d1e4", |b| {
-        b.iter(|| clipped_weighted_sum(data.x(), data.y(), d, &all, &support, k, huber, &mut sum))
+        b.iter(|| clipped_weighted_sum(&data, data.y(), &all, &support, k, huber, &mut sum))
     });
     g.finish();
 }

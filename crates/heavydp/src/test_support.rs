@@ -189,3 +189,19 @@ pub fn params(kv: &[(&str, &str)]) -> crate::algorithms::ParamMap {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
 }
+
+/// A read-only feature loan (as the Python package lends a NumPy array it must not
+/// change): writing it panics.
+pub struct ReadOnlyLoan(pub Vec<f64>);
+
+impl crate::data::FeatureBuffer for ReadOnlyLoan {
+    fn as_slice(&self) -> &[f64] {
+        &self.0
+    }
+    fn as_mut_slice(&mut self) -> &mut [f64] {
+        panic!("a read-only loan was written")
+    }
+    fn writable(&self) -> bool {
+        false
+    }
+}

@@ -324,20 +324,6 @@ fn auto_radius_and_unit_scale_autos() {
     assert!(source.contains("auto_gradient_radius"));
 }
 
-/// A read-only loan (as the Python package lends a NumPy array it must not change).
-struct ReadOnly(Vec<f64>);
-impl data::FeatureBuffer for ReadOnly {
-    fn as_slice(&self) -> &[f64] {
-        &self.0
-    }
-    fn as_mut_slice(&mut self) -> &mut [f64] {
-        panic!("a read-only loan was written")
-    }
-    fn writable(&self) -> bool {
-        false
-    }
-}
-
 /// Issue 15 (zero-copy by default): a fit on a read-only loan — read through the lazy
 /// standardisation by the algorithms that can, materialised for the others — releases
 /// exactly the model of a fit on an owned (standardised in place) copy, and never
@@ -359,8 +345,14 @@ fn read_only_loan_fits_bit_identically_without_writing() {
             opts.sparsity = Some(3);
         }
         let (x, y, names, target) = ds.clone().into_parts();
-        let lent =
-            Dataset::from_buffer(Box::new(ReadOnly(x.clone())), y, ds.d(), names, target).unwrap();
+        let lent = Dataset::from_buffer(
+            Box::new(heavydp::test_support::ReadOnlyLoan(x.clone())),
+            y,
+            ds.d(),
+            names,
+            target,
+        )
+        .unwrap();
         let owned = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(3), &mut NoObserver);
         let loaned = pipeline::fit(lent, &opts, &mut rng_from_seed(3), &mut NoObserver);
         match (owned, loaned) {

@@ -671,7 +671,7 @@ mod tests {
             bound: 10.0,
         };
         let mut lazy = Dataset::from_buffer(
-            Box::new(ReadOnlyLender(x.clone())),
+            Box::new(crate::test_support::ReadOnlyLoan(x.clone())),
             vec![1.0, 2.0, 3.0],
             2,
             default_feature_names(2),
@@ -688,19 +688,6 @@ mod tests {
             }
         }
         (lazy, eager, map)
-    }
-
-    struct ReadOnlyLender(Vec<f64>);
-    impl FeatureBuffer for ReadOnlyLender {
-        fn as_slice(&self) -> &[f64] {
-            &self.0
-        }
-        fn as_mut_slice(&mut self) -> &mut [f64] {
-            panic!("a read-only loan was written")
-        }
-        fn writable(&self) -> bool {
-            false
-        }
     }
 
     #[test]

@@ -32,7 +32,9 @@ pub use robust::{HtSparseOpt, HtSparseOptPlan, SparseOptPreset, SparseTask};
 pub use truncated::{HtSparseLinreg, HtSparseLinregPlan};
 
 use crate::linalg::block_rows;
-use crate::linalg::{RawRows, Rows};
+#[cfg(doc)]
+use crate::linalg::RawRows;
+use crate::linalg::Rows;
 use rayon::prelude::*;
 
 /// Σ_{i ∈ rows} g_i · x̃_i, where x̃_i is x_i clipped coordinate-wise at K
@@ -46,25 +48,9 @@ use rayon::prelude::*;
 /// Parallel over fixed blocks of rows with one accumulator each; the partial sums are
 /// added in block order, so the result is bit-identical for any number of threads.
 /// A zero weight skips the row's d-vector update.
-#[allow(clippy::too_many_arguments)]
-pub fn clipped_weighted_sum<F>(
-    x: &[f64],
-    y: &[f64],
-    d: usize,
-    rows: &[usize],
-    support: &[(usize, f64)],
-    k: f64,
-    weight: F,
-    out: &mut [f64],
-) where
-    F: Fn(f64, f64, f64) -> f64 + Sync,
-{
-    clipped_weighted_sum_of(&RawRows { x, d }, y, rows, support, k, weight, out)
-}
-
-/// [`clipped_weighted_sum`] of any [`Rows`] (a dataset is read through its lazy
-/// standardisation when it has one: the same values as the standardised copy).
-pub fn clipped_weighted_sum_of<R, F>(
+/// `x` is any [`Rows`]: a raw slice ([`RawRows`]) or a dataset, read through its lazy
+/// standardisation when it has one (the same values as the standardised copy).
+pub fn clipped_weighted_sum<R, F>(
     x: &R,
     y: &[f64],
     rows: &[usize],
@@ -320,7 +306,7 @@ impl IhtLoop<'_> {
         let mut sum = vec![0.0; d];
         let step = |t: usize, rows: &[usize], w: &mut Vec<f64>| {
             let support = support_of(w);
-            clipped_weighted_sum_of(data, data.y(), rows, &support, k, &weight, &mut sum);
+            clipped_weighted_sum(data, data.y(), rows, &support, k, &weight, &mut sum);
             let step = self.steps[t] / rows.len() as f64;
             for (wj, gj) in w.iter_mut().zip(&sum) {
                 *wj += step * gj;

@@ -50,21 +50,12 @@ fn worst_change<F: Fn(f64, f64, f64) -> f64 + Sync + Copy>(
     let d = data.d();
     let rows: Vec<usize> = (0..data.n()).collect();
     let mut base = vec![0.0; d];
-    clipped_weighted_sum(data.x(), data.y(), d, &rows, support, k, weight, &mut base);
+    clipped_weighted_sum(data, data.y(), &rows, support, k, weight, &mut base);
     let mut worst: f64 = 0.0;
     for (x, y) in others {
         let alt_data = replace_row0(data, x, *y);
         let mut alt = vec![0.0; d];
-        clipped_weighted_sum(
-            alt_data.x(),
-            alt_data.y(),
-            d,
-            &rows,
-            support,
-            k,
-            weight,
-            &mut alt,
-        );
+        clipped_weighted_sum(&alt_data, alt_data.y(), &rows, support, k, weight, &mut alt);
         for (a, b) in base.iter().zip(&alt) {
             worst = worst.max(scale * (a - b).abs());
         }
@@ -95,7 +86,7 @@ fn the_kernel_is_the_plain_sum_and_thread_count_invariant() {
     let run = |threads: usize| {
         let mut out = vec![0.0; d];
         on_threads(threads, || {
-            clipped_weighted_sum(data.x(), data.y(), d, &rows, &support, k, weight, &mut out)
+            clipped_weighted_sum(&data, data.y(), &rows, &support, k, weight, &mut out)
         });
         out
     };
