@@ -8,6 +8,7 @@ pub use csv_reader::{read_csv, read_csv_bytes, read_csv_column, read_csv_feature
 
 use crate::linalg::{block_rows, dot, Rows};
 use rayon::prelude::*;
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Errors of data loading and validation. Messages name the file, the row and the
@@ -148,10 +149,12 @@ impl Rows for Dataset {
 const MAPPED: &str =
     "heavydp internal error: raw feature access on a lazily standardised dataset (use read_row/block)";
 
-/// The feature storage: an owned vector or a lent [`FeatureBuffer`].
+/// The feature storage: an owned vector or a lent [`FeatureBuffer`], shared (not
+/// copied) by the views of [`Dataset::clipped_view`]. Writing goes through
+/// [`Features::unique`]: a shared or read-only storage is copied first (copy on write).
 enum Features {
-    Owned(Vec<f64>),
-    Lent(Box<dyn FeatureBuffer>),
+    Owned(Arc<Vec<f64>>),
+    Lent(Arc<dyn FeatureBuffer>),
 }
 
 impl std::ops::Deref for Features {
@@ -166,18 +169,41 @@ impl std::ops::Deref for Features {
 
 impl std::ops::DerefMut for Features {
     fn deref_mut(&mut self) -> &mut [f64] {
+        self.unique();
         match self {
-            Features::Owned(v) => v,
-            Features::Lent(b) => b.as_mut_slice(),
+            Features::Owned(v) => Arc::get_mut(v).expect("unique after Features::unique"),
+            Features::Lent(b) => Arc::get_mut(b)
+                .expect("unique after Features::unique")
+                .as_mut_slice(),
         }
     }
 }
 
 impl Features {
+    fn owned(v: Vec<f64>) -> Self {
+        Features::Owned(Arc::new(v))
+    }
+
+    /// Writable in place, without a copy: not shared with a view, and owned or a
+    /// writable loan.
     fn writable(&self) -> bool {
         match self {
-            Features::Owned(_) => true,
-            Features::Lent(b) => b.writable(),
+            Features::Owned(v) => Arc::strong_count(v) == 1,
+            Features::Lent(b) => Arc::strong_count(b) == 1 && b.writable(),
+        }
+    }
+
+    /// Makes the storage writable in place, copying it when it is not.
+    fn unique(&mut self) {
+        if !self.writable() {
+            *self = Features::owned(self.to_vec());
+        }
+    }
+
+    fn share(&self) -> Self {
+        match self {
+            Features::Owned(v) => Features::Owned(Arc::clone(v)),
+            Features::Lent(b) => Features::Lent(Arc::clone(b)),
         }
     }
 }
@@ -204,7 +230,7 @@ impl Clone for Dataset {
         Dataset {
             n: self.n,
             d: self.d,
-            x: Features::Owned(x),
+            x: Features::owned(x),
             map: None,
             y: self.y.clone(),
             feature_names: self.feature_names.clone(),
@@ -247,7 +273,7 @@ impl Dataset {
         feature_names: Vec<String>,
         target_name: String,
     ) -> Result<Self, DataError> {
-        Self::build(Features::Owned(x), y, d, feature_names, target_name)
+        Self::build(Features::owned(x), y, d, feature_names, target_name)
     }
 
     /// As [`Dataset::new`], on a lent feature buffer instead of an owned vector: the
@@ -260,14 +286,20 @@ impl Dataset {
         feature_names: Vec<String>,
         target_name: String,
     ) -> Result<Self, DataError> {
-        Self::build(Features::Lent(x), y, d, feature_names, target_name)
+        Self::build(
+            Features::Lent(Arc::from(x)),
+            y,
+            d,
+            feature_names,
+            target_name,
+        )
     }
 
     /// The parts `(x, y, feature_names, target_name)`, without copying an owned `x`
     /// (a lent buffer is copied out).
     pub fn into_parts(self) -> (Vec<f64>, Vec<f64>, Vec<String>, String) {
         let mut x = match self.x {
-            Features::Owned(v) => v,
+            Features::Owned(v) => Arc::try_unwrap(v).unwrap_or_else(|v| v.to_vec()),
             Features::Lent(b) => b.as_slice().to_vec(),
         };
         if let Some(m) = &self.map {
@@ -375,9 +407,7 @@ impl Dataset {
     /// raw slice). No-op without a map.
     pub fn materialise(&mut self) {
         let Some(m) = self.map.take() else { return };
-        if !self.x.writable() {
-            self.x = Features::Owned(self.x.to_vec());
-        }
+        self.x.unique();
         let d = self.d.max(1);
         self.x
             .par_chunks_mut(d * block_rows(d))
@@ -475,6 +505,40 @@ impl Dataset {
         c
     }
 
+    /// The same values as [`Dataset::clipped`] (the response clipped only when
+    /// `clip_response`), without copying the features: the view shares them and clips
+    /// as it reads (a [`ColumnMap`] with bound B, composed with this dataset's map:
+    /// clamp(clamp(z, −W, W), −B, B) = clamp(z, −min(W, B), min(W, B)) exactly; without
+    /// a map, clamp((v − 0)/1, −B, B) is v clipped, bit for bit). Only the response (n
+    /// values) is copied. Readers use [`Dataset::read_row`], [`Dataset::block`] or
+    /// [`Rows`].
+    pub fn clipped_view(&self, bound: f64, clip_response: bool) -> Dataset {
+        let map = match &self.map {
+            None => ColumnMap {
+                centre: vec![0.0; self.d],
+                scale: vec![1.0; self.d],
+                bound,
+            },
+            Some(m) => ColumnMap {
+                bound: m.bound.min(bound),
+                ..m.clone()
+            },
+        };
+        let mut y = self.y.clone();
+        if clip_response {
+            y.iter_mut().for_each(|v| *v = v.clamp(-bound, bound));
+        }
+        Dataset {
+            n: self.n,
+            d: self.d,
+            x: self.x.share(),
+            map: Some(map),
+            y,
+            feature_names: self.feature_names.clone(),
+            target_name: self.target_name.clone(),
+        }
+    }
+
     /// A copy with the feature columns named in `names`, in that order (`path` is used
     /// in the error when a column is missing).
     pub fn select_features(&self, names: &[String], path: &str) -> Result<Dataset, DataError> {
@@ -499,7 +563,7 @@ impl Dataset {
         Ok(Dataset {
             n: self.n,
             d: cols.len(),
-            x: Features::Owned(x),
+            x: Features::owned(x),
             map: None,
             y: self.y.clone(),
             feature_names: names.to_vec(),
@@ -520,7 +584,7 @@ impl Dataset {
         Dataset {
             n: idx.len(),
             d: self.d,
-            x: Features::Owned(x),
+            x: Features::owned(x),
             map: None,
             y,
             feature_names: self.feature_names.clone(),
@@ -727,5 +791,39 @@ mod tests {
     fn raw_access_to_a_mapped_dataset_is_refused() {
         let (lazy, ..) = mapped_pair();
         let _ = lazy.x();
+    }
+
+    #[test]
+    fn a_clipped_view_shares_the_features_and_reads_the_clipped_values() {
+        let d = Dataset::from_rows(
+            vec![3.0, -0.5, 0.1, -7.0, -0.0, 2.0],
+            vec![2.0, -0.25, 9.0],
+            2,
+        )
+        .unwrap();
+        let v = d.clipped_view(1.0, true);
+        assert!(v.is_mapped());
+        assert!(!d.features_writable(), "shared with the view");
+        assert_eq!(v.clone(), d.clipped(1.0), "bit for bit, -0.0 included");
+        assert_eq!(v.clone().x()[4].to_bits(), (-0.0f64).to_bits());
+        let kept = d.clipped_view(1.0, false);
+        assert_eq!(kept.y(), d.y());
+        // on a lazily standardised dataset: the two clamps compose
+        let (lazy, eager, _) = mapped_pair();
+        assert_eq!(lazy.clipped_view(2.0, true).clone(), eager.clipped(2.0));
+        // writing a shared dataset copies it first (the view keeps its values)
+        let mut w = d;
+        w.clip_in_place(0.5);
+        assert_eq!(
+            v.clone(),
+            Dataset::from_rows(
+                vec![3.0, -0.5, 0.1, -7.0, -0.0, 2.0],
+                vec![2.0, -0.25, 9.0],
+                2
+            )
+            .unwrap()
+            .clipped(1.0)
+        );
+        assert!(w.features_writable());
     }
 }
