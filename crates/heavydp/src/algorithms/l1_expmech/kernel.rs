@@ -206,8 +206,11 @@ impl TruncatedScore {
         let parts: Vec<f64> = data
             .y()
             .par_chunks(RECORD_CHUNK)
-            .zip(data.x().par_chunks(RECORD_CHUNK * d))
-            .map(|(y, x)| self.chunk(x, y, d, w))
+            .enumerate()
+            .map_init(Vec::new, |scratch, (b, y)| {
+                let start = b * RECORD_CHUNK;
+                self.chunk(data.block(start, start + y.len(), scratch), y, d, w)
+            })
             .collect();
         let mut acc = Compensated::default();
         for v in parts {
@@ -235,11 +238,10 @@ impl TruncatedScore {
             3 => self.sums_const::<3>(data, cands, &mut acc),
             4 => self.sums_const::<4>(data, cands, &mut acc),
             _ => {
-                for (y, x) in data
-                    .y()
-                    .chunks(RECORD_CHUNK)
-                    .zip(data.x().chunks(RECORD_CHUNK * d))
-                {
+                let mut scratch = Vec::new();
+                for (b, y) in data.y().chunks(RECORD_CHUNK).enumerate() {
+                    let start = b * RECORD_CHUNK;
+                    let x = data.block(start, start + y.len(), &mut scratch);
                     for (a, w) in acc.iter_mut().zip(cands.chunks_exact(d)) {
                         a.add(self.chunk_dyn(x, y, d, w));
                     }
@@ -252,11 +254,10 @@ impl TruncatedScore {
     }
 
     fn sums_const<const D: usize>(&self, data: &Dataset, cands: &[f64], acc: &mut [Compensated]) {
-        for (y, x) in data
-            .y()
-            .chunks(RECORD_CHUNK)
-            .zip(data.x().chunks(RECORD_CHUNK * D))
-        {
+        let mut scratch = Vec::new();
+        for (b, y) in data.y().chunks(RECORD_CHUNK).enumerate() {
+            let start = b * RECORD_CHUNK;
+            let x = data.block(start, start + y.len(), &mut scratch);
             for (a, w) in acc.iter_mut().zip(cands.chunks_exact(D)) {
                 let w: &[f64; D] = w.try_into().expect("chunks_exact(D)");
                 a.add(if self.theta == 2.0 {

@@ -725,6 +725,9 @@ impl PrivateAlgorithm for L1RegressionExpMech {
             _ => PrivacyModel::Approx,
         }
     }
+    fn reads_mapped_features(&self) -> bool {
+        true // only through the kernel's Dataset::block
+    }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         self.plan(problem, budget).map(|_| ())
     }
