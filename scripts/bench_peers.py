@@ -127,9 +127,10 @@ def main(argv=None) -> int:
         t_comp, t_cli = heavydp_pair(xf, yf, cf, common, params, [])
         results.append(dict(case=f"HT-DP-FW ({loss})", algorithm="ht-frank-wolfe", n=n, d=d,
                             params=f"T={T}, s={s_scale:g}, beta=1", numpy=t_np, compute=t_comp, cli=t_cli,
-                            notes=("squared loss: heavydp's derivative is u - y, the reference's 2(u - y) "
-                                   "(same work); chunks: heavydp m = floor(n/T) rows each, "
-                                   "np.array_split spreads the remainder")))
+                            notes=(("squared loss: heavydp's derivative is u - y, the reference's 2(u - y) "
+                                    "(same work); " if loss == "squared" else "")
+                                   + "chunks: heavydp m = floor(n/T) rows each, np.array_split spreads "
+                                   "the remainder; w0: heavydp's default start, the reference w0 = 0")))
         del X, y, data
 
     # ---------------------------------------------------------------- DP-IHT-H
@@ -173,6 +174,8 @@ def main(argv=None) -> int:
                                    "floating-point numpy.random.laplace")))
 
     print(f"machine: {machine()}")
+    print(f"load average at the end (1, 5, 15 min): {os.getloadavg()} (other processes share the cores: "
+          f"ratios are measured in one run, absolute times are not comparable across runs)")
     print(f"numpy {np.__version__}; heavydp {a.heavydp}; n = {n}, d = {d}, epsilon = {eps}; "
           f"best of {a.reps} (heavydp) / {a.numpy_reps} (NumPy fits)")
     print()

@@ -20,7 +20,8 @@
 # does not depend on it (check: MEM_FULL=1 runs every algorithm with its defaults).
 #
 # Usage: scripts/measure-memory.sh [n] [d]       (env: HEAVYDP=path/to/heavydp,
-#        OUT=dir for the data (default a temp dir), MEM_FULL=1 for default parameters)
+#        OUT=dir for the data (default a temp dir), MEM_FULL=1 for default parameters,
+#        ONLY="name1 name2" to measure only these algorithms)
 # Needs: a release build (cargo build --release -p heavydp-cli), python3 (stdlib only),
 # GNU time (/usr/bin/time; installed with apt-get when missing).
 set -euo pipefail
@@ -117,6 +118,7 @@ row "(read: intercept-only fit)" "$(peak "$HEAVYDP" fit --algorithm intercept-on
 row "(read: evaluate)" "$(peak "$HEAVYDP" evaluate --model "$OUT/io.json" --data "$LIN")" "same CSV"
 
 while IFS=$'\t' read -r name kind extra; do
+    if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
     f=$(data_for "$kind")
     over=${OVERRIDES[$name]:-}
     # shellcheck disable=SC2086

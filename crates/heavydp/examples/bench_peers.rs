@@ -130,7 +130,12 @@ fn fit(a: &Args) {
         }),
         other => panic!("domain {other} is not used by the benchmark"),
     };
-    let alg = build(a.get("algorithm"), &a.params).expect("algorithm");
+    // As in the CLI, the Huber loss's tau is a parameter of the loss, not of the algorithm.
+    let mut params = a.params.clone();
+    if matches!(loss, LossKind::Huber { .. }) {
+        params.remove("tau");
+    }
+    let alg = build(a.get("algorithm"), &params).expect("algorithm");
     let budget = Budget::new(a.num("epsilon"), a.num_or("delta", 0.0)).expect("budget");
     let problem = Problem {
         data: &data,
@@ -251,7 +256,9 @@ fn robust(a: &Args) {
 
 fn main() {
     let raw: Vec<String> = std::env::args().skip(1).collect();
-    let (cmd, rest) = raw.split_first().expect("a subcommand: fit, peeling or csv");
+    let (cmd, rest) = raw
+        .split_first()
+        .expect("a subcommand: fit, peeling or csv");
     let a = Args::parse(rest);
     match cmd.as_str() {
         "fit" => fit(&a),

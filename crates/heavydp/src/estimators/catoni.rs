@@ -474,7 +474,7 @@ impl PsiTable {
                 x[k] = (t - center) * inv_half;
                 cubic[k] = t - self.cubic * t * t * t;
                 idx[k] = (key - self.base_key) as usize;
-                large |= !(t < t_end);
+                large |= t >= t_end || t.is_nan();
             }
             let mut v = [0.0; LANES];
             // Two elements at a time, written lane by lane so the compiler pairs the
@@ -502,7 +502,7 @@ impl PsiTable {
             if large {
                 for k in 0..len {
                     let t = a[k].abs();
-                    if !(t < t_end) {
+                    if t >= t_end || t.is_nan() {
                         v[k] = self.eval_large(t);
                     }
                 }
@@ -951,9 +951,9 @@ mod tests {
     use super::*;
     use crate::loss::LossKind;
     use crate::noise::{gaussian, rng_from_seed};
-    use rand::RngCore;
     use crate::test_support::{bits, on_threads};
     use proptest::prelude::*;
+    use rand::RngCore;
     use rand_distr::{Distribution, LogNormal, StudentT};
 
     /// Standard normal density.
@@ -1350,7 +1350,10 @@ mod tests {
                 let lo = octave * (1.0 + j as f64 / 16.0);
                 let hi = octave * (1.0 + (j + 1) as f64 / 16.0);
                 let key = lo.to_bits() >> KEY_SHIFT;
-                assert_eq!(piece_geometry(key), (0.5 * (lo + hi), 1.0 / (0.5 * (hi - lo))));
+                assert_eq!(
+                    piece_geometry(key),
+                    (0.5 * (lo + hi), 1.0 / (0.5 * (hi - lo)))
+                );
             }
         }
     }
