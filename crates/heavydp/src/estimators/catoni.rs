@@ -82,7 +82,11 @@
 //! [`crate::linalg::block_rows`]`(d)` rows, each block summing into its own partial;
 //! partials are added in block order. The block size depends only on d, so results are
 //! bit-identical for any thread count. The `_with` variants reuse a [`RobustWorkspace`]
-//! and allocate nothing after the first call.
+//! and allocate nothing after the first call. With the table, each row is evaluated in
+//! blocks of 64 values (`PsiTable::accumulate`: branch-free argument/piece/cubic and
+//! select/clamp/sum loops around the table lookups), the same values bit for bit as the
+//! per-value path but without its data-dependent branch (issue 16, item 7; before/after
+//! figures in `docs/performance.md`).
 //!
 //! # Example
 //!
@@ -301,16 +305,38 @@ const PIECE_BITS: u32 = 4;
 const NCOEF: usize = 8;
 /// Pieces cover |a| < 2^E_HI; above, the expansion L + g₂/a² is used (error O(a⁻³)).
 const E_HI: i32 = 24;
+/// Elements per block of [`PsiTable::accumulate`].
+const LANES: usize = 64;
 /// Shift that turns the bits of a positive double into (exponent, top PIECE_BITS
 /// mantissa bits): monotone piece keys.
 const KEY_SHIFT: u32 = 52 - PIECE_BITS;
 
+/// One piece's polynomial: monomial coefficients in x = (t − center)/half ∈ [−1, 1], in
+/// the order of [`estrin_layout`].
+///
+/// Aligned to a cache line (64 bytes = the 8 coefficients), so an evaluation touches
+/// one line; the centre and half-width are not stored but derived from the piece key
+/// ([`piece_geometry`]), exactly.
 #[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
 struct Piece {
-    /// Monomial coefficients in x = (t − center)/half ∈ [−1, 1].
     coef: [f64; NCOEF],
-    center: f64,
-    inv_half: f64,
+}
+
+/// Centre and 1/half-width of the piece with key `key` (exponent bits and top
+/// [`PIECE_BITS`] mantissa bits of a positive double, see [`KEY_SHIFT`]).
+///
+/// The piece with exponent e and sub-octave j is [2^e(1 + j/16), 2^e(1 + (j+1)/16)]: its
+/// centre 2^e(1 + (2j+1)/32) is the key's bits followed by a single 1 bit, and
+/// 1/half = 2^{5−e} is a power of two. Both are exact, so they equal bit for bit the
+/// values `0.5·(lo + hi)` and `1/(0.5·(hi − lo))` the table is built from (checked in
+/// [`PsiTable::new`] and by the test `piece_geometry_is_exact`).
+#[inline(always)]
+fn piece_geometry(key: u64) -> (f64, f64) {
+    let center = f64::from_bits((key << KEY_SHIFT) | (1u64 << (KEY_SHIFT - 1)));
+    // Biased exponent of 2^{(PIECE_BITS + 1) − e} with e = (key >> PIECE_BITS) − 1023.
+    let inv_half_exp = 2 * 1023 + u64::from(PIECE_BITS) + 1 - (key >> PIECE_BITS);
+    (center, f64::from_bits(inv_half_exp << 52))
 }
 
 /// Piecewise-polynomial table of ψ_β on dyadic sub-octaves of |a|.
@@ -352,10 +378,14 @@ impl PsiTable {
                         psi(t, t * c)
                     })
                     .collect();
+                let key = base_key + pieces.len() as u64;
+                assert_eq!(
+                    piece_geometry(key),
+                    (center, 1.0 / half),
+                    "piece geometry must be exact"
+                );
                 pieces.push(Piece {
-                    coef: chebyshev_to_monomial(&chebyshev_coefficients(&values)),
-                    center,
-                    inv_half: 1.0 / half,
+                    coef: estrin_layout(chebyshev_to_monomial(&chebyshev_coefficients(&values))),
                 });
             }
         }
@@ -373,26 +403,117 @@ impl PsiTable {
         }
     }
 
+    /// ψ_β(a) for one argument (the reference for [`PsiTable::accumulate`], which gives
+    /// the same value bit for bit).
     #[inline(always)]
     fn eval(&self, a: f64) -> f64 {
         let t = a.abs();
         // Keys below the first piece saturate to piece 0 (then t < t_lo).
-        let idx = (t.to_bits() >> KEY_SHIFT).saturating_sub(self.base_key) as usize;
+        let key = (t.to_bits() >> KEY_SHIFT).max(self.base_key);
+        let idx = (key - self.base_key) as usize;
         let v = if let Some(p) = self.pieces.get(idx) {
             if t < self.t_lo {
                 // Below the first piece (also zeros): the cubic, exact to ≈1e−22.
                 t - self.cubic * t * t * t
             } else {
-                estrin(&p.coef, (t - p.center) * p.inv_half)
+                let (center, inv_half) = piece_geometry(key);
+                estrin(&p.coef, (t - center) * inv_half)
             }
         } else {
             self.eval_large(t)
         };
-        // ψ_β ≥ 0 on t ≥ 0 (φ odd and non-decreasing, Y ∼ N(1, 1/β) leans positive);
-        // `max` also maps NaN to 0 (which `clamp` would keep), `min` is the privacy clamp.
+        Self::finish(v, a)
+    }
+
+    /// Sign and clamp: ψ_β ≥ 0 on t ≥ 0 (φ odd and non-decreasing, Y ∼ N(1, 1/β) leans
+    /// positive); `max` also maps NaN to 0 (which `clamp` would keep), `min` is the
+    /// privacy clamp; the result has the sign of a.
+    #[inline(always)]
+    fn finish(v: f64, a: f64) -> f64 {
         #[allow(clippy::manual_clamp)]
         let v = v.max(0.0).min(PHI_BOUND);
         v.copysign(a)
+    }
+
+    /// `acc[k] += ψ_β(arg(src[k]))` for every k, each term equal bit for bit to
+    /// [`PsiTable::eval`]`(arg(src[k]))` (test `accumulate_equals_eval_bitwise`).
+    ///
+    /// Issue 16, item 7: the per-element [`PsiTable::eval`] branches on whether |a| is
+    /// below the first piece, which depends on the data and was mispredicted for up to
+    /// a third of the elements (callgrind `--branch-sim`), and its piece lookup keeps the
+    /// loop scalar. Here each block of [`LANES`] elements goes through three loops: (1)
+    /// argument, piece index, local coordinate and the cubic for every element, with
+    /// no branch (vectorised); (2) the polynomial of the element's piece (a table
+    /// lookup, scalar); (3) the selection cubic/polynomial as a data-independent blend,
+    /// the clamp, the sign and the sum (vectorised). Arguments at or above 2^E_HI and
+    /// NaN are rare and patched between (2) and (3) by [`PsiTable::eval_large`], as in
+    /// `eval`. The arithmetic of every value is the same as in `eval`, only the order
+    /// of independent operations differs, so the sums are unchanged.
+    #[inline(always)]
+    fn accumulate<F: Fn(f64) -> f64>(&self, acc: &mut [f64], src: &[f64], arg: F) {
+        assert_eq!(acc.len(), src.len());
+        let last = self.pieces.len() - 1;
+        // Largest double below 2^E_HI: its key is the last piece's.
+        let t_top = f64::from_bits(2f64.powi(E_HI).to_bits() - 1);
+        let t_end = 2f64.powi(E_HI);
+        for (acc, src) in acc.chunks_mut(LANES).zip(src.chunks(LANES)) {
+            let len = src.len();
+            let mut a = [0.0; LANES];
+            let mut x = [0.0; LANES];
+            let mut cubic = [0.0; LANES];
+            let mut idx = [0usize; LANES];
+            let mut large = false;
+            for k in 0..len {
+                let ak = arg(src[k]);
+                let t = ak.abs();
+                // max/min on the value = max/min on the key (positive doubles order as
+                // their bits); NaN gives t_lo (patched below).
+                let key = (t.max(self.t_lo).min(t_top)).to_bits() >> KEY_SHIFT;
+                let (center, inv_half) = piece_geometry(key);
+                a[k] = ak;
+                x[k] = (t - center) * inv_half;
+                cubic[k] = t - self.cubic * t * t * t;
+                idx[k] = (key - self.base_key) as usize;
+                large |= t >= t_end || t.is_nan();
+            }
+            let mut v = [0.0; LANES];
+            // Two elements at a time, written lane by lane so the compiler pairs the
+            // two polynomials in one vector register (each lane is `estrin` exactly).
+            let pairs = len / 2;
+            for q in 0..pairs {
+                let (k0, k1) = (2 * q, 2 * q + 1);
+                let c0 = &self.pieces[idx[k0].min(last)].coef;
+                let c1 = &self.pieces[idx[k1].min(last)].coef;
+                let (xa, xb) = (x[k0], x[k1]);
+                let (xa2, xb2) = (xa * xa, xb * xb);
+                let (xa4, xb4) = (xa2 * xa2, xb2 * xb2);
+                let (a01, b01) = (c0[0] + c0[4] * xa, c1[0] + c1[4] * xb);
+                let (a23, b23) = (c0[1] + c0[5] * xa, c1[1] + c1[5] * xb);
+                let (a45, b45) = (c0[2] + c0[6] * xa, c1[2] + c1[6] * xb);
+                let (a67, b67) = (c0[3] + c0[7] * xa, c1[3] + c1[7] * xb);
+                let (a03, b03) = (a01 + a23 * xa2, b01 + b23 * xb2);
+                let (a47, b47) = (a45 + a67 * xa2, b45 + b67 * xb2);
+                v[k0] = a03 + a47 * xa4;
+                v[k1] = b03 + b47 * xb4;
+            }
+            for k in 2 * pairs..len {
+                v[k] = estrin(&self.pieces[idx[k].min(last)].coef, x[k]);
+            }
+            if large {
+                for k in 0..len {
+                    let t = a[k].abs();
+                    if t >= t_end || t.is_nan() {
+                        v[k] = self.eval_large(t);
+                    }
+                }
+            }
+            for k in 0..len {
+                let t = a[k].abs();
+                let below = ((t < self.t_lo) as u64).wrapping_neg();
+                let vk = f64::from_bits((cubic[k].to_bits() & below) | (v[k].to_bits() & !below));
+                acc[k] += Self::finish(vk, a[k]);
+            }
+        }
     }
 
     /// |a| ≥ 2^E_HI (∞ included) or NaN.
@@ -409,18 +530,25 @@ impl PsiTable {
 }
 
 /// Σ_k c_k x^k by Estrin's scheme (short dependency chains: independent products
-/// overlap in the pipeline, unlike Horner's serial chain).
+/// overlap in the pipeline, unlike Horner's serial chain), for coefficients stored in
+/// the order of [`estrin_layout`]: c₀ c₂ c₄ c₆ c₁ c₃ c₅ c₇, so the four first-level pairs
+/// c_{2i} + c_{2i+1}·x read two contiguous 4-vectors (the compiler vectorises them).
 #[inline(always)]
 fn estrin(c: &[f64; NCOEF], x: f64) -> f64 {
     let x2 = x * x;
     let x4 = x2 * x2;
-    let p01 = c[0] + c[1] * x;
-    let p23 = c[2] + c[3] * x;
-    let p45 = c[4] + c[5] * x;
-    let p67 = c[6] + c[7] * x;
+    let p01 = c[0] + c[4] * x;
+    let p23 = c[1] + c[5] * x;
+    let p45 = c[2] + c[6] * x;
+    let p67 = c[3] + c[7] * x;
     let p03 = p01 + p23 * x2;
     let p47 = p45 + p67 * x2;
     p03 + p47 * x4
+}
+
+/// Monomial coefficients c₀..c₇ in the storage order of [`estrin`].
+fn estrin_layout(c: [f64; NCOEF]) -> [f64; NCOEF] {
+    [c[0], c[2], c[4], c[6], c[1], c[3], c[5], c[7]]
 }
 
 /// Chebyshev interpolation coefficients from values at the first-kind nodes.
@@ -610,9 +738,11 @@ impl CatoniGiulini {
         let inv_s = 1.0 / self.scale;
         let psi_b = PsiBeta::new(self.beta);
         self.blocked(rows, d, out, ws, true, |rb, acc, buf| match &psi_b.table {
-            Some(t) => fill_kernel(rb, acc, buf, &fill, |v| t.eval(v * inv_s)),
-            None => fill_kernel(rb, acc, buf, &fill, |v| {
-                psi_gradient(v, self.scale, self.beta)
+            Some(t) => fill_kernel(rb, acc, buf, &fill, |acc, v| {
+                t.accumulate(acc, v, |vj| vj * inv_s)
+            }),
+            None => fill_kernel(rb, acc, buf, &fill, |acc, v| {
+                add_exact(acc, v, |vj| psi_gradient(vj, self.scale, self.beta))
             }),
         });
     }
@@ -659,9 +789,11 @@ impl CatoniGiulini {
         let psi_b = PsiBeta::new(self.beta);
         let rows_of = move |i: usize| &x[i * d..(i + 1) * d];
         self.blocked(rows, d, out, ws, false, |rb, acc, _| match &psi_b.table {
-            Some(t) => residual_kernel(rb, acc, loss, rows_of, y, w, |g| t.eval(g * inv_s)),
-            None => residual_kernel(rb, acc, loss, rows_of, y, w, |g| {
-                psi_gradient(g, self.scale, self.beta)
+            Some(t) => residual_kernel(rb, acc, loss, rows_of, y, w, |acc, row, r| {
+                t.accumulate(acc, row, |xij| (r * xij) * inv_s)
+            }),
+            None => residual_kernel(rb, acc, loss, rows_of, y, w, |acc, row, r| {
+                add_exact(acc, row, |xij| psi_gradient(r * xij, self.scale, self.beta))
             }),
         });
     }
@@ -689,8 +821,12 @@ impl CatoniGiulini {
         let psi_b = PsiBeta::new(self.beta);
         let rows_of = move |i: usize| &x[i * d..(i + 1) * d];
         self.blocked(rows, d, out, ws, false, |rb, acc, _| match &psi_b.table {
-            Some(t) => column_kernel(rb, acc, rows_of, |v| t.eval(v * inv_s)),
-            None => column_kernel(rb, acc, rows_of, |v| psi_gradient(v, self.scale, self.beta)),
+            Some(t) => column_kernel(rb, acc, rows_of, |acc, row| {
+                t.accumulate(acc, row, |v| v * inv_s)
+            }),
+            None => column_kernel(rb, acc, rows_of, |acc, row| {
+                add_exact(acc, row, |v| psi_gradient(v, self.scale, self.beta))
+            }),
         });
     }
 
@@ -748,20 +884,21 @@ impl CatoniGiulini {
     }
 }
 
-/// acc_j += ψ(r_i x_ij) for the rows of one block (r_i computed once per row).
+/// acc_j += ψ(r_i x_ij) for the rows of one block (r_i computed once per row);
+/// `add_row(acc, x_i, r_i)` adds one row's terms.
 #[inline(always)]
-fn residual_kernel<'a, L, R, P>(
+fn residual_kernel<'a, L, R, A>(
     rows: &[usize],
     acc: &mut [f64],
     loss: &L,
     row_of: R,
     y: &[f64],
     w: &[f64],
-    contribution: P,
+    add_row: A,
 ) where
     L: Loss + ?Sized,
     R: Fn(usize) -> &'a [f64],
-    P: Fn(f64) -> f64,
+    A: Fn(&mut [f64], &[f64], f64),
 {
     for &i in rows {
         let row = row_of(i);
@@ -770,39 +907,42 @@ fn residual_kernel<'a, L, R, P>(
         if r == 0.0 || r.is_nan() {
             continue;
         }
-        for (a, &xij) in acc.iter_mut().zip(row) {
-            *a += contribution(r * xij);
-        }
+        add_row(acc, row, r);
     }
 }
 
-/// acc_j += ψ(x_ij) for the rows of one block.
+/// acc_j += ψ(x_ij) for the rows of one block; `add_row(acc, x_i)` adds one row.
 #[inline(always)]
-fn column_kernel<'a, R, P>(rows: &[usize], acc: &mut [f64], row_of: R, contribution: P)
+fn column_kernel<'a, R, A>(rows: &[usize], acc: &mut [f64], row_of: R, add_row: A)
 where
     R: Fn(usize) -> &'a [f64],
-    P: Fn(f64) -> f64,
+    A: Fn(&mut [f64], &[f64]),
 {
     for &i in rows {
-        for (a, &v) in acc.iter_mut().zip(row_of(i)) {
-            *a += contribution(v);
-        }
+        add_row(acc, row_of(i));
     }
 }
 
-/// acc_j += ψ(v_ij) for the rows of one block, v_i written by `fill`.
+/// acc_j += ψ(v_ij) for the rows of one block, v_i written by `fill`; `add_row(acc, v_i)`
+/// adds one row.
 #[inline(always)]
-fn fill_kernel<F, P>(rows: &[usize], acc: &mut [f64], buf: &mut [f64], fill: &F, contribution: P)
+fn fill_kernel<F, A>(rows: &[usize], acc: &mut [f64], buf: &mut [f64], fill: &F, add_row: A)
 where
     F: Fn(usize, &mut [f64]),
-    P: Fn(f64) -> f64,
+    A: Fn(&mut [f64], &[f64]),
 {
     for &i in rows {
         buf.iter_mut().for_each(|b| *b = 0.0);
         fill(i, buf);
-        for (a, &v) in acc.iter_mut().zip(buf.iter()) {
-            *a += contribution(v);
-        }
+        add_row(acc, buf);
+    }
+}
+
+/// acc_j += ψ(v_j) term by term, for the exact route (no table).
+#[inline(always)]
+fn add_exact<P: Fn(f64) -> f64>(acc: &mut [f64], v: &[f64], contribution: P) {
+    for (a, &vj) in acc.iter_mut().zip(v) {
+        *a += contribution(vj);
     }
 }
 
@@ -813,6 +953,7 @@ mod tests {
     use crate::noise::{gaussian, rng_from_seed};
     use crate::test_support::{bits, on_threads};
     use proptest::prelude::*;
+    use rand::RngCore;
     use rand_distr::{Distribution, LogNormal, StudentT};
 
     /// Standard normal density.
@@ -1138,6 +1279,83 @@ mod tests {
         }
         // β = 1: the limit is Ψ(∞·(1, 1)) ≈ 0.6436, not 2√2/3.
         assert!((psi_gradient(f64::INFINITY, 1.0, 1.0) - 0.643_645_825_779_911_6).abs() <= 1e-15);
+    }
+
+    /// The block evaluation of the robust passes equals the per-element evaluation bit
+    /// for bit (issue 16, item 7: the rewrite must not change any released value), on
+    /// every piece boundary, the special values, a sweep over the double range and both
+    /// sides of the cubic/table and table/expansion switches, for several β; the blocks
+    /// are filled with a mix so that each pass sees lanes of every kind (and a length
+    /// that is not a multiple of the block or of 2).
+    #[test]
+    fn accumulate_equals_eval_bitwise() {
+        let mut args = vec![
+            0.0,
+            -0.0,
+            f64::from_bits(1),
+            f64::MIN_POSITIVE,
+            1e-300,
+            f64::MAX,
+            -f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        let mut t = 1e-320;
+        while t < 1e308 {
+            args.push(t);
+            args.push(-t * 1.37);
+            t *= 1.003;
+        }
+        for e in -40..30 {
+            for j in 0..=16 {
+                let edge = 2f64.powi(e) * (1.0 + j as f64 / 16.0);
+                args.extend([edge.next_down(), edge, edge.next_up()]);
+            }
+        }
+        // Interleave small, tabulated and huge arguments within every block.
+        let mut rng = rng_from_seed(11);
+        for i in (1..args.len()).rev() {
+            let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+            args.swap(i, j);
+        }
+        args.push(0.3);
+        assert_ne!(args.len() % LANES, 0);
+        for beta in [1e-3, 0.3, 1.0, 4.0, 1e3] {
+            let table = table_for(beta).expect("tabulated");
+            for inv_s in [1.0, 0.37] {
+                let mut acc = vec![0.0; args.len()];
+                table.accumulate(&mut acc, &args, |v| v * inv_s);
+                for (k, &a) in args.iter().enumerate() {
+                    let want = 0.0 + table.eval(a * inv_s);
+                    assert_eq!(
+                        acc[k].to_bits(),
+                        want.to_bits(),
+                        "beta {beta}, argument {a:e}: {} vs {want}",
+                        acc[k]
+                    );
+                }
+            }
+        }
+    }
+
+    /// The centre and 1/half-width derived from a piece key are the exact values the
+    /// table was built from (also asserted in `PsiTable::new` for every piece).
+    #[test]
+    fn piece_geometry_is_exact() {
+        for e in -1000..1000 {
+            let octave = 2f64.powi(e);
+            for j in 0..16u64 {
+                let lo = octave * (1.0 + j as f64 / 16.0);
+                let hi = octave * (1.0 + (j + 1) as f64 / 16.0);
+                let key = lo.to_bits() >> KEY_SHIFT;
+                assert_eq!(
+                    piece_geometry(key),
+                    (0.5 * (lo + hi), 1.0 / (0.5 * (hi - lo)))
+                );
+            }
+        }
     }
 
     #[test]
