@@ -104,7 +104,7 @@
 //! ```
 
 use super::EstimatorError;
-use crate::linalg::{block_rows, dot};
+use crate::linalg::{block_rows, dot, RawRows, Rows};
 use crate::loss::Loss;
 use rayon::prelude::*;
 use std::f64::consts::{PI, SQRT_2};
@@ -783,16 +783,33 @@ impl CatoniGiulini {
         out: &mut [f64],
         ws: &mut RobustWorkspace,
     ) {
-        assert_eq!(w.len(), d, "w must have length d");
         assert_eq!(x.len(), y.len() * d, "x must be n × d with n = y.len()");
+        self.gradient_of(loss, &RawRows { x, d }, y, rows, w, out, ws)
+    }
+
+    /// [`CatoniGiulini::gradient_with`] over any [`Rows`]: a dataset is read through its
+    /// lazy standardisation when it has one (the same values as the standardised copy,
+    /// so the same sums).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gradient_of<L: Loss + Sync + ?Sized, X: Rows + ?Sized>(
+        &self,
+        loss: &L,
+        x: &X,
+        y: &[f64],
+        rows: &[usize],
+        w: &[f64],
+        out: &mut [f64],
+        ws: &mut RobustWorkspace,
+    ) {
+        let d = x.width();
+        assert_eq!(w.len(), d, "w must have length d");
         let inv_s = 1.0 / self.scale;
         let psi_b = PsiBeta::new(self.beta);
-        let rows_of = move |i: usize| &x[i * d..(i + 1) * d];
-        self.blocked(rows, d, out, ws, false, |rb, acc, _| match &psi_b.table {
-            Some(t) => residual_kernel(rb, acc, loss, rows_of, y, w, |acc, row, r| {
+        self.blocked(rows, d, out, ws, true, |rb, acc, buf| match &psi_b.table {
+            Some(t) => residual_kernel(rb, acc, loss, x, buf, y, w, |acc, row, r| {
                 t.accumulate(acc, row, |xij| (r * xij) * inv_s)
             }),
-            None => residual_kernel(rb, acc, loss, rows_of, y, w, |acc, row, r| {
+            None => residual_kernel(rb, acc, loss, x, buf, y, w, |acc, row, r| {
                 add_exact(acc, row, |xij| psi_gradient(r * xij, self.scale, self.beta))
             }),
         });
@@ -887,21 +904,23 @@ impl CatoniGiulini {
 /// acc_j += ψ(r_i x_ij) for the rows of one block (r_i computed once per row);
 /// `add_row(acc, x_i, r_i)` adds one row's terms.
 #[inline(always)]
-fn residual_kernel<'a, L, R, A>(
+#[allow(clippy::too_many_arguments)]
+fn residual_kernel<L, X, A>(
     rows: &[usize],
     acc: &mut [f64],
     loss: &L,
-    row_of: R,
+    x: &X,
+    scratch: &mut [f64],
     y: &[f64],
     w: &[f64],
     add_row: A,
 ) where
     L: Loss + ?Sized,
-    R: Fn(usize) -> &'a [f64],
+    X: Rows + ?Sized,
     A: Fn(&mut [f64], &[f64], f64),
 {
     for &i in rows {
-        let row = row_of(i);
+        let row = x.get(i, scratch);
         let r = loss.derivative(dot(row, w), y[i]);
         // Ψ(0·x) = 0 and Ψ(NaN) = 0 (0·±∞ is NaN): such rows add exactly nothing.
         if r == 0.0 || r.is_nan() {

@@ -389,6 +389,9 @@ impl PrivateAlgorithm for HtFrankWolfe {
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::Pure
     }
+    fn reads_mapped_features(&self) -> bool {
+        true // only through CatoniGiulini::gradient_of
+    }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         check_common(NAME, self.privacy_model(), problem, budget, LOSSES, DOMAINS)?;
         self.plan(problem, budget).map(|_| ())
@@ -433,16 +436,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
         observer.on_start(plan.big_t);
         for t in 1..=plan.big_t {
             let rows = chunks.chunk(t - 1);
-            estimator.gradient_with(
-                &problem.loss,
-                data.x(),
-                data.y(),
-                d,
-                rows,
-                &w,
-                &mut g,
-                &mut ws,
-            );
+            estimator.gradient_of(&problem.loss, data, data.y(), rows, &w, &mut g, &mut ws);
             poly.vertex_scores(&g, &mut utilities);
             utilities.iter_mut().for_each(|u| *u = -*u);
             let v = release_on_chunk(

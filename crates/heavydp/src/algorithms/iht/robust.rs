@@ -307,6 +307,9 @@ impl PrivateAlgorithm for HtSparseOpt {
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::Approx
     }
+    fn reads_mapped_features(&self) -> bool {
+        true // only through gradient_of and Dataset::read_row
+    }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         let budget = sparse_budget(NAME, problem, budget, LOSSES)?;
         let plan = self.plan(problem, &budget)?;
@@ -330,7 +333,7 @@ impl PrivateAlgorithm for HtSparseOpt {
         let budget = with_default_delta(budget, problem.data.n());
         let plan = self.plan(problem, &budget)?;
         let data = problem.data;
-        let (x, d) = (data.x(), data.d());
+        let d = data.d();
         let estimator =
             CatoniGiulini::new(plan.k, self.beta).map_err(|e| FitError::BadParameter {
                 algorithm: NAME,
@@ -358,7 +361,7 @@ impl PrivateAlgorithm for HtSparseOpt {
         let step = |_: usize, rows: &[usize], w: &mut Vec<f64>| {
             match self.task {
                 SparseTask::Loss => {
-                    estimator.gradient_with(&problem.loss, x, data.y(), d, rows, w, &mut g, &mut ws)
+                    estimator.gradient_of(&problem.loss, data, data.y(), rows, w, &mut g, &mut ws)
                 }
                 SparseTask::Mean => {
                     let wr = &*w;
@@ -366,9 +369,9 @@ impl PrivateAlgorithm for HtSparseOpt {
                         rows,
                         d,
                         |i, buf: &mut [f64]| {
-                            for ((b, xi), wj) in buf.iter_mut().zip(&x[i * d..(i + 1) * d]).zip(wr)
-                            {
-                                *b = wj - xi;
+                            data.read_row(i, buf);
+                            for (b, wj) in buf.iter_mut().zip(wr) {
+                                *b = wj - *b;
                             }
                         },
                         &mut g,
