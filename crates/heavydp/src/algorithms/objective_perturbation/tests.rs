@@ -1,7 +1,8 @@
 use super::calibration::{
     certified_epsilon, hockey_stick_delta, jacobian_epsilon, ln_normal_tail, tail_bound_epsilon,
 };
-use super::solver::{gram_matrix, PerturbedErm, SolverSettings};
+use super::solver::{PerturbedErm, SolverSettings};
+use crate::linalg::gram_matrix_clipped;
 use super::*;
 use crate::algorithms::frank_wolfe::FrankWolfe;
 use crate::constraints::{L1Ball, L2Ball, Simplex, VertexPolytope};
@@ -322,7 +323,7 @@ fn gram_matrix_matches_naive_sums() {
     let mut rng = rng_from_seed(3);
     let (n, d) = (57, 70); // two 64-wide tiles
     let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
-    let g = gram_matrix(&x, n, d);
+    let g = gram_matrix_clipped(&x, n, d, f64::INFINITY);
     for j in 0..d {
         for k in 0..d {
             let naive: f64 = (0..n).map(|i| x[i * d + j] * x[i * d + k]).sum::<f64>() / n as f64;
@@ -357,6 +358,8 @@ fn solver_reaches_tolerance_and_matches_references() {
                 zeta
             };
             let erm = PerturbedErm {
+                bound: f64::INFINITY,
+                suffstats: true,
                 data,
                 loss,
                 domain: &big,
@@ -393,6 +396,8 @@ fn solver_reaches_tolerance_and_matches_references() {
             let theta0 = set.start();
             for (data, loss) in [(&sq, LossKind::Squared), (&lg, LossKind::Logistic)] {
                 let erm = PerturbedErm {
+                    bound: f64::INFINITY,
+                    suffstats: true,
                     data,
                     loss,
                     domain: set.as_ref(),
@@ -488,6 +493,8 @@ fn epsilon_infinity_is_the_nonprivate_erm() {
                 let theta0 = set.start();
                 let zeros = vec![0.0; 5];
                 let erm = PerturbedErm {
+                    bound: f64::INFINITY,
+                    suffstats: true,
                     data,
                     loss,
                     domain: set,
@@ -728,7 +735,7 @@ fn rejects_bad_configurations() {
     );
     assert_eq!(
         info.parameters.iter().map(|p| p.name).collect::<Vec<_>>(),
-        vec!["bound", "calibration", "mu0", "max_iter"]
+        vec!["bound", "calibration", "mu0", "max_iter", "suffstats"]
     );
 }
 
