@@ -484,3 +484,83 @@ impl SecondMoments {
         }
     }
 }
+
+#[cfg(test)]
+mod moment_tests {
+    use super::*;
+    use rand::Rng;
+
+    fn sample(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+        let mut rng = crate::noise::rng_from_seed(seed);
+        let x = (0..n * d).map(|_| rng.random_range(-2.0..2.0)).collect();
+        let y = (0..n).map(|_| rng.random_range(-3.0..3.0)).collect();
+        (x, y)
+    }
+
+    #[test]
+    fn clipped_moments_equal_the_moments_of_a_clipped_copy_bit_for_bit() {
+        // d = 70: two 64-wide tiles; n = 4003: quads and a remainder; several row blocks.
+        for (n, d) in [(4003, 70), (57, 3), (9, 1)] {
+            let (x, y) = sample(n, d, n as u64);
+            let (bx, by) = (1.1, 1.7);
+            let xc: Vec<f64> = x.iter().map(|v| v.clamp(-bx, bx)).collect();
+            let yc: Vec<f64> = y.iter().map(|v| v.clamp(-by, by)).collect();
+            let m = SecondMoments::new(&x, &y, d, bx, by);
+            let copy = SecondMoments::new(&xc, &yc, d, f64::INFINITY, f64::INFINITY);
+            assert_eq!(m, copy);
+            // Naive sums on the clipped copy (independent of the tiling).
+            for j in 0..d {
+                for k in 0..d {
+                    let naive: f64 =
+                        (0..n).map(|i| xc[i * d + j] * xc[i * d + k]).sum::<f64>() / n as f64;
+                    assert!((m.gram[j * d + k] - naive).abs() < 1e-13, "({j},{k})");
+                }
+                let naive: f64 = (0..n).map(|i| xc[i * d + j] * yc[i]).sum::<f64>() / n as f64;
+                assert!((m.xty[j] - naive).abs() < 1e-13);
+            }
+            // c = -1/2 x the squared-loss gradient pass at w = 0, bit for bit (same order).
+            let mut g0 = vec![0.0; d];
+            let sq = crate::loss::LossKind::Squared;
+            let mut ws = crate::loss::GradientWorkspace::new();
+            crate::loss::mean_gradient(&sq, &xc, &yc, d, &vec![0.0; d], &mut g0, &mut ws);
+            let c: Vec<f64> = g0.iter().map(|g| -0.5 * g).collect();
+            assert_eq!(m.xty, c);
+        }
+    }
+
+    #[test]
+    fn quadratic_gradient_and_vertex_updates_match_the_gradient_pass() {
+        let (n, d) = (3001, 9);
+        let (x, y) = sample(n, d, 4);
+        let m = SecondMoments::new(&x, &y, d, 1.0, 1.0);
+        let xc: Vec<f64> = x.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
+        let yc: Vec<f64> = y.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
+        let mut w = vec![0.0; d];
+        let mut gw = vec![0.0; d];
+        let (mut g, mut pass) = (vec![0.0; d], vec![0.0; d]);
+        let mut ws = crate::loss::GradientWorkspace::new();
+        let mut v = vec![0.0; d];
+        for t in 1..200usize {
+            // A vertex ±0.8 e_j move, tracked in O(d).
+            let (j, s) = (t * 7 % d, if t % 3 == 0 { -0.8 } else { 0.8 });
+            let mu = 2.0 / (t as f64 + 1.0);
+            w.iter_mut().for_each(|wi| *wi *= 1.0 - mu);
+            w[j] += mu * s;
+            v.iter_mut().for_each(|vi| *vi = 0.0);
+            v[j] = s;
+            m.mix_toward(&mut gw, &v, mu);
+            m.quadratic_gradient(&gw, &mut g);
+            let sq = crate::loss::LossKind::Squared;
+            crate::loss::mean_gradient(&sq, &xc, &yc, d, &w, &mut pass, &mut ws);
+            for (a, b) in g.iter().zip(&pass) {
+                assert!((a - b).abs() < 1e-12, "t = {t}: {a} vs {b}");
+            }
+        }
+        // gram_times agrees with the tracked product.
+        let mut direct = vec![0.0; d];
+        m.gram_times(&w, &mut direct);
+        for (a, b) in direct.iter().zip(&gw) {
+            assert!((a - b).abs() < 1e-13);
+        }
+    }
+}

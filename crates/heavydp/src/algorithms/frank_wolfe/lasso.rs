@@ -48,7 +48,14 @@
 //! | `sensitivity` | c_W | `paper` (= 2R) | spec H8, H12 |
 //! | `steps` | η_t | `theorem` = 2/(t+2) | Thm 5 (H5); `jaggi` = 2/(t+1) |
 //! | `calibration` | ε₀ | `exact` (spends ε); `paper` (printed ε₀) | issue 20 item 5; §C, H11 |
+//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2T ≥ d | issue 16 item 4 |
 //! | δ | δ | n^{−1.1} when the budget's δ is 0 | §6.3 |
+//!
+//! With `suffstats` on ([`SuffStats`]) g̃ = 2(Gw − c) comes from G = X̃ᵀX̃/n and c = X̃ᵀỹ/n
+//! of the shrunk data, built once without a shrunk copy, with Gw updated in O(d) per
+//! vertex step (see the `frank_wolfe` module docs): the same function of the data up to
+//! summation order, so the privacy analysis above is unchanged and the weights equal the
+//! passes' bit for bit unless a rounding-level near-tie flips a vertex choice.
 //!
 //! The default preset is `paper`: its T = ⌊(nε)^{2/5}⌋ is Theorem 5's rate with the
 //! constants and logarithms dropped; the theory formula needs λ_max(E xxᵀ), which is

@@ -42,6 +42,23 @@
 //! | `T` | T | Alg. 3: ⌈√n⌉ clamped to [2, 10⁴]; Alg. 4: ⌈(Γ nε)^{2/3}/(L₁‖C‖₁)^{2/3}⌉; Alg. 5: ⌈(Γ nε)^{2/3}/(L G_C)^{2/3}⌉ (≥ 2) | Thm 5.2 (error 2Γ/(T+1) below 1/√n); Thm 5.5; Thm B.2 |
 //! | `fw_step` | μ_t | `default` = 2/(t+1); `paper` = 1/(T+2) | spec §7, A15 |
 //! | `calibration` | b, σ | Alg. 4 `accountant`; Alg. 5 `zcdp` (`paper`: printed σ) | spec A16, A17; issue 20 item 5 |
+//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2(T − 1) ≥ d (squared loss) | issue 16 item 4 |
+//!
+//! **Sufficient statistics** (`suffstats`, [`SuffStats`]; also `ht-lasso`). For the squared
+//! loss the full mean gradient of the clipped data is g_t = (2/n)Σ x̃_i(⟨x̃_i, θ_t⟩ − ỹ_i) =
+//! 2(Gθ_t − c) with G = X̃ᵀX̃/n and c = X̃ᵀỹ/n. With `suffstats` on, G and c are built once
+//! ([`SecondMoments`], O(nd²), reading the data clipped on the fly — no clipped copy) and
+//! Gθ is carried through the moves: a vertex step θ ← (1 − μ)θ + μ·s·e_j updates it as
+//! Gθ ← (1 − μ)Gθ + μ·s·G[:, j] in O(d) (a dense LMO direction in O(d²)), so an iteration
+//! costs O(d) instead of O(nd). The gradient is the same function of the data — only its
+//! floating-point summation order changes — so the sensitivities above and the whole
+//! privacy analysis are unchanged, and the noise draws are the same; on a polytope the
+//! weights are bit-for-bit those of the passes unless a rounding-level near-tie flips a
+//! vertex choice. `auto` decides from public n, d, T only: G's d² floats stay within an
+//! eighth of the data (8d ≤ n), and its n·d²/2 build cost is repaid by the T − 1 passes of
+//! 2nd each it replaces (2(T − 1) ≥ d, a factor 2 of margin); `on`/`off` force it. Losses
+//! other than squared ignore it. The model file records the path taken (`suffstats` =
+//! `on`/`off`).
 //!
 //! Constants: L₁ = sup|f'|·B, L = sup|f'|·B√d, Γ = sup f''·(B·diam₁ C)², with
 //! sup|f'| over |⟨x, θ⟩| ≤ B‖C‖₁ (see [`BoundedConstants`]).
@@ -823,5 +840,7 @@ pub fn accountant_step_epsilon(steps: usize, budget: &Budget) -> f64 {
 
 #[cfg(test)]
 mod hu_tests;
+#[cfg(test)]
+pub(crate) mod suffstats_tests;
 #[cfg(test)]
 mod tests;

@@ -74,6 +74,14 @@
 //! | `potential` | Ψ | `auto` (table above); `euclidean`, `qnorm`, `entropy`, `lifted-entropy` | spec §3 |
 //! | `qnorm_scale` | c | `normalized`: c = e²2^{2/q−2}/(2(q−1)r²); `paper`: 2^{2/q−2}/(4(q−1)r²) | spec A5 |
 //! | `calibration` | σ | `zcdp` (spends exactly the budget); `paper` (printed σ, zCDP fallback) | spec §2 check, A17; issue 20 item 5 |
+//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2(T − 1) ≥ d (squared loss) | issue 16 item 4 |
+//!
+//! **Sufficient statistics** (`suffstats`, [`SuffStats`]): for the squared loss g_t =
+//! 2(Gθ_t − c) + λθ_t with G = X̃ᵀX̃/n and c = X̃ᵀỹ/n of the clipped data, built once in
+//! O(nd²) without a clipped copy; each iteration then costs O(d²) instead of O(nd). The
+//! gradient is the same function of the data up to floating-point summation order, so the
+//! sensitivity 2L/n, σ and the privacy analysis are unchanged, and the noise draws are the
+//! same. `auto` decides from public n, d, T (see [`SuffStats::auto_rule`]).
 //!
 //! Public constants (spec §3.8): ‖Q‖₂ and G_Q are 1 and E‖g‖₂ (Euclidean), r and
 //! r√(2 ln 2p) (q-norm), 1 and √(2 ln 2p) (entropy), ‖C‖₂ and ‖C‖₂√(2 ln 2k) (lifted

@@ -766,3 +766,38 @@ fn pinned_output_of_a_short_seeded_fit() {
     assert!((r.hyperparameters["sigma"].as_f64().unwrap() - 0.019455447508253634).abs() < 1e-15);
     assert_eq!(r.status, FitStatus::MaxIterations);
 }
+
+// ------------------------------------------------- sufficient statistics (issue 16 item 4)
+
+/// `suffstats=on` (the solver's gradients from the clipped data's Gram matrix) against
+/// `off` (a pass per gradient over a clipped copy). Both run the same FISTA iteration on
+/// the same b, so they agree up to rounding unless a rounding difference flips one of the
+/// solver's tests (backtracking, restart, stop); even then each output lies within
+/// (1 + Lip/β)·tol/(ζ + μ₀) ≤ 2·tol/(ζ + μ₀) of the exact minimiser (module docs of the
+/// solver; β ≥ the curvature seen ≥ Lip along the path for a quadratic), so they differ by at
+/// most 4·tol/(ζ + μ₀) in ℓ2 — the tolerance asserted (≈ 1e−7 here, against weights ≈ 0.3).
+#[test]
+fn suffstats_path_matches_the_passes() {
+    use crate::algorithms::frank_wolfe::suffstats_tests::{assert_same_release, fit_both};
+    use crate::params::SuffStats;
+    let (data, _) = bounded_data(4000, 5, 23);
+    let budget = Budget::new(1.0, 1e-6).unwrap();
+    let l2 = L2Ball { d: 5, radius: 1.0 };
+    let l1 = L1Ball { d: 5, radius: 1.0 };
+    for (domain, seed) in [(&l2 as &dyn ConstraintSet, 5), (&l1, 6)] {
+        let p = Problem::new(&data, LossKind::Squared, domain);
+        let alg = |s| ObjectivePerturbation {
+            suffstats: s,
+            ..op(0.6)
+        };
+        let plan = alg(SuffStats::On).plan(&p, &budget);
+        let both = fit_both(&alg(SuffStats::On), &alg(SuffStats::Off), &p, budget, seed);
+        let bound = 4.0 * plan.tolerance / (plan.zeta + plan.mu0);
+        assert!(bound < 1e-5, "{bound}");
+        let scale = both[1].0.weights.iter().fold(0.0f64, |m, w| m.max(w.abs()));
+        assert_same_release(&both, bound / scale);
+        let auto = alg(SuffStats::Auto).fit_seeded(&p, budget, seed);
+        assert_eq!(auto.hyperparameters["suffstats"], "on");
+        assert_eq!(auto.weights, both[0].0.weights);
+    }
+}
