@@ -366,7 +366,11 @@ pub fn gram_matrix_clipped(x: &[f64], n: usize, d: usize, bound: f64) -> Vec<f64
                     *c = clip(*v);
                 }
                 for jj in 0..h {
-                    axpy(clip(row[j0 + jj]), &ck[0][..w], &mut acc[jj * w..(jj + 1) * w]);
+                    axpy(
+                        clip(row[j0 + jj]),
+                        &ck[0][..w],
+                        &mut acc[jj * w..(jj + 1) * w],
+                    );
                 }
             }
             acc
@@ -394,7 +398,13 @@ pub fn gram_matrix_clipped(x: &[f64], n: usize, d: usize, bound: f64) -> Vec<f64
 /// over the fixed row blocks of [`block_rows`], partial sums added in block order — the
 /// order of the gradient passes of [`crate::loss`], so −2·(the result) is bit-for-bit the
 /// squared-loss mean gradient at w = 0 of the clipped data.
-pub fn moment_vector_clipped(x: &[f64], y: &[f64], d: usize, bound_x: f64, bound_y: f64) -> Vec<f64> {
+pub fn moment_vector_clipped(
+    x: &[f64],
+    y: &[f64],
+    d: usize,
+    bound_x: f64,
+    bound_y: f64,
+) -> Vec<f64> {
     let m = y.len();
     debug_assert_eq!(x.len(), m * d);
     let mut out = vec![0.0; d];
@@ -458,7 +468,9 @@ impl SecondMoments {
         let d = self.d;
         let row = |(o, gj): (&mut f64, &[f64])| *o = dot(gj, w);
         if d >= 256 {
-            out.par_iter_mut().zip(self.gram.par_chunks(d)).for_each(row);
+            out.par_iter_mut()
+                .zip(self.gram.par_chunks(d))
+                .for_each(row);
         } else {
             out.iter_mut().zip(self.gram.chunks(d)).for_each(row);
         }

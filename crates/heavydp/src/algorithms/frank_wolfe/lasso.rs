@@ -89,8 +89,8 @@ use super::super::*;
 use super::heavy_tailed::{HtStep, ScoreSensitivity};
 use crate::linalg::SecondMoments;
 use crate::loss::{mean_gradient, GradientWorkspace};
-use crate::params::SuffStats;
 use crate::mechanisms::{release, ExponentialMechanism};
+use crate::params::SuffStats;
 use crate::privacy::{
     advanced_composition, approx_to_zcdp_rho, calibration_target, mul_up, pure_to_zcdp,
     zcdp_to_approx, Accountant, PrivacyLedger,
@@ -450,10 +450,14 @@ impl PrivateAlgorithm for HtLasso {
             },
         );
         hp(&mut h, "score_sensitivity", plan.score_sensitivity);
-        hp(&mut h, "suffstats", match source {
-            Source::Moments(_) => "on",
-            Source::Shrunk(_) => "off",
-        });
+        hp(
+            &mut h,
+            "suffstats",
+            match source {
+                Source::Moments(_) => "on",
+                Source::Shrunk(_) => "off",
+            },
+        );
         hp(&mut h, "sensitivity", self.sensitivity.name());
         hp(
             &mut h,

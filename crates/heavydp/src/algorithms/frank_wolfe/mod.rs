@@ -359,7 +359,11 @@ impl Default for FrankWolfe {
 
 impl FrankWolfe {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new("frank-wolfe", params, &["bound", "T", "fw_step", "suffstats"])?;
+        let p = Params::new(
+            "frank-wolfe",
+            params,
+            &["bound", "T", "fw_step", "suffstats"],
+        )?;
         Ok(FrankWolfe {
             bound: p.positive("bound")?,
             t: t_param(&p)?,

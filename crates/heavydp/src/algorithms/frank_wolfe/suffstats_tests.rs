@@ -42,7 +42,10 @@ pub(crate) fn fit_both(
 /// spent, notes and hyperparameters (but `suffstats`, which is `on` / `off`).
 pub(crate) fn assert_same_release(both: &[(FitReport, u64); 2], rel: f64) {
     let [(on, next_on), (off, next_off)] = both;
-    assert_eq!(next_on, next_off, "the two paths consumed different randomness");
+    assert_eq!(
+        next_on, next_off,
+        "the two paths consumed different randomness"
+    );
     assert_eq!(on.hyperparameters["suffstats"], "on");
     assert_eq!(off.hyperparameters["suffstats"], "off");
     let scale = off.weights.iter().fold(0.0f64, |m, w| m.max(w.abs()));
@@ -86,7 +89,13 @@ fn dp_frank_wolfe_paths_agree_bit_for_bit_on_polytopes() {
             suffstats: s,
             ..Default::default()
         };
-        let both = fit_both(&alg(SuffStats::On), &alg(SuffStats::Off), &p, budget(), seed);
+        let both = fit_both(
+            &alg(SuffStats::On),
+            &alg(SuffStats::Off),
+            &p,
+            budget(),
+            seed,
+        );
         assert_same_release(&both, 0.0);
         // auto: 8d <= n and 2(T-1) >= d, so the statistics.
         let auto = alg(SuffStats::Auto).fit_seeded(&p, budget(), seed);
@@ -180,13 +189,19 @@ fn auto_rule_uses_public_sizes_only_and_other_losses_ignore_the_flag() {
     assert_eq!(r.hyperparameters["suffstats"], "off");
     // The logistic loss has no sufficient statistics: `on` is ignored.
     let mut labels = data.clone();
-    labels.y_mut().iter_mut().for_each(|v| *v = if *v > 0.0 { 1.0 } else { -1.0 });
+    labels
+        .y_mut()
+        .iter_mut()
+        .for_each(|v| *v = if *v > 0.0 { 1.0 } else { -1.0 });
     let p = Problem::new(&labels, LossKind::Logistic, &domain);
     let on = DpFrankWolfe {
         suffstats: SuffStats::On,
         ..alg
     };
-    assert_eq!(on.fit_seeded(&p, budget(), 1).hyperparameters["suffstats"], "off");
+    assert_eq!(
+        on.fit_seeded(&p, budget(), 1).hyperparameters["suffstats"],
+        "off"
+    );
 }
 
 #[test]
@@ -194,13 +209,25 @@ fn suffstats_parameter_is_parsed_listed_and_validated() {
     let mut m = ParamMap::new();
     m.insert("bound".into(), "1".into());
     m.insert("suffstats".into(), "on".into());
-    assert_eq!(DpFrankWolfe::from_params(&m).unwrap().suffstats, SuffStats::On);
+    assert_eq!(
+        DpFrankWolfe::from_params(&m).unwrap().suffstats,
+        SuffStats::On
+    );
     m.insert("suffstats".into(), "off".into());
-    assert_eq!(DpFrankWolfeGaussian::from_params(&m).unwrap().suffstats, SuffStats::Off);
-    assert_eq!(FrankWolfe::from_params(&m).unwrap().suffstats, SuffStats::Off);
+    assert_eq!(
+        DpFrankWolfeGaussian::from_params(&m).unwrap().suffstats,
+        SuffStats::Off
+    );
+    assert_eq!(
+        FrankWolfe::from_params(&m).unwrap().suffstats,
+        SuffStats::Off
+    );
     m.insert("suffstats".into(), "sometimes".into());
     let err = DpFrankWolfe::from_params(&m).unwrap_err().to_string();
-    assert!(err.contains("suffstats") && err.contains("auto, on, off"), "{err}");
+    assert!(
+        err.contains("suffstats") && err.contains("auto, on, off"),
+        "{err}"
+    );
     m.remove("bound");
     m.insert("suffstats".into(), "auto".into());
     assert_eq!(HtLasso::from_params(&m).unwrap().suffstats, SuffStats::Auto);
@@ -240,16 +267,24 @@ fn bench_suffstats_fit_times() {
             .unwrap();
     let t0 = Instant::now();
     let m = SecondMoments::new(data.x(), data.y(), d, 1.0, 1.0);
-    eprintln!("second moments (G, c) at n = {n}, d = {d}: {:.3} s", t0.elapsed().as_secs_f64());
+    eprintln!(
+        "second moments (G, c) at n = {n}, d = {d}: {:.3} s",
+        t0.elapsed().as_secs_f64()
+    );
     drop(m);
     let l1 = L1Ball { d, radius: 1.0 };
     let l2 = L2Ball { d, radius: 1.0 };
     let budget = Budget::new(1.0, 1e-6).unwrap();
     let time = |label: &str, alg: &dyn PrivateAlgorithm, p: &Problem| {
         let t0 = Instant::now();
-        let r = alg.fit(p, budget, &mut rng_from_seed(7), &mut NoObserver).unwrap();
+        let r = alg
+            .fit(p, budget, &mut rng_from_seed(7), &mut NoObserver)
+            .unwrap();
         let s = t0.elapsed().as_secs_f64();
-        eprintln!("{label}: {s:.3} s (T = {}, suffstats = {})", r.hyperparameters["T"], r.hyperparameters["suffstats"]);
+        eprintln!(
+            "{label}: {s:.3} s (T = {}, suffstats = {})",
+            r.hyperparameters["T"], r.hyperparameters["suffstats"]
+        );
         (r, s)
     };
     let report = |name: &str, both: [(FitReport, f64); 2]| {
@@ -260,7 +295,11 @@ fn bench_suffstats_fit_times() {
             .iter()
             .zip(&off.weights)
             .fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
-        eprintln!("{name}: speed-up {:.1}x, max |w_on - w_off| / max |w| = {:e}", b / a, diff / scale);
+        eprintln!(
+            "{name}: speed-up {:.1}x, max |w_on - w_off| / max |w| = {:e}",
+            b / a,
+            diff / scale
+        );
     };
     let p1 = Problem::new(&data, LossKind::Squared, &l1);
     let fw = |s| DpFrankWolfe {
@@ -294,7 +333,9 @@ fn bench_suffstats_fit_times() {
     };
     let time_op = |label: &str, alg: &dyn PrivateAlgorithm| {
         let t0 = Instant::now();
-        let r = alg.fit(&p2, budget, &mut rng_from_seed(7), &mut NoObserver).unwrap();
+        let r = alg
+            .fit(&p2, budget, &mut rng_from_seed(7), &mut NoObserver)
+            .unwrap();
         let s = t0.elapsed().as_secs_f64();
         eprintln!("{label}: {s:.3} s");
         (r, s)

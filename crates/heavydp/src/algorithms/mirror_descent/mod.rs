@@ -118,8 +118,8 @@ pub mod potentials;
 use super::*;
 use crate::linalg::{axpy, SecondMoments};
 use crate::loss::{mean_gradient, GradientWorkspace};
-use crate::params::SuffStats;
 use crate::mechanisms::{release, GaussianMechanism};
+use crate::params::SuffStats;
 use crate::privacy::{Accountant, PrivacyLedger};
 use potentials::{
     EntropyPotential, EuclideanPotential, Geometry, LiftedEntropyPotential, MirrorMap,

@@ -1151,8 +1151,12 @@ fn suffstats_path_matches_the_passes() {
     let l2 = L2Ball { d: 6, radius: 1.0 };
     let l1 = L1Ball { d: 6, radius: 1.0 };
     let simplex = Simplex { d: 6 };
-    let cases: [(&dyn ConstraintSet, f64, u64); 4] =
-        [(&l2, 0.0, 1), (&l1, 0.0, 2), (&simplex, 0.0, 3), (&l2, 0.5, 4)];
+    let cases: [(&dyn ConstraintSet, f64, u64); 4] = [
+        (&l2, 0.0, 1),
+        (&l1, 0.0, 2),
+        (&simplex, 0.0, 3),
+        (&l2, 0.5, 4),
+    ];
     for (domain, lambda, seed) in cases {
         let p = Problem::new(&data, LossKind::Squared, domain);
         let alg = |s| NoisyMirrorDescent {
@@ -1177,5 +1181,8 @@ fn suffstats_path_matches_the_passes() {
         suffstats: SuffStats::On,
         ..Default::default()
     };
-    assert_eq!(alg.fit_seeded(&p, budget, 1).hyperparameters["suffstats"], "off");
+    assert_eq!(
+        alg.fit_seeded(&p, budget, 1).hyperparameters["suffstats"],
+        "off"
+    );
 }

@@ -109,9 +109,9 @@ pub mod solver;
 
 use super::*;
 use crate::mechanisms::{release, Mechanism};
+use crate::params::SuffStats;
 use crate::privacy::{Accountant, Cost, PrivacyLedger};
 pub use calibration::OpCalibration;
-use crate::params::SuffStats;
 use solver::{PerturbedErm, SolverSettings};
 
 const NAME: &str = "objective-perturbation";
@@ -403,9 +403,7 @@ impl PrivateAlgorithm for ObjectivePerturbation {
         // Deterministic post-processing of (clipped data, b): the solver reads the records
         // clipped at B (into the second moments, or a clipped copy for the passes).
         let squared = matches!(problem.loss, LossKind::Squared);
-        let suffstats = self
-            .suffstats
-            .resolve(squared, problem.data.n(), d, None);
+        let suffstats = self.suffstats.resolve(squared, problem.data.n(), d, None);
         let theta0 = problem.domain.start();
         let erm = PerturbedErm {
             data: problem.data,

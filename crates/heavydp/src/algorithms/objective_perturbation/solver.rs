@@ -30,14 +30,14 @@
 //! (iterations, achieved gradient-mapping norm, β) depend on the data and are recorded only
 //! as solver diagnostics, never printed.
 
+use crate::algorithms::clip_for;
 use crate::constraints::hull::HullProjector;
 use crate::constraints::ConstraintSet;
 use crate::data::Dataset;
-use crate::algorithms::clip_for;
 use crate::linalg::{dot, SecondMoments};
-use std::borrow::Cow;
 use crate::loss::LossKind;
 use crate::loss::{mean_gradient, GradientWorkspace};
+use std::borrow::Cow;
 
 /// The perturbed, regularised empirical risk J of objective perturbation (see the module
 /// docs), on `data` clipped at `bound`.
@@ -144,9 +144,13 @@ fn clipped<'a>(data: &'a Dataset, loss: &LossKind, bound: f64) -> Cow<'a, Datase
 impl DataTerm<'_> {
     fn new<'a>(data: &'a Dataset, loss: LossKind, bound: f64, suffstats: bool) -> DataTerm<'a> {
         match loss {
-            LossKind::Squared if suffstats => {
-                DataTerm::Quadratic(SecondMoments::new(data.x(), data.y(), data.d(), bound, bound))
-            }
+            LossKind::Squared if suffstats => DataTerm::Quadratic(SecondMoments::new(
+                data.x(),
+                data.y(),
+                data.d(),
+                bound,
+                bound,
+            )),
             _ => DataTerm::Passes {
                 loss,
                 data: clipped(data, &loss, bound),

@@ -2,10 +2,10 @@ use super::calibration::{
     certified_epsilon, hockey_stick_delta, jacobian_epsilon, ln_normal_tail, tail_bound_epsilon,
 };
 use super::solver::{PerturbedErm, SolverSettings};
-use crate::linalg::gram_matrix_clipped;
 use super::*;
 use crate::algorithms::frank_wolfe::FrankWolfe;
 use crate::constraints::{L1Ball, L2Ball, Simplex, VertexPolytope};
+use crate::linalg::gram_matrix_clipped;
 use crate::loss::Loss;
 use crate::noise::rng_from_seed;
 use crate::test_support::{bounded_data, logistic_data, sparse_ball, FitSeeded};
