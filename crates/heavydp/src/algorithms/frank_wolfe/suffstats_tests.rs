@@ -344,3 +344,25 @@ fn bench_suffstats_fit_times() {
     let off = time_op("objective-perturbation off", &op(SuffStats::Off));
     report("objective-perturbation", [on, off]);
 }
+
+/// The build of G and c alone at n = 9·10⁴, d = 200 (three runs): the kernel behind the
+/// statistics path's one-off cost.
+#[test]
+#[ignore]
+fn bench_second_moments() {
+    let (n, d) = (90_000, 200);
+    let mut rng = rng_from_seed(1);
+    let params = Default::default();
+    let (data, _) =
+        crate::data::scenarios::simulate("hu-linear-lognormal", n, d, None, &params, &mut rng)
+            .unwrap();
+    for _ in 0..3 {
+        let t0 = std::time::Instant::now();
+        let m = SecondMoments::new(data.x(), data.y(), d, 1.0, 1.0);
+        eprintln!(
+            "second moments at n = {n}, d = {d}: {:.3} s",
+            t0.elapsed().as_secs_f64()
+        );
+        std::hint::black_box(m);
+    }
+}
