@@ -339,3 +339,267 @@ mod tests {
         assert_eq!(symmetric_min_eigenvalue(&[0.0; 4], 2), 0.0);
     }
 }
+
+// ------------------------------------------- second moments (sufficient statistics)
+
+/// Column tile of [`gram_matrix_clipped`]: 64 columns (a 64 × 64 accumulator is 32 KiB).
+const GRAM_TILE: usize = 64;
+
+/// XᵀX/n for row-major x (n × d), every entry read clipped to [−B, B] (`bound = ∞`: no
+/// clipping) — without a clipped copy of x. Computed in 64 × 64 tiles of the upper
+/// triangle, each tile one parallel task that sums the rows in order (four at a time), so
+/// the result does not depend on the thread count. Clipping an entry is exact, so the
+/// result is bit-for-bit the Gram matrix of the clipped copy.
+pub fn gram_matrix_clipped(x: &[f64], n: usize, d: usize, bound: f64) -> Vec<f64> {
+    const T: usize = GRAM_TILE;
+    debug_assert_eq!(x.len(), n * d);
+    let nb = d.div_ceil(T);
+    let tiles: Vec<(usize, usize)> = (0..nb).flat_map(|a| (a..nb).map(move |b| (a, b))).collect();
+    let clip = |v: f64| v.clamp(-bound, bound);
+    let blocks: Vec<Vec<f64>> = tiles
+        .par_iter()
+        .map(|&(a, b)| {
+            let (j0, j1) = (a * T, ((a + 1) * T).min(d));
+            let (k0, k1) = (b * T, ((b + 1) * T).min(d));
+            let (h, w) = (j1 - j0, k1 - k0);
+            let mut acc = vec![0.0; h * w];
+            // The four rows' clipped tile columns j and k, copied once per four rows.
+            let (mut cj, mut ck) = ([[0.0f64; T]; 4], [[0.0f64; T]; 4]);
+            let quads = x.chunks_exact(4 * d);
+            let rest = quads.remainder();
+            for q in quads {
+                for r in 0..4 {
+                    let row = &q[r * d..(r + 1) * d];
+                    for (c, v) in cj[r][..h].iter_mut().zip(&row[j0..j1]) {
+                        *c = clip(*v);
+                    }
+                    for (c, v) in ck[r][..w].iter_mut().zip(&row[k0..k1]) {
+                        *c = clip(*v);
+                    }
+                }
+                let (k_0, k_1, k_2, k_3) = (&ck[0][..w], &ck[1][..w], &ck[2][..w], &ck[3][..w]);
+                for jj in 0..h {
+                    let (a0, a1, a2, a3) = (cj[0][jj], cj[1][jj], cj[2][jj], cj[3][jj]);
+                    let out = &mut acc[jj * w..(jj + 1) * w];
+                    for ((((o, b0), b1), b2), b3) in
+                        out.iter_mut().zip(k_0).zip(k_1).zip(k_2).zip(k_3)
+                    {
+                        *o += (a0 * b0 + a1 * b1) + (a2 * b2 + a3 * b3);
+                    }
+                }
+            }
+            for row in rest.chunks_exact(d) {
+                for (c, v) in ck[0][..w].iter_mut().zip(&row[k0..k1]) {
+                    *c = clip(*v);
+                }
+                for jj in 0..h {
+                    axpy(
+                        clip(row[j0 + jj]),
+                        &ck[0][..w],
+                        &mut acc[jj * w..(jj + 1) * w],
+                    );
+                }
+            }
+            acc
+        })
+        .collect();
+    let inv = 1.0 / n as f64;
+    let mut g = vec![0.0; d * d];
+    for (&(a, b), acc) in tiles.iter().zip(&blocks) {
+        let (j0, j1) = (a * T, ((a + 1) * T).min(d));
+        let (k0, k1) = (b * T, ((b + 1) * T).min(d));
+        let w = k1 - k0;
+        for j in j0..j1 {
+            for k in k0..k1 {
+                let v = acc[(j - j0) * w + (k - k0)] * inv;
+                g[j * d + k] = v;
+                g[k * d + j] = v;
+            }
+        }
+    }
+    g
+}
+
+/// Xᵀy/n for row-major x (n × d) and y, x's entries read clipped to [−`bound_x`, `bound_x`]
+/// and y's to [−`bound_y`, `bound_y`] (∞: no clipping), without a clipped copy. Parallel
+/// over the fixed row blocks of [`block_rows`], partial sums added in block order — the
+/// order of the gradient passes of [`crate::loss`], so −2·(the result) is bit-for-bit the
+/// squared-loss mean gradient at w = 0 of the clipped data.
+pub fn moment_vector_clipped(
+    x: &[f64],
+    y: &[f64],
+    d: usize,
+    bound_x: f64,
+    bound_y: f64,
+) -> Vec<f64> {
+    let m = y.len();
+    debug_assert_eq!(x.len(), m * d);
+    let mut out = vec![0.0; d];
+    if m == 0 {
+        return out;
+    }
+    let br = block_rows(d);
+    let partials: Vec<Vec<f64>> = x
+        .par_chunks(br * d)
+        .zip(y.par_chunks(br))
+        .map(|(xb, yb)| {
+            let mut acc = vec![0.0; d];
+            for (row, &yi) in xb.chunks_exact(d).zip(yb) {
+                let r = yi.clamp(-bound_y, bound_y);
+                if r != 0.0 {
+                    for (a, v) in acc.iter_mut().zip(row) {
+                        *a += r * v.clamp(-bound_x, bound_x);
+                    }
+                }
+            }
+            acc
+        })
+        .collect();
+    for p in &partials {
+        for (o, pi) in out.iter_mut().zip(p) {
+            *o += pi;
+        }
+    }
+    let inv = 1.0 / m as f64;
+    out.iter_mut().for_each(|o| *o *= inv);
+    out
+}
+
+/// The second moments G = X̃ᵀX̃/n (d × d, row-major, symmetric) and c = X̃ᵀỹ/n of the rows
+/// clipped coordinate-wise (x̃ at `bound_x`, ỹ at `bound_y`; ∞ = no clipping), built in one
+/// O(nd²) pass over the data without a clipped copy. They are the sufficient statistics of
+/// any quadratic in the data: (1/n)Σ(⟨x̃_i, w⟩ − ỹ_i)² = wᵀGw − 2cᵀw + const, whose
+/// gradient 2(Gw − c) ([`SecondMoments::quadratic_gradient`]) is then O(d²) per point, or
+/// O(d) per sparse move with [`SecondMoments::mix_toward`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SecondMoments {
+    pub d: usize,
+    /// G, row-major.
+    pub gram: Vec<f64>,
+    /// c.
+    pub xty: Vec<f64>,
+}
+
+impl SecondMoments {
+    /// G and c of the clipped rows of (x, y) (see the type's docs).
+    pub fn new(x: &[f64], y: &[f64], d: usize, bound_x: f64, bound_y: f64) -> Self {
+        SecondMoments {
+            d,
+            gram: gram_matrix_clipped(x, y.len(), d, bound_x),
+            xty: moment_vector_clipped(x, y, d, bound_x, bound_y),
+        }
+    }
+
+    /// out = G·w (fixed-order [`dot`] per row; rows in parallel when d ≥ 256).
+    pub fn gram_times(&self, w: &[f64], out: &mut [f64]) {
+        let d = self.d;
+        let row = |(o, gj): (&mut f64, &[f64])| *o = dot(gj, w);
+        if d >= 256 {
+            out.par_iter_mut()
+                .zip(self.gram.par_chunks(d))
+                .for_each(row);
+        } else {
+            out.iter_mut().zip(self.gram.chunks(d)).for_each(row);
+        }
+    }
+
+    /// gw ← (1 − μ)·gw + μ·G·v: keeps gw = G·w through the move w ← (1 − μ)w + μv. O(d)
+    /// per nonzero of v (a vertex ±R e_j of an ℓ1 ball or e_j of the simplex: O(d)).
+    pub fn mix_toward(&self, gw: &mut [f64], v: &[f64], mu: f64) {
+        let d = self.d;
+        gw.iter_mut().for_each(|g| *g *= 1.0 - mu);
+        for (k, &vk) in v.iter().enumerate() {
+            if vk != 0.0 {
+                // G is symmetric: row k is column k.
+                axpy(mu * vk, &self.gram[k * d..(k + 1) * d], gw);
+            }
+        }
+    }
+
+    /// grad = 2(gw − c), the gradient of wᵀGw − 2cᵀw given gw = G·w.
+    pub fn quadratic_gradient(&self, gw: &[f64], grad: &mut [f64]) {
+        for ((g, a), c) in grad.iter_mut().zip(gw).zip(&self.xty) {
+            *g = 2.0 * (a - c);
+        }
+    }
+}
+
+#[cfg(test)]
+mod moment_tests {
+    use super::*;
+    use rand::Rng;
+
+    fn sample(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+        let mut rng = crate::noise::rng_from_seed(seed);
+        let x = (0..n * d).map(|_| rng.random_range(-2.0..2.0)).collect();
+        let y = (0..n).map(|_| rng.random_range(-3.0..3.0)).collect();
+        (x, y)
+    }
+
+    #[test]
+    fn clipped_moments_equal_the_moments_of_a_clipped_copy_bit_for_bit() {
+        // d = 70: two 64-wide tiles; n = 4003: quads and a remainder; several row blocks.
+        for (n, d) in [(4003, 70), (57, 3), (9, 1)] {
+            let (x, y) = sample(n, d, n as u64);
+            let (bx, by) = (1.1, 1.7);
+            let xc: Vec<f64> = x.iter().map(|v| v.clamp(-bx, bx)).collect();
+            let yc: Vec<f64> = y.iter().map(|v| v.clamp(-by, by)).collect();
+            let m = SecondMoments::new(&x, &y, d, bx, by);
+            let copy = SecondMoments::new(&xc, &yc, d, f64::INFINITY, f64::INFINITY);
+            assert_eq!(m, copy);
+            // Naive sums on the clipped copy (independent of the tiling).
+            for j in 0..d {
+                for k in 0..d {
+                    let naive: f64 =
+                        (0..n).map(|i| xc[i * d + j] * xc[i * d + k]).sum::<f64>() / n as f64;
+                    assert!((m.gram[j * d + k] - naive).abs() < 1e-13, "({j},{k})");
+                }
+                let naive: f64 = (0..n).map(|i| xc[i * d + j] * yc[i]).sum::<f64>() / n as f64;
+                assert!((m.xty[j] - naive).abs() < 1e-13);
+            }
+            // c = -1/2 x the squared-loss gradient pass at w = 0, bit for bit (same order).
+            let mut g0 = vec![0.0; d];
+            let sq = crate::loss::LossKind::Squared;
+            let mut ws = crate::loss::GradientWorkspace::new();
+            crate::loss::mean_gradient(&sq, &xc, &yc, d, &vec![0.0; d], &mut g0, &mut ws);
+            let c: Vec<f64> = g0.iter().map(|g| -0.5 * g).collect();
+            assert_eq!(m.xty, c);
+        }
+    }
+
+    #[test]
+    fn quadratic_gradient_and_vertex_updates_match_the_gradient_pass() {
+        let (n, d) = (3001, 9);
+        let (x, y) = sample(n, d, 4);
+        let m = SecondMoments::new(&x, &y, d, 1.0, 1.0);
+        let xc: Vec<f64> = x.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
+        let yc: Vec<f64> = y.iter().map(|v| v.clamp(-1.0, 1.0)).collect();
+        let mut w = vec![0.0; d];
+        let mut gw = vec![0.0; d];
+        let (mut g, mut pass) = (vec![0.0; d], vec![0.0; d]);
+        let mut ws = crate::loss::GradientWorkspace::new();
+        let mut v = vec![0.0; d];
+        for t in 1..200usize {
+            // A vertex ±0.8 e_j move, tracked in O(d).
+            let (j, s) = (t * 7 % d, if t % 3 == 0 { -0.8 } else { 0.8 });
+            let mu = 2.0 / (t as f64 + 1.0);
+            w.iter_mut().for_each(|wi| *wi *= 1.0 - mu);
+            w[j] += mu * s;
+            v.iter_mut().for_each(|vi| *vi = 0.0);
+            v[j] = s;
+            m.mix_toward(&mut gw, &v, mu);
+            m.quadratic_gradient(&gw, &mut g);
+            let sq = crate::loss::LossKind::Squared;
+            crate::loss::mean_gradient(&sq, &xc, &yc, d, &w, &mut pass, &mut ws);
+            for (a, b) in g.iter().zip(&pass) {
+                assert!((a - b).abs() < 1e-12, "t = {t}: {a} vs {b}");
+            }
+        }
+        // gram_times agrees with the tracked product.
+        let mut direct = vec![0.0; d];
+        m.gram_times(&w, &mut direct);
+        for (a, b) in direct.iter().zip(&gw) {
+            assert!((a - b).abs() < 1e-13);
+        }
+    }
+}

@@ -247,3 +247,71 @@ impl PeelingCalibration {
         }
     }
 }
+
+/// The `suffstats` parameter (issue 16 item 4): whether a squared-loss fit computes its
+/// full mean gradients from the sufficient statistics G = X̃ᵀX̃/n and c = X̃ᵀỹ/n of the
+/// clipped data ([`crate::linalg::SecondMoments`], one O(nd²) pass, then O(d²) or O(d)
+/// per gradient) or by a pass over the data per gradient. The gradient is the same
+/// function of the data either way (2(Gw − c) = (2/n)Σ x̃_i(⟨x̃_i, w⟩ − ỹ_i)), so the
+/// choice changes only the floating-point summation order, never the privacy analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SuffStats {
+    /// [`SuffStats::auto_rule`].
+    #[default]
+    Auto,
+    /// Always the sufficient statistics (squared loss only; other losses ignore it).
+    On,
+    /// Always the data passes.
+    Off,
+}
+
+impl SuffStats {
+    /// Parses `--param suffstats=auto|on|off` (default `auto`).
+    pub fn parse(p: &Params) -> Result<Self, FitError> {
+        Ok(match p.choice("suffstats", &["auto", "on", "off"])? {
+            Some("on") => SuffStats::On,
+            Some("off") => SuffStats::Off,
+            _ => SuffStats::Auto,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SuffStats::Auto => "auto",
+            SuffStats::On => "on",
+            SuffStats::Off => "off",
+        }
+    }
+
+    /// The `auto` rule, from public quantities only (n, d and the number of full gradients
+    /// `gradients` when it is fixed in advance): the statistics are used when
+    /// 8d ≤ n — G (d² floats) is then at most 1/8 of the data (n·d floats), which keeps a
+    /// fit's memory near the data's size — and, when the number of gradients is known,
+    /// 2·gradients ≥ d: building G costs about n·d²/2 multiply-adds, a data pass 2·n·d,
+    /// so G pays for itself after d/4 gradients; the factor 2 covers the Gram kernel being
+    /// compute-bound where the passes stream at memory speed.
+    pub fn auto_rule(n: usize, d: usize, gradients: Option<usize>) -> bool {
+        8 * d <= n && gradients.is_none_or(|t| 2 * t >= d)
+    }
+
+    /// Whether a fit with this setting uses the statistics: only for the squared loss;
+    /// `on`/`off` force the choice, `auto` applies [`SuffStats::auto_rule`].
+    pub fn resolve(self, squared: bool, n: usize, d: usize, gradients: Option<usize>) -> bool {
+        squared
+            && match self {
+                SuffStats::On => true,
+                SuffStats::Off => false,
+                SuffStats::Auto => Self::auto_rule(n, d, gradients),
+            }
+    }
+
+    /// The `suffstats` row of an algorithm's parameter table.
+    pub fn param_info() -> ParamInfo {
+        ParamInfo {
+            name: "suffstats",
+            default: "auto",
+            meaning: "squared loss: compute the full mean gradients from the Gram matrix X'X/n and X'y/n of the clipped data (one O(n d^2) pass, then O(d^2) or O(d) per gradient) instead of a data pass per gradient; same gradient up to floating-point summation order, same privacy analysis; auto = on when 8d <= n and (if the number of gradients T is fixed) 2T >= d; on / off force it",
+            source: "issue 16 item 4",
+        }
+    }
+}

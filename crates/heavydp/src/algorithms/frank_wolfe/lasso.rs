@@ -48,7 +48,14 @@
 //! | `sensitivity` | c_W | `paper` (= 2R) | spec H8, H12 |
 //! | `steps` | η_t | `theorem` = 2/(t+2) | Thm 5 (H5); `jaggi` = 2/(t+1) |
 //! | `calibration` | ε₀ | `exact` (spends ε); `paper` (printed ε₀) | issue 20 item 5; §C, H11 |
+//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2T ≥ d | issue 16 item 4 |
 //! | δ | δ | n^{−1.1} when the budget's δ is 0 | §6.3 |
+//!
+//! With `suffstats` on ([`SuffStats`]) g̃ = 2(Gw − c) comes from G = X̃ᵀX̃/n and c = X̃ᵀỹ/n
+//! of the shrunk data, built once without a shrunk copy, with Gw updated in O(d) per
+//! vertex step (see the `frank_wolfe` module docs): the same function of the data up to
+//! summation order, so the privacy analysis above is unchanged and the weights equal the
+//! passes' bit for bit unless a rounding-level near-tie flips a vertex choice.
 //!
 //! The default preset is `paper`: its T = ⌊(nε)^{2/5}⌋ is Theorem 5's rate with the
 //! constants and logarithms dropped; the theory formula needs λ_max(E xxᵀ), which is
@@ -80,14 +87,24 @@
 
 use super::super::*;
 use super::heavy_tailed::{HtStep, ScoreSensitivity};
+use crate::linalg::SecondMoments;
 use crate::loss::{mean_gradient, GradientWorkspace};
 use crate::mechanisms::{release, ExponentialMechanism};
+use crate::params::SuffStats;
 use crate::privacy::{
     advanced_composition, approx_to_zcdp_rho, calibration_target, mul_up, pure_to_zcdp,
     zcdp_to_approx, Accountant, PrivacyLedger,
 };
 
 const NAME: &str = "ht-lasso";
+
+/// Where the shrunk-data gradients come from (see [`SuffStats`]).
+enum Source {
+    /// The shrunk copy of the data, one pass per gradient.
+    Shrunk(Dataset),
+    /// Its second moments, read from the data shrunk on the fly (no copy).
+    Moments(SecondMoments),
+}
 
 /// `ht-lasso` (Hu et al. Alg. 2). See the module docs.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,6 +118,8 @@ pub struct HtLasso {
     pub steps: HtStep,
     /// How ε₀ is chosen: `true` (default) the exact composition, `false` the printed ε₀.
     pub exact_calibration: bool,
+    /// Gradients from the shrunk data's second moments (`suffstats`, see [`SuffStats`]).
+    pub suffstats: SuffStats,
 }
 
 impl Default for HtLasso {
@@ -114,6 +133,7 @@ impl Default for HtLasso {
             sensitivity: ScoreSensitivity::Paper,
             steps: HtStep::Theorem,
             exact_calibration: true,
+            suffstats: SuffStats::Auto,
         }
     }
 }
@@ -175,6 +195,7 @@ impl HtLasso {
                 "sensitivity",
                 "steps",
                 "calibration",
+                "suffstats",
             ],
         )?;
         let fail_prob = fail_prob_param(NAME, &p)?;
@@ -190,6 +211,7 @@ impl HtLasso {
                 _ => HtStep::Theorem,
             },
             exact_calibration: p.choice("calibration", &["exact", "paper"])? != Some("paper"),
+            suffstats: SuffStats::parse(&p)?,
         })
     }
 
@@ -210,6 +232,7 @@ impl HtLasso {
                 ParamInfo { name: "sensitivity", default: "paper", meaning: "score sensitivity constant: paper = l1 diameter 2R, tight = R", source: "spec H8, H12" },
                 ParamInfo { name: "steps", default: "theorem", meaning: "theorem = 2/(t+2), jaggi = 2/(t+1)", source: "Hu Thm 5 (H5)" },
                 ParamInfo { name: "calibration", default: "exact", meaning: "per-iteration eps0: exact = largest eps0 whose T-fold composition (best of basic and zCDP) certifies eps; paper = printed eps/(2 sqrt(2T ln(1/delta))) by advanced composition (certifies about eps/2)", source: "issue 20 item 5; Hu Sec. C (H11)" },
+                SuffStats::param_info(),
             ],
         }
     }
@@ -338,10 +361,21 @@ impl PrivateAlgorithm for HtLasso {
         self.validate(problem, &budget)?;
         let budget = with_default_delta(budget, problem.data.n());
         let plan = self.plan(problem, &budget)?;
-        // The shrunk copy of the data, made once (spec B.5; record by record, so it does
-        // not change the neighbouring relation).
-        let shrunk = problem.data.clipped(plan.k);
-        let d = shrunk.d();
+        // Shrinkage (spec B.5) is record by record, so it does not change the neighbouring
+        // relation. The direct path shrinks a copy of the data once; the sufficient-statistics
+        // path reads the data shrunk on the fly into G = X̃ᵀX̃/n and c = X̃ᵀỹ/n (no copy) and
+        // computes g̃ = 2(Gw − c) — the same function of the data as the pass, up to
+        // floating-point summation order, so the privacy analysis above is unchanged — with
+        // Gw kept up to date in O(d) per vertex step: Gw ← (1 − η)Gw + η·(±R)·G[:, j].
+        let (n, d) = (problem.data.n(), problem.data.d());
+        let source = if self.suffstats.resolve(true, n, d, Some(plan.big_t)) {
+            let (x, y) = (problem.data.x(), problem.data.y());
+            Source::Moments(SecondMoments::new(x, y, d, plan.k, plan.k))
+        } else {
+            Source::Shrunk(problem.data.clipped(plan.k))
+        };
+        let mut gw = vec![0.0; d];
+        let mut vertex = vec![0.0; d];
         let poly = problem.domain.as_polytope().expect("l1 ball");
         let mech = ExponentialMechanism::new(plan.score_sensitivity, plan.eps0)?;
         let mut ledger = PrivacyLedger::new(budget, plan.accountant);
@@ -356,17 +390,25 @@ impl PrivateAlgorithm for HtLasso {
             2.0 * plan.score_sensitivity / plan.eps0
         };
         observer.on_start(plan.big_t);
+        if let Source::Moments(m) = &source {
+            m.gram_times(&w, &mut gw);
+        }
         for t in 1..=plan.big_t {
-            // (1/n) Σ 2(⟨x̃, w⟩ − ỹ) x̃ = the printed (2/n) Σ x̃(⟨x̃, w⟩ − ỹ).
-            mean_gradient(
-                &LossKind::Squared,
-                shrunk.x(),
-                shrunk.y(),
-                d,
-                &w,
-                &mut g,
-                &mut ws,
-            );
+            // (1/n) Σ 2(⟨x̃, w⟩ − ỹ) x̃ = the printed (2/n) Σ x̃(⟨x̃, w⟩ − ỹ) = 2(Gw − c).
+            match &source {
+                Source::Moments(m) => m.quadratic_gradient(&gw, &mut g),
+                Source::Shrunk(shrunk) => {
+                    mean_gradient(
+                        &LossKind::Squared,
+                        shrunk.x(),
+                        shrunk.y(),
+                        d,
+                        &w,
+                        &mut g,
+                        &mut ws,
+                    );
+                }
+            }
             poly.vertex_scores(&g, &mut utilities);
             utilities.iter_mut().for_each(|u| *u = -*u);
             let v = release(
@@ -381,6 +423,10 @@ impl PrivateAlgorithm for HtLasso {
                 _ => 2.0 / (t as f64 + 2.0),
             };
             poly.move_toward_vertex(&mut w, v, eta);
+            if let Source::Moments(m) = &source {
+                poly.vertex(v, &mut vertex);
+                m.mix_toward(&mut gw, &vertex, eta);
+            }
             trace.push(TraceRecord {
                 iteration: t,
                 step_size: eta,
@@ -404,6 +450,14 @@ impl PrivateAlgorithm for HtLasso {
             },
         );
         hp(&mut h, "score_sensitivity", plan.score_sensitivity);
+        hp(
+            &mut h,
+            "suffstats",
+            match source {
+                Source::Moments(_) => "on",
+                Source::Shrunk(_) => "off",
+            },
+        );
         hp(&mut h, "sensitivity", self.sensitivity.name());
         hp(
             &mut h,

@@ -42,6 +42,23 @@
 //! | `T` | T | Alg. 3: ⌈√n⌉ clamped to [2, 10⁴]; Alg. 4: ⌈(Γ nε)^{2/3}/(L₁‖C‖₁)^{2/3}⌉; Alg. 5: ⌈(Γ nε)^{2/3}/(L G_C)^{2/3}⌉ (≥ 2) | Thm 5.2 (error 2Γ/(T+1) below 1/√n); Thm 5.5; Thm B.2 |
 //! | `fw_step` | μ_t | `default` = 2/(t+1); `paper` = 1/(T+2) | spec §7, A15 |
 //! | `calibration` | b, σ | Alg. 4 `accountant`; Alg. 5 `zcdp` (`paper`: printed σ) | spec A16, A17; issue 20 item 5 |
+//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2(T − 1) ≥ d (squared loss) | issue 16 item 4 |
+//!
+//! **Sufficient statistics** (`suffstats`, [`SuffStats`]; also `ht-lasso`). For the squared
+//! loss the full mean gradient of the clipped data is g_t = (2/n)Σ x̃_i(⟨x̃_i, θ_t⟩ − ỹ_i) =
+//! 2(Gθ_t − c) with G = X̃ᵀX̃/n and c = X̃ᵀỹ/n. With `suffstats` on, G and c are built once
+//! ([`SecondMoments`], O(nd²), reading the data clipped on the fly — no clipped copy) and
+//! Gθ is carried through the moves: a vertex step θ ← (1 − μ)θ + μ·s·e_j updates it as
+//! Gθ ← (1 − μ)Gθ + μ·s·G[:, j] in O(d) (a dense LMO direction in O(d²)), so an iteration
+//! costs O(d) instead of O(nd). The gradient is the same function of the data — only its
+//! floating-point summation order changes — so the sensitivities above and the whole
+//! privacy analysis are unchanged, and the noise draws are the same; on a polytope the
+//! weights are bit-for-bit those of the passes unless a rounding-level near-tie flips a
+//! vertex choice. `auto` decides from public n, d, T only: G's d² floats stay within an
+//! eighth of the data (8d ≤ n), and its n·d²/2 build cost is repaid by the T − 1 passes of
+//! 2nd each it replaces (2(T − 1) ≥ d, a factor 2 of margin); `on`/`off` force it. Losses
+//! other than squared ignore it. The model file records the path taken (`suffstats` =
+//! `on`/`off`).
 //!
 //! Constants: L₁ = sup|f'|·B, L = sup|f'|·B√d, Γ = sup f''·(B·diam₁ C)², with
 //! sup|f'| over |⟨x, θ⟩| ≤ B‖C‖₁ (see [`BoundedConstants`]).
@@ -75,8 +92,10 @@ pub use heavy_tailed::{
 pub use lasso::{lasso_step_epsilon, shrunk_gradient_sensitivity, HtLasso, HtLassoPlan};
 
 use super::*;
+use crate::linalg::SecondMoments;
 use crate::loss::{mean_gradient, GradientWorkspace};
 use crate::mechanisms::{release, GaussianMechanism, ReportNoisyMin};
+use crate::params::SuffStats;
 use crate::privacy::{
     approx_to_zcdp_rho, calibration_target, zcdp_to_approx, Accountant, PrivacyLedger,
 };
@@ -122,10 +141,50 @@ enum Direction<'a> {
     NoisyGradient(&'a GaussianMechanism),
 }
 
+/// Where the loop's full mean gradients ∇L(θ; D̃) of the clipped data D̃ come from.
+enum Gradients<'a> {
+    /// One pass over the clipped data per gradient (any loss).
+    Passes(std::borrow::Cow<'a, Dataset>),
+    /// Squared loss: ∇L(θ) = 2(Gθ − c) from the clipped data's second moments, with
+    /// Gθ kept up to date through each move in O(d·nnz(direction)) (O(d) at a vertex
+    /// ±R e_j). The same function of the data as the passes (up to summation order), so
+    /// every privacy statement of the module holds unchanged.
+    Moments(SecondMoments),
+}
+
+impl<'a> Gradients<'a> {
+    /// The gradient source of a fit: the moments when `suffstats` resolves to on for this
+    /// loss, n, d and number of gradients (see [`SuffStats::resolve`]), else the
+    /// (clipped, when `bound` is given) data. Neither path copies the data for the
+    /// moments; the passes clip a copy once, as before.
+    fn new(
+        problem: &Problem<'a>,
+        bound: Option<f64>,
+        suffstats: SuffStats,
+        gradients: usize,
+    ) -> Self {
+        let data = problem.data;
+        let squared = matches!(problem.loss, LossKind::Squared);
+        if suffstats.resolve(squared, data.n(), data.d(), Some(gradients)) {
+            let b = bound.unwrap_or(f64::INFINITY);
+            Gradients::Moments(SecondMoments::new(data.x(), data.y(), data.d(), b, b))
+        } else {
+            Gradients::Passes(prepare(problem, bound))
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Gradients::Passes(_) => "off",
+            Gradients::Moments(_) => "on",
+        }
+    }
+}
+
 /// The shared Frank–Wolfe loop over (already clipped) data.
 #[allow(clippy::too_many_arguments)]
 fn run(
-    data: &Dataset,
+    gradients: &Gradients,
     loss: &LossKind,
     domain: &dyn ConstraintSet,
     big_t: usize,
@@ -135,17 +194,27 @@ fn run(
     rng: &mut dyn RngCore,
     observer: &mut dyn Observer,
 ) -> Result<(Vec<f64>, Vec<TraceRecord>), FitError> {
-    let d = data.d();
+    let d = domain.dim();
     let mut w = domain.start();
     let mut grad = vec![0.0; d];
     let mut s = vec![0.0; d];
     let mut ws = GradientWorkspace::new();
+    // G·w for the moments path.
+    let mut gw = vec![0.0; d];
+    if let Gradients::Moments(m) = gradients {
+        m.gram_times(&w, &mut gw);
+    }
     let poly = domain.as_polytope();
     let mut scores = vec![0.0; poly.map_or(0, |p| p.num_vertices())];
     let mut trace = Vec::with_capacity(big_t.saturating_sub(1));
     observer.on_start(big_t.saturating_sub(1));
     for t in 1..big_t {
-        mean_gradient(loss, data.x(), data.y(), d, &w, &mut grad, &mut ws);
+        match gradients {
+            Gradients::Passes(data) => {
+                mean_gradient(loss, data.x(), data.y(), d, &w, &mut grad, &mut ws);
+            }
+            Gradients::Moments(m) => m.quadratic_gradient(&gw, &mut grad),
+        }
         let noise_scale;
         match &direction {
             Direction::NoisyGradient(g) => {
@@ -166,11 +235,18 @@ fn run(
                     _ => crate::mechanisms::argmin(&scores).expect("vertices"),
                 };
                 p.move_toward_vertex(&mut w, i, mu);
+                if let Gradients::Moments(m) = gradients {
+                    p.vertex(i, &mut s);
+                    m.mix_toward(&mut gw, &s, mu);
+                }
             }
             None => {
                 domain.lmo(&grad, &mut s);
                 for (wi, si) in w.iter_mut().zip(&s) {
                     *wi = (1.0 - mu) * *wi + mu * si;
+                }
+                if let Gradients::Moments(m) = gradients {
+                    m.mix_toward(&mut gw, &s, mu);
                 }
             }
         }
@@ -186,13 +262,13 @@ fn run(
     Ok((w, trace))
 }
 
-/// The fit report of one Frank–Wolfe run of Algs. 3–5: [`run`] on `data` with
+/// The fit report of one Frank–Wolfe run of Algs. 3–5: [`run`] on `gradients` with
 /// `direction`, charged to a fresh ledger (budget, accountant) and summarised under
-/// `model`; the hyperparameters T and `fw_step` (each variant adds its own).
+/// `model`; the hyperparameters T, `fw_step` and `suffstats` (each variant adds its own).
 #[allow(clippy::too_many_arguments)]
 fn fit_report(
     problem: &Problem,
-    data: &Dataset,
+    gradients: &Gradients,
     big_t: usize,
     step: StepRule,
     direction: Direction,
@@ -204,7 +280,7 @@ fn fit_report(
     let mut ledger = PrivacyLedger::new(budget, accountant);
     let (loss, domain) = (&problem.loss, problem.domain);
     let (weights, trace) = run(
-        data,
+        gradients,
         loss,
         domain,
         big_t,
@@ -217,6 +293,7 @@ fn fit_report(
     let mut h = BTreeMap::new();
     hp(&mut h, "T", big_t);
     hp(&mut h, "fw_step", step.name());
+    hp(&mut h, "suffstats", gradients.name());
     Ok(FitReport {
         weights,
         status: FitStatus::MaxIterations,
@@ -236,24 +313,22 @@ fn t_param(p: &Params) -> Result<Option<usize>, FitError> {
 }
 
 fn common_params() -> Vec<ParamInfo> {
-    vec![ParamInfo {
-        name: "fw_step",
-        default: "default",
-        meaning: "step rule: default = 2/(t+1) (first step 1), paper = 1/(T+2)",
-        source: "spec Talwar §7, A15",
-    }]
+    vec![
+        ParamInfo {
+            name: "fw_step",
+            default: "default",
+            meaning: "step rule: default = 2/(t+1) (first step 1), paper = 1/(T+2)",
+            source: "spec Talwar §7, A15",
+        },
+        SuffStats::param_info(),
+    ]
 }
 
-fn prepare<'a>(
-    problem: &Problem<'a>,
-    bound: Option<f64>,
-) -> (std::borrow::Cow<'a, Dataset>, Option<BoundedConstants>) {
+/// The data the passes read: clipped once when a bound is given.
+fn prepare<'a>(problem: &Problem<'a>, bound: Option<f64>) -> std::borrow::Cow<'a, Dataset> {
     match bound {
-        Some(b) => (
-            std::borrow::Cow::Owned(clip_for(problem.data, &problem.loss, b)),
-            Some(BoundedConstants::new(&problem.loss, problem.domain, b)),
-        ),
-        None => (std::borrow::Cow::Borrowed(problem.data), None),
+        Some(b) => std::borrow::Cow::Owned(clip_for(problem.data, &problem.loss, b)),
+        None => std::borrow::Cow::Borrowed(problem.data),
     }
 }
 
@@ -267,6 +342,8 @@ pub struct FrankWolfe {
     /// Number of iterates T (T − 1 updates); `None` = ⌈√n⌉ clamped to [2, 10⁴].
     pub t: Option<usize>,
     pub step: StepRule,
+    /// Squared loss: gradients from the second moments (`suffstats`, see [`SuffStats`]).
+    pub suffstats: SuffStats,
 }
 
 impl Default for FrankWolfe {
@@ -275,17 +352,23 @@ impl Default for FrankWolfe {
             bound: None,
             t: None,
             step: StepRule::Standard,
+            suffstats: SuffStats::Auto,
         }
     }
 }
 
 impl FrankWolfe {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new("frank-wolfe", params, &["bound", "T", "fw_step"])?;
+        let p = Params::new(
+            "frank-wolfe",
+            params,
+            &["bound", "T", "fw_step", "suffstats"],
+        )?;
         Ok(FrankWolfe {
             bound: p.positive("bound")?,
             t: t_param(&p)?,
             step: StepRule::parse(&p)?,
+            suffstats: SuffStats::parse(&p)?,
         })
     }
 
@@ -346,12 +429,12 @@ impl PrivateAlgorithm for FrankWolfe {
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
         self.validate(problem, &budget)?;
-        let (data, _) = prepare(problem, self.bound);
-        let big_t = self.big_t(data.n());
+        let big_t = self.big_t(problem.data.n());
+        let grads = Gradients::new(problem, self.bound, self.suffstats, big_t - 1);
         let ledger = (Budget::non_private(), Accountant::Basic, PrivacyModel::None);
         let exact = Direction::Exact;
         let mut report = fit_report(
-            problem, &data, big_t, self.step, exact, ledger, rng, observer,
+            problem, &grads, big_t, self.step, exact, ledger, rng, observer,
         )?;
         if let Some(b) = self.bound {
             hp(&mut report.hyperparameters, "bound", b);
@@ -380,6 +463,8 @@ pub struct DpFrankWolfe {
     pub t: Option<usize>,
     pub step: StepRule,
     pub calibration: FwCalibration,
+    /// Squared loss: gradients from the second moments (`suffstats`, see [`SuffStats`]).
+    pub suffstats: SuffStats,
 }
 
 impl Default for DpFrankWolfe {
@@ -389,6 +474,7 @@ impl Default for DpFrankWolfe {
             t: None,
             step: StepRule::Standard,
             calibration: FwCalibration::Accountant,
+            suffstats: SuffStats::Auto,
         }
     }
 }
@@ -407,7 +493,7 @@ impl DpFrankWolfe {
         let p = Params::new(
             "dp-frank-wolfe",
             params,
-            &["bound", "T", "fw_step", "calibration"],
+            &["bound", "T", "fw_step", "calibration", "suffstats"],
         )?;
         Ok(DpFrankWolfe {
             bound: required_bound("dp-frank-wolfe", &p)?,
@@ -417,6 +503,7 @@ impl DpFrankWolfe {
                 Some("paper") => FwCalibration::Paper,
                 _ => FwCalibration::Accountant,
             },
+            suffstats: SuffStats::parse(&p)?,
         })
     }
 
@@ -533,7 +620,7 @@ impl PrivateAlgorithm for DpFrankWolfe {
     ) -> Result<FitReport, FitError> {
         self.validate(problem, &budget)?;
         let plan = self.plan(problem, &budget);
-        let (data, _) = prepare(problem, Some(self.bound));
+        let grads = Gradients::new(problem, Some(self.bound), self.suffstats, plan.big_t - 1);
         let mech = if plan.scale == 0.0 {
             ReportNoisyMin {
                 sensitivity: plan.score_sensitivity,
@@ -546,7 +633,7 @@ impl PrivateAlgorithm for DpFrankWolfe {
         let noisy_min = Direction::NoisyMin(&mech);
         let (step, big_t) = (self.step, plan.big_t);
         let mut report = fit_report(
-            problem, &data, big_t, step, noisy_min, ledger, rng, observer,
+            problem, &grads, big_t, step, noisy_min, ledger, rng, observer,
         )?;
         let h = &mut report.hyperparameters;
         hp(h, "bound", self.bound);
@@ -578,6 +665,8 @@ pub struct DpFrankWolfeGaussian {
     /// `true` (default): the zCDP-calibrated σ that spends the budget; `false`: the printed
     /// σ when it certifies the budget (`calibration=paper`).
     pub zcdp_calibration: bool,
+    /// Squared loss: gradients from the second moments (`suffstats`, see [`SuffStats`]).
+    pub suffstats: SuffStats,
 }
 
 impl Default for DpFrankWolfeGaussian {
@@ -587,6 +676,7 @@ impl Default for DpFrankWolfeGaussian {
             t: None,
             step: StepRule::Standard,
             zcdp_calibration: true,
+            suffstats: SuffStats::Auto,
         }
     }
 }
@@ -627,13 +717,14 @@ impl DpFrankWolfeGaussian {
         let p = Params::new(
             "dp-frank-wolfe-gaussian",
             params,
-            &["bound", "T", "fw_step", "calibration"],
+            &["bound", "T", "fw_step", "calibration", "suffstats"],
         )?;
         Ok(DpFrankWolfeGaussian {
             bound: required_bound("dp-frank-wolfe-gaussian", &p)?,
             t: t_param(&p)?,
             step: StepRule::parse(&p)?,
             zcdp_calibration: p.choice("calibration", &["paper", "zcdp"])? != Some("paper"),
+            suffstats: SuffStats::parse(&p)?,
         })
     }
 
@@ -723,12 +814,12 @@ impl PrivateAlgorithm for DpFrankWolfeGaussian {
             sensitivity: sens,
             sigma,
         };
-        let (data, _) = prepare(problem, Some(self.bound));
+        let grads = Gradients::new(problem, Some(self.bound), self.suffstats, big_t - 1);
         let ledger = (budget, Accountant::Zcdp, PrivacyModel::Approx);
         let noisy_gradient = Direction::NoisyGradient(&mech);
         let mut report = fit_report(
             problem,
-            &data,
+            &grads,
             big_t,
             self.step,
             noisy_gradient,
@@ -753,5 +844,7 @@ pub fn accountant_step_epsilon(steps: usize, budget: &Budget) -> f64 {
 
 #[cfg(test)]
 mod hu_tests;
+#[cfg(test)]
+pub(crate) mod suffstats_tests;
 #[cfg(test)]
 mod tests;

@@ -74,6 +74,14 @@
 //! | `potential` | Ψ | `auto` (table above); `euclidean`, `qnorm`, `entropy`, `lifted-entropy` | spec §3 |
 //! | `qnorm_scale` | c | `normalized`: c = e²2^{2/q−2}/(2(q−1)r²); `paper`: 2^{2/q−2}/(4(q−1)r²) | spec A5 |
 //! | `calibration` | σ | `zcdp` (spends exactly the budget); `paper` (printed σ, zCDP fallback) | spec §2 check, A17; issue 20 item 5 |
+//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2(T − 1) ≥ d (squared loss) | issue 16 item 4 |
+//!
+//! **Sufficient statistics** (`suffstats`, [`SuffStats`]): for the squared loss g_t =
+//! 2(Gθ_t − c) + λθ_t with G = X̃ᵀX̃/n and c = X̃ᵀỹ/n of the clipped data, built once in
+//! O(nd²) without a clipped copy; each iteration then costs O(d²) instead of O(nd). The
+//! gradient is the same function of the data up to floating-point summation order, so the
+//! sensitivity 2L/n, σ and the privacy analysis are unchanged, and the noise draws are the
+//! same. `auto` decides from public n, d, T (see [`SuffStats::auto_rule`]).
 //!
 //! Public constants (spec §3.8): ‖Q‖₂ and G_Q are 1 and E‖g‖₂ (Euclidean), r and
 //! r√(2 ln 2p) (q-norm), 1 and √(2 ln 2p) (entropy), ‖C‖₂ and ‖C‖₂√(2 ln 2k) (lifted
@@ -108,9 +116,10 @@
 pub mod potentials;
 
 use super::*;
-use crate::linalg::axpy;
+use crate::linalg::{axpy, SecondMoments};
 use crate::loss::{mean_gradient, GradientWorkspace};
 use crate::mechanisms::{release, GaussianMechanism};
+use crate::params::SuffStats;
 use crate::privacy::{Accountant, PrivacyLedger};
 use potentials::{
     EntropyPotential, EuclideanPotential, Geometry, LiftedEntropyPotential, MirrorMap,
@@ -130,6 +139,7 @@ const PARAMS: &[&str] = &[
     "potential",
     "qnorm_scale",
     "calibration",
+    "suffstats",
 ];
 
 const POTENTIAL_DOMAINS: &str = "euclidean: any convex domain; qnorm: l1-ball; entropy: simplex; \
@@ -237,6 +247,8 @@ pub struct NoisyMirrorDescent {
     /// `true` (default): the zCDP-calibrated σ that spends the budget; `false`: the printed
     /// σ when it certifies the budget.
     pub zcdp_calibration: bool,
+    /// Squared loss: gradients from the clipped data's second moments (`suffstats`).
+    pub suffstats: SuffStats,
 }
 
 impl Default for NoisyMirrorDescent {
@@ -251,6 +263,7 @@ impl Default for NoisyMirrorDescent {
             potential: PotentialChoice::Auto,
             qnorm_scale: QNormScale::Normalized,
             zcdp_calibration: true,
+            suffstats: SuffStats::Auto,
         }
     }
 }
@@ -311,6 +324,7 @@ impl NoisyMirrorDescent {
                 _ => QNormScale::Normalized,
             },
             zcdp_calibration: p.choice("calibration", &["paper", "zcdp"])? != Some("paper"),
+            suffstats: SuffStats::parse(&p)?,
         })
     }
 
@@ -372,6 +386,7 @@ impl NoisyMirrorDescent {
                     meaning: "zcdp: sigma spending exactly the budget under zCDP; paper: sigma^2 = 32 L^2 T ln^2(T/delta)/(n eps)^2 when it certifies (eps, delta) under zCDP (about 0.1 eps at eps = 1), else zcdp",
                     source: "spec Talwar §2 privacy check",
                 },
+                SuffStats::param_info(),
             ],
         }
     }
@@ -514,11 +529,21 @@ impl NoisyMirrorDescent {
     }
 }
 
-/// The mirror-descent loop over (already clipped) data. Returns the average of
-/// θ₁ … θ_T and the trace.
+/// Where the full mean gradients ∇L(θ; D̃) of the clipped data D̃ come from.
+enum Gradients {
+    /// The clipped copy of the data, one pass per gradient (any loss).
+    Passes(Dataset),
+    /// Squared loss: 2(Gθ − c) from the clipped data's second moments, O(d²) per
+    /// gradient, built without a clipped copy. The same function of the data as the pass
+    /// (up to floating-point summation order), so the sensitivity 2L/n and every privacy
+    /// statement of the module hold unchanged.
+    Moments(SecondMoments),
+}
+
+/// The mirror-descent loop. Returns the average of θ₁ … θ_T and the trace.
 #[allow(clippy::too_many_arguments)]
 fn run(
-    data: &Dataset,
+    gradients: &Gradients,
     loss: &LossKind,
     lambda: f64,
     mirror: &mut dyn MirrorMap,
@@ -527,7 +552,10 @@ fn run(
     rng: &mut dyn RngCore,
     observer: &mut dyn Observer,
 ) -> Result<(Vec<f64>, Vec<TraceRecord>), FitError> {
-    let d = data.d();
+    let d = match gradients {
+        Gradients::Passes(data) => data.d(),
+        Gradients::Moments(m) => m.d,
+    };
     let mech = GaussianMechanism {
         sensitivity: plan.sensitivity,
         sigma: plan.sigma,
@@ -536,12 +564,21 @@ fn run(
     mirror.reset(&mut theta);
     let mut sum = theta.clone();
     let mut grad = vec![0.0; d];
+    let mut gtheta = vec![0.0; d];
     let mut ws = GradientWorkspace::new();
     let updates = plan.big_t - 1;
     let mut trace = Vec::with_capacity(updates);
     observer.on_start(updates);
     for t in 1..plan.big_t {
-        mean_gradient(loss, data.x(), data.y(), d, &theta, &mut grad, &mut ws);
+        match gradients {
+            Gradients::Passes(data) => {
+                mean_gradient(loss, data.x(), data.y(), d, &theta, &mut grad, &mut ws);
+            }
+            Gradients::Moments(m) => {
+                m.gram_times(&theta, &mut gtheta);
+                m.quadratic_gradient(&gtheta, &mut grad);
+            }
+        }
         if lambda > 0.0 {
             axpy(lambda, &theta, &mut grad);
         }
@@ -606,10 +643,17 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
         self.validate(problem, &budget)?;
         let plan = self.plan(problem, &budget)?;
         let mut mirror = self.mirror_map(problem.domain)?;
-        let data = clip_for(problem.data, &problem.loss, self.bound);
+        let (n, d) = (problem.data.n(), problem.data.d());
+        let squared = matches!(problem.loss, LossKind::Squared);
+        let gradients = if self.suffstats.resolve(squared, n, d, Some(plan.big_t - 1)) {
+            let (x, y, b) = (problem.data.x(), problem.data.y(), self.bound);
+            Gradients::Moments(SecondMoments::new(x, y, d, b, b))
+        } else {
+            Gradients::Passes(clip_for(problem.data, &problem.loss, self.bound))
+        };
         let mut ledger = PrivacyLedger::new(budget, Accountant::Zcdp);
         let (w, trace) = run(
-            &data,
+            &gradients,
             &problem.loss,
             self.lambda,
             mirror.as_mut(),
@@ -656,6 +700,11 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
         hp(&mut h, "calibration", plan.calibration);
         hp(&mut h, "sigma", plan.sigma);
         hp(&mut h, "gradient_sensitivity", plan.sensitivity);
+        let path = match gradients {
+            Gradients::Moments(_) => "on",
+            Gradients::Passes(_) => "off",
+        };
+        hp(&mut h, "suffstats", path);
         Ok(FitReport {
             weights: w,
             status: FitStatus::MaxIterations,

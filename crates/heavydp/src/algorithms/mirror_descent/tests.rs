@@ -1135,3 +1135,54 @@ fn rejects_bad_configurations() {
         "noisy-mirror-descent"
     );
 }
+
+// ------------------------------------------------- sufficient statistics (issue 16 item 4)
+
+/// `suffstats=on` (gradients 2(Gθ − c) from the clipped data's second moments) against
+/// `off` (a pass per gradient): same noise draws, same trace and privacy, weights within
+/// relative 1e-9 (the tolerance is justified in `frank_wolfe::suffstats_tests`: T mirror
+/// steps carry at most T·(a few ulps) of relative gradient difference, ≤ 1e-12 here).
+#[test]
+fn suffstats_path_matches_the_passes() {
+    use crate::algorithms::frank_wolfe::suffstats_tests::{assert_same_release, fit_both};
+    use crate::params::SuffStats;
+    let (data, _) = bounded_data(3000, 6, 17);
+    let budget = Budget::new(1.0, 1e-5).unwrap();
+    let l2 = L2Ball { d: 6, radius: 1.0 };
+    let l1 = L1Ball { d: 6, radius: 1.0 };
+    let simplex = Simplex { d: 6 };
+    let cases: [(&dyn ConstraintSet, f64, u64); 4] = [
+        (&l2, 0.0, 1),
+        (&l1, 0.0, 2),
+        (&simplex, 0.0, 3),
+        (&l2, 0.5, 4),
+    ];
+    for (domain, lambda, seed) in cases {
+        let p = Problem::new(&data, LossKind::Squared, domain);
+        let alg = |s| NoisyMirrorDescent {
+            bound: 0.6,
+            t: Some(150),
+            lambda,
+            suffstats: s,
+            ..Default::default()
+        };
+        let both = fit_both(&alg(SuffStats::On), &alg(SuffStats::Off), &p, budget, seed);
+        assert_same_release(&both, 1e-9);
+        // auto: 8d <= n and 2(T - 1) >= d.
+        let auto = alg(SuffStats::Auto).fit_seeded(&p, budget, seed);
+        assert_eq!(auto.hyperparameters["suffstats"], "on");
+        assert_eq!(auto.weights, both[0].0.weights);
+    }
+    // Other losses have no sufficient statistics: `on` is ignored.
+    let p = Problem::new(&data, LossKind::Absolute, &l2);
+    let alg = NoisyMirrorDescent {
+        bound: 0.6,
+        t: Some(20),
+        suffstats: SuffStats::On,
+        ..Default::default()
+    };
+    assert_eq!(
+        alg.fit_seeded(&p, budget, 1).hyperparameters["suffstats"],
+        "off"
+    );
+}

@@ -17,29 +17,38 @@
 //! digits to cancellation near the optimum). For the squared loss J is quadratic and the
 //! exact form ½⟨∇J(x) − ∇J(y), x − y⟩ ≤ (β/2)‖x − y‖² is used.
 //!
-//! Gradients: the squared loss uses the Gram matrix XᵀX/n and Xᵀy/n, formed once
-//! (O(nd²), cache-tiled and parallel over tiles), then O(d²) per gradient; since its gradient
-//! is affine, the gradient at the extrapolated point is a combination of two known
-//! gradients. The logistic loss uses full passes ([`crate::loss::mean_gradient`]). All
+//! Gradients: with `suffstats` the squared loss uses the Gram matrix X̃ᵀX̃/n and X̃ᵀỹ/n of
+//! the clipped data ([`SecondMoments`]: formed once in O(nd²), cache-tiled and parallel over
+//! tiles, reading the data clipped on the fly — no clipped copy), then O(d²) per gradient;
+//! without it (and for the logistic loss) full passes over a clipped copy
+//! ([`crate::loss::mean_gradient`]). Both compute the same gradient up to floating-point
+//! summation order. Since the squared loss's gradient is affine, the gradient at the
+//! extrapolated point is a combination of two known gradients on both paths. All
 //! arithmetic has a fixed order, so results do not depend on the thread count.
 //!
 //! The solver is deterministic post-processing of (clipped data, b); its diagnostics
 //! (iterations, achieved gradient-mapping norm, β) depend on the data and are recorded only
 //! as solver diagnostics, never printed.
 
+use crate::algorithms::clip_for;
 use crate::constraints::hull::HullProjector;
 use crate::constraints::ConstraintSet;
 use crate::data::Dataset;
-use crate::linalg::{axpy, dot};
+use crate::linalg::{dot, SecondMoments};
 use crate::loss::LossKind;
 use crate::loss::{mean_gradient, GradientWorkspace};
-use rayon::prelude::*;
+use std::borrow::Cow;
 
 /// The perturbed, regularised empirical risk J of objective perturbation (see the module
-/// docs). `data` must already be clipped.
+/// docs), on `data` clipped at `bound`.
 #[derive(Clone, Copy)]
 pub struct PerturbedErm<'a> {
     pub data: &'a Dataset,
+    /// The public bound B the records are read clipped at (features, and the response
+    /// unless the loss is logistic: [`clip_for`]); ∞ when `data` is already clipped.
+    pub bound: f64,
+    /// Squared loss: the Gram-matrix path (see the module docs); ignored for other losses.
+    pub suffstats: bool,
     pub loss: LossKind,
     pub domain: &'a dyn ConstraintSet,
     /// The linear perturbation b (zeros for the non-private problem).
@@ -113,118 +122,49 @@ impl Projector<'_> {
 
 /// The data part of J and its gradient.
 enum DataTerm<'a> {
-    /// Squared loss (a − y)²: ∇ = 2(Gθ − c), G = XᵀX/n, c = Xᵀy/n.
-    Quadratic { gram: Vec<f64>, xty: Vec<f64> },
-    /// Any GLM loss by full gradient passes.
+    /// Squared loss (a − y)²: ∇ = 2(Gθ − c), G = X̃ᵀX̃/n, c = X̃ᵀỹ/n.
+    Quadratic(SecondMoments),
+    /// Any GLM loss by full gradient passes over the clipped data.
     Passes {
         loss: LossKind,
-        data: &'a Dataset,
+        data: Cow<'a, Dataset>,
         ws: GradientWorkspace,
     },
 }
 
-/// XᵀX/n for row-major x (n × d), computed in 64 × 64 tiles (each tile one parallel task,
-/// rows summed in order: deterministic).
-pub fn gram_matrix(x: &[f64], n: usize, d: usize) -> Vec<f64> {
-    const T: usize = 64;
-    let nb = d.div_ceil(T);
-    let tiles: Vec<(usize, usize)> = (0..nb).flat_map(|a| (a..nb).map(move |b| (a, b))).collect();
-    let blocks: Vec<Vec<f64>> = tiles
-        .par_iter()
-        .map(|&(a, b)| {
-            let (j0, j1) = (a * T, ((a + 1) * T).min(d));
-            let (k0, k1) = (b * T, ((b + 1) * T).min(d));
-            let w = k1 - k0;
-            let mut acc = vec![0.0; (j1 - j0) * w];
-            // Four rows at a time: each accumulator row is loaded once per four rows.
-            let quads = x.chunks_exact(4 * d);
-            let rest = quads.remainder();
-            for q in quads {
-                let (r0, r1, r2, r3) = (&q[..d], &q[d..2 * d], &q[2 * d..3 * d], &q[3 * d..]);
-                let (k_0, k_1, k_2, k_3) = (&r0[k0..k1], &r1[k0..k1], &r2[k0..k1], &r3[k0..k1]);
-                for jj in 0..j1 - j0 {
-                    let j = j0 + jj;
-                    let (a0, a1, a2, a3) = (r0[j], r1[j], r2[j], r3[j]);
-                    let out = &mut acc[jj * w..(jj + 1) * w];
-                    for ((((o, b0), b1), b2), b3) in
-                        out.iter_mut().zip(k_0).zip(k_1).zip(k_2).zip(k_3)
-                    {
-                        *o += (a0 * b0 + a1 * b1) + (a2 * b2 + a3 * b3);
-                    }
-                }
-            }
-            for row in rest.chunks_exact(d) {
-                let xk = &row[k0..k1];
-                for (jj, &xj) in row[j0..j1].iter().enumerate() {
-                    axpy(xj, xk, &mut acc[jj * w..(jj + 1) * w]);
-                }
-            }
-            acc
-        })
-        .collect();
-    let inv = 1.0 / n as f64;
-    let mut g = vec![0.0; d * d];
-    for (&(a, b), acc) in tiles.iter().zip(&blocks) {
-        let (j0, j1) = (a * T, ((a + 1) * T).min(d));
-        let (k0, k1) = (b * T, ((b + 1) * T).min(d));
-        let w = k1 - k0;
-        for j in j0..j1 {
-            for k in k0..k1 {
-                let v = acc[(j - j0) * w + (k - k0)] * inv;
-                g[j * d + k] = v;
-                g[k * d + j] = v;
-            }
-        }
+/// `data` clipped at `bound` for `loss` (borrowed when the bound is ∞).
+fn clipped<'a>(data: &'a Dataset, loss: &LossKind, bound: f64) -> Cow<'a, Dataset> {
+    if bound.is_finite() {
+        Cow::Owned(clip_for(data, loss, bound))
+    } else {
+        Cow::Borrowed(data)
     }
-    g
 }
 
 impl DataTerm<'_> {
-    fn new<'a>(data: &'a Dataset, loss: LossKind) -> DataTerm<'a> {
+    fn new<'a>(data: &'a Dataset, loss: LossKind, bound: f64, suffstats: bool) -> DataTerm<'a> {
         match loss {
-            LossKind::Squared => {
-                let d = data.d();
-                let gram = gram_matrix(data.x(), data.n(), d);
-                // ∇F(0) = −2 Xᵀy/n.
-                let mut g0 = vec![0.0; d];
-                mean_gradient(
-                    &LossKind::Squared,
-                    data.x(),
-                    data.y(),
-                    d,
-                    &vec![0.0; d],
-                    &mut g0,
-                    &mut GradientWorkspace::new(),
-                );
-                let xty = g0.iter().map(|g| -0.5 * g).collect();
-                DataTerm::Quadratic { gram, xty }
-            }
+            LossKind::Squared if suffstats => DataTerm::Quadratic(SecondMoments::new(
+                data.x(),
+                data.y(),
+                data.d(),
+                bound,
+                bound,
+            )),
             _ => DataTerm::Passes {
                 loss,
-                data,
+                data: clipped(data, &loss, bound),
                 ws: GradientWorkspace::new(),
             },
         }
     }
 
-    fn affine(&self) -> bool {
-        matches!(self, DataTerm::Quadratic { .. })
-    }
-
     fn grad(&mut self, theta: &[f64], out: &mut [f64]) {
         match self {
-            DataTerm::Quadratic { gram, xty } => {
-                let d = theta.len();
-                let row =
-                    |(o, (gj, cj)): (&mut f64, (&[f64], &f64))| *o = 2.0 * (dot(gj, theta) - cj);
-                if d >= 256 {
-                    out.par_iter_mut()
-                        .zip(gram.par_chunks(d).zip(xty.par_iter()))
-                        .for_each(row);
-                } else {
-                    out.iter_mut()
-                        .zip(gram.chunks(d).zip(xty.iter()))
-                        .for_each(row);
+            DataTerm::Quadratic(m) => {
+                m.gram_times(theta, out);
+                for (o, c) in out.iter_mut().zip(&m.xty) {
+                    *o = 2.0 * (*o - c);
                 }
             }
             DataTerm::Passes { loss, data, ws } => {
@@ -258,15 +198,10 @@ fn sub(a: &[f64], b: &[f64]) -> Vec<f64> {
 }
 
 impl PerturbedErm<'_> {
-    /// J(θ), evaluated directly on the data (for tests and reports).
+    /// J(θ), evaluated directly on the (clipped) data (for tests and reports).
     pub fn objective(&self, theta: &[f64]) -> f64 {
-        let risk = crate::loss::mean_loss(
-            &self.loss,
-            self.data.x(),
-            self.data.y(),
-            self.data.d(),
-            theta,
-        );
+        let data = clipped(self.data, &self.loss, self.bound);
+        let risk = crate::loss::mean_loss(&self.loss, data.x(), data.y(), data.d(), theta);
         let dist2: f64 = theta
             .iter()
             .zip(self.theta0)
@@ -275,14 +210,15 @@ impl PerturbedErm<'_> {
         risk + 0.5 * self.zeta * dist2 + 0.5 * self.mu0 * dot(theta, theta) + dot(self.b, theta)
     }
 
-    /// ∇J(θ), evaluated directly on the data (for tests).
+    /// ∇J(θ), evaluated directly on the (clipped) data (for tests).
     pub fn gradient(&self, theta: &[f64]) -> Vec<f64> {
         let d = theta.len();
         let mut g = vec![0.0; d];
+        let data = clipped(self.data, &self.loss, self.bound);
         mean_gradient(
             &self.loss,
-            self.data.x(),
-            self.data.y(),
+            data.x(),
+            data.y(),
             d,
             theta,
             &mut g,
@@ -299,15 +235,17 @@ impl PerturbedErm<'_> {
         let d = self.data.d();
         let proj = Projector::new(self.domain);
         let mut obj = Objective {
-            term: DataTerm::new(self.data, self.loss),
+            term: DataTerm::new(self.data, self.loss, self.bound, self.suffstats),
             b: self.b,
             zeta: self.zeta,
             theta0: self.theta0,
             mu0: self.mu0,
             evaluations: 0,
         };
-        // q = ½ for a quadratic J (exact descent test), 1 otherwise (sufficient test).
-        let q = if obj.term.affine() { 0.5 } else { 1.0 };
+        // The squared loss makes J quadratic (whichever path computes its gradient): its
+        // gradient is affine. q = ½ then (exact descent test), 1 otherwise (sufficient test).
+        let affine = matches!(self.loss, LossKind::Squared);
+        let q = if affine { 0.5 } else { 1.0 };
 
         let mut x = self.theta0.to_vec();
         proj.project(&mut x);
@@ -402,7 +340,7 @@ impl PerturbedErm<'_> {
                 for ((yi, a), b) in y.iter_mut().zip(&xn).zip(&x) {
                     *yi = a + mom * (a - b);
                 }
-                if obj.term.affine() {
+                if affine {
                     for ((g, a), b) in gy.iter_mut().zip(&gn).zip(&gx) {
                         *g = (1.0 + mom) * a - mom * b;
                     }

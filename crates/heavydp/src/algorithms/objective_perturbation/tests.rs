@@ -1,10 +1,11 @@
 use super::calibration::{
     certified_epsilon, hockey_stick_delta, jacobian_epsilon, ln_normal_tail, tail_bound_epsilon,
 };
-use super::solver::{gram_matrix, PerturbedErm, SolverSettings};
+use super::solver::{PerturbedErm, SolverSettings};
 use super::*;
 use crate::algorithms::frank_wolfe::FrankWolfe;
 use crate::constraints::{L1Ball, L2Ball, Simplex, VertexPolytope};
+use crate::linalg::gram_matrix_clipped;
 use crate::loss::Loss;
 use crate::noise::rng_from_seed;
 use crate::test_support::{bounded_data, logistic_data, sparse_ball, FitSeeded};
@@ -322,7 +323,7 @@ fn gram_matrix_matches_naive_sums() {
     let mut rng = rng_from_seed(3);
     let (n, d) = (57, 70); // two 64-wide tiles
     let x: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
-    let g = gram_matrix(&x, n, d);
+    let g = gram_matrix_clipped(&x, n, d, f64::INFINITY);
     for j in 0..d {
         for k in 0..d {
             let naive: f64 = (0..n).map(|i| x[i * d + j] * x[i * d + k]).sum::<f64>() / n as f64;
@@ -357,6 +358,8 @@ fn solver_reaches_tolerance_and_matches_references() {
                 zeta
             };
             let erm = PerturbedErm {
+                bound: f64::INFINITY,
+                suffstats: true,
                 data,
                 loss,
                 domain: &big,
@@ -393,6 +396,8 @@ fn solver_reaches_tolerance_and_matches_references() {
             let theta0 = set.start();
             for (data, loss) in [(&sq, LossKind::Squared), (&lg, LossKind::Logistic)] {
                 let erm = PerturbedErm {
+                    bound: f64::INFINITY,
+                    suffstats: true,
                     data,
                     loss,
                     domain: set.as_ref(),
@@ -488,6 +493,8 @@ fn epsilon_infinity_is_the_nonprivate_erm() {
                 let theta0 = set.start();
                 let zeros = vec![0.0; 5];
                 let erm = PerturbedErm {
+                    bound: f64::INFINITY,
+                    suffstats: true,
                     data,
                     loss,
                     domain: set,
@@ -728,7 +735,7 @@ fn rejects_bad_configurations() {
     );
     assert_eq!(
         info.parameters.iter().map(|p| p.name).collect::<Vec<_>>(),
-        vec!["bound", "calibration", "mu0", "max_iter"]
+        vec!["bound", "calibration", "mu0", "max_iter", "suffstats"]
     );
 }
 
@@ -758,4 +765,39 @@ fn pinned_output_of_a_short_seeded_fit() {
     assert!((r.privacy.epsilon - 1.5082907104517356).abs() < 1e-12);
     assert!((r.hyperparameters["sigma"].as_f64().unwrap() - 0.019455447508253634).abs() < 1e-15);
     assert_eq!(r.status, FitStatus::MaxIterations);
+}
+
+// ------------------------------------------------- sufficient statistics (issue 16 item 4)
+
+/// `suffstats=on` (the solver's gradients from the clipped data's Gram matrix) against
+/// `off` (a pass per gradient over a clipped copy). Both run the same FISTA iteration on
+/// the same b, so they agree up to rounding unless a rounding difference flips one of the
+/// solver's tests (backtracking, restart, stop); even then each output lies within
+/// (1 + Lip/β)·tol/(ζ + μ₀) ≤ 2·tol/(ζ + μ₀) of the exact minimiser (module docs of the
+/// solver; β ≥ the curvature seen ≥ Lip along the path for a quadratic), so they differ by at
+/// most 4·tol/(ζ + μ₀) in ℓ2 — the tolerance asserted (≈ 1e−7 here, against weights ≈ 0.3).
+#[test]
+fn suffstats_path_matches_the_passes() {
+    use crate::algorithms::frank_wolfe::suffstats_tests::{assert_same_release, fit_both};
+    use crate::params::SuffStats;
+    let (data, _) = bounded_data(4000, 5, 23);
+    let budget = Budget::new(1.0, 1e-6).unwrap();
+    let l2 = L2Ball { d: 5, radius: 1.0 };
+    let l1 = L1Ball { d: 5, radius: 1.0 };
+    for (domain, seed) in [(&l2 as &dyn ConstraintSet, 5), (&l1, 6)] {
+        let p = Problem::new(&data, LossKind::Squared, domain);
+        let alg = |s| ObjectivePerturbation {
+            suffstats: s,
+            ..op(0.6)
+        };
+        let plan = alg(SuffStats::On).plan(&p, &budget);
+        let both = fit_both(&alg(SuffStats::On), &alg(SuffStats::Off), &p, budget, seed);
+        let bound = 4.0 * plan.tolerance / (plan.zeta + plan.mu0);
+        assert!(bound < 1e-5, "{bound}");
+        let scale = both[1].0.weights.iter().fold(0.0f64, |m, w| m.max(w.abs()));
+        assert_same_release(&both, bound / scale);
+        let auto = alg(SuffStats::Auto).fit_seeded(&p, budget, seed);
+        assert_eq!(auto.hyperparameters["suffstats"], "on");
+        assert_eq!(auto.weights, both[0].0.weights);
+    }
 }
