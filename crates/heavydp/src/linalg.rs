@@ -57,6 +57,8 @@ pub trait Rows: Sync {
     fn width(&self) -> usize;
     /// Row `i` (`scratch` has length d).
     fn get<'a>(&'a self, i: usize, scratch: &'a mut [f64]) -> &'a [f64];
+    /// Columns `j0..j1` of row `i` (`scratch` has length at least j1 − j0).
+    fn get_span<'a>(&'a self, i: usize, j0: usize, j1: usize, scratch: &'a mut [f64]) -> &'a [f64];
 }
 
 /// A raw row-major matrix with `d` columns, read as stored.
@@ -73,6 +75,10 @@ impl Rows for RawRows<'_> {
     #[inline]
     fn get<'a>(&'a self, i: usize, _scratch: &'a mut [f64]) -> &'a [f64] {
         &self.x[i * self.d..(i + 1) * self.d]
+    }
+    #[inline]
+    fn get_span<'a>(&'a self, i: usize, j0: usize, j1: usize, _s: &'a mut [f64]) -> &'a [f64] {
+        &self.x[i * self.d + j0..i * self.d + j1]
     }
 }
 
@@ -351,8 +357,15 @@ const GRAM_TILE: usize = 64;
 /// the result does not depend on the thread count. Clipping an entry is exact, so the
 /// result is bit-for-bit the Gram matrix of the clipped copy.
 pub fn gram_matrix_clipped(x: &[f64], n: usize, d: usize, bound: f64) -> Vec<f64> {
-    const T: usize = GRAM_TILE;
     debug_assert_eq!(x.len(), n * d);
+    gram_matrix_clipped_of(&RawRows { x, d }, n, bound)
+}
+
+/// [`gram_matrix_clipped`] of the first `n` rows of any [`Rows`] (a dataset is read
+/// through its lazy standardisation when it has one: the same values, the same sums).
+pub fn gram_matrix_clipped_of<R: Rows + ?Sized>(x: &R, n: usize, bound: f64) -> Vec<f64> {
+    const T: usize = GRAM_TILE;
+    let d = x.width();
     let nb = d.div_ceil(T);
     let tiles: Vec<(usize, usize)> = (0..nb).flat_map(|a| (a..nb).map(move |b| (a, b))).collect();
     let clip = |v: f64| v.clamp(-bound, bound);
@@ -365,15 +378,17 @@ pub fn gram_matrix_clipped(x: &[f64], n: usize, d: usize, bound: f64) -> Vec<f64
             let mut acc = vec![0.0; h * w];
             // The four rows' clipped tile columns j and k, copied once per four rows.
             let (mut cj, mut ck) = ([[0.0f64; T]; 4], [[0.0f64; T]; 4]);
-            let quads = x.chunks_exact(4 * d);
-            let rest = quads.remainder();
-            for q in quads {
+            let mut scratch = [0.0f64; T];
+            let quads = n / 4;
+            for q in 0..quads {
                 for r in 0..4 {
-                    let row = &q[r * d..(r + 1) * d];
-                    for (c, v) in cj[r][..h].iter_mut().zip(&row[j0..j1]) {
+                    let i = 4 * q + r;
+                    let span = x.get_span(i, j0, j1, &mut scratch);
+                    for (c, v) in cj[r][..h].iter_mut().zip(span) {
                         *c = clip(*v);
                     }
-                    for (c, v) in ck[r][..w].iter_mut().zip(&row[k0..k1]) {
+                    let span = x.get_span(i, k0, k1, &mut scratch);
+                    for (c, v) in ck[r][..w].iter_mut().zip(span) {
                         *c = clip(*v);
                     }
                 }
@@ -388,16 +403,17 @@ pub fn gram_matrix_clipped(x: &[f64], n: usize, d: usize, bound: f64) -> Vec<f64
                     }
                 }
             }
-            for row in rest.chunks_exact(d) {
-                for (c, v) in ck[0][..w].iter_mut().zip(&row[k0..k1]) {
+            for i in 4 * quads..n {
+                let span = x.get_span(i, k0, k1, &mut scratch);
+                for (c, v) in ck[0][..w].iter_mut().zip(span) {
+                    *c = clip(*v);
+                }
+                let span = x.get_span(i, j0, j1, &mut scratch);
+                for (c, v) in cj[0][..h].iter_mut().zip(span) {
                     *c = clip(*v);
                 }
                 for jj in 0..h {
-                    axpy(
-                        clip(row[j0 + jj]),
-                        &ck[0][..w],
-                        &mut acc[jj * w..(jj + 1) * w],
-                    );
+                    axpy(cj[0][jj], &ck[0][..w], &mut acc[jj * w..(jj + 1) * w]);
                 }
             }
             acc
@@ -432,21 +448,34 @@ pub fn moment_vector_clipped(
     bound_x: f64,
     bound_y: f64,
 ) -> Vec<f64> {
-    let m = y.len();
-    debug_assert_eq!(x.len(), m * d);
+    debug_assert_eq!(x.len(), y.len() * d);
+    moment_vector_clipped_of(&RawRows { x, d }, y, bound_x, bound_y)
+}
+
+/// [`moment_vector_clipped`] of any [`Rows`] (a dataset is read through its lazy
+/// standardisation when it has one).
+pub fn moment_vector_clipped_of<R: Rows + ?Sized>(
+    x: &R,
+    y: &[f64],
+    bound_x: f64,
+    bound_y: f64,
+) -> Vec<f64> {
+    let (m, d) = (y.len(), x.width());
     let mut out = vec![0.0; d];
     if m == 0 {
         return out;
     }
     let br = block_rows(d);
-    let partials: Vec<Vec<f64>> = x
-        .par_chunks(br * d)
-        .zip(y.par_chunks(br))
-        .map(|(xb, yb)| {
+    let partials: Vec<Vec<f64>> = y
+        .par_chunks(br)
+        .enumerate()
+        .map(|(b, yb)| {
             let mut acc = vec![0.0; d];
-            for (row, &yi) in xb.chunks_exact(d).zip(yb) {
+            let mut scratch = vec![0.0; d];
+            for (k, &yi) in yb.iter().enumerate() {
                 let r = yi.clamp(-bound_y, bound_y);
                 if r != 0.0 {
+                    let row = x.get(b * br + k, &mut scratch);
                     for (a, v) in acc.iter_mut().zip(row) {
                         *a += r * v.clamp(-bound_x, bound_x);
                     }
@@ -483,10 +512,17 @@ pub struct SecondMoments {
 impl SecondMoments {
     /// G and c of the clipped rows of (x, y) (see the type's docs).
     pub fn new(x: &[f64], y: &[f64], d: usize, bound_x: f64, bound_y: f64) -> Self {
+        debug_assert_eq!(x.len(), y.len() * d);
+        Self::of(&RawRows { x, d }, y, bound_x, bound_y)
+    }
+
+    /// [`SecondMoments::new`] of any [`Rows`] (a dataset is read through its lazy
+    /// standardisation when it has one).
+    pub fn of<R: Rows + ?Sized>(x: &R, y: &[f64], bound_x: f64, bound_y: f64) -> Self {
         SecondMoments {
-            d,
-            gram: gram_matrix_clipped(x, y.len(), d, bound_x),
-            xty: moment_vector_clipped(x, y, d, bound_x, bound_y),
+            d: x.width(),
+            gram: gram_matrix_clipped_of(x, y.len(), bound_x),
+            xty: moment_vector_clipped_of(x, y, bound_x, bound_y),
         }
     }
 

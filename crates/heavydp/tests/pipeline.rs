@@ -330,7 +330,6 @@ fn auto_radius_and_unit_scale_autos() {
 /// writes the loan. `clipped-gd` (the `auto` choice) must read through the map.
 #[test]
 fn read_only_loan_fits_bit_identically_without_writing() {
-    let ds = cps(600);
     let names: Vec<String> = algorithms::catalogue()
         .iter()
         .map(|a| a.name.to_string())
@@ -338,9 +337,23 @@ fn read_only_loan_fits_bit_identically_without_writing() {
     assert!(names.len() > 10);
     let mut through_map = Vec::new();
     let mut fitted = Vec::new();
-    for name in names.iter().map(String::as_str).chain(["auto"]) {
+    // real raw regression columns, and a classification set with ±1 labels
+    let regression = cps(600);
+    let classification = heavydp::test_support::logistic_data(1500, 6, 2);
+    let cases = names
+        .iter()
+        .map(String::as_str)
+        .chain(["auto"])
+        .flat_map(|name| {
+            [
+                (name, &regression, None),
+                (name, &classification, Some("logistic")),
+            ]
+        });
+    for (name, ds, loss) in cases {
         let mut opts = FitOptions::new(name, 2.0);
         opts.seed = Some(9);
+        opts.loss = loss.map(String::from);
         if algorithms::default_loss_and_domain(name).1 == "sparse" {
             opts.sparsity = Some(3);
         }
@@ -360,26 +373,27 @@ fn read_only_loan_fits_bit_identically_without_writing() {
                 assert_eq!(
                     serde_json::to_value(&a.model).unwrap(),
                     serde_json::to_value(&b.model).unwrap(),
-                    "{name}"
+                    "{name} {loss:?}"
                 );
-                fitted.push(name);
+                fitted.push((name, loss));
                 let with_bound: ParamMap = [("bound".to_string(), "1".to_string())].into();
                 let built = algorithms::build(name, &ParamMap::new())
                     .or_else(|_| algorithms::build(name, &with_bound));
                 if let Ok(alg) = built {
-                    if alg.reads_mapped_features() {
-                        through_map.push(name.to_string());
+                    if alg.reads_mapped_features() && !through_map.contains(&name) {
+                        through_map.push(name);
                     }
                 }
             }
-            (Err(a), Err(b)) => assert_eq!(a, b, "{name}"),
-            (a, b) => panic!("{name}: {:?} vs {:?}", a.err(), b.err()),
+            (Err(a), Err(b)) => assert_eq!(a, b, "{name} {loss:?}"),
+            (a, b) => panic!("{name} {loss:?}: {:?} vs {:?}", a.err(), b.err()),
         }
     }
-    assert!(
-        through_map.iter().any(|n| n == "clipped-gd"),
-        "{through_map:?}"
-    );
+    assert!(through_map.contains(&"clipped-gd"), "{through_map:?}");
     eprintln!("fitted: {fitted:?}; through the map: {through_map:?}");
-    assert!(fitted.len() >= 10, "{fitted:?}");
+    assert!(fitted.len() >= 20, "{fitted:?}");
+    assert!(
+        fitted.iter().filter(|(_, l)| l.is_some()).count() >= 5,
+        "{fitted:?}"
+    );
 }

@@ -218,18 +218,11 @@ pub fn bound_param_info(source: &'static str) -> ParamInfo {
 }
 
 /// The data a bounded-data algorithm sees: features clipped to [−B, B], and the
-/// response clipped too unless the loss is logistic (labels ±1). A copy, made once
-/// per fit.
+/// response clipped too unless the loss is logistic (labels ±1). A view that clips as
+/// it reads ([`Dataset::clipped_view`]: the features are not copied, only the response);
+/// read it with `mean_gradient_of` and the other [`crate::linalg::Rows`] kernels.
 pub fn clip_for(data: &Dataset, loss: &LossKind, bound: f64) -> Dataset {
-    let mut c = data.clone();
-    if matches!(loss, LossKind::Logistic) {
-        let y = c.y().to_vec();
-        c.clip_in_place(bound);
-        c.y_mut().copy_from_slice(&y);
-    } else {
-        c.clip_in_place(bound);
-    }
-    c
+    data.clipped_view(bound, !matches!(loss, LossKind::Logistic))
 }
 
 /// Common checks: shapes, loss parameters and labels are validated by the caller; this

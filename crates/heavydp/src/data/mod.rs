@@ -144,6 +144,25 @@ impl Rows for Dataset {
             }
         }
     }
+    #[inline]
+    fn get_span<'a>(&'a self, i: usize, j0: usize, j1: usize, scratch: &'a mut [f64]) -> &'a [f64] {
+        let raw = &self.x[i * self.d + j0..i * self.d + j1];
+        match &self.map {
+            None => raw,
+            Some(m) => {
+                let out = &mut scratch[..j1 - j0];
+                for (((o, v), c), s) in out
+                    .iter_mut()
+                    .zip(raw)
+                    .zip(&m.centre[j0..j1])
+                    .zip(&m.scale[j0..j1])
+                {
+                    *o = standardise(*v, *c, *s, m.bound);
+                }
+                out
+            }
+        }
+    }
 }
 
 const MAPPED: &str =

@@ -88,7 +88,7 @@
 use super::super::*;
 use super::heavy_tailed::{HtStep, ScoreSensitivity};
 use crate::linalg::SecondMoments;
-use crate::loss::{mean_gradient, GradientWorkspace};
+use crate::loss::{mean_gradient_of, GradientWorkspace};
 use crate::mechanisms::{release, ExponentialMechanism};
 use crate::params::SuffStats;
 use crate::privacy::{
@@ -339,6 +339,9 @@ impl PrivateAlgorithm for HtLasso {
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::Approx
     }
+    fn reads_mapped_features(&self) -> bool {
+        true // only through mean_gradient_of / SecondMoments::of
+    }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         let budget = with_default_delta(*budget, problem.data.n());
         check_common(
@@ -369,10 +372,14 @@ impl PrivateAlgorithm for HtLasso {
         // Gw kept up to date in O(d) per vertex step: Gw ← (1 − η)Gw + η·(±R)·G[:, j].
         let (n, d) = (problem.data.n(), problem.data.d());
         let source = if self.suffstats.resolve(true, n, d, Some(plan.big_t)) {
-            let (x, y) = (problem.data.x(), problem.data.y());
-            Source::Moments(SecondMoments::new(x, y, d, plan.k, plan.k))
+            Source::Moments(SecondMoments::of(
+                problem.data,
+                problem.data.y(),
+                plan.k,
+                plan.k,
+            ))
         } else {
-            Source::Shrunk(problem.data.clipped(plan.k))
+            Source::Shrunk(problem.data.clipped_view(plan.k, true))
         };
         let mut gw = vec![0.0; d];
         let mut vertex = vec![0.0; d];
@@ -398,15 +405,7 @@ impl PrivateAlgorithm for HtLasso {
             match &source {
                 Source::Moments(m) => m.quadratic_gradient(&gw, &mut g),
                 Source::Shrunk(shrunk) => {
-                    mean_gradient(
-                        &LossKind::Squared,
-                        shrunk.x(),
-                        shrunk.y(),
-                        d,
-                        &w,
-                        &mut g,
-                        &mut ws,
-                    );
+                    mean_gradient_of(&LossKind::Squared, shrunk, shrunk.y(), &w, &mut g, &mut ws);
                 }
             }
             poly.vertex_scores(&g, &mut utilities);

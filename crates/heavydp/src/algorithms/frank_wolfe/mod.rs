@@ -93,7 +93,7 @@ pub use lasso::{lasso_step_epsilon, shrunk_gradient_sensitivity, HtLasso, HtLass
 
 use super::*;
 use crate::linalg::SecondMoments;
-use crate::loss::{mean_gradient, GradientWorkspace};
+use crate::loss::{mean_gradient_of, GradientWorkspace};
 use crate::mechanisms::{release, GaussianMechanism, ReportNoisyMin};
 use crate::params::SuffStats;
 use crate::privacy::{
@@ -167,7 +167,7 @@ impl<'a> Gradients<'a> {
         let squared = matches!(problem.loss, LossKind::Squared);
         if suffstats.resolve(squared, data.n(), data.d(), Some(gradients)) {
             let b = bound.unwrap_or(f64::INFINITY);
-            Gradients::Moments(SecondMoments::new(data.x(), data.y(), data.d(), b, b))
+            Gradients::Moments(SecondMoments::of(data, data.y(), b, b))
         } else {
             Gradients::Passes(prepare(problem, bound))
         }
@@ -211,7 +211,7 @@ fn run(
     for t in 1..big_t {
         match gradients {
             Gradients::Passes(data) => {
-                mean_gradient(loss, data.x(), data.y(), d, &w, &mut grad, &mut ws);
+                mean_gradient_of(loss, &**data, data.y(), &w, &mut grad, &mut ws);
             }
             Gradients::Moments(m) => m.quadratic_gradient(&gw, &mut grad),
         }
@@ -411,6 +411,9 @@ impl PrivateAlgorithm for FrankWolfe {
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::None
     }
+    fn reads_mapped_features(&self) -> bool {
+        true // only through mean_gradient_of / SecondMoments::of
+    }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         check_common(
             self.name(),
@@ -587,6 +590,9 @@ impl PrivateAlgorithm for DpFrankWolfe {
     }
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::Approx
+    }
+    fn reads_mapped_features(&self) -> bool {
+        true // only through mean_gradient_of / SecondMoments::of
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         check_common(
@@ -777,6 +783,9 @@ impl PrivateAlgorithm for DpFrankWolfeGaussian {
     }
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::Approx
+    }
+    fn reads_mapped_features(&self) -> bool {
+        true // only through mean_gradient_of / SecondMoments::of
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         check_common(

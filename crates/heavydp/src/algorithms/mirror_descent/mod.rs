@@ -117,7 +117,7 @@ pub mod potentials;
 
 use super::*;
 use crate::linalg::{axpy, SecondMoments};
-use crate::loss::{mean_gradient, GradientWorkspace};
+use crate::loss::{mean_gradient_of, GradientWorkspace};
 use crate::mechanisms::{release, GaussianMechanism};
 use crate::params::SuffStats;
 use crate::privacy::{Accountant, PrivacyLedger};
@@ -572,7 +572,7 @@ fn run(
     for t in 1..plan.big_t {
         match gradients {
             Gradients::Passes(data) => {
-                mean_gradient(loss, data.x(), data.y(), d, &theta, &mut grad, &mut ws);
+                mean_gradient_of(loss, data, data.y(), &theta, &mut grad, &mut ws);
             }
             Gradients::Moments(m) => {
                 m.gram_times(&theta, &mut gtheta);
@@ -608,6 +608,9 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
     }
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::Approx
+    }
+    fn reads_mapped_features(&self) -> bool {
+        true // only through mean_gradient_of / SecondMoments::of
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         check_common(NAME, self.privacy_model(), problem, budget, LOSSES, DOMAINS)?;
@@ -646,8 +649,8 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
         let (n, d) = (problem.data.n(), problem.data.d());
         let squared = matches!(problem.loss, LossKind::Squared);
         let gradients = if self.suffstats.resolve(squared, n, d, Some(plan.big_t - 1)) {
-            let (x, y, b) = (problem.data.x(), problem.data.y(), self.bound);
-            Gradients::Moments(SecondMoments::new(x, y, d, b, b))
+            let b = self.bound;
+            Gradients::Moments(SecondMoments::of(problem.data, problem.data.y(), b, b))
         } else {
             Gradients::Passes(clip_for(problem.data, &problem.loss, self.bound))
         };

@@ -7,6 +7,7 @@ use crate::constraints::{
     expected_gaussian_norm, project_l1_ball, L1Ball, L2Ball, Polytope, Simplex, VertexPolytope,
 };
 use crate::linalg::{dot, norm1, norm_inf};
+use crate::loss::mean_gradient;
 use crate::test_support::{bounded_data, sparse_ball, FitSeeded};
 use proptest::prelude::*;
 

@@ -317,6 +317,9 @@ impl PrivateAlgorithm for ObjectivePerturbation {
     fn privacy_model(&self) -> PrivacyModel {
         PrivacyModel::Approx
     }
+    fn reads_mapped_features(&self) -> bool {
+        true // only through the solver's mean_gradient_of / SecondMoments::of
+    }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         if !LOSSES.contains(&problem.loss.name()) || !crate::loss::Loss::is_c2(&problem.loss) {
             return Err(FitError::Unsupported {

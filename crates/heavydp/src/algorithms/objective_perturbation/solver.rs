@@ -36,7 +36,7 @@ use crate::constraints::ConstraintSet;
 use crate::data::Dataset;
 use crate::linalg::{dot, SecondMoments};
 use crate::loss::LossKind;
-use crate::loss::{mean_gradient, GradientWorkspace};
+use crate::loss::{mean_gradient_of, GradientWorkspace};
 use std::borrow::Cow;
 
 /// The perturbed, regularised empirical risk J of objective perturbation (see the module
@@ -144,13 +144,9 @@ fn clipped<'a>(data: &'a Dataset, loss: &LossKind, bound: f64) -> Cow<'a, Datase
 impl DataTerm<'_> {
     fn new<'a>(data: &'a Dataset, loss: LossKind, bound: f64, suffstats: bool) -> DataTerm<'a> {
         match loss {
-            LossKind::Squared if suffstats => DataTerm::Quadratic(SecondMoments::new(
-                data.x(),
-                data.y(),
-                data.d(),
-                bound,
-                bound,
-            )),
+            LossKind::Squared if suffstats => {
+                DataTerm::Quadratic(SecondMoments::of(data, data.y(), bound, bound))
+            }
             _ => DataTerm::Passes {
                 loss,
                 data: clipped(data, &loss, bound),
@@ -168,7 +164,7 @@ impl DataTerm<'_> {
                 }
             }
             DataTerm::Passes { loss, data, ws } => {
-                mean_gradient(loss, data.x(), data.y(), data.d(), theta, out, ws);
+                mean_gradient_of(loss, &**data, data.y(), theta, out, ws);
             }
         }
     }
@@ -201,7 +197,7 @@ impl PerturbedErm<'_> {
     /// J(θ), evaluated directly on the (clipped) data (for tests and reports).
     pub fn objective(&self, theta: &[f64]) -> f64 {
         let data = clipped(self.data, &self.loss, self.bound);
-        let risk = crate::loss::mean_loss(&self.loss, data.x(), data.y(), data.d(), theta);
+        let risk = crate::loss::mean_loss_of(&self.loss, &*data, data.y(), theta);
         let dist2: f64 = theta
             .iter()
             .zip(self.theta0)
@@ -215,11 +211,10 @@ impl PerturbedErm<'_> {
         let d = theta.len();
         let mut g = vec![0.0; d];
         let data = clipped(self.data, &self.loss, self.bound);
-        mean_gradient(
+        mean_gradient_of(
             &self.loss,
-            data.x(),
+            &*data,
             data.y(),
-            d,
             theta,
             &mut g,
             &mut GradientWorkspace::new(),
