@@ -163,9 +163,11 @@ pub fn scatter(cols: &[Col], d: usize, x: &mut [f64], y: &mut [f64], row0: usize
             let (r0, m) = (blk * b, yb.len());
             let mut bad: Option<Bad> = None;
             for c in cols {
-                let vals = &c.vals[r0..r0 + m];
                 let null = c.first_null.filter(|&r| r < r0 + m).map(|r| r.max(r0) - r0);
+                // values from the first missing one on are not read (nor all there)
                 let end = null.unwrap_or(m);
+                let vals = &c.vals[r0.min(c.vals.len())..(r0 + end).min(c.vals.len())];
+                let end = vals.len();
                 let nonfinite = vals[..end].iter().position(|v| !v.is_finite());
                 let here = match (nonfinite, null) {
                     (Some(i), _) => Some(Bad {
