@@ -584,7 +584,8 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
         seed: a.seed,
     };
     pipeline::precheck(&opts)?;
-    let ds = heavydp::io::read_dataset(&a.data, Some(&a.target), None).map_err(|e| e.to_string())?;
+    let ds =
+        heavydp::io::read_dataset(&a.data, Some(&a.target), None).map_err(|e| e.to_string())?;
     let mut rng = make_rng(a.seed);
     let out = pipeline::fit(ds, &opts, &mut rng, &mut Progress::new(&a.algorithm))?;
     for m in &out.messages {

@@ -64,7 +64,9 @@ fn every_format_reads_what_csv_reads_bit_for_bit() {
     let csv = read_dataset(&path("csv"), Some("y"), None).unwrap();
     same(&csv, &ds, "csv");
     let order: Vec<String> = ["x4", "x1", "x6"].map(String::from).to_vec();
-    let all_cols: Vec<String> = ["x1", "x2", "x3", "x4", "x5", "x6", "y"].map(String::from).to_vec();
+    let all_cols: Vec<String> = ["x1", "x2", "x3", "x4", "x5", "x6", "y"]
+        .map(String::from)
+        .to_vec();
     for e in ["parquet", "arrow", "feather", "npy"] {
         let p = path(e);
         same(&read_dataset(&p, Some("y"), None).unwrap(), &csv, e);
@@ -94,7 +96,11 @@ fn csv_text(cols: &[Column]) -> String {
     for i in 0..n {
         let row: Vec<String> = cols
             .iter()
-            .map(|c| c.1[i].map(|v| format!("{v:?}").replace("inf", "inf")).unwrap_or_default())
+            .map(|c| {
+                c.1[i]
+                    .map(|v| format!("{v:?}").replace("inf", "inf"))
+                    .unwrap_or_default()
+            })
             .collect();
         s += &(row.join(",") + "\n");
     }
@@ -127,9 +133,19 @@ fn parquet_bytes(cols: &[Column], text: Option<&str>) -> Vec<u8> {
                 .unwrap(),
         ));
     }
-    let schema = Arc::new(Type::group_type_builder("schema").with_fields(fields).build().unwrap());
+    let schema = Arc::new(
+        Type::group_type_builder("schema")
+            .with_fields(fields)
+            .build()
+            .unwrap(),
+    );
     let mut buf = Vec::new();
-    let mut w = SerializedFileWriter::new(&mut buf, schema, Arc::new(WriterProperties::builder().build())).unwrap();
+    let mut w = SerializedFileWriter::new(
+        &mut buf,
+        schema,
+        Arc::new(WriterProperties::builder().build()),
+    )
+    .unwrap();
     let n = cols.first().map_or(0, |c| c.1.len());
     if n > 0 {
         let mut rg = w.next_row_group().unwrap();
@@ -146,7 +162,9 @@ fn parquet_bytes(cols: &[Column], text: Option<&str>) -> Vec<u8> {
         if text.is_some() {
             let vals: Vec<ByteArray> = (0..n).map(|_| ByteArray::from("12345.678x")).collect();
             let mut c = rg.next_column().unwrap().unwrap();
-            c.typed::<ByteArrayType>().write_batch(&vals, None, None).unwrap();
+            c.typed::<ByteArrayType>()
+                .write_batch(&vals, None, None)
+                .unwrap();
             c.close().unwrap();
         }
         rg.close().unwrap();
@@ -173,7 +191,8 @@ fn arrow_bytes(cols: &[Column], text: Option<&str>) -> Vec<u8> {
     let mut buf = Vec::new();
     let mut w = arrow_ipc::writer::FileWriter::try_new(&mut buf, &schema).unwrap();
     if n > 0 {
-        w.write(&RecordBatch::try_new(schema.clone(), arrays).unwrap()).unwrap();
+        w.write(&RecordBatch::try_new(schema.clone(), arrays).unwrap())
+            .unwrap();
     }
     w.finish().unwrap();
     drop(w);
@@ -182,7 +201,10 @@ fn arrow_bytes(cols: &[Column], text: Option<&str>) -> Vec<u8> {
 
 fn npy_bytes(cols: &[Column]) -> Option<Vec<u8>> {
     let n = cols.first().map_or(0, |c| c.1.len());
-    let mut dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({n}, {}), }}", cols.len());
+    let mut dict = format!(
+        "{{'descr': '<f8', 'fortran_order': False, 'shape': ({n}, {}), }}",
+        cols.len()
+    );
     while (11 + dict.len()) % 64 != 0 {
         dict.push(' ');
     }
@@ -208,16 +230,49 @@ fn every_format_rejects_each_bad_input_class_with_the_csv_message() {
         c
     };
     let cases: Vec<(&str, Vec<Column>)> = vec![
-        ("NaN cell", vec![good("x1"), with("x2", 1, Some(f64::NAN)), good("y")]),
-        ("infinite target", vec![good("x1"), good("x2"), with("y", 2, Some(f64::NEG_INFINITY))]),
-        ("missing cell", vec![with("x1", 2, None), good("x2"), good("y")]),
-        ("missing before NaN in row order", vec![with("x1", 2, None), with("x2", 1, Some(f64::NAN)), good("y")]),
-        ("NaN before missing in one row", vec![with("x1", 1, Some(f64::INFINITY)), with("x2", 1, None), good("y")]),
-        ("target column missing", vec![good("x1"), good("x2"), good("z")]),
+        (
+            "NaN cell",
+            vec![good("x1"), with("x2", 1, Some(f64::NAN)), good("y")],
+        ),
+        (
+            "infinite target",
+            vec![
+                good("x1"),
+                good("x2"),
+                with("y", 2, Some(f64::NEG_INFINITY)),
+            ],
+        ),
+        (
+            "missing cell",
+            vec![with("x1", 2, None), good("x2"), good("y")],
+        ),
+        (
+            "missing before NaN in row order",
+            vec![
+                with("x1", 2, None),
+                with("x2", 1, Some(f64::NAN)),
+                good("y"),
+            ],
+        ),
+        (
+            "NaN before missing in one row",
+            vec![
+                with("x1", 1, Some(f64::INFINITY)),
+                with("x2", 1, None),
+                good("y"),
+            ],
+        ),
+        (
+            "target column missing",
+            vec![good("x1"), good("x2"), good("z")],
+        ),
         ("no feature column", vec![good("y")]),
         ("duplicate column", vec![good("x1"), good("x1"), good("y")]),
         ("empty column name", vec![good("x1"), good(""), good("y")]),
-        ("no rows", vec![("x1", vec![]), ("x2", vec![]), ("y", vec![])]),
+        (
+            "no rows",
+            vec![("x1", vec![]), ("x2", vec![]), ("y", vec![])],
+        ),
     ];
     let d = dir("bad");
     let mut checked = 0;
@@ -262,8 +317,13 @@ fn every_format_rejects_each_bad_input_class_with_the_csv_message() {
     ] {
         let p = d.join(name);
         std::fs::write(&p, bytes).unwrap();
-        let e = read_dataset(p.to_str().unwrap(), Some("y"), None).unwrap_err().to_string();
-        assert!(e.contains(": column 'x2': not a number (its type is "), "{e}");
+        let e = read_dataset(p.to_str().unwrap(), Some("y"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(": column 'x2': not a number (its type is "),
+            "{e}"
+        );
         assert!(!e.contains("12345"), "{e}");
         // a column not asked for is not read
         let f = read_dataset(p.to_str().unwrap(), None, Some(&["x1".to_string()])).unwrap();
@@ -288,25 +348,46 @@ fn npy_rejects_other_arrays_with_what_they_hold() {
         b
     };
     for (dict, expect) in [
-        ("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", "dtype '<f4'"),
-        ("{'descr': '>f8', 'fortran_order': False, 'shape': (2, 2), }", "float64 arrays"),
-        ("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }", "Fortran order"),
-        ("{'descr': '<f8', 'fortran_order': False, 'shape': (8,), }", "2-D arrays"),
-        ("{'descr': '<f8', 'fortran_order': False, 'shape': (9, 2), }", "shorter than its shape"),
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }",
+            "dtype '<f4'",
+        ),
+        (
+            "{'descr': '>f8', 'fortran_order': False, 'shape': (2, 2), }",
+            "float64 arrays",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }",
+            "Fortran order",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (8,), }",
+            "2-D arrays",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (9, 2), }",
+            "shorter than its shape",
+        ),
     ] {
         let p = d.join("a.npy");
         std::fs::write(&p, header(dict)).unwrap();
-        let e = read_dataset(p.to_str().unwrap(), Some("y"), None).unwrap_err().to_string();
+        let e = read_dataset(p.to_str().unwrap(), Some("y"), None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(expect), "{e}");
     }
     let p = d.join("b.npy");
     std::fs::write(&p, b"x1,y\n1,2\n").unwrap();
-    let e = read_dataset(p.to_str().unwrap(), Some("y"), None).unwrap_err().to_string();
+    let e = read_dataset(p.to_str().unwrap(), Some("y"), None)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("not a NumPy .npy file"), "{e}");
     for name in ["b.parquet", "b.arrow"] {
         let p = d.join(name);
         std::fs::write(&p, b"x1,y\n1,2\n").unwrap();
-        let e = read_dataset(p.to_str().unwrap(), Some("y"), None).unwrap_err().to_string();
+        let e = read_dataset(p.to_str().unwrap(), Some("y"), None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not a readable"), "{e}");
     }
     std::fs::remove_dir_all(&d).unwrap();

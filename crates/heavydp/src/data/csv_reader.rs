@@ -29,8 +29,7 @@ enum Select<'a> {
 /// problem (the reference path then gives the message).
 fn plan(header: &[String], select: Select) -> Option<Plan> {
     let k = header.len();
-    let single_bad = k == 1
-        && (header[0].is_empty() || header[0].contains([';', '\t', '|']));
+    let single_bad = k == 1 && (header[0].is_empty() || header[0].contains([';', '\t', '|']));
     let bad_name = header
         .iter()
         .enumerate()
@@ -88,7 +87,7 @@ fn plan(header: &[String], select: Select) -> Option<Plan> {
 }
 
 /// The fast path on `r` for `select`: the parsed values and the header, or `None`.
-fn read_fast<R: Read>(r: R, select: Select) -> Option<(fast::Parsed, Vec<String>)> {
+fn read_fast<R: Read + Send>(r: R, select: Select) -> Option<(fast::Parsed, Vec<String>)> {
     let mut names = Vec::new();
     let parsed = fast::read(r, |h| {
         names = h.to_vec();
@@ -452,11 +451,47 @@ mod tests {
             assert_eq!(fast, std, "{s:?}");
         };
         for s in [
-            "1", "-0", "+1.5", "1e5", "1E-3", ".5", "5.", "1e", ".", "-", "+", "e5", "inf",
-            "-inf", "+inf", "infinity", "Infinity", "NaN", "nan", "-nan", "0x10", "1_0",
-            "1.7976931348623157e308", "1e309", "4.9e-324", "2.4703282292062328e-324",
-            "1e-400", "00012", "1..2", "--1", "+-1", "1e+", "1e-", "1e+5", ".e1", "+.5",
-            "-.5e-3", "18446744073709551616", "9007199254740993", "0.1", "1.",
+            "1",
+            "-0",
+            "+1.5",
+            "1e5",
+            "1E-3",
+            ".5",
+            "5.",
+            "1e",
+            ".",
+            "-",
+            "+",
+            "e5",
+            "inf",
+            "-inf",
+            "+inf",
+            "infinity",
+            "Infinity",
+            "NaN",
+            "nan",
+            "-nan",
+            "0x10",
+            "1_0",
+            "1.7976931348623157e308",
+            "1e309",
+            "4.9e-324",
+            "2.4703282292062328e-324",
+            "1e-400",
+            "00012",
+            "1..2",
+            "--1",
+            "+-1",
+            "1e+",
+            "1e-",
+            "1e+5",
+            ".e1",
+            "+.5",
+            "-.5e-3",
+            "18446744073709551616",
+            "9007199254740993",
+            "0.1",
+            "1.",
         ] {
             same(s);
         }
@@ -471,7 +506,12 @@ mod tests {
         }
         for _ in 0..100_000 {
             let v = f64::from_bits(rng.random::<u64>());
-            for s in [format!("{v}"), format!("{v:e}"), format!("{v:.25e}"), format!("{v:?}")] {
+            for s in [
+                format!("{v}"),
+                format!("{v:e}"),
+                format!("{v:.25e}"),
+                format!("{v:?}"),
+            ] {
                 same(&s);
             }
             let digits: String = (0..rng.random_range(15..25))
@@ -488,9 +528,30 @@ mod tests {
     fn fast_path_agrees_with_the_reference_path() {
         use rand::{Rng, SeedableRng};
         let cells = [
-            "1", "-0", "+1.5", " 2 ", "\t3", "1e5", "1E-3", ".5", "5.", "1e", ".", "", "inf",
-            "NaN", "0x1", "1_0", "\"4\"", "1.7976931348623157e308", "1e309", "4.9e-324",
-            "é", "1\r2", "0.30000000000000004", "-12345.678",
+            "1",
+            "-0",
+            "+1.5",
+            " 2 ",
+            "\t3",
+            "1e5",
+            "1E-3",
+            ".5",
+            "5.",
+            "1e",
+            ".",
+            "",
+            "inf",
+            "NaN",
+            "0x1",
+            "1_0",
+            "\"4\"",
+            "1.7976931348623157e308",
+            "1e309",
+            "4.9e-324",
+            "é",
+            "1\r2",
+            "0.30000000000000004",
+            "-12345.678",
         ];
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         let (mut fast_reads, mut cases) = (0, 0);
@@ -528,7 +589,9 @@ mod tests {
             if let Some((p, h)) = read_fast(bytes, Select::Target("y")) {
                 fast_reads += 1;
                 let fast = fast_dataset(p, h, Select::Target("y")).unwrap();
-                let reference = reference.clone().unwrap_or_else(|e| panic!("{text:?}: {e}"));
+                let reference = reference
+                    .clone()
+                    .unwrap_or_else(|e| panic!("{text:?}: {e}"));
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(fast, reference, "{text:?}");
                 assert_eq!(bits(fast.x()), bits(reference.x()), "{text:?}");
@@ -567,9 +630,22 @@ mod tests {
         assert_eq!(read_csv_column(path, "z").unwrap(), None);
         std::fs::remove_file(&dir).unwrap();
         // an error deep in the file keeps its row number
-        let bad = text.replacen(&format!("\n{}", want[50_000].iter().map(f64::to_string).collect::<Vec<_>>().join(",")), "\n1,2,NaN,3", 1);
+        let bad = text.replacen(
+            &format!(
+                "\n{}",
+                want[50_000]
+                    .iter()
+                    .map(f64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            "\n1,2,NaN,3",
+            1,
+        );
         assert_eq!(
-            read_csv_bytes(bad.as_bytes(), "f.csv", "y").unwrap_err().to_string(),
+            read_csv_bytes(bad.as_bytes(), "f.csv", "y")
+                .unwrap_err()
+                .to_string(),
             "f.csv: data row 50001, column 'y': NaN or infinite values are not allowed"
         );
     }

@@ -29,7 +29,17 @@ fn numeric(t: &DataType) -> bool {
     use DataType::*;
     matches!(
         t,
-        Float16 | Float32 | Float64 | Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64
+        Float16
+            | Float32
+            | Float64
+            | Int8
+            | Int16
+            | Int32
+            | Int64
+            | UInt8
+            | UInt16
+            | UInt32
+            | UInt64
     )
 }
 
@@ -38,7 +48,13 @@ fn values(a: &ArrayRef) -> std::borrow::Cow<'_, [f64]> {
     use std::borrow::Cow::{Borrowed, Owned};
     macro_rules! conv {
         ($t:ty) => {
-            Owned(a.as_primitive::<$t>().values().iter().map(|&v| v as f64).collect())
+            Owned(
+                a.as_primitive::<$t>()
+                    .values()
+                    .iter()
+                    .map(|&v| v as f64)
+                    .collect(),
+            )
         };
     }
     match a.data_type() {
@@ -65,8 +81,8 @@ fn values(a: &ArrayRef) -> std::borrow::Cow<'_, [f64]> {
 
 /// Reads an Arrow IPC file (see [`super::read_dataset`]).
 pub(super) fn read(path: &str, want: Want) -> Result<Dataset, ReadError> {
-    let probe = FileReader::try_new_buffered(open(path)?, Some(vec![]))
-        .map_err(|e| format_err(path, e))?;
+    let probe =
+        FileReader::try_new_buffered(open(path)?, Some(vec![])).map_err(|e| format_err(path, e))?;
     let schema = probe.schema();
     let header: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
     drop(probe);
@@ -83,8 +99,8 @@ pub(super) fn read(path: &str, want: Want) -> Result<Dataset, ReadError> {
         }
     }
     let projection: Vec<usize> = plan.uses.iter().map(|(j, _)| *j).collect();
-    let reader =
-        FileReader::try_new_buffered(open(path)?, Some(projection)).map_err(|e| format_err(path, e))?;
+    let reader = FileReader::try_new_buffered(open(path)?, Some(projection))
+        .map_err(|e| format_err(path, e))?;
     let d = plan.d;
     let (mut x, mut y) = (Vec::new(), Vec::new());
     let mut row0 = 0;
@@ -121,7 +137,11 @@ pub(super) fn read(path: &str, want: Want) -> Result<Dataset, ReadError> {
 /// Writes `ds` as an Arrow IPC file: one non-nullable float64 column per feature, then
 /// the target.
 pub(super) fn write<W: std::io::Write>(ds: &Dataset, out: W) -> Result<(), String> {
-    let names = ds.feature_names().iter().map(String::as_str).chain([ds.target_name()]);
+    let names = ds
+        .feature_names()
+        .iter()
+        .map(String::as_str)
+        .chain([ds.target_name()]);
     let schema = Arc::new(Schema::new(
         names
             .map(|nm| Field::new(nm, DataType::Float64, false))

@@ -42,12 +42,16 @@ fn header<R: Read>(path: &str, r: &mut R) -> Result<(usize, usize, usize), ReadE
         2 | 3 => {
             let mut more = [0u8; 2];
             r.read_exact(&mut more).map_err(|_| bad("too short"))?;
-            (u32::from_le_bytes([pre[8], pre[9], more[0], more[1]]) as usize, 12)
+            (
+                u32::from_le_bytes([pre[8], pre[9], more[0], more[1]]) as usize,
+                12,
+            )
         }
         v => return Err(bad(&format!("unknown format version {v}"))),
     };
     let mut text = vec![0u8; len];
-    r.read_exact(&mut text).map_err(|_| bad("its header is cut short"))?;
+    r.read_exact(&mut text)
+        .map_err(|_| bad("its header is cut short"))?;
     let dict = String::from_utf8(text).map_err(|_| bad("its header is not text"))?;
     let descr = entry(&dict, "descr")
         .and_then(|s| s.strip_prefix('\''))
@@ -62,17 +66,26 @@ fn header<R: Read>(path: &str, r: &mut R) -> Result<(usize, usize, usize), ReadE
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| s.parse().map_err(|_| bad("its shape is not a tuple of integers")))
+        .map(|s| {
+            s.parse()
+                .map_err(|_| bad("its shape is not a tuple of integers"))
+        })
         .collect::<Result<_, _>>()?;
     let what = format!("an array of dtype '{descr}' and shape ({shape})");
     if descr != "<f8" {
-        return Err(npy_err(path, format!("{what}: heavydp reads float64 arrays ('<f8'; convert with a.astype('<f8'))")));
+        return Err(npy_err(
+            path,
+            format!("{what}: heavydp reads float64 arrays ('<f8'; convert with a.astype('<f8'))"),
+        ));
     }
     if fortran.starts_with("True") {
         return Err(npy_err(path, format!("{what} in Fortran order: heavydp reads C-order arrays (save np.ascontiguousarray(a))")));
     }
     if dims.len() != 2 {
-        return Err(npy_err(path, format!("{what}: heavydp reads 2-D arrays (rows × columns)")));
+        return Err(npy_err(
+            path,
+            format!("{what}: heavydp reads 2-D arrays (rows × columns)"),
+        ));
     }
     Ok((dims[0], dims[1], start + len))
 }
@@ -82,12 +95,19 @@ fn names(path: &str, k: usize) -> Result<Vec<String>, ReadError> {
     let side = format!("{path}.columns");
     match std::fs::read_to_string(&side) {
         Ok(text) => {
-            let line = text.trim_start_matches('\u{feff}').lines().next().unwrap_or("");
+            let line = text
+                .trim_start_matches('\u{feff}')
+                .lines()
+                .next()
+                .unwrap_or("");
             let names: Vec<String> = line.split(',').map(|s| s.trim().to_string()).collect();
             if names.len() != k {
                 return Err(npy_err(
                     path,
-                    format!("{side} names {} columns, but the array has {k}", names.len()),
+                    format!(
+                        "{side} names {} columns, but the array has {k}",
+                        names.len()
+                    ),
                 ));
             }
             Ok(names)
@@ -117,7 +137,10 @@ pub(super) fn read(path: &str, want: Want) -> Result<Dataset, ReadError> {
     let plan = columns::plan(path, &header_names, n, want)?;
     let need = n.checked_mul(k).and_then(|c| c.checked_mul(8));
     if need.is_none_or(|b| (b + offset) as u64 > size) {
-        return Err(npy_err(path, format!("the file is shorter than its shape ({n}, {k}) says")));
+        return Err(npy_err(
+            path,
+            format!("the file is shorter than its shape ({n}, {k}) says"),
+        ));
     }
     let d = plan.d;
     let mut dest: Vec<&[Out]> = vec![&[]; k];
@@ -132,8 +155,10 @@ pub(super) fn read(path: &str, want: Want) -> Result<Dataset, ReadError> {
     for start in (0..n).step_by(rows) {
         let m = rows.min(n - start);
         let bytes = &mut buf[..m * k * 8];
-        r.read_exact(bytes)
-            .map_err(|e| DataError::Io { path: path.into(), reason: e.to_string() })?;
+        r.read_exact(bytes).map_err(|e| DataError::Io {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
         let bad = bytes
             .par_chunks(block * k * 8)
             .zip(x[start * d..(start + m) * d].par_chunks_mut(block * d.max(1)))
@@ -147,7 +172,11 @@ pub(super) fn read(path: &str, want: Want) -> Result<Dataset, ReadError> {
                         }
                         let v = f64::from_le_bytes(v.try_into().unwrap_or([0; 8]));
                         if !v.is_finite() {
-                            return Some(Bad { row: start + b * block + i, col: c, null: false });
+                            return Some(Bad {
+                                row: start + b * block + i,
+                                col: c,
+                                null: false,
+                            });
                         }
                         for o in dest[c] {
                             match *o {
@@ -175,7 +204,10 @@ fn columns_block(k: usize) -> usize {
 /// Writes `ds` as a `.npy` array of shape (n, d + 1): the features, then the target.
 pub(super) fn write<W: std::io::Write>(ds: &Dataset, mut out: W) -> std::io::Result<()> {
     let (n, d) = (ds.n(), ds.d());
-    let mut dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({n}, {}), }}", d + 1);
+    let mut dict = format!(
+        "{{'descr': '<f8', 'fortran_order': False, 'shape': ({n}, {}), }}",
+        d + 1
+    );
     // the header (magic, version, length, dictionary, newline) fills a multiple of 64 bytes
     while (10 + dict.len() + 1) % 64 != 0 {
         dict.push(' ');

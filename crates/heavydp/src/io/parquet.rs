@@ -24,10 +24,15 @@ const ROW_GROUP: usize = 65_536;
 const WAVE: usize = 16;
 
 fn format_err(path: &str, e: impl std::fmt::Display) -> ReadError {
+    let mut reason = e.to_string();
+    if reason.contains("Disabled feature") {
+        reason += " (heavydp reads uncompressed and Snappy-compressed Parquet: rewrite the \
+                   file with compression='snappy')";
+    }
     ReadError::Format {
         path: path.into(),
         format: "Parquet",
-        reason: e.to_string(),
+        reason,
     }
 }
 
@@ -83,7 +88,8 @@ fn decode(
             while rows < m {
                 vals.clear();
                 let before = def.len();
-                let (recs, _, _) = $r.read_records((m - rows).min(1 << 16), Some(&mut def), None, &mut vals)?;
+                let (recs, _, _) =
+                    $r.read_records((m - rows).min(1 << 16), Some(&mut def), None, &mut vals)?;
                 if recs == 0 {
                     break;
                 }

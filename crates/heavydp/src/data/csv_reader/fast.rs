@@ -51,41 +51,50 @@ pub(super) struct Parsed {
 
 /// Reads `r`; `plan` turns the header's names into destinations (or `None` when the
 /// header is not acceptable). `None`: the fast path gave up (see the module doc).
-pub(super) fn read<R: Read>(
+pub(super) fn read<R: Read + Send>(
     mut r: R,
     plan: impl FnOnce(&[String]) -> Option<Plan>,
 ) -> Option<Parsed> {
-    let mut buf = Vec::new();
-    let mut eof = fill(&mut r, &mut buf, BLOCK)?;
-    let nl = memchr::memchr(b'\n', &buf)?;
-    let header = header_fields(&buf[..nl])?;
+    let mut cur = Vec::new();
+    let mut eof = fill(&mut r, &mut cur, BLOCK)?;
+    let nl = memchr::memchr(b'\n', &cur)?;
+    let header = header_fields(&cur[..nl])?;
     let Plan { dest, d } = plan(&header)?;
     let k = header.len();
     let mut start = nl + 1;
     let (mut x, mut y, mut rows) = (Vec::new(), Vec::new(), 0usize);
+    let mut next = Vec::new();
     loop {
-        let data = &buf[start..];
+        let data = &cur[start..];
         let end = if eof {
             data.len()
         } else {
-            match memchr::memrchr(b'\n', data) {
-                Some(i) => i + 1,
-                // a line longer than the block: read on
-                None => 0,
-            }
+            // a line longer than the block: nothing to parse yet, read on
+            memchr::memrchr(b'\n', data).map_or(0, |i| i + 1)
         };
-        if end > 0 {
-            rows = parse_block(&data[..end], k, &dest, d, &mut x, &mut y, rows)?;
-        }
+        // the unfinished line starts the next block, which is read while this one is
+        // parsed
+        next.clear();
+        next.extend_from_slice(&data[end..]);
+        let block = &data[..end];
+        let (xs, ys, dest) = (&mut x, &mut y, &dest);
+        let mut parse = move || match end {
+            0 => Some(rows),
+            _ => parse_block(block, k, dest, d, xs, ys, rows),
+        };
+        let (parsed, read) = if eof {
+            (parse(), Some(true))
+        } else {
+            let want = next.len() + BLOCK;
+            rayon::join(parse, || fill(&mut r, &mut next, want))
+        };
+        rows = parsed?;
         if eof {
             break;
         }
-        // keep the unfinished line, read the next block after it
-        buf.copy_within(start + end.., 0);
-        buf.truncate(buf.len() - start - end);
+        eof = read?;
+        std::mem::swap(&mut cur, &mut next);
         start = 0;
-        let want = buf.len() + BLOCK;
-        eof = fill(&mut r, &mut buf, want)?;
     }
     if rows == 0 {
         return None;
@@ -96,7 +105,7 @@ pub(super) fn read<R: Read>(
 }
 
 /// Reads until `buf` holds `want` bytes or the input ends (then `Some(true)`).
-fn fill<R: Read>(r: &mut R, buf: &mut Vec<u8>, want: usize) -> Option<bool> {
+fn fill<R: Read + Send>(r: &mut R, buf: &mut Vec<u8>, want: usize) -> Option<bool> {
     let need = want.saturating_sub(buf.len());
     let got = r.by_ref().take(need as u64).read_to_end(buf).ok()?;
     Some(got < need)
@@ -172,7 +181,7 @@ fn split_parts(block: &[u8]) -> Vec<&[u8]> {
 
 /// Lines of a part: its line ends, plus an unfinished last line.
 fn count_lines(p: &[u8]) -> usize {
-    let n = p.iter().filter(|&&b| b == b'\n').count();
+    let n = memchr::memchr_iter(b'\n', p).count();
     n + usize::from(p.last().is_some_and(|&b| b != b'\n'))
 }
 
