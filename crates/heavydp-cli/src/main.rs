@@ -177,7 +177,7 @@ struct SimulateArgs {
     /// Seed of the ChaCha20 generator (reproducible data) [default: OS entropy].
     #[arg(long)]
     seed: Option<u64>,
-    /// Output CSV (required); '-' writes it to stdout.
+    /// Output file (required), its format by extension: .csv, .parquet, .arrow/.ipc/.feather (Arrow IPC) or .npy (columns x1..xd, y); '-' writes CSV to stdout.
     #[arg(long)]
     out: String,
     /// Also write the truth (w_star, loss, domain, parameters) as JSON to this file [default: not written].
@@ -190,7 +190,7 @@ struct FitArgs {
     /// Algorithm (required): 'auto' (public rule of n, d, epsilon and the loss), 'intercept-only', or a name of `heavydp algorithms` (see its "use when" column).
     #[arg(long)]
     algorithm: String,
-    /// CSV file with a header row (required); every column except --target is a feature.
+    /// Data file (required): CSV with a header row, or .parquet, .arrow/.ipc/.feather, .npy by extension; every column except --target is a feature.
     #[arg(long)]
     data: String,
     /// Name of the response column.
@@ -433,8 +433,13 @@ fn cmd_simulate(a: SimulateArgs) -> Result<(), String> {
     let mut rng = make_rng(a.seed);
     let (ds, truth) = scenarios::simulate(&a.scenario, a.n, a.d, a.sparsity, &params, &mut rng)
         .map_err(|e| e.to_string())?;
+    // the format by the extension of --out (CSV for '-', stdout)
+    let format = match a.out.as_str() {
+        "-" => heavydp::io::Format::Csv,
+        o => heavydp::io::Format::of(o),
+    };
     let mut buf = Vec::with_capacity(a.n * (a.d + 1) * 20);
-    data::write_csv(&ds, &mut buf).map_err(|e| e.to_string())?;
+    heavydp::io::write_dataset(&ds, format, &mut buf, &a.out).map_err(|e| e.to_string())?;
     let truth_json = serde_json::to_vec_pretty(&serde_json::json!({
         "scenario": truth.scenario, "w_star": truth.w_star, "loss": truth.loss, "domain": truth.domain,
         "n": truth.n, "d": truth.d, "sparsity": truth.sparsity, "parameters": truth.parameters, "seed": a.seed,
@@ -579,7 +584,8 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
         seed: a.seed,
     };
     pipeline::precheck(&opts)?;
-    let ds = data::read_csv(&a.data, &a.target).map_err(|e| e.to_string())?;
+    let ds =
+        heavydp::io::read_dataset(&a.data, Some(&a.target), None).map_err(|e| e.to_string())?;
     let mut rng = make_rng(a.seed);
     let out = pipeline::fit(ds, &opts, &mut rng, &mut Progress::new(&a.algorithm))?;
     for m in &out.messages {
@@ -630,7 +636,7 @@ fn cmd_mean(a: MeanArgs) -> Result<(), String> {
     let scale = heavydp::preprocess::ScaleMode::parse(&a.scale)?;
     let preprocess_share = parse_share(a.preprocess_share.as_deref())?;
     check_out_folder(a.out.as_deref())?;
-    let ds = data::read_csv_features(&data_path, None).map_err(|e| e.to_string())?;
+    let ds = heavydp::io::read_dataset(&data_path, None, None).map_err(|e| e.to_string())?;
     let ds = mean_columns(ds, &data_path, &a.columns)?;
     let mut rng = make_rng(a.seed);
     let opts = heavydp::describe::DescribeOptions {
@@ -703,7 +709,7 @@ fn mean_columns(ds: data::Dataset, path: &str, wanted: &[String]) -> Result<data
 }
 
 fn load_for_model(m: &ModelFile, data_path: &str) -> Result<data::Dataset, String> {
-    data::read_csv_features(data_path, Some(&m.features)).map_err(|e| e.to_string())
+    heavydp::io::read_dataset(data_path, None, Some(&m.features)).map_err(|e| e.to_string())
 }
 
 fn cmd_predict(model_path: &str, data_path: &str, out: Option<&str>) -> Result<(), String> {
@@ -723,9 +729,8 @@ fn cmd_predict(model_path: &str, data_path: &str, out: Option<&str>) -> Result<(
 fn cmd_evaluate(model_path: &str, data_path: &str, truth: Option<&str>) -> Result<(), String> {
     let m = ModelFile::read(model_path).map_err(|e| e.to_string())?;
     let loss = m.loss_kind().map_err(|e| e.to_string())?;
-    // One read; features reordered to the model's order.
-    let mut ds = data::read_csv(data_path, &m.target)
-        .and_then(|d| d.select_features(&m.features, data_path))
+    // One read, straight into the model's feature order.
+    let mut ds = heavydp::io::read_dataset(data_path, Some(&m.target), Some(&m.features))
         .map_err(|e| e.to_string())?;
     loss.prepare_labels(ds.y_mut())
         .map_err(|e| format!("{data_path}: {e}"))?;

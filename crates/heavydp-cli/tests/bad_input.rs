@@ -102,6 +102,134 @@ fn cases() -> Vec<Case> {
         case("unknown --columns name", Some(("d.csv", GOOD)), "mean --estimator catoni --epsilon 1 --columns x1,z --data {dir}/d.csv --out {dir}/out.json", "z"),
         case("sparse-peeling without s", Some(("d.csv", GOOD)), "mean --estimator sparse-peeling --epsilon 1 --delta 1e-5 --data {dir}/d.csv --out {dir}/out.json", "s"),
     ];
+    // ---- typed formats (issue 16): the CSV messages, and what only they can meet
+    let typed =
+        |class: &'static str, name: &'static str, bytes: Vec<u8>, expect: &'static str| Case {
+            class,
+            files: vec![(name, bytes)],
+            args: leak(fit(name)),
+            expect,
+        };
+    let m = Some(12345.678);
+    v.extend([
+        typed(
+            "Parquet: NaN cell",
+            "d.parquet",
+            parquet(&[("x1", vec![m, Some(f64::NAN)]), ("y", vec![m, m])], None),
+            "data row 2, column 'x1': NaN or infinite",
+        ),
+        typed(
+            "Parquet: missing value (null)",
+            "d.parquet",
+            parquet(&[("x1", vec![m, m]), ("y", vec![m, None])], None),
+            "data row 2, column 'y': not a number",
+        ),
+        typed(
+            "Parquet: text column",
+            "d.parquet",
+            parquet(&[("y", vec![m])], Some("x1")),
+            "column 'x1': not a number (its type is string",
+        ),
+        typed(
+            "Parquet: target column missing",
+            "d.parquet",
+            parquet(&[("x1", vec![m]), ("z", vec![m])], None),
+            "target column 'y' is not in the header",
+        ),
+        typed(
+            "Parquet: no rows",
+            "d.parquet",
+            parquet(&[("x1", vec![]), ("y", vec![])], None),
+            "header but no data rows",
+        ),
+        typed(
+            "Parquet: not a Parquet file",
+            "d.parquet",
+            GOOD.as_bytes().to_vec(),
+            "not a readable Parquet file",
+        ),
+        typed(
+            "Arrow IPC: infinite cell",
+            "d.arrow",
+            arrow(
+                &[("x1", vec![m, m]), ("y", vec![m, Some(f64::INFINITY)])],
+                None,
+            ),
+            "data row 2, column 'y': NaN or infinite",
+        ),
+        typed(
+            "Arrow IPC: missing value (null)",
+            "d.feather",
+            arrow(&[("x1", vec![None]), ("y", vec![m])], None),
+            "data row 1, column 'x1': not a number",
+        ),
+        typed(
+            "Arrow IPC: text column",
+            "d.arrow",
+            arrow(&[("y", vec![m])], Some("x1")),
+            "column 'x1': not a number (its type is utf8",
+        ),
+        typed(
+            "Arrow IPC: duplicate column",
+            "d.arrow",
+            arrow(&[("x1", vec![m]), ("x1", vec![m]), ("y", vec![m])], None),
+            "appears more than once",
+        ),
+        typed(
+            "Arrow IPC: not an Arrow file",
+            "d.arrow",
+            GOOD.as_bytes().to_vec(),
+            "not a readable Arrow IPC file",
+        ),
+        typed(
+            ".npy: NaN cell",
+            "d.npy",
+            npy("<f8", "False", "(2, 2)", &[1.0, 12345.678, f64::NAN, 2.0]),
+            "data row 2, column 'x1': NaN or infinite",
+        ),
+        typed(
+            ".npy: float32 array",
+            "d.npy",
+            npy("<f4", "False", "(2, 2)", &[12345.678; 2]),
+            "heavydp reads float64 arrays",
+        ),
+        typed(
+            ".npy: 1-D array",
+            "d.npy",
+            npy("<f8", "False", "(2,)", &[12345.678; 2]),
+            "heavydp reads 2-D arrays",
+        ),
+        typed(
+            ".npy: Fortran order",
+            "d.npy",
+            npy("<f8", "True", "(2, 2)", &[12345.678; 4]),
+            "heavydp reads C-order arrays",
+        ),
+        typed(
+            ".npy: cut short",
+            "d.npy",
+            npy("<f8", "False", "(3, 2)", &[12345.678; 4]),
+            "shorter than its shape",
+        ),
+        typed(
+            ".npy: not a .npy file",
+            "d.npy",
+            GOOD.as_bytes().to_vec(),
+            "not a NumPy .npy file",
+        ),
+    ]);
+    v.push(Case {
+        class: ".npy: sidecar names another number of columns",
+        files: vec![
+            (
+                "d.npy",
+                npy("<f8", "False", "(2, 2)", &[1.0, 12345.678, 2.0, 3.0]),
+            ),
+            ("d.npy.columns", b"x1,x2,y\n".to_vec()),
+        ],
+        args: leak(fit("d.npy")),
+        expect: "names 3 columns, but the array has 2",
+    });
     // binary garbage: the bytes of a PNG header and invalid UTF-8
     v.push(Case {
         class: "binary garbage",
@@ -113,6 +241,111 @@ fn cases() -> Vec<Case> {
         expect: "invalid UTF-8",
     });
     v
+}
+
+/// A Parquet file of float64 columns (`None` a missing value), and a text column.
+fn parquet(cols: &[(&str, Vec<Option<f64>>)], text: Option<&str>) -> Vec<u8> {
+    use parquet::basic::{LogicalType, Repetition, Type as Physical};
+    use parquet::data_type::{ByteArray, ByteArrayType, DoubleType};
+    use parquet::schema::types::Type;
+    use std::sync::Arc;
+    let field = |nm: &str, t, optional: bool| {
+        let b = Type::primitive_type_builder(nm, t).with_repetition(if optional {
+            Repetition::OPTIONAL
+        } else {
+            Repetition::REQUIRED
+        });
+        let b = if t == Physical::BYTE_ARRAY {
+            b.with_logical_type(Some(LogicalType::String))
+        } else {
+            b
+        };
+        Arc::new(b.build().unwrap())
+    };
+    let mut fields: Vec<_> = cols
+        .iter()
+        .map(|(nm, v)| field(nm, Physical::DOUBLE, v.contains(&None)))
+        .collect();
+    fields.extend(text.map(|t| field(t, Physical::BYTE_ARRAY, false)));
+    let schema = Arc::new(
+        Type::group_type_builder("schema")
+            .with_fields(fields)
+            .build()
+            .unwrap(),
+    );
+    let mut buf = Vec::new();
+    let props = Arc::new(parquet::file::properties::WriterProperties::builder().build());
+    let mut w = parquet::file::writer::SerializedFileWriter::new(&mut buf, schema, props).unwrap();
+    let n = cols[0].1.len();
+    if n > 0 {
+        let mut rg = w.next_row_group().unwrap();
+        for (_, v) in cols {
+            let vals: Vec<f64> = v.iter().flatten().copied().collect();
+            let def: Vec<i16> = v.iter().map(|c| i16::from(c.is_some())).collect();
+            let mut c = rg.next_column().unwrap().unwrap();
+            let levels = v.contains(&None).then_some(&def[..]);
+            c.typed::<DoubleType>()
+                .write_batch(&vals, levels, None)
+                .unwrap();
+            c.close().unwrap();
+        }
+        if text.is_some() {
+            let vals = vec![ByteArray::from("12345.678"); n];
+            let mut c = rg.next_column().unwrap().unwrap();
+            c.typed::<ByteArrayType>()
+                .write_batch(&vals, None, None)
+                .unwrap();
+            c.close().unwrap();
+        }
+        rg.close().unwrap();
+    }
+    w.close().unwrap();
+    buf
+}
+
+/// An Arrow IPC file of float64 columns (`None` a missing value), and a text column.
+fn arrow(cols: &[(&str, Vec<Option<f64>>)], text: Option<&str>) -> Vec<u8> {
+    use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    use std::sync::Arc;
+    let n = cols[0].1.len();
+    let mut fields: Vec<Field> = cols
+        .iter()
+        .map(|(nm, _)| Field::new(*nm, DataType::Float64, true))
+        .collect();
+    let mut arrays: Vec<ArrayRef> = cols
+        .iter()
+        .map(|(_, v)| Arc::new(Float64Array::from(v.clone())) as ArrayRef)
+        .collect();
+    if let Some(t) = text {
+        fields.push(Field::new(t, DataType::Utf8, false));
+        arrays.push(Arc::new(StringArray::from(vec!["12345.678"; n])));
+    }
+    let schema = Arc::new(Schema::new(fields));
+    let mut buf = Vec::new();
+    let mut w = arrow_ipc::writer::FileWriter::try_new(&mut buf, &schema).unwrap();
+    w.write(&RecordBatch::try_new(schema.clone(), arrays).unwrap())
+        .unwrap();
+    w.finish().unwrap();
+    drop(w);
+    buf
+}
+
+/// A `.npy` file with this header and these values (little-endian float64).
+fn npy(descr: &str, fortran: &str, shape: &str, values: &[f64]) -> Vec<u8> {
+    let mut dict =
+        format!("{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': {shape}, }}");
+    while (11 + dict.len()) % 64 != 0 {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((dict.len() as u16).to_le_bytes());
+    b.extend(dict.as_bytes());
+    for v in values {
+        b.extend(v.to_le_bytes());
+    }
+    b
 }
 
 fn run_case(c: &Case) -> String {

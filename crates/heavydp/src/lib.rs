@@ -21,6 +21,7 @@
 //! | 5 | [`params`] | `--param` maps, typed access, documentation rows, [`params::FitError`] (re-exported by [`algorithms`]) |
 //! | 5 | [`constraints`] | ℓ1 ball, ℓ2 ball, simplex, vertex polytope, sparse set: projection, LMO, vertex scores |
 //! | 4 | [`mechanisms`] | Laplace, Gaussian, exponential (Gumbel-max), report-noisy-min, Peeling; every release is charged first |
+//! | 5 | [`io`] | file formats: CSV, Parquet, Arrow IPC, NumPy `.npy` by extension, read straight into the one matrix; `simulate`'s writers |
 //! | 4 | [`data`] | [`data::Dataset`] (n × d row-major, contiguous), the CSV reader, the papers' synthetic scenarios |
 //! | 3 | [`noise`] | the ChaCha20 generator and the Laplace / Gaussian / Gumbel samplers |
 //! | 2 | [`privacy`] | budgets, composition (basic, advanced, zCDP, parallel), conversions, the [`privacy::PrivacyLedger`] |
@@ -60,6 +61,7 @@ pub mod data;
 pub mod describe;
 pub mod estimators;
 pub mod experiments;
+pub mod io;
 pub mod linalg;
 pub mod loss;
 pub mod mechanisms;

@@ -19,13 +19,14 @@ use std::path::{Path, PathBuf};
 /// noise → privacy; the second-wave `pipeline` sits above the algorithms (with `model`,
 /// the file it writes, and `describe`, the whole private mean), `preprocess` between `data` and the algorithms. `params` (the
 /// `--param` plumbing and the fit error) sits on the estimators' floor, under both its
-/// users; `loss` and `linalg` (numerics, no privacy) at the bottom.
+/// users; `io` (file formats, issue 16) one floor above `data`, whose `Dataset` it
+/// fills; `loss` and `linalg` (numerics, no privacy) at the bottom.
 const FLOORS: &[&[&str]] = &[
     &["experiments", "audit"],
     &["pipeline", "describe", "model"],
     &["algorithms"],
     &["preprocess"],
-    &["estimators", "params", "constraints"],
+    &["estimators", "params", "constraints", "io"],
     &["mechanisms", "data"],
     &["noise"],
     &["privacy"],

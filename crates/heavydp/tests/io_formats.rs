@@ -1,0 +1,394 @@
+//! The input formats of `heavydp::io` (issue 16, item 1): every format reads the same
+//! data to the same dataset, bit for bit, as its CSV, whatever columns are asked for;
+//! and every class of bad input gets the message CSV gives (a column of text, which CSV
+//! has no type for, gets "column '…': not a number" and its type).
+
+use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use heavydp::data::{scenarios, Dataset};
+use heavydp::io::{read_dataset, write_dataset, Format};
+use parquet::basic::{LogicalType, Repetition, Type as Physical};
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::Type;
+use rand::SeedableRng;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("heavydp-io-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+fn same(a: &Dataset, b: &Dataset, what: &str) {
+    assert_eq!((a.n(), a.d()), (b.n(), b.d()), "{what}");
+    assert_eq!(bits(a.x()), bits(b.x()), "{what}");
+    assert_eq!(bits(a.y()), bits(b.y()), "{what}");
+    assert_eq!(a.feature_names(), b.feature_names(), "{what}");
+    assert_eq!(a.target_name(), b.target_name(), "{what}");
+}
+
+#[test]
+fn every_format_reads_what_csv_reads_bit_for_bit() {
+    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(11);
+    // more rows than one Parquet row group / Arrow batch (65 536), so blocks are crossed
+    let (ds, _) = scenarios::simulate(
+        "hu-linear-student",
+        70_000,
+        6,
+        None,
+        &Default::default(),
+        &mut rng,
+    )
+    .unwrap();
+    let d = dir("roundtrip");
+    let path = |e: &str| d.join(format!("data.{e}")).to_str().unwrap().to_string();
+    for (e, f) in [
+        ("csv", Format::Csv),
+        ("parquet", Format::Parquet),
+        ("arrow", Format::ArrowIpc),
+        ("feather", Format::ArrowIpc),
+        ("npy", Format::Npy),
+    ] {
+        assert_eq!(Format::of(&path(e)), f);
+        let mut buf = Vec::new();
+        write_dataset(&ds, f, &mut buf, &path(e)).unwrap();
+        std::fs::write(path(e), buf).unwrap();
+    }
+    let csv = read_dataset(&path("csv"), Some("y"), None).unwrap();
+    same(&csv, &ds, "csv");
+    let order: Vec<String> = ["x4", "x1", "x6"].map(String::from).to_vec();
+    let all_cols: Vec<String> = ["x1", "x2", "x3", "x4", "x5", "x6", "y"]
+        .map(String::from)
+        .to_vec();
+    for e in ["parquet", "arrow", "feather", "npy"] {
+        let p = path(e);
+        same(&read_dataset(&p, Some("y"), None).unwrap(), &csv, e);
+        for (t, f) in [
+            (None, None),
+            (None, Some(&order[..])),
+            (Some("y"), Some(&order[..])),
+            (Some("x2"), None),
+            (None, Some(&all_cols[..])),
+        ] {
+            same(
+                &read_dataset(&p, t, f).unwrap(),
+                &read_dataset(&path("csv"), t, f).unwrap(),
+                &format!("{e} {t:?} {f:?}"),
+            );
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A column of a bad-input table: its name and cells (`None` a missing value).
+type Column = (&'static str, Vec<Option<f64>>);
+
+fn csv_text(cols: &[Column]) -> String {
+    let n = cols.first().map_or(0, |c| c.1.len());
+    let mut s = cols.iter().map(|c| c.0).collect::<Vec<_>>().join(",") + "\n";
+    for i in 0..n {
+        let row: Vec<String> = cols
+            .iter()
+            .map(|c| {
+                c.1[i]
+                    .map(|v| format!("{v:?}").replace("inf", "inf"))
+                    .unwrap_or_default()
+            })
+            .collect();
+        s += &(row.join(",") + "\n");
+    }
+    s
+}
+
+fn parquet_bytes(cols: &[Column], text: Option<&str>) -> Vec<u8> {
+    let mut fields: Vec<_> = cols
+        .iter()
+        .map(|(nm, v)| {
+            let rep = if v.iter().any(Option::is_none) {
+                Repetition::OPTIONAL
+            } else {
+                Repetition::REQUIRED
+            };
+            Arc::new(
+                Type::primitive_type_builder(nm, Physical::DOUBLE)
+                    .with_repetition(rep)
+                    .build()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    if let Some(t) = text {
+        fields.push(Arc::new(
+            Type::primitive_type_builder(t, Physical::BYTE_ARRAY)
+                .with_logical_type(Some(LogicalType::String))
+                .with_repetition(Repetition::REQUIRED)
+                .build()
+                .unwrap(),
+        ));
+    }
+    let schema = Arc::new(
+        Type::group_type_builder("schema")
+            .with_fields(fields)
+            .build()
+            .unwrap(),
+    );
+    let mut buf = Vec::new();
+    let mut w = SerializedFileWriter::new(
+        &mut buf,
+        schema,
+        Arc::new(WriterProperties::builder().build()),
+    )
+    .unwrap();
+    let n = cols.first().map_or(0, |c| c.1.len());
+    if n > 0 {
+        let mut rg = w.next_row_group().unwrap();
+        for (_, v) in cols {
+            let vals: Vec<f64> = v.iter().flatten().copied().collect();
+            let def: Vec<i16> = v.iter().map(|c| i16::from(c.is_some())).collect();
+            let mut c = rg.next_column().unwrap().unwrap();
+            let optional = v.iter().any(Option::is_none);
+            c.typed::<DoubleType>()
+                .write_batch(&vals, optional.then_some(&def[..]), None)
+                .unwrap();
+            c.close().unwrap();
+        }
+        if text.is_some() {
+            let vals: Vec<ByteArray> = (0..n).map(|_| ByteArray::from("12345.678x")).collect();
+            let mut c = rg.next_column().unwrap().unwrap();
+            c.typed::<ByteArrayType>()
+                .write_batch(&vals, None, None)
+                .unwrap();
+            c.close().unwrap();
+        }
+        rg.close().unwrap();
+    }
+    w.close().unwrap();
+    buf
+}
+
+fn arrow_bytes(cols: &[Column], text: Option<&str>) -> Vec<u8> {
+    let n = cols.first().map_or(0, |c| c.1.len());
+    let mut fields: Vec<Field> = cols
+        .iter()
+        .map(|(nm, v)| Field::new(*nm, DataType::Float64, v.iter().any(Option::is_none)))
+        .collect();
+    let mut arrays: Vec<ArrayRef> = cols
+        .iter()
+        .map(|(_, v)| Arc::new(Float64Array::from(v.clone())) as ArrayRef)
+        .collect();
+    if let Some(t) = text {
+        fields.push(Field::new(t, DataType::Utf8, false));
+        arrays.push(Arc::new(StringArray::from(vec!["12345.678x"; n])));
+    }
+    let schema = Arc::new(Schema::new(fields));
+    let mut buf = Vec::new();
+    let mut w = arrow_ipc::writer::FileWriter::try_new(&mut buf, &schema).unwrap();
+    if n > 0 {
+        w.write(&RecordBatch::try_new(schema.clone(), arrays).unwrap())
+            .unwrap();
+    }
+    w.finish().unwrap();
+    drop(w);
+    buf
+}
+
+fn npy_bytes(cols: &[Column]) -> Option<Vec<u8>> {
+    let n = cols.first().map_or(0, |c| c.1.len());
+    let mut dict = format!(
+        "{{'descr': '<f8', 'fortran_order': False, 'shape': ({n}, {}), }}",
+        cols.len()
+    );
+    while (11 + dict.len()) % 64 != 0 {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((dict.len() as u16).to_le_bytes());
+    b.extend(dict.as_bytes());
+    for i in 0..n {
+        for c in cols {
+            b.extend(c.1[i]?.to_le_bytes());
+        }
+    }
+    Some(b)
+}
+
+#[test]
+fn every_format_rejects_each_bad_input_class_with_the_csv_message() {
+    let m = 12345.678;
+    let good = |nm: &'static str| -> Column { (nm, vec![Some(1.0), Some(m), Some(2.0)]) };
+    let with = |nm: &'static str, i: usize, v: Option<f64>| -> Column {
+        let mut c = good(nm);
+        c.1[i] = v;
+        c
+    };
+    let cases: Vec<(&str, Vec<Column>)> = vec![
+        (
+            "NaN cell",
+            vec![good("x1"), with("x2", 1, Some(f64::NAN)), good("y")],
+        ),
+        (
+            "infinite target",
+            vec![
+                good("x1"),
+                good("x2"),
+                with("y", 2, Some(f64::NEG_INFINITY)),
+            ],
+        ),
+        (
+            "missing cell",
+            vec![with("x1", 2, None), good("x2"), good("y")],
+        ),
+        (
+            "missing before NaN in row order",
+            vec![
+                with("x1", 2, None),
+                with("x2", 1, Some(f64::NAN)),
+                good("y"),
+            ],
+        ),
+        (
+            "NaN before missing in one row",
+            vec![
+                with("x1", 1, Some(f64::INFINITY)),
+                with("x2", 1, None),
+                good("y"),
+            ],
+        ),
+        (
+            "target column missing",
+            vec![good("x1"), good("x2"), good("z")],
+        ),
+        ("no feature column", vec![good("y")]),
+        ("duplicate column", vec![good("x1"), good("x1"), good("y")]),
+        ("empty column name", vec![good("x1"), good(""), good("y")]),
+        (
+            "no rows",
+            vec![("x1", vec![]), ("x2", vec![]), ("y", vec![])],
+        ),
+    ];
+    let d = dir("bad");
+    let mut checked = 0;
+    for (class, cols) in &cases {
+        let csv = d.join("f.csv");
+        std::fs::write(&csv, csv_text(cols)).unwrap();
+        let want = read_dataset(csv.to_str().unwrap(), Some("y"), None)
+            .expect_err(class)
+            .to_string()
+            .replace(csv.to_str().unwrap(), "F");
+        assert!(!want.contains("12345"), "{class}: {want}");
+        let mut files = vec![
+            ("f.parquet", Some(parquet_bytes(cols, None))),
+            ("f.arrow", Some(arrow_bytes(cols, None))),
+            ("f.npy", npy_bytes(cols)),
+        ];
+        // an array's names come from the sidecar when they are not x1, x2, y
+        let names: Vec<&str> = cols.iter().map(|c| c.0).collect();
+        std::fs::write(d.join("f.npy.columns"), names.join(",")).unwrap();
+        if cols.is_empty() {
+            files.pop();
+        }
+        for (name, bytes) in files {
+            let Some(bytes) = bytes else { continue };
+            let p = d.join(name);
+            std::fs::write(&p, bytes).unwrap();
+            let got = read_dataset(p.to_str().unwrap(), Some("y"), None)
+                .expect_err(class)
+                .to_string()
+                .replace(p.to_str().unwrap(), "F");
+            assert_eq!(got, want, "{class}, {name}");
+            checked += 1;
+        }
+        std::fs::remove_file(d.join("f.npy.columns")).unwrap();
+    }
+    assert!(checked >= 27, "{checked}");
+    // a column of text: CSV's "not a number", with the column's type
+    let cols = vec![good("x1"), good("y")];
+    for (name, bytes) in [
+        ("t.parquet", parquet_bytes(&cols, Some("x2"))),
+        ("t.arrow", arrow_bytes(&cols, Some("x2"))),
+    ] {
+        let p = d.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let e = read_dataset(p.to_str().unwrap(), Some("y"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(": column 'x2': not a number (its type is "),
+            "{e}"
+        );
+        assert!(!e.contains("12345"), "{e}");
+        // a column not asked for is not read
+        let f = read_dataset(p.to_str().unwrap(), None, Some(&["x1".to_string()])).unwrap();
+        assert_eq!(f.x(), &[1.0, m, 2.0]);
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn npy_rejects_other_arrays_with_what_they_hold() {
+    let d = dir("npy");
+    let header = |dict: &str| {
+        let mut dict = dict.to_string();
+        while (11 + dict.len()) % 64 != 0 {
+            dict.push(' ');
+        }
+        dict.push('\n');
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend((dict.len() as u16).to_le_bytes());
+        b.extend(dict.as_bytes());
+        b.extend([0u8; 64]);
+        b
+    };
+    for (dict, expect) in [
+        (
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }",
+            "dtype '<f4'",
+        ),
+        (
+            "{'descr': '>f8', 'fortran_order': False, 'shape': (2, 2), }",
+            "float64 arrays",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }",
+            "Fortran order",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (8,), }",
+            "2-D arrays",
+        ),
+        (
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (9, 2), }",
+            "shorter than its shape",
+        ),
+    ] {
+        let p = d.join("a.npy");
+        std::fs::write(&p, header(dict)).unwrap();
+        let e = read_dataset(p.to_str().unwrap(), Some("y"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(expect), "{e}");
+    }
+    let p = d.join("b.npy");
+    std::fs::write(&p, b"x1,y\n1,2\n").unwrap();
+    let e = read_dataset(p.to_str().unwrap(), Some("y"), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a NumPy .npy file"), "{e}");
+    for name in ["b.parquet", "b.arrow"] {
+        let p = d.join(name);
+        std::fs::write(&p, b"x1,y\n1,2\n").unwrap();
+        let e = read_dataset(p.to_str().unwrap(), Some("y"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a readable"), "{e}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
