@@ -19,9 +19,11 @@
 //! Columnar data is transposed straight into the final matrix, in parallel by blocks of
 //! rows ([`columns::scatter`]); no rows-of-vectors, no second copy.
 
+#[cfg(feature = "columnar")]
 mod arrow;
 pub mod columns;
 mod npy;
+#[cfg(feature = "columnar")]
 mod parquet;
 
 use crate::data::{self, DataError, Dataset};
@@ -49,6 +51,16 @@ pub enum ReadError {
     Npy { path: String, reason: String },
     #[error("{path}: cannot write: {reason}")]
     Write { path: String, reason: String },
+}
+
+/// The error of a Parquet or Arrow file in a build without the `columnar` feature.
+#[cfg(not(feature = "columnar"))]
+fn without_columnar(path: &str, f: Format) -> ReadError {
+    ReadError::Format {
+        path: path.into(),
+        format: f.name(),
+        reason: "this build of heavydp has no Parquet/Arrow support (the `columnar` feature; the CLI has it)".into(),
+    }
 }
 
 /// A data file's format, by its extension.
@@ -105,8 +117,12 @@ pub fn read_dataset(
     let want = columns::Want { target, features };
     match Format::of(path) {
         Format::Csv => read_csv(path, want),
+        #[cfg(feature = "columnar")]
         Format::Parquet => parquet::read(path, want),
+        #[cfg(feature = "columnar")]
         Format::ArrowIpc => arrow::read(path, want),
+        #[cfg(not(feature = "columnar"))]
+        f @ (Format::Parquet | Format::ArrowIpc) => Err(without_columnar(path, f)),
         Format::Npy => npy::read(path, want),
     }
 }
@@ -143,8 +159,15 @@ pub fn write_dataset<W: std::io::Write + Send>(
     };
     match format {
         Format::Csv => data::write_csv(ds, out).map_err(|e| err(e.to_string())),
+        #[cfg(feature = "columnar")]
         Format::Parquet => parquet::write(ds, out).map_err(err),
+        #[cfg(feature = "columnar")]
         Format::ArrowIpc => arrow::write(ds, out).map_err(err),
+        #[cfg(not(feature = "columnar"))]
+        f @ (Format::Parquet | Format::ArrowIpc) => {
+            let _ = out;
+            Err(without_columnar(path, f))
+        }
         Format::Npy => npy::write(ds, out).map_err(|e| err(e.to_string())),
     }
 }
