@@ -1,4 +1,4 @@
-//! Input throughput (docs/performance-io.md): reads each file given on the command line
+//! Input throughput (docs/performance.md, "Input formats"): reads each file given on the command line
 //! with `heavydp::io::read_dataset` (format by extension, target `y`) and prints the
 //! time, MB/s of file size and MB/s of the matrix filled (n × (d + 1) doubles).
 //! `cargo run --release -p heavydp --example read_throughput -- FILE...`

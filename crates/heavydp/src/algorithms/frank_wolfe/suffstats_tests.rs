@@ -248,7 +248,7 @@ fn suffstats_parameter_is_parsed_listed_and_validated() {
     }
 }
 
-/// The timing behind docs/performance-suffstats.md (issue 16 item 4): the fit alone
+/// The timing behind docs/performance.md ("Sufficient statistics") (issue 16 item 4): the fit alone
 /// (no CSV, no preprocessing) of `dp-frank-wolfe`, `ht-lasso`, `noisy-mirror-descent`
 /// and `objective-perturbation` with `suffstats` on and off on simulated
 /// hu-linear-lognormal data at n = 9·10⁴, d = 200, and the build of G alone. Run with
