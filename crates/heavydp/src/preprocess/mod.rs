@@ -404,18 +404,19 @@ pub fn private_quartiles<R: RngCore + ?Sized>(
     let mut scales = Vec::with_capacity(columns);
     for j in 0..columns {
         if j < d {
-            for (i, v) in col.iter_mut().enumerate() {
-                *v = data.x()[i * d + j];
-            }
+            let x = data.x();
+            col.par_iter_mut()
+                .enumerate()
+                .for_each(|(i, v)| *v = x[i * d + j]);
         } else {
             col.copy_from_slice(data.y());
         }
-        col.sort_unstable_by(f64::total_cmp);
+        col.par_sort_unstable_by(f64::total_cmp);
         let what = if j < d { "column" } else { "target" };
         // 1. the median's signed octave O (123-point grid; data snapped to octaves)
-        for (a, v) in work.iter_mut().zip(&col) {
-            *a = quantile::signed_octave_floor(*v);
-        }
+        work.par_iter_mut()
+            .zip(&col[..])
+            .for_each(|(a, v)| *a = quantile::signed_octave_floor(*v));
         let o = mechanisms::release(
             &mut ledger,
             &format!("{what} median octave"),
@@ -429,9 +430,9 @@ pub fn private_quartiles<R: RngCore + ?Sized>(
             half_width: (4.0 * o.abs()).max(libm::ldexp(1.0, -18)),
             steps: COARSE_STEPS,
         };
-        for (a, v) in work.iter_mut().zip(&col) {
-            *a = quantile::snap_down(&coarse, *v);
-        }
+        work.par_iter_mut()
+            .zip(&col[..])
+            .for_each(|(a, v)| *a = quantile::snap_down(&coarse, *v));
         let mech = QuantileMechanism::on_grid(0.5, eps0, coarse)?;
         let c0 = mechanisms::release(
             &mut ledger,
@@ -442,10 +443,10 @@ pub fn private_quartiles<R: RngCore + ?Sized>(
         )?;
         // 3. spread magnitude M: the median of the octaves of |x − c0| (the MAD's octave;
         //    a median, because its rank distance to the 61 empty octaves is n/2)
-        for (a, v) in work.iter_mut().zip(&col) {
-            *a = quantile::octave_floor(v - c0);
-        }
-        work.sort_unstable_by(f64::total_cmp);
+        work.par_iter_mut()
+            .zip(&col[..])
+            .for_each(|(a, v)| *a = quantile::octave_floor(v - c0));
+        work.par_sort_unstable_by(f64::total_cmp);
         let m = mechanisms::release(
             &mut ledger,
             &format!("{what} spread octave"),
@@ -455,9 +456,9 @@ pub fn private_quartiles<R: RngCore + ?Sized>(
         )?;
         // 4–5. quartiles of x − c0 on the linear grid [−4M, 4M] (x − c0 is monotone in x,
         // so the sorted order is kept)
-        for (a, v) in work.iter_mut().zip(&col) {
-            *a = v - c0;
-        }
+        work.par_iter_mut()
+            .zip(&col[..])
+            .for_each(|(a, v)| *a = v - c0);
         let grid = LinearGrid {
             half_width: (4.0 * m).max(libm::ldexp(1.0, -18)),
             steps: LINEAR_STEPS,
