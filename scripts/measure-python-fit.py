@@ -2,10 +2,13 @@
 
 Prints, as JSON: the array's size, the peak RSS the fit added beyond the process's
 peak before it (the array included), their ratio, and the fit's wall time. With
---csv PATH it also writes the same data as CSV for the CLI comparison
-(scripts/measure-python-fit.sh runs both).
+--npy PATH it also saves the same values (features, then y) for the CLI comparison:
 
-    python scripts/measure-python-fit.py --n 1000000 --d 100 [--algorithm auto] [--copy]
+    python scripts/measure-python-fit.py --n 1000000 --d 100 --algorithm clipped-gd --param T=30
+    python scripts/measure-python-fit.py ... --npy /tmp/x.npy   # (its peak then includes the save)
+    /usr/bin/time heavydp fit --algorithm clipped-gd --data /tmp/x.npy --epsilon 1 \
+        --param T=30 --seed 7 --out m.json      # random_state=7 = --seed 7: the same weights
+    /usr/bin/time heavydp evaluate --model m.json --data /tmp/x.npy   # the read, to subtract
 """
 import argparse
 import json
