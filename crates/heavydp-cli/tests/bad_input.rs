@@ -9,6 +9,7 @@
 //! `HEAVYDP_UPDATE_DOCS=1`.
 
 use assert_cmd::Command;
+use heavydp::test_support::{arrow_bytes, parquet_bytes};
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
@@ -115,31 +116,31 @@ fn cases() -> Vec<Case> {
         typed(
             "Parquet: NaN cell",
             "d.parquet",
-            parquet(&[("x1", vec![m, Some(f64::NAN)]), ("y", vec![m, m])], None),
+            parquet_bytes(&[("x1", vec![m, Some(f64::NAN)]), ("y", vec![m, m])], None),
             "data row 2, column 'x1': NaN or infinite",
         ),
         typed(
             "Parquet: missing value (null)",
             "d.parquet",
-            parquet(&[("x1", vec![m, m]), ("y", vec![m, None])], None),
+            parquet_bytes(&[("x1", vec![m, m]), ("y", vec![m, None])], None),
             "data row 2, column 'y': not a number",
         ),
         typed(
             "Parquet: text column",
             "d.parquet",
-            parquet(&[("y", vec![m])], Some("x1")),
+            parquet_bytes(&[("y", vec![m])], Some("x1")),
             "column 'x1': not a number (its type is string",
         ),
         typed(
             "Parquet: target column missing",
             "d.parquet",
-            parquet(&[("x1", vec![m]), ("z", vec![m])], None),
+            parquet_bytes(&[("x1", vec![m]), ("z", vec![m])], None),
             "target column 'y' is not in the header",
         ),
         typed(
             "Parquet: no rows",
             "d.parquet",
-            parquet(&[("x1", vec![]), ("y", vec![])], None),
+            parquet_bytes(&[("x1", vec![]), ("y", vec![])], None),
             "header but no data rows",
         ),
         typed(
@@ -151,7 +152,7 @@ fn cases() -> Vec<Case> {
         typed(
             "Arrow IPC: infinite cell",
             "d.arrow",
-            arrow(
+            arrow_bytes(
                 &[("x1", vec![m, m]), ("y", vec![m, Some(f64::INFINITY)])],
                 None,
             ),
@@ -160,19 +161,19 @@ fn cases() -> Vec<Case> {
         typed(
             "Arrow IPC: missing value (null)",
             "d.feather",
-            arrow(&[("x1", vec![None]), ("y", vec![m])], None),
+            arrow_bytes(&[("x1", vec![None]), ("y", vec![m])], None),
             "data row 1, column 'x1': not a number",
         ),
         typed(
             "Arrow IPC: text column",
             "d.arrow",
-            arrow(&[("y", vec![m])], Some("x1")),
+            arrow_bytes(&[("y", vec![m])], Some("x1")),
             "column 'x1': not a number (its type is utf8",
         ),
         typed(
             "Arrow IPC: duplicate column",
             "d.arrow",
-            arrow(&[("x1", vec![m]), ("x1", vec![m]), ("y", vec![m])], None),
+            arrow_bytes(&[("x1", vec![m]), ("x1", vec![m]), ("y", vec![m])], None),
             "appears more than once",
         ),
         typed(
@@ -241,94 +242,6 @@ fn cases() -> Vec<Case> {
         expect: "invalid UTF-8",
     });
     v
-}
-
-/// A Parquet file of float64 columns (`None` a missing value), and a text column.
-fn parquet(cols: &[(&str, Vec<Option<f64>>)], text: Option<&str>) -> Vec<u8> {
-    use parquet::basic::{LogicalType, Repetition, Type as Physical};
-    use parquet::data_type::{ByteArray, ByteArrayType, DoubleType};
-    use parquet::schema::types::Type;
-    use std::sync::Arc;
-    let field = |nm: &str, t, optional: bool| {
-        let b = Type::primitive_type_builder(nm, t).with_repetition(if optional {
-            Repetition::OPTIONAL
-        } else {
-            Repetition::REQUIRED
-        });
-        let b = if t == Physical::BYTE_ARRAY {
-            b.with_logical_type(Some(LogicalType::String))
-        } else {
-            b
-        };
-        Arc::new(b.build().unwrap())
-    };
-    let mut fields: Vec<_> = cols
-        .iter()
-        .map(|(nm, v)| field(nm, Physical::DOUBLE, v.contains(&None)))
-        .collect();
-    fields.extend(text.map(|t| field(t, Physical::BYTE_ARRAY, false)));
-    let schema = Arc::new(
-        Type::group_type_builder("schema")
-            .with_fields(fields)
-            .build()
-            .unwrap(),
-    );
-    let mut buf = Vec::new();
-    let props = Arc::new(parquet::file::properties::WriterProperties::builder().build());
-    let mut w = parquet::file::writer::SerializedFileWriter::new(&mut buf, schema, props).unwrap();
-    let n = cols[0].1.len();
-    if n > 0 {
-        let mut rg = w.next_row_group().unwrap();
-        for (_, v) in cols {
-            let vals: Vec<f64> = v.iter().flatten().copied().collect();
-            let def: Vec<i16> = v.iter().map(|c| i16::from(c.is_some())).collect();
-            let mut c = rg.next_column().unwrap().unwrap();
-            let levels = v.contains(&None).then_some(&def[..]);
-            c.typed::<DoubleType>()
-                .write_batch(&vals, levels, None)
-                .unwrap();
-            c.close().unwrap();
-        }
-        if text.is_some() {
-            let vals = vec![ByteArray::from("12345.678"); n];
-            let mut c = rg.next_column().unwrap().unwrap();
-            c.typed::<ByteArrayType>()
-                .write_batch(&vals, None, None)
-                .unwrap();
-            c.close().unwrap();
-        }
-        rg.close().unwrap();
-    }
-    w.close().unwrap();
-    buf
-}
-
-/// An Arrow IPC file of float64 columns (`None` a missing value), and a text column.
-fn arrow(cols: &[(&str, Vec<Option<f64>>)], text: Option<&str>) -> Vec<u8> {
-    use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
-    use arrow_schema::{DataType, Field, Schema};
-    use std::sync::Arc;
-    let n = cols[0].1.len();
-    let mut fields: Vec<Field> = cols
-        .iter()
-        .map(|(nm, _)| Field::new(*nm, DataType::Float64, true))
-        .collect();
-    let mut arrays: Vec<ArrayRef> = cols
-        .iter()
-        .map(|(_, v)| Arc::new(Float64Array::from(v.clone())) as ArrayRef)
-        .collect();
-    if let Some(t) = text {
-        fields.push(Field::new(t, DataType::Utf8, false));
-        arrays.push(Arc::new(StringArray::from(vec!["12345.678"; n])));
-    }
-    let schema = Arc::new(Schema::new(fields));
-    let mut buf = Vec::new();
-    let mut w = arrow_ipc::writer::FileWriter::try_new(&mut buf, &schema).unwrap();
-    w.write(&RecordBatch::try_new(schema.clone(), arrays).unwrap())
-        .unwrap();
-    w.finish().unwrap();
-    drop(w);
-    buf
 }
 
 /// A `.npy` file with this header and these values (little-endian float64).

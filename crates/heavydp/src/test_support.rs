@@ -205,3 +205,114 @@ impl crate::data::FeatureBuffer for ReadOnlyLoan {
         false
     }
 }
+
+/// A float64 column of the format fixtures: its name and values (`None` a missing value).
+#[cfg(feature = "columnar")]
+pub type Column<'a> = (&'a str, Vec<Option<f64>>);
+
+/// A Parquet file (in memory) of float64 columns (a column with a `None` is OPTIONAL),
+/// and, when `text` names one, a string column after them.
+#[cfg(feature = "columnar")]
+pub fn parquet_bytes(cols: &[Column<'_>], text: Option<&str>) -> Vec<u8> {
+    use parquet::basic::{LogicalType, Repetition, Type as Physical};
+    use parquet::data_type::{ByteArray, ByteArrayType, DoubleType};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::types::Type;
+    use std::sync::Arc;
+    let mut fields: Vec<_> = cols
+        .iter()
+        .map(|(nm, v)| {
+            let rep = if v.iter().any(Option::is_none) {
+                Repetition::OPTIONAL
+            } else {
+                Repetition::REQUIRED
+            };
+            Arc::new(
+                Type::primitive_type_builder(nm, Physical::DOUBLE)
+                    .with_repetition(rep)
+                    .build()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    if let Some(t) = text {
+        fields.push(Arc::new(
+            Type::primitive_type_builder(t, Physical::BYTE_ARRAY)
+                .with_logical_type(Some(LogicalType::String))
+                .with_repetition(Repetition::REQUIRED)
+                .build()
+                .unwrap(),
+        ));
+    }
+    let schema = Arc::new(
+        Type::group_type_builder("schema")
+            .with_fields(fields)
+            .build()
+            .unwrap(),
+    );
+    let mut buf = Vec::new();
+    let mut w = SerializedFileWriter::new(
+        &mut buf,
+        schema,
+        Arc::new(WriterProperties::builder().build()),
+    )
+    .unwrap();
+    let n = cols.first().map_or(0, |c| c.1.len());
+    if n > 0 {
+        let mut rg = w.next_row_group().unwrap();
+        for (_, v) in cols {
+            let vals: Vec<f64> = v.iter().flatten().copied().collect();
+            let def: Vec<i16> = v.iter().map(|c| i16::from(c.is_some())).collect();
+            let mut c = rg.next_column().unwrap().unwrap();
+            let optional = v.iter().any(Option::is_none);
+            c.typed::<DoubleType>()
+                .write_batch(&vals, optional.then_some(&def[..]), None)
+                .unwrap();
+            c.close().unwrap();
+        }
+        if text.is_some() {
+            let vals: Vec<ByteArray> = (0..n).map(|_| ByteArray::from("12345.678x")).collect();
+            let mut c = rg.next_column().unwrap().unwrap();
+            c.typed::<ByteArrayType>()
+                .write_batch(&vals, None, None)
+                .unwrap();
+            c.close().unwrap();
+        }
+        rg.close().unwrap();
+    }
+    w.close().unwrap();
+    buf
+}
+
+/// An Arrow IPC file (in memory) of float64 columns (nullable when a value is `None`),
+/// and, when `text` names one, a string column after them.
+#[cfg(feature = "columnar")]
+pub fn arrow_bytes(cols: &[Column<'_>], text: Option<&str>) -> Vec<u8> {
+    use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
+    use arrow_schema::{DataType, Field, Schema};
+    use std::sync::Arc;
+    let n = cols.first().map_or(0, |c| c.1.len());
+    let mut fields: Vec<Field> = cols
+        .iter()
+        .map(|(nm, v)| Field::new(*nm, DataType::Float64, v.iter().any(Option::is_none)))
+        .collect();
+    let mut arrays: Vec<ArrayRef> = cols
+        .iter()
+        .map(|(_, v)| Arc::new(Float64Array::from(v.clone())) as ArrayRef)
+        .collect();
+    if let Some(t) = text {
+        fields.push(Field::new(t, DataType::Utf8, false));
+        arrays.push(Arc::new(StringArray::from(vec!["12345.678x"; n])));
+    }
+    let schema = Arc::new(Schema::new(fields));
+    let mut buf = Vec::new();
+    let mut w = arrow_ipc::writer::FileWriter::try_new(&mut buf, &schema).unwrap();
+    if n > 0 {
+        w.write(&RecordBatch::try_new(schema.clone(), arrays).unwrap())
+            .unwrap();
+    }
+    w.finish().unwrap();
+    drop(w);
+    buf
+}
