@@ -1,4 +1,4 @@
-//! Dense kernels: dot products, axpy, norms, margins, the row-block size of the
+//! Dense kernels: dot products, axpy, norms, the row-block size of the
 //! parallel passes, and small dense symmetric systems. No loss and no privacy: the
 //! lowest floor of the crate (the loss-aware gradient / risk passes built on these
 //! kernels are in [`crate::loss`]).
@@ -85,11 +85,6 @@ impl Rows for RawRows<'_> {
 /// Rows per parallel block: about 2 MiB of data per block, at least one row.
 pub fn block_rows(d: usize) -> usize {
     ((1usize << 18) / d.max(1)).max(1)
-}
-
-/// Margins ⟨x_i, w⟩ for every row.
-pub fn margins(x: &[f64], d: usize, w: &[f64]) -> Vec<f64> {
-    x.par_chunks(d.max(1)).map(|row| dot(row, w)).collect()
 }
 
 // ------------------------------------------------------------ small dense symmetric systems

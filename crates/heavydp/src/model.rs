@@ -209,9 +209,9 @@ impl ModelFile {
 
     /// ⟨clamp(x), w⟩ + intercept for every row (`feature_bounds` applied when present).
     pub fn margins(&self, data: &Dataset) -> Vec<f64> {
-        let d = data.d();
         match &self.feature_bounds {
-            None => crate::linalg::margins(data.x(), d, &self.weights)
+            None => data
+                .margins(&self.weights)
                 .into_iter()
                 .map(|m| m + self.intercept)
                 .collect(),

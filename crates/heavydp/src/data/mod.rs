@@ -113,7 +113,20 @@ impl ColumnMap {
     /// `out[j] = standardise(raw[j], cⱼ, sⱼ, W)` for one row.
     #[inline]
     pub fn map_row(&self, raw: &[f64], out: &mut [f64]) {
-        for (((o, v), c), s) in out.iter_mut().zip(raw).zip(&self.centre).zip(&self.scale) {
+        self.map_span(0, raw, out);
+    }
+
+    /// Columns `j0..j0 + raw.len()` of one row: `out[k] = standardise(raw[k], c_{j0+k},
+    /// s_{j0+k}, W)`.
+    #[inline]
+    pub fn map_span(&self, j0: usize, raw: &[f64], out: &mut [f64]) {
+        let j1 = j0 + raw.len();
+        for (((o, v), c), s) in out
+            .iter_mut()
+            .zip(raw)
+            .zip(&self.centre[j0..j1])
+            .zip(&self.scale[j0..j1])
+        {
             *o = standardise(*v, *c, *s, self.bound);
         }
     }
@@ -151,14 +164,7 @@ impl Rows for Dataset {
             None => raw,
             Some(m) => {
                 let out = &mut scratch[..j1 - j0];
-                for (((o, v), c), s) in out
-                    .iter_mut()
-                    .zip(raw)
-                    .zip(&m.centre[j0..j1])
-                    .zip(&m.scale[j0..j1])
-                {
-                    *o = standardise(*v, *c, *s, m.bound);
-                }
+                m.map_span(j0, raw, out);
                 out
             }
         }
