@@ -29,6 +29,7 @@ pub mod l1_expmech;
 pub mod mirror_descent;
 pub mod objective_perturbation;
 pub mod private_gd;
+pub mod row_sums;
 
 pub use crate::params::{
     fail_prob_param, formula_epsilon, hp, with_default_delta, AlgorithmInfo, FitError, ParamInfo,
@@ -131,6 +132,24 @@ pub trait PrivateAlgorithm {
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError>;
+    /// Fits with the per-iteration row sums taken from `sums` (issue 17,
+    /// `docs/distributed.md`: a distributed fit passes a [`Dataset::remote`] problem and
+    /// an [`row_sums::ExternalRowSums`]). Implemented by the algorithms whose data
+    /// passes are row sums — `clipped-gd`, `ht-frank-wolfe`, `dp-iht-huber` — whose
+    /// `fit` is this method with [`row_sums::LocalRowSums`]; the others refuse.
+    fn fit_with_sums(
+        &self,
+        _problem: &Problem,
+        _sums: &mut dyn row_sums::RowSums,
+        _budget: Budget,
+        _rng: &mut dyn RngCore,
+        _observer: &mut dyn Observer,
+    ) -> Result<FitReport, FitError> {
+        Err(FitError::Unsupported {
+            algorithm: self.name(),
+            reason: "has no row-sum (distributed) implementation; distributed fits support clipped-gd, ht-frank-wolfe and dp-iht-huber".into(),
+        })
+    }
     /// True when `fit` reads the features only through `Dataset::read_row`,
     /// `Dataset::block` and `Dataset::margins`, so it can run on a lazily standardised
     /// dataset (a read-only NumPy array fitted without a copy). False (the default):
@@ -382,21 +401,31 @@ pub enum Chunking {
     Shuffle,
     /// Input order: chunk t holds records (t−1)m … tm − 1.
     Order,
+    /// A keyed pseudorandom permutation π of the row ids 0..n−1 ([`KeyedPermutation`],
+    /// key drawn from the fit's generator): record i is in chunk ⌊π(i)/m⌋ when
+    /// π(i) < T·m, unused otherwise. Membership is a function of the row id and the key
+    /// only, computable row by row without a shuffle, so a distributed fit (issue 17,
+    /// `docs/distributed.md`) assigns each row where it lives.
+    Keyed,
 }
 
 impl Chunking {
-    /// Reads `--param chunking=shuffle|order`.
+    /// Reads `--param chunking=shuffle|order|keyed`.
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        Ok(match p.choice("chunking", &["shuffle", "order"])? {
-            Some("order") => Chunking::Order,
-            _ => Chunking::Shuffle,
-        })
+        Ok(
+            match p.choice("chunking", &["shuffle", "order", "keyed"])? {
+                Some("order") => Chunking::Order,
+                Some("keyed") => Chunking::Keyed,
+                _ => Chunking::Shuffle,
+            },
+        )
     }
     /// The parameter value.
     pub fn name(self) -> &'static str {
         match self {
             Chunking::Shuffle => "shuffle",
             Chunking::Order => "order",
+            Chunking::Keyed => "keyed",
         }
     }
     /// The `chunking` row of a parameter table.
@@ -404,9 +433,86 @@ impl Chunking {
         ParamInfo {
             name: "chunking",
             default: "shuffle",
-            meaning: "assignment of records to the T disjoint chunks: shuffle (seeded random permutation) or order (input order); data-independent either way",
+            meaning: "assignment of records to the T disjoint chunks: shuffle (seeded random permutation), order (input order) or keyed (seeded keyed permutation of the row ids, computable per row: the chunking of Spark fits); data-independent either way",
             source: "spec Hu B.4",
         }
+    }
+}
+
+/// A keyed pseudorandom permutation π of {0, …, n−1}, computable for one element at a
+/// time: a balanced Feistel network on [0, 4^h) (4^h the smallest power of four ≥ n)
+/// with SplitMix64 round functions keyed by `key`, restricted to [0, n) by cycle walking
+/// (apply the network again until the value falls in [0, n); the restriction of a
+/// bijection of a finite set to a subset by cycle walking is a bijection of the subset,
+/// Black & Rogaway 2002). Each element needs fewer than 4 network evaluations on
+/// average (4^h < 4n).
+///
+/// It is a bijection for every key (a Feistel network is invertible whatever its round
+/// functions), which is all the privacy argument needs: chunk membership depends only on
+/// the row id and the public key. Its pseudorandomness only matters for representative
+/// chunks, as for the shuffle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyedPermutation {
+    n: u64,
+    key: u64,
+    half_bits: u32,
+}
+
+/// The rounds of the Feistel network.
+const FEISTEL_ROUNDS: u64 = 6;
+
+/// SplitMix64's finaliser (Steele, Lea & Flood 2014): a bijective 64-bit mixer.
+fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl KeyedPermutation {
+    /// The permutation of {0, …, n−1} with this key.
+    pub fn new(n: u64, key: u64) -> Self {
+        let bits = 64 - n.saturating_sub(1).leading_zeros();
+        KeyedPermutation {
+            n,
+            key,
+            half_bits: bits.div_ceil(2).max(1),
+        }
+    }
+    /// The number of elements n.
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+    /// True when n = 0.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+    /// The key.
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+    fn network(&self, x: u64) -> u64 {
+        let h = self.half_bits;
+        let mask = (1u64 << h) - 1;
+        let (mut l, mut r) = (x >> h, x & mask);
+        for round in 0..FEISTEL_ROUNDS {
+            let f =
+                splitmix64(self.key ^ splitmix64(round.wrapping_mul(0xD1B5_4A32_D192_ED03) ^ r));
+            (l, r) = (r, l ^ (f & mask));
+        }
+        (l << h) | r
+    }
+    /// π(i) for i < n.
+    ///
+    /// # Panics
+    /// If i ≥ n.
+    pub fn apply(&self, i: u64) -> u64 {
+        assert!(i < self.n, "keyed permutation: element out of range");
+        let mut x = self.network(i);
+        while x >= self.n {
+            x = self.network(x);
+        }
+        x
     }
 }
 
@@ -416,14 +522,19 @@ impl Chunking {
 /// replace-one neighbours, n public).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chunks {
-    order: Vec<usize>,
+    /// The row indices in chunk order (chunk i = `order[i·m..(i + 1)·m]`); built on first
+    /// use for the keyed chunking (a distributed fit never needs it).
+    order: std::sync::OnceLock<Vec<usize>>,
+    keyed: Option<KeyedPermutation>,
+    n: usize,
     m: usize,
     t: usize,
 }
 
 impl Chunks {
     /// Splits `n` records into `t` chunks. Errors when t = 0 or t > n (m would be 0 and the
-    /// sensitivities divide by m).
+    /// sensitivities divide by m). The shuffle draws its permutation and the keyed
+    /// chunking its key (one `u64`) from `rng`.
     pub fn new(
         algorithm: &'static str,
         n: usize,
@@ -438,15 +549,29 @@ impl Chunks {
                 needed: t.max(1),
             });
         }
-        let mut order: Vec<usize> = (0..n).collect();
-        if chunking == Chunking::Shuffle {
-            // Fisher–Yates with unbiased bounded draws from the fit's generator.
-            for i in (1..n).rev() {
-                let j = rand::Rng::random_range(rng, 0..=i);
-                order.swap(i, j);
+        let order = std::sync::OnceLock::new();
+        let mut keyed = None;
+        match chunking {
+            Chunking::Keyed => keyed = Some(KeyedPermutation::new(n as u64, rng.next_u64())),
+            Chunking::Order | Chunking::Shuffle => {
+                let mut o: Vec<usize> = (0..n).collect();
+                if chunking == Chunking::Shuffle {
+                    // Fisher–Yates with unbiased bounded draws from the fit's generator.
+                    for i in (1..n).rev() {
+                        let j = rand::Rng::random_range(rng, 0..=i);
+                        o.swap(i, j);
+                    }
+                }
+                let _ = order.set(o);
             }
         }
-        Ok(Chunks { order, m: n / t, t })
+        Ok(Chunks {
+            order,
+            keyed,
+            n,
+            m: n / t,
+            t,
+        })
     }
     /// Records per chunk, m = ⌊n/T⌋.
     pub fn m(&self) -> usize {
@@ -456,9 +581,29 @@ impl Chunks {
     pub fn count(&self) -> usize {
         self.t
     }
-    /// The row indices of chunk `i` (0-based).
+    /// The keyed permutation of a `chunking=keyed` split (`None` otherwise).
+    pub fn keyed(&self) -> Option<&KeyedPermutation> {
+        self.keyed.as_ref()
+    }
+    /// The chunk of row `i` under a keyed permutation `perm` into `t` chunks of `m`
+    /// rows: ⌊π(i)/m⌋, or `None` for the n − T·m unused rows. A function of the row id
+    /// and the key only.
+    pub fn keyed_chunk_of(perm: &KeyedPermutation, m: usize, t: usize, i: u64) -> Option<usize> {
+        let p = perm.apply(i) as usize;
+        (p < t * m).then(|| p / m)
+    }
+    /// The row indices of chunk `i` (0-based); for the keyed chunking, in the order of
+    /// π (the permutation's inverse is built on the first call, O(n)).
     pub fn chunk(&self, i: usize) -> &[usize] {
-        &self.order[i * self.m..(i + 1) * self.m]
+        let order = self.order.get_or_init(|| {
+            let perm = self.keyed.expect("an unkeyed split is built eagerly");
+            let mut o = vec![0usize; self.n];
+            for (i, slot) in (0..self.n).map(|i| (i, perm.apply(i as u64) as usize)) {
+                o[slot] = i;
+            }
+            o
+        });
+        &order[i * self.m..(i + 1) * self.m]
     }
 }
 

@@ -80,8 +80,9 @@
 //! A loss that is not convex; a non-convex domain (`sparse`); p < 2; ε = 0; δ ∉ (0, 1);
 //! k > n/2 (groups of fewer than two records); `accounting=shuffle` outside Theorem 6's range.
 
+use super::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 use super::*;
-use crate::estimators::clip::{clip_sigma, clipped_row_sum};
+use crate::estimators::clip::clip_sigma;
 use crate::estimators::iterative_updating::{
     self as iu, default_groups, default_t_c, group_means_mechanism, noisy_group_means,
     paper_groups, r0_practical, EstimateSolver, IuConfig,
@@ -524,6 +525,23 @@ impl PrivateAlgorithm for PrivateGd {
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
+        let mut sums = LocalRowSums::new(problem.data);
+        self.fit_with_sums(problem, &mut sums, budget, rng, observer)
+    }
+    fn fit_with_sums(
+        &self,
+        problem: &Problem,
+        sums: &mut dyn RowSums,
+        budget: Budget,
+        rng: &mut dyn RngCore,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, FitError> {
+        if self.estimator == GradientEstimator::IterativeUpdating && sums.local().is_none() {
+            return Err(FitError::Unsupported {
+                algorithm: self.name(),
+                reason: "the iterative-updating group means are not a row sum: fit in memory (distributed fits support clipped-gd)".into(),
+            });
+        }
         self.validate(problem, &budget)?;
         let budget = with_default_delta(budget, problem.data.n());
         let data = problem.data;
@@ -544,20 +562,16 @@ impl PrivateAlgorithm for PrivateGd {
         let mut trace = Vec::with_capacity(plan.big_t);
         observer.on_start(plan.big_t);
         for t in 0..plan.big_t {
-            // the per-sample gradient r·x̃ᵢ, built in `out` from the row as the fit sees
-            // it (through the lazy standardisation when there is one)
-            let row = |i: usize, out: &mut [f64]| {
-                data.read_row(i, out);
-                let r = loss.derivative(dot(out, &w), data.y()[i]);
-                for o in out.iter_mut() {
-                    *o *= r;
-                }
-            };
             // Charge first, then release.
             ledger.charge("gradient estimate", plan.step_cost)?;
             match self.estimator {
                 GradientEstimator::Clip => {
-                    clipped_row_sum(n, d, plan.radius, row, &mut g);
+                    // Σ Clip(f'(⟨x̃ᵢ, w⟩, yᵢ)·x̃ᵢ, R) over all n records
+                    let kernel = Kernel::ClippedGradient {
+                        loss: *loss,
+                        radius: plan.radius,
+                    };
+                    sums.sum(&kernel, Selection::All, &w, &mut g)?;
                     let inv = 1.0 / n as f64;
                     g.iter_mut().for_each(|v| *v *= inv);
                     // Gaussian mechanism on the clipped mean (ℓ2 sensitivity 2R/n), snapped
@@ -565,6 +579,15 @@ impl PrivateAlgorithm for PrivateGd {
                     g = group_means_mechanism(plan.radius, n, plan.sigma).run_uncharged(&g, rng);
                 }
                 GradientEstimator::IterativeUpdating => {
+                    // the per-sample gradient r·x̃ᵢ, built in `out` from the row as the
+                    // fit sees it (through the lazy standardisation when there is one)
+                    let row = |i: usize, out: &mut [f64]| {
+                        data.read_row(i, out);
+                        let r = loss.derivative(dot(out, &w), data.y()[i]);
+                        for o in out.iter_mut() {
+                            *o *= r;
+                        }
+                    };
                     let q = noisy_group_means(n, d, plan.radius, plan.k, plan.sigma, row, rng);
                     let c1 = vec![0.0; d];
                     g = iu::refine(&q, d, &c1, &cfg).map_err(|e| FitError::Unsupported {

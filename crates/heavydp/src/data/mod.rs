@@ -396,6 +396,45 @@ impl Dataset {
         Self::new(x, y, d, default_feature_names(d), "y".to_string())
     }
 
+    /// A dataset whose rows live elsewhere (a Spark DataFrame, `docs/distributed.md`):
+    /// its public shape n × d and names, no values. Only the algorithms' external
+    /// row-sum path reads it ([`crate::algorithms::row_sums`]); reading a row of it is
+    /// an internal error (a panic).
+    pub fn remote(
+        n: usize,
+        d: usize,
+        feature_names: Vec<String>,
+        target_name: String,
+    ) -> Result<Self, DataError> {
+        if n == 0 {
+            return Err(DataError::Shape("no rows".into()));
+        }
+        if d == 0 {
+            return Err(DataError::Shape("no feature columns".into()));
+        }
+        if feature_names.len() != d {
+            return Err(DataError::Shape(format!(
+                "{} feature names for d = {}",
+                feature_names.len(),
+                d
+            )));
+        }
+        Ok(Dataset {
+            n,
+            d,
+            x: Features::owned(Vec::new()),
+            map: None,
+            y: Vec::new(),
+            feature_names,
+            target_name,
+        })
+    }
+
+    /// True for a [`Dataset::remote`] dataset (no values here).
+    pub fn is_remote(&self) -> bool {
+        self.y.len() != self.n
+    }
+
     pub fn n(&self) -> usize {
         self.n
     }

@@ -801,18 +801,46 @@ impl CatoniGiulini {
         out: &mut [f64],
         ws: &mut RobustWorkspace,
     ) {
+        if self.psi_sum_of(loss, x, y, rows, w, out, ws) {
+            self.scale_by_s_over_m(rows.len(), out);
+        }
+    }
+
+    /// The unscaled sums Σ_{i ∈ rows} Ψ(v_ij/s, |v_ij|/(s√β)) of
+    /// [`CatoniGiulini::gradient_of`] (which is (s/m) times them, m = |rows|): the
+    /// partial sums a distributed fit adds over batches before scaling once
+    /// ([`crate::algorithms::row_sums`]). Same kernel and block order as
+    /// `gradient_of`, so `gradient_of` = (s/m)·`psi_sum_of` bit for bit. Returns false
+    /// (and zeros) for empty `rows` or d = 0.
+    #[allow(clippy::too_many_arguments)]
+    pub fn psi_sum_of<L: Loss + Sync + ?Sized, X: Rows + ?Sized>(
+        &self,
+        loss: &L,
+        x: &X,
+        y: &[f64],
+        rows: &[usize],
+        w: &[f64],
+        out: &mut [f64],
+        ws: &mut RobustWorkspace,
+    ) -> bool {
         let d = x.width();
         assert_eq!(w.len(), d, "w must have length d");
         let inv_s = 1.0 / self.scale;
         let psi_b = PsiBeta::new(self.beta);
-        self.blocked(rows, d, out, ws, true, |rb, acc, buf| match &psi_b.table {
+        self.blocked_sum(rows, d, out, ws, true, |rb, acc, buf| match &psi_b.table {
             Some(t) => residual_kernel(rb, acc, loss, x, buf, y, w, |acc, row, r| {
                 t.accumulate(acc, row, |xij| (r * xij) * inv_s)
             }),
             None => residual_kernel(rb, acc, loss, x, buf, y, w, |acc, row, r| {
                 add_exact(acc, row, |xij| psi_gradient(r * xij, self.scale, self.beta))
             }),
-        });
+        })
+    }
+
+    /// out ← (s/m)·out: the scaling of the robust estimate of m records.
+    pub fn scale_by_s_over_m(&self, m: usize, out: &mut [f64]) {
+        let factor = self.scale / m as f64;
+        out.iter_mut().for_each(|o| *o *= factor);
     }
 
     /// Column-wise robust means over `rows` of a row-major matrix `x` (n × d):
@@ -847,9 +875,7 @@ impl CatoniGiulini {
         });
     }
 
-    /// The shared pass: zero `out`; split `rows` into blocks of `block_rows(d)` rows;
-    /// `kernel(block, acc, scratch)` adds the block's Ψ sums into its own `acc`
-    /// (length d, zeroed); partials are summed in block order and scaled by s/m.
+    /// The shared pass: [`CatoniGiulini::blocked_sum`], then the scaling by s/m.
     fn blocked<K>(
         &self,
         rows: &[usize],
@@ -861,11 +887,32 @@ impl CatoniGiulini {
     ) where
         K: Fn(&[usize], &mut [f64], &mut [f64]) + Sync,
     {
+        if self.blocked_sum(rows, d, out, ws, need_scratch, kernel) {
+            self.scale_by_s_over_m(rows.len(), out);
+        }
+    }
+
+    /// Zero `out`; split `rows` into blocks of `block_rows(d)` rows;
+    /// `kernel(block, acc, scratch)` adds the block's Ψ sums into its own `acc`
+    /// (length d, zeroed); partials are summed in block order. False (zeros) when
+    /// `rows` is empty or d = 0.
+    fn blocked_sum<K>(
+        &self,
+        rows: &[usize],
+        d: usize,
+        out: &mut [f64],
+        ws: &mut RobustWorkspace,
+        need_scratch: bool,
+        kernel: K,
+    ) -> bool
+    where
+        K: Fn(&[usize], &mut [f64], &mut [f64]) + Sync,
+    {
         assert_eq!(out.len(), d, "out must have length d");
         out.iter_mut().for_each(|o| *o = 0.0);
         let m = rows.len();
         if m == 0 || d == 0 {
-            return;
+            return false;
         }
         let br = block_rows(d);
         let nb = m.div_ceil(br);
@@ -896,8 +943,7 @@ impl CatoniGiulini {
                 *o += v;
             }
         }
-        let factor = self.scale / m as f64;
-        out.iter_mut().for_each(|o| *o *= factor);
+        true
     }
 }
 

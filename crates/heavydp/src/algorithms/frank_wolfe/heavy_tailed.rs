@@ -70,8 +70,9 @@
 //! assert!(report.weights.iter().map(|w| w.abs()).sum::<f64>() <= 1.0 + 1e-12);
 //! ```
 
+use super::super::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 use super::super::*;
-use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
+use crate::estimators::catoni::CatoniGiulini;
 use crate::mechanisms::{release_on_chunk, ExponentialMechanism};
 use crate::privacy::{Accountant, PrivacyLedger};
 
@@ -403,6 +404,17 @@ impl PrivateAlgorithm for HtFrankWolfe {
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
+        let mut sums = LocalRowSums::new(problem.data);
+        self.fit_with_sums(problem, &mut sums, budget, rng, observer)
+    }
+    fn fit_with_sums(
+        &self,
+        problem: &Problem,
+        sums: &mut dyn RowSums,
+        budget: Budget,
+        rng: &mut dyn RngCore,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, FitError> {
         self.validate(problem, &budget)?;
         let plan = self.plan(problem, &budget)?;
         let data = problem.data;
@@ -425,7 +437,11 @@ impl PrivateAlgorithm for HtFrankWolfe {
         let chunks = Chunks::new(NAME, data.n(), plan.big_t, self.chunking, rng)?;
         let mut w = problem.domain.start();
         let mut g = vec![0.0; d];
-        let mut ws = RobustWorkspace::new();
+        let kernel = Kernel::CatoniPsi {
+            loss: problem.loss,
+            scale: estimator.scale,
+            beta: estimator.beta,
+        };
         let mut utilities = vec![0.0; plan.vertices];
         let mut trace = Vec::with_capacity(plan.big_t);
         let temperature = if budget.is_non_private() {
@@ -435,8 +451,13 @@ impl PrivateAlgorithm for HtFrankWolfe {
         };
         observer.on_start(plan.big_t);
         for t in 1..=plan.big_t {
-            let rows = chunks.chunk(t - 1);
-            estimator.gradient_of(&problem.loss, data, data.y(), rows, &w, &mut g, &mut ws);
+            // RG(w, chunk t) = (s/m)·Σ_{chunk t} Ψ(…) (Hu §A.4)
+            let rows = Selection::Chunk {
+                chunks: &chunks,
+                index: t - 1,
+            };
+            sums.sum(&kernel, rows, &w, &mut g)?;
+            estimator.scale_by_s_over_m(chunks.m(), &mut g);
             poly.vertex_scores(&g, &mut utilities);
             utilities.iter_mut().for_each(|u| *u = -*u);
             let v = release_on_chunk(

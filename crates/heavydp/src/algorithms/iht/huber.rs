@@ -79,6 +79,7 @@
 
 use super::super::*;
 use super::{sparse_budget, tian_sizes, IhtLoop};
+use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "dp-iht-huber";
@@ -342,6 +343,17 @@ impl PrivateAlgorithm for DpIhtHuber {
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
+        let mut sums = LocalRowSums::new(problem.data);
+        self.fit_with_sums(problem, &mut sums, budget, rng, observer)
+    }
+    fn fit_with_sums(
+        &self,
+        problem: &Problem,
+        sums: &mut dyn RowSums,
+        budget: Budget,
+        rng: &mut dyn RngCore,
+        observer: &mut dyn Observer,
+    ) -> Result<FitReport, FitError> {
         self.validate(problem, &budget)?;
         let budget = with_default_delta(budget, problem.data.n());
         let plan = self.plan(problem, &budget)?;
@@ -359,12 +371,26 @@ impl PrivateAlgorithm for DpIhtHuber {
             &lambdas,
         );
         iht.printed_lambdas = (self.lambda_factor < 2.0).then_some(&printed[..]);
-        let tau = plan.tau;
-        let y_clip = self.y_clip.unwrap_or(f64::INFINITY);
-        // Descent direction: ψ_τ(ỹ − ⟨x̃, β⟩), |ψ_τ| ≤ τ.
-        let weight =
-            move |margin: f64, _, y: f64| (y.clamp(-y_clip, y_clip) - margin).clamp(-tau, tau);
-        let run = iht.run_clipped(problem.data, budget, plan.k, weight, rng, observer)?;
+        // β ← β + (η/m) Σ_{chunk} ψ_τ(ỹ − ⟨x̃, β⟩)·x̃ (descent direction, |ψ_τ| ≤ τ)
+        let kernel = Kernel::ClippedHuber {
+            k: plan.k,
+            tau: plan.tau,
+            y_clip: self.y_clip,
+        };
+        let mut sum = vec![0.0; problem.data.d()];
+        let step = |t: usize, rows: Selection<'_>, w: &mut Vec<f64>| {
+            let count = match rows {
+                Selection::Chunk { chunks, .. } => chunks.m(),
+                Selection::All => problem.data.n(),
+            };
+            sums.sum(&kernel, rows, w, &mut sum)?;
+            let step = steps[t] / count as f64;
+            for (wj, gj) in w.iter_mut().zip(&sum) {
+                *wj += step * gj;
+            }
+            Ok(())
+        };
+        let run = iht.run_selected(problem.data, budget, step, rng, observer)?;
         let mut h = iht.hyperparameters(&run);
         hp(&mut h, "preset", self.preset.name());
         hp(&mut h, "s_star", plan.s_star);

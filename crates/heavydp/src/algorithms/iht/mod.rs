@@ -229,11 +229,45 @@ impl IhtLoop<'_> {
     where
         F: FnMut(usize, &[usize], &mut Vec<f64>),
     {
+        use crate::algorithms::row_sums::Selection;
+        let all_rows: Vec<usize> = match self.passes {
+            Passes::Chunked(_) => vec![],
+            Passes::FullData => (0..data.n()).collect(),
+        };
+        let step = |t: usize, rows: Selection<'_>, w: &mut Vec<f64>| {
+            match rows {
+                Selection::All => step(t, &all_rows, w),
+                Selection::Chunk { chunks, index } => step(t, chunks.chunk(index), w),
+            }
+            Ok(())
+        };
+        self.run_selected(data, budget, step, rng, observer)
+    }
+
+    /// [`IhtLoop::run`] with the rows of each step given as a
+    /// [`Selection`](crate::algorithms::row_sums::Selection) (the chunk, not its row
+    /// list: what a distributed step needs, issue 17); the step may fail.
+    pub fn run_selected<F>(
+        &self,
+        data: &crate::data::Dataset,
+        budget: crate::privacy::Budget,
+        mut step: F,
+        rng: &mut dyn rand::RngCore,
+        observer: &mut dyn crate::algorithms::Observer,
+    ) -> Result<IhtRun, crate::algorithms::FitError>
+    where
+        F: FnMut(
+            usize,
+            crate::algorithms::row_sums::Selection<'_>,
+            &mut Vec<f64>,
+        ) -> Result<(), crate::algorithms::FitError>,
+    {
+        use crate::algorithms::row_sums::Selection;
         use crate::mechanisms::{release, release_on_chunk};
         use crate::privacy::{Accountant, PrivacyLedger};
         let big_t = self.steps.len();
         debug_assert_eq!(self.lambdas.len(), big_t);
-        let (chunks, all_rows, accountant) = match self.passes {
+        let (chunks, accountant) = match self.passes {
             Passes::Chunked(chunking) => (
                 Some(crate::algorithms::Chunks::new(
                     self.name,
@@ -242,10 +276,9 @@ impl IhtLoop<'_> {
                     chunking,
                     rng,
                 )?),
-                vec![],
                 Accountant::Parallel,
             ),
-            Passes::FullData => (None, (0..data.n()).collect(), Accountant::Basic),
+            Passes::FullData => (None, Accountant::Basic),
         };
         let mut ledger = PrivacyLedger::new(budget, accountant);
         let mut w = vec![0.0; data.d()];
@@ -254,8 +287,13 @@ impl IhtLoop<'_> {
         observer.on_start(big_t);
         for t in 0..big_t {
             let peeling = self.peeling(t)?;
-            let rows = chunks.as_ref().map_or(&all_rows[..], |c| c.chunk(t));
-            step(t, rows, &mut w);
+            let rows = chunks
+                .as_ref()
+                .map_or(Selection::All, |c| Selection::Chunk {
+                    chunks: c,
+                    index: t,
+                });
+            step(t, rows, &mut w)?;
             w = match chunks {
                 Some(_) => release_on_chunk(&mut ledger, self.label, t, &peeling, &w, rng)?,
                 None => release(&mut ledger, self.label, &peeling, &w, rng)?,

@@ -1,0 +1,489 @@
+//! Row sums: the per-iteration data pass of the algorithms that can run on data that
+//! does not live in this process (issue 17, `docs/distributed.md`).
+//!
+//! The heavy part of `clipped-gd`, `ht-frank-wolfe` and `dp-iht-huber` is one sum over
+//! rows per iteration ([`Kernel`]):
+//!
+//! | kernel | algorithm | sum over the selected rows i |
+//! |---|---|---|
+//! | [`Kernel::ClippedGradient`] | `clipped-gd` (Zhao Alg. 2) | Clip(f'(⟨x_i, w⟩, y_i)·x_i, R) |
+//! | [`Kernel::CatoniPsi`] | `ht-frank-wolfe` (Hu Alg. 1, §A.4) | Ψ(v_ij/s, \|v_ij\|/(s√β)), v_ij = f'(⟨x_i, w⟩, y_i)·x_ij |
+//! | [`Kernel::ClippedHuber`] | `dp-iht-huber` (Tian Alg. 1) | ψ_τ(clip(y_i) − ⟨x̃_i, w⟩)·x̃_i, x̃ = x clipped at K |
+//!
+//! An algorithm asks a [`RowSums`] for the sum and does everything else itself: the
+//! scaling (1/n, s/m, η/m), the mechanism, the ledger. [`LocalRowSums`] computes the sum
+//! on an in-memory [`Dataset`] with the kernels the algorithms always used
+//! ([`clipped_row_sum`], [`CatoniGiulini::psi_sum_of`], [`clipped_weighted_sum`]), so
+//! local fits are bit-identical to what they were. [`ExternalRowSums`] sends a
+//! [`SumRequest`] (kernel, iterate, public row selection, public standardisation) to a
+//! caller-supplied pass — a Spark job whose executors run [`batch_sum`], the same
+//! kernels on one batch — and adds the returned partial sums in the order given.
+//!
+//! Only d-vectors and row counts come back; the noise, the mechanisms and the ledger
+//! stay with the algorithm, in this process.
+
+use super::{Chunks, FitError, KeyedPermutation};
+use crate::algorithms::iht::{clipped_weighted_sum, support_of};
+use crate::data::{standardise, ColumnMap, Dataset};
+use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
+use crate::estimators::clip::clipped_row_sum;
+use crate::linalg::{dot, Rows};
+use crate::loss::{Loss, LossKind};
+use serde::{Deserialize, Serialize};
+
+/// The name external-pass errors are reported under.
+const EXTERNAL: &str = "distributed fit";
+
+/// A per-row sum an algorithm needs at one iteration. See the module table.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kernel", rename_all = "snake_case")]
+pub enum Kernel {
+    /// Σ Clip(f'(⟨x_i, w⟩, y_i)·x_i, R) (ℓ2 clipping, [`crate::estimators::clip`]).
+    ClippedGradient { loss: LossKind, radius: f64 },
+    /// Σ_i Ψ(v_ij/s, |v_ij|/(s√β)) per coordinate j, unscaled (the Catoni–Giulini robust
+    /// gradient is s/m times it, [`CatoniGiulini::gradient_of`]).
+    CatoniPsi {
+        loss: LossKind,
+        scale: f64,
+        beta: f64,
+    },
+    /// Σ ψ_τ(clip_R(y_i) − ⟨x̃_i, w⟩)·x̃_i with x̃ the features clipped at K
+    /// coordinate-wise and R = `y_clip` (none: no response clipping).
+    ClippedHuber {
+        k: f64,
+        tau: f64,
+        y_clip: Option<f64>,
+    },
+}
+
+/// The per-record weight g = ψ_τ(clip_R(y) − ⟨x̃, w⟩) of DP-IHT-H (Tian Alg. 1), in the
+/// argument order of [`clipped_weighted_sum`] (clipped margin, raw margin, y).
+pub fn huber_weight(tau: f64, y_clip: Option<f64>) -> impl Fn(f64, f64, f64) -> f64 + Sync {
+    let y_clip = y_clip.unwrap_or(f64::INFINITY);
+    move |margin: f64, _, y: f64| (y.clamp(-y_clip, y_clip) - margin).clamp(-tau, tau)
+}
+
+/// Which rows a sum reads: every record, or one chunk of a data-independent split.
+#[derive(Debug, Clone, Copy)]
+pub enum Selection<'a> {
+    /// Every record (`clipped-gd`: all n records at every step).
+    All,
+    /// Chunk `index` of `chunks` (the one-pass algorithms).
+    Chunk { chunks: &'a Chunks, index: usize },
+}
+
+/// The source of an algorithm's per-iteration row sums.
+pub trait RowSums {
+    /// Writes the sum of `kernel` at iterate `w` over the rows `rows` into `out`
+    /// (length d).
+    fn sum(
+        &mut self,
+        kernel: &Kernel,
+        rows: Selection<'_>,
+        w: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), FitError>;
+    /// The in-memory dataset, when the rows are in this process (`None` for an external
+    /// source: the algorithm then refuses the steps that are not row sums).
+    fn local(&self) -> Option<&Dataset> {
+        None
+    }
+}
+
+/// Row access for the kernels: a [`Rows`] that can also write a row into a buffer.
+pub trait RowSource: Rows {
+    /// Row `i` as the fit sees it, written into `out` (length d).
+    fn read_into(&self, i: usize, out: &mut [f64]);
+}
+
+impl RowSource for Dataset {
+    #[inline]
+    fn read_into(&self, i: usize, out: &mut [f64]) {
+        self.read_row(i, out)
+    }
+}
+
+/// The sum of `kernel` over `rows` (`None`: rows 0..`n`) of `x`, `y`, into `out`.
+/// The one implementation of the kernels: the local fits and the executors of a
+/// distributed fit both call it.
+#[allow(clippy::too_many_arguments)]
+fn kernel_sum<X: RowSource + ?Sized>(
+    kernel: &Kernel,
+    x: &X,
+    y: &[f64],
+    n: usize,
+    rows: Option<&[usize]>,
+    w: &[f64],
+    out: &mut [f64],
+    ws: &mut RobustWorkspace,
+) -> Result<(), FitError> {
+    let d = x.width();
+    let all: Vec<usize>;
+    match *kernel {
+        Kernel::ClippedGradient { loss, radius } => {
+            let count = rows.map_or(n, |r| r.len());
+            // the per-sample gradient r·x̃ᵢ, built in `buf` from the row as the fit sees
+            // it (through the lazy standardisation when there is one)
+            let grad = |t: usize, buf: &mut [f64]| {
+                let i = rows.map_or(t, |r| r[t]);
+                x.read_into(i, buf);
+                let r = loss.derivative(dot(buf, w), y[i]);
+                for o in buf.iter_mut() {
+                    *o *= r;
+                }
+            };
+            clipped_row_sum(count, d, radius, grad, out);
+        }
+        Kernel::CatoniPsi { loss, scale, beta } => {
+            let est = CatoniGiulini::new(scale, beta).map_err(|e| FitError::Unsupported {
+                algorithm: EXTERNAL,
+                reason: e.to_string(),
+            })?;
+            let rows = match rows {
+                Some(r) => r,
+                None => {
+                    all = (0..n).collect();
+                    &all
+                }
+            };
+            est.psi_sum_of(&loss, x, y, rows, w, out, ws);
+        }
+        Kernel::ClippedHuber { k, tau, y_clip } => {
+            let rows = match rows {
+                Some(r) => r,
+                None => {
+                    all = (0..n).collect();
+                    &all
+                }
+            };
+            let support = support_of(w);
+            clipped_weighted_sum(x, y, rows, &support, k, huber_weight(tau, y_clip), out);
+        }
+    }
+    Ok(())
+}
+
+/// Row sums of an in-memory dataset: the kernels the algorithms used before this seam,
+/// called exactly as before (bit-identical fits).
+pub struct LocalRowSums<'a> {
+    data: &'a Dataset,
+    ws: RobustWorkspace,
+}
+
+impl<'a> LocalRowSums<'a> {
+    /// Sums over `data` (read through its lazy standardisation when it has one).
+    pub fn new(data: &'a Dataset) -> Self {
+        LocalRowSums {
+            data,
+            ws: RobustWorkspace::new(),
+        }
+    }
+}
+
+impl RowSums for LocalRowSums<'_> {
+    fn sum(
+        &mut self,
+        kernel: &Kernel,
+        rows: Selection<'_>,
+        w: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), FitError> {
+        let list = match rows {
+            Selection::All => None,
+            Selection::Chunk { chunks, index } => Some(chunks.chunk(index)),
+        };
+        let data = self.data;
+        kernel_sum(kernel, data, data.y(), data.n(), list, w, out, &mut self.ws)
+    }
+    fn local(&self) -> Option<&Dataset> {
+        Some(self.data)
+    }
+}
+
+// ------------------------------------------------------------ the distributed pass
+
+/// The public standardisation the executors apply to every row before the kernel:
+/// features x̃ᵢⱼ = [`standardise`](xᵢⱼ, cⱼ, sⱼ, W) and response (y − c_y)/s_y, the
+/// formulas of [`crate::preprocess::Standardization::apply`] (same bits).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowTransform {
+    pub centre: Vec<f64>,
+    pub scale: Vec<f64>,
+    /// W (`None`: no winsorisation).
+    pub bound: Option<f64>,
+    pub target_centre: f64,
+    pub target_scale: f64,
+}
+
+impl RowTransform {
+    /// The transform of a standardisation (`None` for the identity).
+    pub fn of(st: &crate::preprocess::Standardization) -> Option<Self> {
+        use crate::preprocess::ColumnScale;
+        let identity = st.winsor.is_none()
+            && st.target == ColumnScale::IDENTITY
+            && st.features.iter().all(|c| *c == ColumnScale::IDENTITY);
+        (!identity).then(|| RowTransform {
+            centre: st.features.iter().map(|c| c.centre).collect(),
+            scale: st.features.iter().map(|c| c.scale).collect(),
+            bound: st.winsor,
+            target_centre: st.target.centre,
+            target_scale: st.target.scale,
+        })
+    }
+}
+
+/// The rows of one pass, as the executors see them: all rows, or the rows i with
+/// ⌊π(i)/m⌋ = `index` for the keyed permutation π of 0..n−1 with `key`
+/// ([`Chunks::keyed_chunk_of`]; public: the key and the row ids only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "rows", rename_all = "snake_case")]
+pub enum WireSelection {
+    All,
+    Chunk {
+        key: u64,
+        n: u64,
+        m: usize,
+        chunks: usize,
+        index: usize,
+    },
+}
+
+/// What a distributed fit asks of its executors for one iteration (serialised to JSON
+/// and sent with the iterate w): everything in it is public.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SumRequest {
+    pub kernel: Kernel,
+    pub rows: WireSelection,
+    /// The number of features d.
+    pub d: usize,
+    pub transform: Option<RowTransform>,
+}
+
+/// Column-major rows (one slice per feature, as Arrow stores a batch), read through an
+/// optional [`ColumnMap`].
+struct ColumnRows<'a> {
+    cols: &'a [&'a [f64]],
+    map: Option<&'a ColumnMap>,
+}
+
+impl Rows for ColumnRows<'_> {
+    fn width(&self) -> usize {
+        self.cols.len()
+    }
+    #[inline]
+    fn get<'b>(&'b self, i: usize, scratch: &'b mut [f64]) -> &'b [f64] {
+        self.read_into(i, scratch);
+        scratch
+    }
+    #[inline]
+    fn get_span<'b>(&'b self, i: usize, j0: usize, j1: usize, scratch: &'b mut [f64]) -> &'b [f64] {
+        for (j, o) in (j0..j1).zip(scratch.iter_mut()) {
+            let v = self.cols[j][i];
+            *o = match self.map {
+                None => v,
+                Some(m) => standardise(v, m.centre[j], m.scale[j], m.bound),
+            };
+        }
+        &scratch[..j1 - j0]
+    }
+}
+
+impl RowSource for ColumnRows<'_> {
+    #[inline]
+    fn read_into(&self, i: usize, out: &mut [f64]) {
+        match self.map {
+            None => out.iter_mut().zip(self.cols).for_each(|(o, c)| *o = c[i]),
+            Some(m) => out
+                .iter_mut()
+                .zip(self.cols)
+                .enumerate()
+                .for_each(|(j, (o, c))| *o = standardise(c[i], m.centre[j], m.scale[j], m.bound)),
+        }
+    }
+}
+
+/// The executor kernel: the partial sum of `req`'s kernel at iterate `w` over one batch
+/// of rows — feature columns `columns` (each of the batch's length), response `y` and
+/// row ids `ids` — and the number of rows it selected. Runs the same kernels as
+/// [`LocalRowSums`]. Errors name no data value.
+pub fn batch_sum(
+    req: &SumRequest,
+    w: &[f64],
+    columns: &[&[f64]],
+    y: &[f64],
+    ids: &[i64],
+) -> Result<(Vec<f64>, u64), String> {
+    let d = req.d;
+    let len = y.len();
+    if columns.len() != d || w.len() != d {
+        return Err(format!(
+            "the batch has {} feature columns and the iterate {} values, expected d = {d}",
+            columns.len(),
+            w.len()
+        ));
+    }
+    if columns.iter().any(|c| c.len() != len) || ids.len() != len {
+        return Err("the batch's columns have different lengths".into());
+    }
+    let map = req.transform.as_ref().map(|t| ColumnMap {
+        centre: t.centre.clone(),
+        scale: t.scale.clone(),
+        bound: t.bound.unwrap_or(f64::INFINITY),
+    });
+    let y_scaled: Vec<f64>;
+    let y = match &req.transform {
+        Some(t) if (t.target_centre, t.target_scale) != (0.0, 1.0) => {
+            y_scaled = y
+                .iter()
+                .map(|v| (v - t.target_centre) / t.target_scale)
+                .collect();
+            &y_scaled[..]
+        }
+        _ => y,
+    };
+    let x = ColumnRows {
+        cols: columns,
+        map: map.as_ref(),
+    };
+    let selected: Option<Vec<usize>> = match req.rows {
+        WireSelection::All => None,
+        WireSelection::Chunk {
+            key,
+            n,
+            m,
+            chunks,
+            index,
+        } => {
+            let perm = KeyedPermutation::new(n, key);
+            let mut rows = Vec::new();
+            for (t, &id) in ids.iter().enumerate() {
+                if id < 0 || id as u64 >= n {
+                    return Err(format!(
+                        "the id column must hold each of 0..n-1 exactly once (n = {n}); a row id is out of range"
+                    ));
+                }
+                if Chunks::keyed_chunk_of(&perm, m, chunks, id as u64) == Some(index) {
+                    rows.push(t);
+                }
+            }
+            Some(rows)
+        }
+    };
+    let count = selected.as_ref().map_or(len, |r| r.len()) as u64;
+    let mut out = vec![0.0; d];
+    if count > 0 {
+        kernel_sum(
+            &req.kernel,
+            &x,
+            y,
+            len,
+            selected.as_deref(),
+            w,
+            &mut out,
+            &mut RobustWorkspace::new(),
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    Ok((out, count))
+}
+
+/// The partial sums of one distributed pass, in the fixed order they are added:
+/// `partials` holds k d-vectors back to back; `rows` is the number of rows they cover.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Partials {
+    pub partials: Vec<f64>,
+    pub rows: u64,
+}
+
+/// A pass over the external rows: given the request and the iterate, the partial sums
+/// of the batches in a fixed order (e.g. sorted by partition and batch index), or an
+/// error message.
+pub type Pass<'a> = dyn FnMut(&SumRequest, &[f64]) -> Result<Partials, String> + 'a;
+
+/// Row sums of rows that live elsewhere: each sum is one call of the `pass` (one Spark
+/// job), whose partial sums are added here in the order returned (a fixed order:
+/// the result does not depend on task scheduling). Checks that the pass covered exactly
+/// the rows the public selection has (n, or m for a chunk), which fails when the row
+/// ids are not 0..n−1 once each.
+pub struct ExternalRowSums<'a> {
+    pass: Box<Pass<'a>>,
+    n: usize,
+    d: usize,
+    transform: Option<RowTransform>,
+}
+
+impl<'a> ExternalRowSums<'a> {
+    /// Sums over n external rows of d features, one `pass` per sum.
+    pub fn new(n: usize, d: usize, pass: Box<Pass<'a>>) -> Self {
+        ExternalRowSums {
+            pass,
+            n,
+            d,
+            transform: None,
+        }
+    }
+    /// The public standardisation the executors apply before the kernels.
+    pub fn set_transform(&mut self, transform: Option<RowTransform>) {
+        self.transform = transform;
+    }
+}
+
+impl RowSums for ExternalRowSums<'_> {
+    fn sum(
+        &mut self,
+        kernel: &Kernel,
+        rows: Selection<'_>,
+        w: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), FitError> {
+        let fail = |reason: String| FitError::Unsupported {
+            algorithm: EXTERNAL,
+            reason,
+        };
+        let (selection, expected) = match rows {
+            Selection::All => (WireSelection::All, self.n),
+            Selection::Chunk { chunks, index } => {
+                let perm = chunks.keyed().ok_or_else(|| {
+                    fail("a distributed fit needs the keyed chunking (--param chunking=keyed): chunk membership must be computable per row".into())
+                })?;
+                (
+                    WireSelection::Chunk {
+                        key: perm.key(),
+                        n: perm.len(),
+                        m: chunks.m(),
+                        chunks: chunks.count(),
+                        index,
+                    },
+                    chunks.m(),
+                )
+            }
+        };
+        let req = SumRequest {
+            kernel: *kernel,
+            rows: selection,
+            d: self.d,
+            transform: self.transform.clone(),
+        };
+        let got = (self.pass)(&req, w).map_err(fail)?;
+        if got.rows != expected as u64 {
+            return Err(fail(format!(
+                "the pass read {} rows where the public selection has {expected}: the id column must hold each of 0..n-1 exactly once (n = {})",
+                got.rows, self.n
+            )));
+        }
+        if got.partials.len() % self.d.max(1) != 0 {
+            return Err(fail("a partial sum does not have d values".into()));
+        }
+        out.iter_mut().for_each(|o| *o = 0.0);
+        for p in got.partials.chunks_exact(self.d) {
+            for (o, v) in out.iter_mut().zip(p) {
+                *o += v;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "row_sums_tests.rs"]
+mod tests;

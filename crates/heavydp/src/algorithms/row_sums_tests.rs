@@ -1,0 +1,284 @@
+use super::*;
+use crate::algorithms::iht::DpIhtHuber;
+use crate::algorithms::{
+    frank_wolfe::HtFrankWolfe, private_gd, Chunking, NoObserver, PrivateAlgorithm, Problem,
+};
+use crate::constraints::{L1Ball, L2Ball, SparseBall};
+use crate::noise::rng_from_seed;
+use crate::privacy::Budget;
+use crate::test_support::{bits, hu_lognormal};
+
+#[test]
+fn keyed_permutation_is_a_bijection_and_depends_on_the_key() {
+    for n in [1u64, 2, 3, 7, 64, 100, 1000, 4097] {
+        for key in [0u64, 1, 0xDEAD_BEEF] {
+            let p = KeyedPermutation::new(n, key);
+            let mut seen = vec![false; n as usize];
+            for i in 0..n {
+                let v = p.apply(i);
+                assert!(v < n && !seen[v as usize], "n = {n}, key = {key}");
+                seen[v as usize] = true;
+            }
+        }
+    }
+    let (a, b) = (
+        KeyedPermutation::new(1000, 1),
+        KeyedPermutation::new(1000, 2),
+    );
+    let differ = (0..1000).filter(|&i| a.apply(i) != b.apply(i)).count();
+    assert!(differ > 900, "{differ}");
+    let fixed = (0..1000).filter(|&i| a.apply(i) == i).count();
+    assert!(fixed < 20, "{fixed}");
+}
+
+#[test]
+fn keyed_chunks_are_disjoint_of_size_m_and_match_the_per_row_rule() {
+    let (n, t) = (1003, 7);
+    let chunks = Chunks::new("test", n, t, Chunking::Keyed, &mut rng_from_seed(5)).unwrap();
+    let m = chunks.m();
+    assert_eq!(m, n / t);
+    let perm = *chunks.keyed().unwrap();
+    let mut owner = vec![None; n];
+    for c in 0..t {
+        let rows = chunks.chunk(c);
+        assert_eq!(rows.len(), m);
+        for &i in rows {
+            assert!(owner[i].is_none(), "row {i} in two chunks");
+            owner[i] = Some(c);
+        }
+    }
+    // the per-row rule (what an executor computes) gives the same chunks, and exactly
+    // n − T·m rows are unused
+    for (i, o) in owner.iter().enumerate() {
+        assert_eq!(Chunks::keyed_chunk_of(&perm, m, t, i as u64), *o);
+    }
+    assert_eq!(owner.iter().filter(|o| o.is_none()).count(), n - t * m);
+    // the key comes from the generator: same seed, same chunks; another seed, others
+    let again = Chunks::new("test", n, t, Chunking::Keyed, &mut rng_from_seed(5)).unwrap();
+    assert_eq!(again.chunk(3), chunks.chunk(3));
+    let other = Chunks::new("test", n, t, Chunking::Keyed, &mut rng_from_seed(6)).unwrap();
+    assert_ne!(other.chunk(3), chunks.chunk(3));
+}
+
+/// The local sums are the kernels the algorithms called before the seam, bit for bit.
+#[test]
+fn local_row_sums_are_the_old_kernels_bit_for_bit() {
+    let (data, _) = hu_lognormal(3000, 6, 1);
+    let d = data.d();
+    let w: Vec<f64> = (0..d).map(|j| 0.1 * j as f64 - 0.2).collect();
+    let chunks = Chunks::new(
+        "test",
+        data.n(),
+        4,
+        Chunking::Shuffle,
+        &mut rng_from_seed(2),
+    )
+    .unwrap();
+    let mut sums = LocalRowSums::new(&data);
+    let mut got = vec![0.0; d];
+    let mut old = vec![0.0; d];
+    // clipped-gd: clipped_row_sum with the per-sample gradient closure
+    let loss = LossKind::Squared;
+    let k = Kernel::ClippedGradient { loss, radius: 1.5 };
+    sums.sum(&k, Selection::All, &w, &mut got).unwrap();
+    let row = |i: usize, out: &mut [f64]| {
+        data.read_row(i, out);
+        let r = loss.derivative(dot(out, &w), data.y()[i]);
+        out.iter_mut().for_each(|o| *o *= r);
+    };
+    clipped_row_sum(data.n(), d, 1.5, row, &mut old);
+    assert_eq!(bits(&got), bits(&old));
+    // ht-frank-wolfe: (s/m)·psi sums = gradient_of
+    let est = CatoniGiulini::new(2.5, 1.0).unwrap();
+    let k = Kernel::CatoniPsi {
+        loss,
+        scale: 2.5,
+        beta: 1.0,
+    };
+    let sel = Selection::Chunk {
+        chunks: &chunks,
+        index: 1,
+    };
+    sums.sum(&k, sel, &w, &mut got).unwrap();
+    est.scale_by_s_over_m(chunks.m(), &mut got);
+    let rows = chunks.chunk(1);
+    est.gradient_of(
+        &loss,
+        &data,
+        data.y(),
+        rows,
+        &w,
+        &mut old,
+        &mut RobustWorkspace::new(),
+    );
+    assert_eq!(bits(&got), bits(&old));
+    // dp-iht-huber: clipped_weighted_sum with the Huber weight
+    let k = Kernel::ClippedHuber {
+        k: 1.2,
+        tau: 0.7,
+        y_clip: Some(3.0),
+    };
+    sums.sum(&k, sel, &w, &mut got).unwrap();
+    let weight = |margin: f64, _, y: f64| (y.clamp(-3.0, 3.0) - margin).clamp(-0.7, 0.7);
+    clipped_weighted_sum(
+        &data,
+        data.y(),
+        rows,
+        &support_of(&w),
+        1.2,
+        weight,
+        &mut old,
+    );
+    assert_eq!(bits(&got), bits(&old));
+}
+
+/// A stand-in for Spark: the rows as column batches of uneven sizes, the partial sums
+/// of each batch from [`batch_sum`] (after a JSON round trip of the request).
+fn batched_pass<'a>(data: &'a Dataset, ids: Vec<i64>, sizes: &'a [usize]) -> Box<Pass<'a>> {
+    let d = data.d();
+    let cols: Vec<Vec<f64>> = (0..d)
+        .map(|j| (0..data.n()).map(|i| data.row(i)[j]).collect())
+        .collect();
+    Box::new(move |req: &SumRequest, w: &[f64]| {
+        let req: SumRequest = serde_json::from_str(&serde_json::to_string(req).unwrap()).unwrap();
+        let mut partials = Vec::new();
+        let mut rows = 0;
+        let mut start = 0;
+        let mut b = 0;
+        while start < data.n() {
+            let end = (start + sizes[b % sizes.len()]).min(data.n());
+            let c: Vec<&[f64]> = cols.iter().map(|c| &c[start..end]).collect();
+            let (p, r) = batch_sum(&req, w, &c, &data.y()[start..end], &ids[start..end])?;
+            partials.extend(p);
+            rows += r;
+            start = end;
+            b += 1;
+        }
+        Ok(Partials { partials, rows })
+    })
+}
+
+fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
+    a.iter()
+        .zip(b)
+        .all(|(x, y)| (x - y).abs() <= tol * (1.0 + y.abs()))
+}
+
+/// A fit whose sums are computed batch by batch elsewhere releases the same values as
+/// the in-memory fit with the same seed and keyed chunking, up to the reassociation of
+/// the sums (the noise draws are the same).
+#[test]
+fn external_fits_equal_local_fits_up_to_reassociation() {
+    let (data, _) = hu_lognormal(4000, 5, 3);
+    let (n, d) = (data.n(), data.d());
+    let remote = Dataset::remote(n, d, data.feature_names().to_vec(), "y".into()).unwrap();
+    let ids: Vec<i64> = (0..n as i64).collect();
+    let sizes = [700, 333, 1024];
+    let l1 = L1Ball { d, radius: 1.0 };
+    let l2 = L2Ball { d, radius: 2.0 };
+    let sparse = SparseBall {
+        d,
+        s: 2,
+        radius: 2.0,
+    };
+    let params = |kv: &[(&str, &str)]| -> crate::algorithms::ParamMap {
+        kv.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let keyed = params(&[("chunking", "keyed")]);
+    let cases: Vec<(
+        Box<dyn PrivateAlgorithm>,
+        LossKind,
+        &dyn crate::constraints::ConstraintSet,
+        Budget,
+    )> = vec![
+        (
+            Box::new(HtFrankWolfe::from_params(&keyed).unwrap()),
+            LossKind::Squared,
+            &l1,
+            Budget::pure(1.0).unwrap(),
+        ),
+        (
+            Box::new(DpIhtHuber::from_params(&keyed).unwrap()),
+            LossKind::Huber { tau: 1.0 },
+            &sparse,
+            Budget::new(1.0, 1e-5).unwrap(),
+        ),
+        (
+            Box::new(
+                private_gd::PrivateGd::from_params(
+                    private_gd::GradientEstimator::Clip,
+                    &params(&[("T", "5")]),
+                )
+                .unwrap(),
+            ),
+            LossKind::Squared,
+            &l2,
+            Budget::new(1.0, 1e-5).unwrap(),
+        ),
+    ];
+    for (alg, loss, domain, budget) in cases {
+        let local = Problem {
+            data: &data,
+            loss,
+            domain,
+        };
+        let want = alg
+            .fit(&local, budget, &mut rng_from_seed(9), &mut NoObserver)
+            .unwrap();
+        let problem = Problem {
+            data: &remote,
+            loss,
+            domain,
+        };
+        let mut ext = ExternalRowSums::new(n, d, batched_pass(&data, ids.clone(), &sizes));
+        let got = alg
+            .fit_with_sums(
+                &problem,
+                &mut ext,
+                budget,
+                &mut rng_from_seed(9),
+                &mut NoObserver,
+            )
+            .unwrap();
+        assert!(
+            close(&got.weights, &want.weights, 1e-9),
+            "{}: {:?} vs {:?}",
+            alg.name(),
+            got.weights,
+            want.weights
+        );
+        assert_eq!(got.privacy, want.privacy, "{}", alg.name());
+        assert_ne!(want.weights, vec![0.0; d]);
+    }
+    // ids that are not 0..n−1 once each are refused (a chunk then has the wrong size)
+    let alg = HtFrankWolfe::from_params(&keyed).unwrap();
+    let problem = Problem {
+        data: &remote,
+        loss: LossKind::Squared,
+        domain: &l1,
+    };
+    let mut dup = ids.clone();
+    dup[1] = 0;
+    let mut ext = ExternalRowSums::new(n, d, batched_pass(&data, dup, &sizes));
+    let e = alg.fit_with_sums(
+        &problem,
+        &mut ext,
+        Budget::pure(1.0).unwrap(),
+        &mut rng_from_seed(9),
+        &mut NoObserver,
+    );
+    assert!(e.unwrap_err().to_string().contains("exactly once"));
+    // an unkeyed chunking cannot be distributed
+    let alg = HtFrankWolfe::default();
+    let mut ext = ExternalRowSums::new(n, d, batched_pass(&data, ids, &sizes));
+    let e = alg.fit_with_sums(
+        &problem,
+        &mut ext,
+        Budget::pure(1.0).unwrap(),
+        &mut rng_from_seed(9),
+        &mut NoObserver,
+    );
+    assert!(e.unwrap_err().to_string().contains("chunking=keyed"));
+}
