@@ -13,6 +13,18 @@ fi
 VPY=.venv/bin/python
 export PATH="$PWD/.venv/bin:$PATH"   # maturin, for the no-isolation build below
 "$VPY" -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
+# heavydp.spark (docs/distributed.md): PySpark from PyPI, and Java 17 from Debian when
+# no JVM is found; without Java python/tests/test_spark.py skips with that reason.
+"$VPY" -m pip install --quiet --disable-pip-version-check -r python/requirements-spark.txt
+if ! java -version >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then
+        SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+        $SUDO apt-get install -y -qq openjdk-17-jre-headless >/dev/null 2>&1 \
+            || echo "note: Java 17 could not be installed: the Spark tests will be skipped" >&2
+    else
+        echo "note: no Java and no apt-get: the Spark tests will be skipped" >&2
+    fi
+fi
 
 # 1. Rust: every crate's tests (this also builds target/debug/heavydp, the CLI the
 #    Python tests compare against).

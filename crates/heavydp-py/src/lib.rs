@@ -10,6 +10,7 @@
 //! standardised copy. With `in_place=True` (`copy_X=False`) the caller's writable array
 //! is standardised in place instead (overwritten, never copied).
 
+use heavydp::algorithms::row_sums::{self, ExternalRowSums, Partials, SumRequest};
 use heavydp::algorithms::{self, Observer, ParamMap};
 use heavydp::data::{self, Dataset, FeatureBuffer};
 use heavydp::estimators::private_mean as pm;
@@ -485,6 +486,125 @@ fn fit(
     Ok((text, out.messages))
 }
 
+// ------------------------------------------------------------ distributed fits (Spark)
+
+/// The executor kernel of a distributed fit (`heavydp.spark`, `docs/distributed.md`):
+/// the partial sum of the request's kernel at iterate `w` over one batch — the feature
+/// columns (float64 arrays of one length each, read in place: the Arrow buffers of a
+/// Spark batch), the response `y` and the row ids. Returns (partial d-vector, rows
+/// selected). The GIL is released while it runs.
+#[pyfunction]
+fn batch_sum<'py>(
+    py: Python<'py>,
+    request_json: &str,
+    w: PyReadonlyArray1<'py, f64>,
+    columns: Vec<PyReadonlyArray1<'py, f64>>,
+    y: PyReadonlyArray1<'py, f64>,
+    ids: PyReadonlyArray1<'py, i64>,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, u64)> {
+    let req: SumRequest = serde_json::from_str(request_json)
+        .map_err(|e| value_error(format!("invalid sum request: {e}")))?;
+    let w = w.as_slice().map_err(value_error)?;
+    let cols = columns
+        .iter()
+        .map(|c| c.as_slice().map_err(value_error))
+        .collect::<PyResult<Vec<&[f64]>>>()?;
+    let y = y.as_slice().map_err(value_error)?;
+    let ids = ids.as_slice().map_err(value_error)?;
+    let (sum, rows) = py
+        .detach(|| row_sums::batch_sum(&req, w, &cols, y, ids))
+        .map_err(value_error)?;
+    Ok((PyArray1::from_vec(py, sum), rows))
+}
+
+/// A distributed fit (`heavydp.spark.fit`): the whole private fit of [`fit`] on n
+/// external rows of d features, whose every data pass is one call of
+/// `pass_fn(request_json, w)` returning (partial sums of shape (k·d,), rows read) in a
+/// fixed order (it runs one Spark job; the GIL is taken for the call). Noise,
+/// mechanisms, the ledger and the model file are the core's, as in [`fit`].
+/// Returns (model JSON, notes).
+#[pyfunction]
+#[pyo3(signature = (n, d, feature_names, target, pass_fn, algorithm, epsilon, delta=None,
+    loss=None, domain=None, radius=None, sparsity=None, params=BTreeMap::new(),
+    scale="none", seed=None, budget=None, release="fit"))]
+#[allow(clippy::too_many_arguments)]
+fn fit_distributed(
+    py: Python<'_>,
+    n: usize,
+    d: usize,
+    feature_names: Vec<String>,
+    target: String,
+    pass_fn: Py<PyAny>,
+    algorithm: &str,
+    epsilon: f64,
+    delta: Option<f64>,
+    loss: Option<String>,
+    domain: Option<String>,
+    radius: Option<f64>,
+    sparsity: Option<usize>,
+    params: BTreeMap<String, String>,
+    scale: &str,
+    seed: Option<u64>,
+    budget: Option<&Bound<'_, PyBudget>>,
+    release: &str,
+) -> PyResult<(String, Vec<String>)> {
+    let opts = fit_options(
+        algorithm, epsilon, delta, loss, domain, radius, sparsity, params, "none", scale, None,
+        seed,
+    )
+    .map_err(value_error)?;
+    let ds = Dataset::remote(n, d, feature_names, target).map_err(value_error)?;
+    if let Some(b) = budget {
+        // Charge the whole (ε, δ) the fit may spend, before it touches the data.
+        let model = privacy_model_of(&opts, n, d);
+        let (dl, _) = pipeline::resolve_delta(&opts.algorithm, model, n, opts.delta, epsilon)
+            .map_err(value_error)?;
+        charge(&mut b.borrow_mut().ledger, release, epsilon, dl)?;
+    }
+    // the first Python exception of a pass (a failed Spark job, Ctrl-C), re-raised as is
+    let raised: std::sync::Arc<std::sync::Mutex<Option<PyErr>>> = Default::default();
+    let slot = raised.clone();
+    let out = run_interruptible(py, None, move |obs| {
+        let pass = move |req: &SumRequest, w: &[f64]| -> Result<Partials, String> {
+            Python::attach(|py| {
+                let call = || -> PyResult<Partials> {
+                    let text = serde_json::to_string(req)
+                        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+                    let res = pass_fn.call1(py, (text, PyArray1::from_slice(py, w)))?;
+                    let (parts, rows): (PyReadonlyArray1<'_, f64>, u64) = res.extract(py)?;
+                    Ok(Partials {
+                        partials: parts.as_slice().map_err(value_error)?.to_vec(),
+                        rows,
+                    })
+                };
+                call().map_err(|e| {
+                    let msg = e.to_string();
+                    slot.lock().expect("unpoisoned").get_or_insert(e);
+                    msg
+                })
+            })
+        };
+        let mut sums = ExternalRowSums::new(n, d, Box::new(pass));
+        let mut rng = heavydp::noise::make_rng(seed);
+        pipeline::fit_external(ds, &opts, &mut sums, &mut rng, obs)
+    });
+    let out = match out {
+        Ok(o) => o,
+        Err(e) => {
+            return Err(raised.lock().expect("unpoisoned").take().unwrap_or(e));
+        }
+    };
+    let text = serde_json::to_string_pretty(&out.model)
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok((text, out.messages))
+}
+
+/// The algorithms a distributed fit supports.
+#[pyfunction]
+fn distributed_algorithms() -> Vec<&'static str> {
+    pipeline::DISTRIBUTED_ALGORITHMS.to_vec()
+}
+
 fn model_from_json(text: &str) -> PyResult<ModelFile> {
     serde_json::from_str(text).map_err(|e| value_error(format!("invalid model: {e}")))
 }
@@ -740,5 +860,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mean_estimators_json, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(default_delta, m)?)?;
+    m.add_function(wrap_pyfunction!(batch_sum, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_distributed, m)?)?;
+    m.add_function(wrap_pyfunction!(distributed_algorithms, m)?)?;
     Ok(())
 }

@@ -16,6 +16,7 @@
 //! With `--intercept none --scale none` steps 3 and 5 do nothing and the algorithm gets
 //! the whole budget: the weights are bit for bit those of the algorithm alone.
 
+use crate::algorithms::row_sums::{ExternalRowSums, RowTransform};
 use crate::algorithms::{self, Observer, ParamMap, PrivateAlgorithm, Problem};
 use crate::constraints::DomainSpec;
 use crate::data::Dataset;
@@ -384,8 +385,52 @@ const RADIUS_AUTO_NEEDS_SCALE: &str = "--radius auto needs scaled data (--scale 
 /// Fits on `data` (taken by value: standardised in place, never copied). Errors are
 /// one-line, data-free messages.
 pub fn fit(
+    data: Dataset,
+    opts: &FitOptions,
+    rng: &mut dyn RngCore,
+    observer: &mut dyn Observer,
+) -> Result<FitOutcome, String> {
+    fit_with(data, opts, None, rng, observer)
+}
+
+/// The algorithms a distributed fit supports (their data passes are row sums).
+pub const DISTRIBUTED_ALGORITHMS: [&str; 3] = ["clipped-gd", "ht-frank-wolfe", "dp-iht-huber"];
+
+/// [`fit`] of rows that live elsewhere (a Spark DataFrame, `docs/distributed.md`):
+/// `data` is a [`Dataset::remote`] (n, d and names only) and every data pass of the
+/// algorithm is a call of `sums`. The same options, ledger, mechanisms and model file
+/// as [`fit`]; only the data-free preprocessing is available (`--scale none` or
+/// `public:FILE`, `--intercept none`), and only [`DISTRIBUTED_ALGORITHMS`].
+pub fn fit_external(
+    data: Dataset,
+    opts: &FitOptions,
+    sums: &mut ExternalRowSums,
+    rng: &mut dyn RngCore,
+    observer: &mut dyn Observer,
+) -> Result<FitOutcome, String> {
+    if !DISTRIBUTED_ALGORITHMS.contains(&opts.algorithm.as_str()) {
+        return Err(format!(
+            "--algorithm {}: a distributed fit supports {} (their data passes are row sums)",
+            opts.algorithm,
+            DISTRIBUTED_ALGORITHMS.join(", ")
+        ));
+    }
+    if matches!(opts.scale, ScaleMode::Private) {
+        return Err("--scale private is not available for a distributed fit (its private quantiles are not a row sum): use --scale none or --scale public:FILE".into());
+    }
+    if opts.intercept == InterceptMode::Private {
+        return Err("--intercept private is not available for a distributed fit (it needs the margins of every row): use --intercept none".into());
+    }
+    if opts.loss.as_deref() == Some("logistic") {
+        return Err("--loss logistic is not available for a distributed fit (its labels are prepared in memory)".into());
+    }
+    fit_with(data, opts, Some(sums), rng, observer)
+}
+
+fn fit_with(
     mut data: Dataset,
     opts: &FitOptions,
+    mut external: Option<&mut ExternalRowSums>,
     rng: &mut dyn RngCore,
     observer: &mut dyn Observer,
 ) -> Result<FitOutcome, String> {
@@ -605,7 +650,11 @@ pub fn fit(
             st
         }
     };
-    standardization.apply(&mut data);
+    match external.as_deref_mut() {
+        // the executors standardise each row as they read it (the same formulas)
+        Some(ext) => ext.set_transform(RowTransform::of(&standardization)),
+        None => standardization.apply(&mut data),
+    }
     // A read-only loan is read through the map by the algorithms that can; the others
     // get the standardised copy (see `PrivateAlgorithm::reads_mapped_features`).
     if data.is_mapped()
@@ -676,10 +725,13 @@ pub fn fit(
                 loss: r.loss,
                 domain: domain.as_ref(),
             };
-            let report = r
-                .algorithm
-                .fit(&problem, alg_budget, rng, observer)
-                .map_err(|e| e.to_string())?;
+            let report = match external.as_deref_mut() {
+                Some(ext) => r
+                    .algorithm
+                    .fit_with_sums(&problem, ext, alg_budget, rng, observer),
+                None => r.algorithm.fit(&problem, alg_budget, rng, observer),
+            }
+            .map_err(|e| e.to_string())?;
             ledger
                 .record("algorithm", report.privacy.clone())
                 .map_err(|e| e.to_string())?;

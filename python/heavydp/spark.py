@@ -1,0 +1,297 @@
+"""heavydp on Apache Spark: private fits of a PySpark DataFrame (``pip install heavydp[spark]``).
+
+:func:`fit` runs ``clipped-gd``, ``ht-frank-wolfe`` or ``dp-iht-huber`` on a DataFrame
+that need not fit on one machine. What runs where (``docs/distributed.md``):
+
+* the driver runs the whole private fit in the Rust core -- the plan, the noise, the
+  mechanisms, the privacy ledger and the model file, exactly as an in-memory fit;
+* every data pass of the algorithm (one per iteration) is one Spark job: the iterate w
+  is broadcast, each executor runs the Rust kernel (``heavydp._core.batch_sum``) on its
+  Arrow batches (``mapInArrow``; the float64 columns are read in place) and returns one
+  d-vector and one row count per batch; the driver adds them in a fixed order
+  (partition, batch). Rows never leave the executors.
+
+Chunk membership (``ht-frank-wolfe``, ``dp-iht-huber``) is ``chunking=keyed``: a keyed
+permutation of the row ids 0..n-1, its key drawn from the fit's noise generator,
+evaluated per row on the executors -- a public function of the row id, never of the
+values. With the same ``random_state`` an in-memory fit with ``params={"chunking":
+"keyed"}`` on the rows in id order releases the same values, up to the reassociation
+of the sums (relative differences of the order of 1e-12 in the weights).
+"""
+
+import numpy as np
+
+from . import _core
+from ._estimators import PrivateRegressor, _check_budget, _params_to_str, _seed_of
+
+__all__ = ["fit", "ALGORITHMS"]
+
+#: The algorithms a Spark fit supports (their data passes are row sums).
+ALGORITHMS = tuple(_core.distributed_algorithms())
+
+#: The algorithms that read T disjoint chunks (they need ``chunking=keyed``).
+_CHUNKED = ("ht-frank-wolfe", "dp-iht-huber")
+
+_PATH = "DataFrame"
+_ID = "__heavydp_row_id"
+
+
+def _numeric_type(dt):
+    from pyspark.sql import types as T
+
+    return isinstance(dt, T.NumericType)
+
+
+def _validated_frame(df, target, features, id_col):
+    """The (features + target + id) DataFrame of doubles, with the CLI's checks."""
+    from pyspark.sql import functions as F
+
+    columns = list(df.columns)
+    if target not in columns:
+        raise ValueError(
+            f"{_PATH}: target column '{target}' is not in the header (use --target to name the response column)"
+        )
+    if features is None:
+        features = [c for c in columns if c not in (target, id_col)]
+    else:
+        features = [str(c) for c in features]
+        for c in features:
+            if c not in columns:
+                raise ValueError(f"{_PATH}: missing column '{c}' required by the model")
+    if not features:
+        raise ValueError(f"{_PATH}: there are no feature columns (only the target '{target}')")
+    types = dict(df.dtypes)
+    schema = {f.name: f.dataType for f in df.schema.fields}
+    for c in features + [target]:
+        if not _numeric_type(schema[c]):
+            raise ValueError(f"{_PATH}: column '{c}' ({types[c]}): not a number")
+    if id_col is not None:
+        if id_col not in columns:
+            raise ValueError(f"{_PATH}: id column '{id_col}' is not in the header")
+        if not _numeric_type(schema[id_col]):
+            raise ValueError(f"{_PATH}: id column '{id_col}' ({types[id_col]}): not an integer")
+    # one job: nulls (the CLI's "not a number" of an empty cell), NaN/inf, and the ids
+    checks = []
+    for c in features + [target]:
+        col = F.col(c).cast("double")
+        checks.append(F.sum(F.when(col.isNull(), 1).otherwise(0)).alias(f"null:{c}"))
+        checks.append(
+            F.sum(F.when(F.isnan(col) | (F.abs(col) == float("inf")), 1).otherwise(0)).alias(
+                f"nonfinite:{c}"
+            )
+        )
+    checks.append(F.count(F.lit(1)).alias("n"))
+    if id_col is not None:
+        idc = F.col(id_col)
+        checks += [
+            F.min(idc).alias("id_min"),
+            F.max(idc).alias("id_max"),
+            F.countDistinct(idc).alias("id_distinct"),
+            F.sum(F.when(idc.isNull(), 1).otherwise(0)).alias("id_null"),
+        ]
+    row = df.agg(*checks).collect()[0].asDict()
+    n = int(row["n"])
+    if n == 0:
+        raise ValueError(f"{_PATH}: the file has a header but no data rows")
+    for c in features + [target]:
+        if row[f"null:{c}"]:
+            raise ValueError(f"{_PATH}: column '{c}': not a number (a value is null)")
+        if row[f"nonfinite:{c}"]:
+            raise ValueError(f"{_PATH}: column '{c}': NaN or infinite values are not allowed")
+    if id_col is not None and not (
+        row["id_null"] == 0
+        and row["id_min"] == 0
+        and row["id_max"] == n - 1
+        and row["id_distinct"] == n
+    ):
+        raise ValueError(
+            f"{_PATH}: the id column '{id_col}' must hold each of 0..n-1 exactly once (n = {n})"
+        )
+    cols = [F.col(c).cast("double").alias(c) for c in features + [target]]
+    if id_col is None:
+        # stable ids 0..n-1 in the DataFrame's partition order (persisted below, so every
+        # pass sees the same ids)
+        indexed = df.select(*cols).rdd.zipWithIndex().map(lambda r: (*r[0], r[1]))
+        from pyspark.sql import types as T
+
+        schema = T.StructType(
+            [T.StructField(c, T.DoubleType(), False) for c in features + [target]]
+            + [T.StructField(_ID, T.LongType(), False)]
+        )
+        frame = df.sparkSession.createDataFrame(indexed, schema)
+    else:
+        frame = df.select(*cols, F.col(id_col).cast("long").alias(_ID))
+    return frame, features, n
+
+
+def _make_pass(frame, features, target, d):
+    """pass_fn(request_json, w) of ``_core.fit_distributed``: one Spark job."""
+    import pyarrow as pa
+    from pyspark.sql import types as T
+
+    sc = frame.sparkSession.sparkContext
+    out_schema = T.StructType(
+        [
+            T.StructField("partition", T.IntegerType(), False),
+            T.StructField("batch", T.IntegerType(), False),
+            T.StructField("rows", T.LongType(), False),
+            T.StructField("sums", T.ArrayType(T.DoubleType(), False), False),
+        ]
+    )
+
+    def run_pass(request_json, w):
+        bw = sc.broadcast(np.asarray(w, dtype=np.float64))
+        feats, tgt = list(features), target
+
+        def executor(batches):
+            from pyspark import TaskContext
+
+            from heavydp import _core as core
+
+            part = TaskContext.get().partitionId()
+            wv = bw.value
+            for b, batch in enumerate(batches):
+                if batch.num_rows == 0:
+                    continue
+                cols = [batch.column(f).to_numpy(zero_copy_only=True) for f in feats]
+                y = batch.column(tgt).to_numpy(zero_copy_only=True)
+                ids = batch.column(_ID).to_numpy(zero_copy_only=True)
+                s, rows = core.batch_sum(request_json, wv, cols, y, ids)
+                yield pa.RecordBatch.from_pydict(
+                    {"partition": [part], "batch": [b], "rows": [rows], "sums": [s.tolist()]},
+                    schema=pa.schema(
+                        [
+                            ("partition", pa.int32(), False),
+                            ("batch", pa.int32(), False),
+                            ("rows", pa.int64(), False),
+                            ("sums", pa.list_(pa.field("element", pa.float64(), False)), False),
+                        ]
+                    ),
+                )
+
+        try:
+            got = frame.mapInArrow(executor, out_schema).collect()
+        finally:
+            bw.unpersist()
+        # the fixed order of the reduction: (partition, batch), whatever the scheduling
+        got.sort(key=lambda r: (r["partition"], r["batch"]))
+        parts = np.asarray([v for r in got for v in r["sums"]], dtype=np.float64)
+        if parts.size == 0:
+            parts = np.zeros(0, dtype=np.float64)
+        return parts, int(sum(r["rows"] for r in got))
+
+    return run_pass
+
+
+def fit(
+    df,
+    target="y",
+    algorithm="clipped-gd",
+    epsilon=1.0,
+    delta=None,
+    loss=None,
+    domain=None,
+    radius=None,
+    sparsity=None,
+    scale="none",
+    random_state=None,
+    params=None,
+    id_col=None,
+    features=None,
+    budget=None,
+    persist=True,
+):
+    """A private fit of a PySpark DataFrame (``heavydp fit`` on Spark).
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        The records, one per row: numeric feature columns and the target.
+    target : str, default "y"
+        The response column.
+    algorithm : {"clipped-gd", "ht-frank-wolfe", "dp-iht-huber"}
+        The algorithms whose data passes are row sums.
+    epsilon, delta, loss, domain, radius, sparsity, random_state, params, budget
+        As for :class:`heavydp.PrivateRegressor` (the CLI's flags). The chunked algorithms
+        use ``chunking=keyed`` (the default here; other chunkings are refused).
+    scale : {"none"} or "public:FILE.json", default "none"
+        Public column scaling, applied by the executors. ``"private"`` is not available on
+        Spark (its private quantiles are not a row sum), nor is a private intercept: the
+        model has no intercept (centre the data, or give public centres in the file).
+    id_col : str or None
+        A column holding each of 0..n-1 exactly once: the stable row id that decides
+        chunk membership (checked). None: ids are given by ``zipWithIndex`` in the
+        DataFrame's partition order (the DataFrame is persisted so every pass sees the
+        same ids).
+    features : list of str or None
+        The feature columns (None: every column but the target and the id column).
+    persist : bool, default True
+        Persist the prepared DataFrame (MEMORY_AND_DISK) across the T passes.
+
+    Returns
+    -------
+    PrivateRegressor, fitted (``coef_``, ``privacy_``, ``model_``, ``predict``, ``save``).
+    """
+    from pyspark import StorageLevel
+
+    if algorithm not in ALGORITHMS:
+        raise ValueError(
+            f"--algorithm {algorithm}: a distributed fit supports {', '.join(ALGORITHMS)} (their data passes are row sums)"
+        )
+    if not isinstance(scale, str):
+        raise TypeError(f"scale must be a string; got {type(scale).__name__}")
+    _check_budget(budget)
+    params = dict(params or {})
+    if algorithm in _CHUNKED:
+        chunking = params.setdefault("chunking", "keyed")
+        if chunking != "keyed":
+            raise ValueError(
+                f"{algorithm}: a Spark fit needs chunking=keyed (chunk membership computed per row from the row id); got chunking={chunking}"
+            )
+    est = PrivateRegressor(
+        algorithm=algorithm,
+        epsilon=epsilon,
+        delta=delta,
+        loss=loss,
+        domain=domain,
+        radius=radius,
+        sparsity=sparsity,
+        fit_intercept=False,
+        scale=scale,
+        random_state=random_state,
+        params=params,
+        budget=budget,
+    )
+    opts = est._options()
+    opts.pop("intercept")
+    opts.pop("preprocess_share")
+    # the CLI's checks of names and flags come before the data (private scaling and
+    # intercept are refused by the core with their own messages)
+    _core.precheck(intercept="none", **opts)
+    if scale == "private":
+        raise ValueError(
+            "--scale private is not available for a distributed fit (its private quantiles are not a row sum): use --scale none or --scale public:FILE"
+        )
+    frame, names, n = _validated_frame(df, str(target), features, id_col)
+    if persist:
+        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        text, messages = _core.fit_distributed(
+            n,
+            len(names),
+            names,
+            str(target),
+            _make_pass(frame, names, str(target), len(names)),
+            seed=_seed_of(random_state),
+            budget=None if budget is None else budget._core,
+            release=f"heavydp.spark.fit ({algorithm})",
+            **opts,
+        )
+    finally:
+        if persist:
+            frame.unpersist()
+    est._set_model(text, list(messages))
+    est._names = list(names)
+    est.feature_names_in_ = np.asarray(names, dtype=object)
+    return est
+

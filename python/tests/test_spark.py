@@ -1,0 +1,258 @@
+"""heavydp.spark: fits of a PySpark DataFrame (local mode, several partitions) against
+the in-memory fit, the privacy of the partitioning, and the error messages.
+
+Skipped (with the reason) only when PySpark or Java is not available."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import heavydp
+
+pyspark = pytest.importorskip("pyspark", reason="PySpark is not installed (pip install heavydp[spark])")
+pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install heavydp[spark])")
+
+
+def _java_ok():
+    java = shutil.which("java")
+    if java is None:
+        return False
+    r = subprocess.run([java, "-version"], capture_output=True, text=True)
+    return r.returncode == 0
+
+
+if not _java_ok():
+    pytest.skip("Java 17+ is not available: the Spark tests need a JVM", allow_module_level=True)
+
+import heavydp.spark as hs  # noqa: E402
+from heavydp import _core  # noqa: E402
+
+PARTITIONS = 3
+# The Spark fit adds the same per-row terms as the in-memory fit, grouped by batch
+# instead of by block: released values agree up to the reassociation of the sums.
+TOL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def spark():
+    from pyspark.sql import SparkSession
+
+    # the Python workers run this interpreter (the one with heavydp and pyarrow)
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    s = (
+        SparkSession.builder.master("local[2]")
+        .appName("heavydp-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "3")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "500")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
+
+
+def frame(spark, X, y, ids=None, partitions=PARTITIONS):
+    import pandas as pd
+
+    d = X.shape[1]
+    pdf = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, d + 1)])
+    pdf["y"] = y
+    if ids is not None:
+        pdf["id"] = ids
+    return spark.createDataFrame(pdf).repartition(partitions)
+
+
+@pytest.fixture(scope="module")
+def lin():
+    X, y, _ = heavydp.simulate("hu-linear-lognormal", 3000, 5, random_state=3)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def sparse():
+    X, y, _ = heavydp.simulate("tian-sparse-student", 3000, 8, sparsity=2, random_state=4)
+    return X, y
+
+
+def in_memory(X, y, **kw):
+    return heavydp.PrivateRegressor(fit_intercept=False, scale="none", **kw).fit(X, y)
+
+
+CASES = {
+    "ht-frank-wolfe": dict(algorithm="ht-frank-wolfe", epsilon=1.0, params={"T": 6}),
+    "dp-iht-huber": dict(
+        algorithm="dp-iht-huber", epsilon=1.0, delta=1e-5, sparsity=2, radius=3.0, params={"T": 5}
+    ),
+    "clipped-gd": dict(algorithm="clipped-gd", epsilon=1.0, delta=1e-5, params={"T": 4, "M": 2}),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_equivalence_with_the_in_memory_fit(spark, lin, sparse, name):
+    X, y = sparse if name == "dp-iht-huber" else lin
+    kw = CASES[name]
+    # rows shuffled across 3 partitions; the ids say which row is which
+    ids = np.arange(len(y))
+    got = hs.fit(frame(spark, X, y, ids=ids), target="y", id_col="id", random_state=21, **kw)
+    params = dict(kw.get("params", {}))
+    if name != "clipped-gd":
+        params["chunking"] = "keyed"
+    want = in_memory(X, y, random_state=21, **{**kw, "params": params})
+    assert np.any(want.coef_ != 0)
+    np.testing.assert_allclose(got.coef_, want.coef_, rtol=TOL, atol=TOL)
+    assert got.privacy_ == want.privacy_
+    h_got, h_want = dict(got.hyperparameters_), dict(want.hyperparameters_)
+    assert h_got == h_want
+    assert got.model_["n"] == len(y) and got.model_["features"] == [f"x{j}" for j in range(1, X.shape[1] + 1)]
+    # the model predicts like any heavydp model
+    np.testing.assert_allclose(got.predict(X[:10]), X[:10] @ got.coef_, rtol=1e-12)
+
+
+def test_ids_from_the_partition_order_when_no_id_column(spark, lin):
+    X, y = lin
+    df = frame(spark, X, y, partitions=1)  # one partition: zipWithIndex = input order
+    kw = CASES["ht-frank-wolfe"]
+    got = hs.fit(df, random_state=5, **kw)
+    want = in_memory(X, y, random_state=5, **{**kw, "params": {"T": 6, "chunking": "keyed"}})
+    np.testing.assert_allclose(got.coef_, want.coef_, rtol=TOL, atol=TOL)
+
+
+# --- privacy of the partitioning -----------------------------------------------------
+
+
+def chunk_sizes(spark, X, y, ids, key, T):
+    """Rows per chunk as the executors count them (one batch_sum per chunk)."""
+    n, d = X.shape
+    m = n // T
+    counts = []
+    for index in range(T):
+        req = {
+            "kernel": {"kernel": "clipped_gradient", "loss": {"name": "squared"}, "radius": 1e18},
+            "rows": {"rows": "chunk", "key": key, "n": n, "m": m, "chunks": T, "index": index},
+            "d": d,
+            "transform": None,
+        }
+        run = hs._make_pass(
+            frame(spark, X, y, ids=ids).select(*[f"x{j}" for j in range(1, d + 1)], "y", spark_col("id")),
+            [f"x{j}" for j in range(1, d + 1)],
+            "y",
+            d,
+        )
+        parts, rows = run(json.dumps(req), np.zeros(d))
+        counts.append((rows, parts.reshape(-1, d).sum(axis=0)))
+    return counts, m
+
+
+def spark_col(name):
+    from pyspark.sql import functions as F
+
+    return F.col(name).cast("long").alias(hs._ID)
+
+
+def test_every_row_in_exactly_one_chunk_of_public_size(spark):
+    rng = np.random.default_rng(0)
+    n, d, T, key = 1003, 2, 4, 123456789
+    X = rng.normal(size=(n, d))
+    y = rng.normal(size=n)
+    ids = np.arange(n)
+    counts, m = chunk_sizes(spark, X, y, ids, key, T)
+    assert [c for c, _ in counts] == [m] * T  # ⌊n/T⌋ rows each, n - T*m unused
+    # no row in two chunks: the executor's rule, asked row by row, puts every row in at
+    # most one chunk, and T*m rows in one
+    X1 = np.ones((n, 1))
+    in_chunk = np.zeros(n, dtype=int)
+    for i in range(n):
+        for index in range(T):
+            req = {
+                "kernel": {"kernel": "clipped_gradient", "loss": {"name": "squared"}, "radius": 1e9},
+                "rows": {"rows": "chunk", "key": key, "n": n, "m": m, "chunks": T, "index": index},
+                "d": 1,
+                "transform": None,
+            }
+            _, r = _core.batch_sum(json.dumps(req), np.zeros(1), [X1[i : i + 1, 0].copy()], np.ones(1), np.array([i]))
+            in_chunk[i] += r
+    assert in_chunk.max() == 1 and in_chunk.sum() == T * m
+
+
+def test_chunks_do_not_depend_on_the_values(spark):
+    rng = np.random.default_rng(1)
+    n, d, T, key = 900, 2, 3, 42
+    X = rng.normal(size=(n, d))
+    y = rng.normal(size=n)
+    ids = np.arange(n)
+    base, _ = chunk_sizes(spark, X, y, ids, key, T)
+    # permute the values while the ids stay: the chunks keep their ids, so each chunk's
+    # sum is the sum of the same ids' new values
+    perm = rng.permutation(n)
+    moved, m = chunk_sizes(spark, X[perm], y[perm], ids, key, T)
+    assert [c for c, _ in moved] == [c for c, _ in base] == [m] * T
+    # each chunk's members by id (the executor's rule, asked row by row)
+    members = []
+    for index in range(T):
+        req = {
+            "kernel": {"kernel": "clipped_gradient", "loss": {"name": "squared"}, "radius": 1e18},
+            "rows": {"rows": "chunk", "key": key, "n": n, "m": m, "chunks": T, "index": index},
+            "d": 1,
+            "transform": None,
+        }
+        sel = []
+        for i in range(n):
+            _, r = _core.batch_sum(json.dumps(req), np.zeros(1), [np.ones(1)], np.ones(1), np.array([i]))
+            if r:
+                sel.append(i)
+        members.append(sel)
+    # squared loss (a - y)^2 at w = 0: the gradient of row i is -2 y_i x_i, unclipped at
+    # R = 1e18
+    for (rows_b, sum_b), (rows_m, sum_m), sel in zip(base, moved, members):
+        np.testing.assert_allclose(sum_b, -2 * (y[sel, None] * X[sel]).sum(axis=0), rtol=1e-10)
+        np.testing.assert_allclose(
+            sum_m, -2 * (y[perm][sel, None] * X[perm][sel]).sum(axis=0), rtol=1e-10
+        )
+
+
+# --- errors: the CLI's messages ------------------------------------------------------
+
+
+def test_null_non_numeric_and_missing_target(spark, lin):
+    from pyspark.sql import functions as F
+
+    X, y = lin
+    df = frame(spark, X[:200], y[:200])
+    with pytest.raises(ValueError, match="target column 'z' is not in the header"):
+        hs.fit(df, target="z", **CASES["clipped-gd"])
+    with pytest.raises(ValueError, match="column 'x1'.*not a number"):
+        hs.fit(df.withColumn("x1", F.lit("a")), **CASES["clipped-gd"])
+    with_null = df.withColumn("x2", F.when(F.col("x1") > 1.0, None).otherwise(F.col("x2")))
+    with pytest.raises(ValueError, match="column 'x2': not a number"):
+        hs.fit(with_null, **CASES["clipped-gd"])
+    with_nan = df.withColumn("y", F.when(F.col("x1") > 1.0, float("nan")).otherwise(F.col("y")))
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        hs.fit(with_nan, **CASES["clipped-gd"])
+
+
+def test_budget_overspend_and_unsupported_options(spark, lin):
+    X, y = lin
+    df = frame(spark, X[:300], y[:300])
+    b = heavydp.Budget(1.5, 1e-4)
+    hs.fit(df, budget=b, random_state=1, **CASES["clipped-gd"])
+    assert b.spent[0] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="exceed|overspen|budget"):
+        hs.fit(df, budget=b, random_state=1, **CASES["clipped-gd"])
+    assert b.spent[0] == pytest.approx(1.0)  # nothing charged by the refused fit
+    with pytest.raises(ValueError, match="scale private is not available"):
+        hs.fit(df, scale="private", **CASES["clipped-gd"])
+    with pytest.raises(ValueError, match="supports clipped-gd"):
+        hs.fit(df, algorithm="adassp", epsilon=1.0)
+    with pytest.raises(ValueError, match="chunking=keyed"):
+        hs.fit(df, algorithm="ht-frank-wolfe", epsilon=1.0, params={"chunking": "shuffle"})
+    bad = frame(spark, X[:300], y[:300], ids=np.r_[0, np.arange(299)])  # 0 twice, 299 missing
+    with pytest.raises(ValueError, match="exactly once"):
+        hs.fit(bad, id_col="id", **CASES["ht-frank-wolfe"])
