@@ -68,7 +68,9 @@ def _validated_frame(df, target, features, id_col):
     if id_col is not None:
         if id_col not in columns:
             raise ValueError(f"{_PATH}: id column '{id_col}' is not in the header")
-        if not _numeric_type(schema[id_col]):
+        from pyspark.sql import types as T
+
+        if not isinstance(schema[id_col], T.IntegralType):
             raise ValueError(f"{_PATH}: id column '{id_col}' ({types[id_col]}): not an integer")
     # one job: nulls (the CLI's "not a number" of an empty cell), NaN/inf, and the ids
     checks = []

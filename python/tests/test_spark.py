@@ -83,7 +83,8 @@ def sparse():
 
 
 def in_memory(X, y, **kw):
-    return heavydp.PrivateRegressor(fit_intercept=False, scale="none", **kw).fit(X, y)
+    kw.setdefault("scale", "none")
+    return heavydp.PrivateRegressor(fit_intercept=False, **kw).fit(X, y)
 
 
 CASES = {
@@ -114,6 +115,22 @@ def test_equivalence_with_the_in_memory_fit(spark, lin, sparse, name):
     assert got.model_["n"] == len(y) and got.model_["features"] == [f"x{j}" for j in range(1, X.shape[1] + 1)]
     # the model predicts like any heavydp model
     np.testing.assert_allclose(got.predict(X[:10]), X[:10] @ got.coef_, rtol=1e-12)
+
+
+def test_public_scales_are_applied_by_the_executors(spark, lin, tmp_path):
+    X, y = lin
+    cols = {f"x{j + 1}": {"centre": float(np.median(X[:, j])), "scale": 0.7 + 0.1 * j} for j in range(X.shape[1])}
+    cols["y"] = {"centre": 0.25, "scale": 1.5}
+    path = tmp_path / "scales.json"
+    path.write_text(json.dumps({"columns": cols}))
+    kw = dict(CASES["ht-frank-wolfe"], scale=f"public:{path}")
+    got = hs.fit(frame(spark, X, y, ids=np.arange(len(y))), id_col="id", random_state=8, **kw)
+    want = in_memory(X, y, random_state=8, **{**kw, "params": {"T": 6, "chunking": "keyed"}})
+    assert got.model_["preprocessing"]["scale"] == want.model_["preprocessing"]["scale"]
+    np.testing.assert_allclose(got.coef_, want.coef_, rtol=TOL, atol=TOL)
+    # the unscaled fit differs: the transform did reach the executors
+    plain = hs.fit(frame(spark, X, y, ids=np.arange(len(y))), id_col="id", random_state=8, **CASES["ht-frank-wolfe"])
+    assert not np.allclose(plain.coef_, got.coef_)
 
 
 def test_ids_from_the_partition_order_when_no_id_column(spark, lin):

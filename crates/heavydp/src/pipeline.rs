@@ -725,7 +725,7 @@ fn fit_with(
                 loss: r.loss,
                 domain: domain.as_ref(),
             };
-            let report = match external.as_deref_mut() {
+            let report = match external {
                 Some(ext) => r
                     .algorithm
                     .fit_with_sums(&problem, ext, alg_budget, rng, observer),

@@ -607,6 +607,15 @@ impl Chunks {
     }
 }
 
+/// Which rows a sum reads: every record, or one chunk of a data-independent split.
+#[derive(Debug, Clone, Copy)]
+pub enum Selection<'a> {
+    /// Every record (`clipped-gd`: all n records at every step).
+    All,
+    /// Chunk `index` of `chunks` (the one-pass algorithms).
+    Chunk { chunks: &'a Chunks, index: usize },
+}
+
 /// Checks T ≤ n before any work (the "n smaller than the number of chunks" error).
 pub fn check_chunks(algorithm: &'static str, n: usize, t: usize) -> Result<(), FitError> {
     if t == 0 || t > n {

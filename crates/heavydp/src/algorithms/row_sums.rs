@@ -22,6 +22,7 @@
 //! Only d-vectors and row counts come back; the noise, the mechanisms and the ledger
 //! stay with the algorithm, in this process.
 
+pub use super::Selection;
 use super::{Chunks, FitError, KeyedPermutation};
 use crate::algorithms::iht::{clipped_weighted_sum, support_of};
 use crate::data::{standardise, ColumnMap, Dataset};
@@ -61,15 +62,6 @@ pub enum Kernel {
 pub fn huber_weight(tau: f64, y_clip: Option<f64>) -> impl Fn(f64, f64, f64) -> f64 + Sync {
     let y_clip = y_clip.unwrap_or(f64::INFINITY);
     move |margin: f64, _, y: f64| (y.clamp(-y_clip, y_clip) - margin).clamp(-tau, tau)
-}
-
-/// Which rows a sum reads: every record, or one chunk of a data-independent split.
-#[derive(Debug, Clone, Copy)]
-pub enum Selection<'a> {
-    /// Every record (`clipped-gd`: all n records at every step).
-    All,
-    /// Chunk `index` of `chunks` (the one-pass algorithms).
-    Chunk { chunks: &'a Chunks, index: usize },
 }
 
 /// The source of an algorithm's per-iteration row sums.

@@ -187,12 +187,13 @@ fn external_fits_equal_local_fits_up_to_reassociation() {
             .collect()
     };
     let keyed = params(&[("chunking", "keyed")]);
-    let cases: Vec<(
+    type Case<'a> = (
         Box<dyn PrivateAlgorithm>,
         LossKind,
-        &dyn crate::constraints::ConstraintSet,
+        &'a dyn crate::constraints::ConstraintSet,
         Budget,
-    )> = vec![
+    );
+    let cases: Vec<Case> = vec![
         (
             Box::new(HtFrankWolfe::from_params(&keyed).unwrap()),
             LossKind::Squared,

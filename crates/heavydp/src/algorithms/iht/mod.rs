@@ -229,7 +229,7 @@ impl IhtLoop<'_> {
     where
         F: FnMut(usize, &[usize], &mut Vec<f64>),
     {
-        use crate::algorithms::row_sums::Selection;
+        use crate::algorithms::Selection;
         let all_rows: Vec<usize> = match self.passes {
             Passes::Chunked(_) => vec![],
             Passes::FullData => (0..data.n()).collect(),
@@ -245,7 +245,7 @@ impl IhtLoop<'_> {
     }
 
     /// [`IhtLoop::run`] with the rows of each step given as a
-    /// [`Selection`](crate::algorithms::row_sums::Selection) (the chunk, not its row
+    /// [`Selection`](crate::algorithms::Selection) (the chunk, not its row
     /// list: what a distributed step needs, issue 17); the step may fail.
     pub fn run_selected<F>(
         &self,
@@ -258,11 +258,11 @@ impl IhtLoop<'_> {
     where
         F: FnMut(
             usize,
-            crate::algorithms::row_sums::Selection<'_>,
+            crate::algorithms::Selection<'_>,
             &mut Vec<f64>,
         ) -> Result<(), crate::algorithms::FitError>,
     {
-        use crate::algorithms::row_sums::Selection;
+        use crate::algorithms::Selection;
         use crate::mechanisms::{release, release_on_chunk};
         use crate::privacy::{Accountant, PrivacyLedger};
         let big_t = self.steps.len();
