@@ -41,7 +41,9 @@ def write_data(path, n, d, seed, chunk=500_000):
         cols = {f"x{j + 1}": X[:, j] for j in range(d)}
         cols["y"] = y
         cols["row_id"] = np.arange(start, start + m, dtype=np.int64)
-        pq.write_table(pa.table(cols), path / f"part-{k:05d}.parquet", compression="snappy")
+        pq.write_table(
+            pa.table(cols), path / f"part-{k:05d}.parquet", compression="snappy", row_group_size=50_000
+        )
     return w
 
 
