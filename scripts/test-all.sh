@@ -19,7 +19,7 @@ export PATH="$PWD/.venv/bin:$PATH"   # maturin, for the no-isolation build below
 if ! java -version >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then
         SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
-        $SUDO apt-get install -y -qq openjdk-17-jre-headless >/dev/null 2>&1 \
+        { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq openjdk-17-jre-headless; } >/dev/null 2>&1 \
             || echo "note: Java 17 could not be installed: the Spark tests will be skipped" >&2
     else
         echo "note: no Java and no apt-get: the Spark tests will be skipped" >&2
