@@ -22,7 +22,8 @@ use crate::data::Dataset;
 use crate::loss::LossKind;
 use crate::model::ModelFile;
 use crate::preprocess::{
-    self, InterceptMode, ScaleMode, Standardization, AUTO_BOUND, DEFAULT_PREPROCESS_SHARE,
+    self, quantile::PublicGrid, InterceptMode, ScaleMode, Standardization, AUTO_BOUND,
+    DEFAULT_PREPROCESS_SHARE,
 };
 use crate::privacy::{Budget, PhasedLedger, PrivacyModel};
 use rand::RngCore;
@@ -580,6 +581,16 @@ pub fn fit(
         messages.push(
             "intercept-only: the private scaling cannot locate the target at this n and ε (preprocess::target_scaling_check); the target is left unscaled and the intercept is the private median of the responses".into(),
         );
+        // the median on the 124 929-point public grid: a release outside the data has
+        // utility ≤ −n/2, probability ≤ |G|·exp(−ε·n/4) (the bound of
+        // preprocess::target_scaling_check); below 4·ln(|G|/β) it certifies nothing
+        let needed = 4.0 * (PublicGrid::LEN as f64 / preprocess::SCALING_FAILURE).ln();
+        let ne = n as f64 * budget.epsilon;
+        if ne < needed {
+            messages.push(format!(
+                "intercept-only: n·ε = {ne:.1} < {needed:.1}: even the private median of the responses may land far outside them; declare the target's centre and scale with --scale public:FILE.json"
+            ));
+        }
     }
     let (scale_frac, intercept_frac) = match (private_scale, private_intercept) {
         (_, true) if intercept_only && (logistic || raw_target_intercept) => (0.0, 1.0),

@@ -191,7 +191,7 @@ fn auto_picks_by_public_quantities_and_says_why() {
 /// locate the target (a public check of n, d, ε, δ); before the check, `auto` gave MSEs
 /// of 10¹⁷–10²⁴ in 6 fits of 9 (target scales of 10⁹–10¹²). `auto` now fits the
 /// intercept alone and stays within 10 % of the constant; an explicit clipped-gd gets a
-/// note and, with the target's half of the scaling budget, no blow-up; at ε = 2 the check
+/// note and, with the target's double ε₀, no blow-up; at ε = 2 the check
 /// passes and `auto` fits clipped-gd, which beats the constant.
 #[test]
 fn small_n_regression_auto_never_blows_up_the_target_scale() {
