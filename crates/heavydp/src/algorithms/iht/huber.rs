@@ -78,7 +78,7 @@
 //! ```
 
 use super::super::*;
-use super::{sparse_budget, tian_sizes, IhtLoop};
+use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "dp-iht-huber";
@@ -130,11 +130,7 @@ impl Default for DpIhtHuber {
 /// The resolved, public plan of a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DpIhtHuberPlan {
-    pub s_star: usize,
-    pub radius: f64,
-    pub s: usize,
-    pub big_t: usize,
-    pub m: usize,
+    pub sizes: IhtSizes,
     pub k: f64,
     pub eta: f64,
     pub tau: f64,
@@ -237,46 +233,6 @@ impl DpIhtHuber {
         }
     }
 
-    /// Resolves every parameter from public quantities (n, d, s*, ε, δ, the user's values).
-    pub fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtHuberPlan, FitError> {
-        let (s_star, radius) = sparse_domain(NAME, problem.domain)?;
-        let n = problem.data.n();
-        let d = problem.data.d();
-        let (s, k, big_t) = tian_sizes(NAME, self.s, self.k, self.t, s_star, n, d)?;
-        let m = n / big_t;
-        let eta = self.eta.unwrap_or(preset_eta(self.preset));
-        let tau = match self.tau {
-            TauRule::Loss => match problem.loss {
-                LossKind::Huber { tau } => tau,
-                _ => 1.0,
-            },
-            TauRule::Theory => {
-                let log_d = (d as f64).ln().max(1.0);
-                let base = n as f64
-                    / (big_t as f64
-                        * (s_star.max(1) as f64).powf(1.5)
-                        * (-budget.delta.ln()).max(1.0).sqrt()
-                        * log_d);
-                base.powf(1.0 / (1.0 + self.zeta))
-            }
-        };
-        let lambda = huber_step_sensitivity(self.lambda_factor, eta, tau, k, m);
-        let proven_lambda = huber_step_sensitivity(2.0, eta, tau, k, m);
-        Ok(DpIhtHuberPlan {
-            s_star,
-            radius,
-            s,
-            big_t,
-            m,
-            k,
-            eta,
-            tau,
-            lambda,
-            proven_lambda,
-            delta: budget.delta,
-        })
-    }
-
     /// With `lambda_factor = 1`: the ε that Peeling's noise (calibrated at the printed λ)
     /// certifies at the proven λ (per chunk, hence overall by parallel composition);
     /// `None` with the proven factor 2 or at ε = ∞.
@@ -289,7 +245,7 @@ impl DpIhtHuber {
             return Ok(None);
         }
         let printed = Peeling::calibrated(
-            plan.s,
+            plan.sizes.s,
             plan.lambda,
             budget.epsilon,
             budget.delta,
@@ -301,26 +257,47 @@ impl DpIhtHuber {
     }
 }
 
-impl PrivateAlgorithm for DpIhtHuber {
-    fn name(&self) -> &'static str {
-        NAME
+impl IhtAlgorithm for DpIhtHuber {
+    type Plan = DpIhtHuberPlan;
+    const NAME: &'static str = NAME;
+    const LOSSES: &'static [&'static str] = &["huber"];
+
+    fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtHuberPlan, FitError> {
+        let user = (self.s, self.k, self.t);
+        let (sizes, k) = tian_sizes(NAME, problem, user, true)?;
+        let (n, d) = (problem.data.n(), problem.data.d());
+        let eta = self.eta.unwrap_or(preset_eta(self.preset));
+        let tau = match self.tau {
+            TauRule::Loss => match problem.loss {
+                LossKind::Huber { tau } => tau,
+                _ => 1.0,
+            },
+            TauRule::Theory => {
+                let log_d = (d as f64).ln().max(1.0);
+                let base = n as f64
+                    / (sizes.big_t as f64
+                        * (sizes.s_star.max(1) as f64).powf(1.5)
+                        * (-budget.delta.ln()).max(1.0).sqrt()
+                        * log_d);
+                base.powf(1.0 / (1.0 + self.zeta))
+            }
+        };
+        let lambda = huber_step_sensitivity(self.lambda_factor, eta, tau, k, sizes.m);
+        let proven_lambda = huber_step_sensitivity(2.0, eta, tau, k, sizes.m);
+        Ok(DpIhtHuberPlan {
+            sizes,
+            k,
+            eta,
+            tau,
+            lambda,
+            proven_lambda,
+            delta: budget.delta,
+        })
     }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through IhtLoop::run_clipped
-    }
-    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = sparse_budget(NAME, problem, budget, &["huber"])?;
-        let plan = self.plan(problem, &budget)?;
-        Peeling::calibrated(
-            plan.s,
-            plan.lambda,
-            budget.epsilon,
-            budget.delta,
-            self.calibration,
-        )?;
+
+    fn check(&self, plan: &DpIhtHuberPlan, budget: &Budget) -> Result<(), FitError> {
+        let call = (budget.epsilon, budget.delta);
+        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)?;
         if let Some(certified) = self.printed_certified_epsilon(&plan, &budget)? {
             if certified > budget.epsilon {
                 return Err(FitError::BadParameter {
@@ -328,46 +305,35 @@ impl PrivateAlgorithm for DpIhtHuber {
                     param: "lambda_factor".into(),
                     reason: format!(
                         "lambda_factor = 1 calibrates Peeling at the printed lambda = eta*tau*K/m, half the replace-one sensitivity 2*eta*tau*K/m (spec Tian T3); at the true sensitivity its noise certifies only epsilon = {certified:.4} (delta = {:e}, s = {}), above the budget {}; use lambda_factor=2",
-                        budget.delta, plan.s, budget.epsilon
+                        budget.delta, plan.sizes.s, budget.epsilon
                     ),
                 });
             }
         }
         Ok(())
     }
-    fn fit(
+
+    fn run(
         &self,
         problem: &Problem,
         budget: Budget,
+        plan: DpIhtHuberPlan,
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
-        let budget = with_default_delta(budget, problem.data.n());
-        let plan = self.plan(problem, &budget)?;
-        let steps = vec![plan.eta; plan.big_t];
-        let lambdas = vec![plan.proven_lambda; plan.big_t];
-        let printed = vec![plan.lambda; plan.big_t];
-        let mut iht = IhtLoop::chunked(
-            NAME,
-            plan.s,
-            plan.radius,
-            self.chunking,
-            self.calibration,
-            &budget,
-            &steps,
-            &lambdas,
-        );
-        iht.printed_lambdas = (self.lambda_factor < 2.0).then_some(&printed[..]);
+        let peeling = (self.chunking, self.calibration);
+        let schedule = plan.sizes.constant(plan.eta, plan.proven_lambda);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
+        if self.lambda_factor < 2.0 {
+            iht.printed_lambdas = Some(vec![plan.lambda; plan.sizes.big_t]);
+        }
         let tau = plan.tau;
         let y_clip = self.y_clip.unwrap_or(f64::INFINITY);
         // Descent direction: ψ_τ(ỹ − ⟨x̃, β⟩), |ψ_τ| ≤ τ.
         let weight =
             move |margin: f64, _, y: f64| (y.clamp(-y_clip, y_clip) - margin).clamp(-tau, tau);
         let run = iht.run_clipped(problem.data, budget, plan.k, weight, rng, observer)?;
-        let mut h = iht.hyperparameters(&run);
-        hp(&mut h, "preset", self.preset.name());
-        hp(&mut h, "s_star", plan.s_star);
+        let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);
         hp(&mut h, "tau", plan.tau);
         hp(
@@ -388,7 +354,7 @@ impl PrivateAlgorithm for DpIhtHuber {
             hp(&mut h, "proven_lambda", plan.proven_lambda);
             hp(&mut h, "certified_epsilon", c);
         }
-        hp(&mut h, "radius", plan.radius);
+        hp(&mut h, "radius", plan.sizes.radius);
         if let Some(r) = self.y_clip {
             hp(&mut h, "y_clip", r);
         }

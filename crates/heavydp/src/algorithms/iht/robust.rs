@@ -59,9 +59,9 @@
 
 use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
-use super::{sparse_budget, sparsity_and_iterations, IhtLoop};
+use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
-use crate::mechanisms::{Peeling, PeelingCalibration};
+use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "ht-sparse-opt";
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
@@ -149,12 +149,8 @@ impl Default for HtSparseOpt {
 /// The resolved, public plan of a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HtSparseOptPlan {
-    pub s_star: usize,
-    /// ℓ2 radius R of the domain (the output is projected on it).
-    pub radius: f64,
-    pub s: usize,
-    pub big_t: usize,
-    pub m: usize,
+    /// (the output is projected on the domain's ℓ2 radius R once, at the end)
+    pub sizes: IhtSizes,
     pub k: f64,
     pub eta: f64,
     pub lambda_reg: f64,
@@ -248,18 +244,19 @@ impl HtSparseOpt {
             ],
         }
     }
+}
 
-    /// Resolves every parameter from public quantities.
-    pub fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseOptPlan, FitError> {
-        let (s_star, radius) = sparse_domain(NAME, problem.domain)?;
+impl IhtAlgorithm for HtSparseOpt {
+    type Plan = HtSparseOptPlan;
+    const NAME: &'static str = NAME;
+    const LOSSES: &'static [&'static str] = LOSSES;
+
+    fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseOptPlan, FitError> {
         let n = problem.data.n();
-        let d = problem.data.d();
         let eps = formula_epsilon(budget);
-        let ratio = self.gamma / self.mu;
         let theory = self.preset == SparseOptPreset::Theory;
-        let (s, big_t) =
-            sparsity_and_iterations(NAME, self.s, self.c, self.t, theory, ratio, s_star, n, d)?;
-        let m = n / big_t;
+        let (user, ratio) = ((self.s, self.c, self.t), self.gamma / self.mu);
+        let sizes = sparsity_and_iterations(NAME, problem, user, theory, ratio)?;
         let ne = n as f64 * eps;
         let paper_k = ne * self.c2;
         let k = match self.k {
@@ -267,7 +264,7 @@ impl HtSparseOpt {
             ScaleRule::Paper => paper_k,
             ScaleRule::Preset if self.preset == SparseOptPreset::Paper => paper_k,
             ScaleRule::Preset | ScaleRule::Theory => {
-                let st = s as f64 * big_t as f64;
+                let st = sizes.s as f64 * sizes.big_t as f64;
                 let l = (st / self.fail_prob).ln().max(1.0);
                 (ne * ne * self.tau * self.tau / (st * st * l)).powf(0.25)
             }
@@ -284,54 +281,30 @@ impl HtSparseOpt {
         let paper_lambda = self
             .paper_lambda
             .unwrap_or(self.preset == SparseOptPreset::Paper);
-        let proven = eta * robust_gradient_sensitivity(k, m);
+        let proven = eta * robust_gradient_sensitivity(k, sizes.m);
         let lambda = if paper_lambda { 3.0 * proven } else { proven };
         Ok(HtSparseOptPlan {
-            s_star,
-            radius,
-            s,
-            big_t,
-            m,
+            sizes,
             k,
             eta,
             lambda_reg,
             lambda,
         })
     }
-}
 
-impl PrivateAlgorithm for HtSparseOpt {
-    fn name(&self) -> &'static str {
-        NAME
+    fn check(&self, plan: &HtSparseOptPlan, budget: &Budget) -> Result<(), FitError> {
+        let call = (budget.epsilon, budget.delta);
+        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
     }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through gradient_of and Dataset::read_row
-    }
-    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = sparse_budget(NAME, problem, budget, LOSSES)?;
-        let plan = self.plan(problem, &budget)?;
-        Peeling::calibrated(
-            plan.s,
-            plan.lambda,
-            budget.epsilon,
-            budget.delta,
-            self.calibration,
-        )?;
-        Ok(())
-    }
-    fn fit(
+
+    fn run(
         &self,
         problem: &Problem,
         budget: Budget,
+        plan: HtSparseOptPlan,
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
-        let budget = with_default_delta(budget, problem.data.n());
-        let plan = self.plan(problem, &budget)?;
         let data = problem.data;
         let d = data.d();
         let estimator =
@@ -340,18 +313,9 @@ impl PrivateAlgorithm for HtSparseOpt {
                 param: "k".into(),
                 reason: e.to_string(),
             })?;
-        let steps = vec![plan.eta; plan.big_t];
-        let lambdas = vec![plan.lambda; plan.big_t];
-        let mut iht = IhtLoop::chunked(
-            NAME,
-            plan.s,
-            plan.radius,
-            self.chunking,
-            self.calibration,
-            &budget,
-            &steps,
-            &lambdas,
-        );
+        let peeling = (self.chunking, self.calibration);
+        let schedule = plan.sizes.constant(plan.eta, plan.lambda);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
         // The paper's output is improper; heavydp projects it on the domain's ℓ2 ball
         // once, after the last Peeling.
         iht.project_each_step = false;
@@ -384,8 +348,7 @@ impl PrivateAlgorithm for HtSparseOpt {
             }
         };
         let run = iht.run(data, budget, step, rng, observer)?;
-        let mut h = iht.hyperparameters(&run);
-        hp(&mut h, "preset", self.preset.name());
+        let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(
             &mut h,
             "task",
@@ -395,7 +358,6 @@ impl PrivateAlgorithm for HtSparseOpt {
                 "loss"
             },
         );
-        hp(&mut h, "s_star", plan.s_star);
         hp(&mut h, "k", plan.k);
         hp(&mut h, "beta", self.beta);
         hp(&mut h, "tau", self.tau);
