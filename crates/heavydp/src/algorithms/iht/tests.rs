@@ -24,13 +24,7 @@ fn sparse(scenario: &str, n: usize, d: usize, s: usize, seed: u64) -> (Dataset, 
     (data, truth.w_star)
 }
 
-pub(super) fn l2_dist(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y) * (x - y))
-        .sum::<f64>()
-        .sqrt()
-}
+pub(super) use crate::linalg::dist2 as l2_dist;
 
 /// Exact top-s hard thresholding (ties by smallest index).
 pub(super) fn hard_threshold(v: &[f64], s: usize) -> Vec<f64> {
@@ -196,7 +190,10 @@ fn alg5_defaults_and_sensitivity_match_the_spec() {
     let p = Problem::new(&data, LossKind::Squared, &domain);
     let budget = with_default_delta(Budget::pure(1.0).unwrap(), 8000);
     let plan = HtSparseOpt::default().plan(&p, &budget).unwrap();
-    assert_eq!((plan.sizes.s, plan.sizes.big_t, plan.sizes.m), (40, 8, 1000));
+    assert_eq!(
+        (plan.sizes.s, plan.sizes.big_t, plan.sizes.m),
+        (40, 8, 1000)
+    );
     let k = (8000f64.powi(2) / (320f64.powi(2) * (320.0f64 / 0.05).ln())).powf(0.25);
     assert!((plan.k - k).abs() < 1e-12);
     assert!((plan.k - 2.9).abs() < 0.05, "k {}", plan.k);
