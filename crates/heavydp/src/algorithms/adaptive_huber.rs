@@ -1238,14 +1238,7 @@ impl PrivateAlgorithm for AdaHuber {
         PrivacyModel::None
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_common(
-            NAME,
-            self.privacy_model(),
-            problem,
-            budget,
-            &["huber", "squared"],
-            &["sparse"],
-        )?;
+        check_problem(self, problem, budget, &["huber", "squared"], &["sparse"])?;
         self.plan(problem)?;
         Ok(())
     }

@@ -489,15 +489,9 @@ impl PrivateAlgorithm for PrivateGd {
 
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         let name = self.name();
-        let budget = with_default_delta(*budget, problem.data.n());
-        check_common(
-            name,
-            PrivacyModel::Approx,
-            problem,
-            &budget,
-            &["squared", "logistic", "huber", "absolute"],
-            &["l1-ball", "l2-ball", "simplex", "polytope"],
-        )?;
+        let losses = ["squared", "logistic", "huber", "absolute"];
+        let domains = ["l1-ball", "l2-ball", "simplex", "polytope"];
+        let budget = approx_budget(name, problem, budget, &losses, &domains)?;
         if self.estimator == GradientEstimator::IterativeUpdating
             && self.solver == EstimateSolver::Exact
             && problem.data.d() > 2
@@ -524,8 +518,7 @@ impl PrivateAlgorithm for PrivateGd {
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
-        let budget = with_default_delta(budget, problem.data.n());
+        let budget = validated_budget(self, problem, budget)?;
         let data = problem.data;
         let (n, d) = (data.n(), data.d());
         let plan = self.plan(n, d, &budget)?;

@@ -53,7 +53,7 @@
 //! outside [0, 1); δ ∉ (0, 1); an (ε, δ, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{check_peeling, sparse_info, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "dp-iht-l1";
@@ -65,6 +65,16 @@ pub enum SignFeatures {
     Raw,
     /// sign(⟨x̃_i, β⟩ − y_i) with the clipped features (ℓ1 subgradient on clipped data).
     Clipped,
+}
+
+impl SignFeatures {
+    /// The parameter value (`sign_features=raw|clipped`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SignFeatures::Raw => "raw",
+            SignFeatures::Clipped => "clipped",
+        }
+    }
 }
 
 /// `dp-iht-l1` (Tian et al. Alg. 3). See the module docs.
@@ -156,66 +166,61 @@ impl DpIhtL1 {
     }
 
     pub fn info() -> AlgorithmInfo {
-        AlgorithmInfo {
-            name: NAME,
-            use_when: "sparse median (l1) regression, very heavy tails or outliers",
-            paper: "Tian, Ding, Tao, Xiang & Wang, Alg. 3 (DP-IHT-L)",
-            privacy: "approx",
-            losses: vec!["absolute"],
-            domains: vec!["sparse"],
-            parameters: vec![
-                ParamInfo {
-                    name: "preset",
-                    default: "theory",
-                    meaning: "theory: eta0 = 0.5; paper: eta0 = 0.01 (both T = ceil(ln n))",
-                    source: "Tian Thm 5.2 (spec T10); Sec. 6",
-                },
-                ParamInfo {
-                    name: "eta",
-                    default: "preset: 0.5 (theory) or 0.01 (paper)",
-                    meaning: "initial step size eta_0",
-                    source: "Tian Thm 5.2; Sec. 6",
-                },
-                ParamInfo {
-                    name: "decay",
-                    default: "0",
-                    meaning: "public geometric decay c: eta_t = eta_0 (1-c)^min(t, switch)",
-                    source: "Tian Thm 5.2 phase one (spec T10)",
-                },
-                ParamInfo {
-                    name: "switch",
-                    default: "T",
-                    meaning: "iteration after which the step stays constant (phase two)",
-                    source: "Tian Thm 5.2 phase two (spec T10)",
-                },
-                ParamInfo {
-                    name: "s",
-                    default: "s* (--sparsity)",
-                    meaning: "coordinates kept by Peeling",
-                    source: "Tian Sec. 6 (spec T17)",
-                },
-                ParamInfo {
-                    name: "K",
-                    default: "max(1, ln d)",
-                    meaning: "feature clipping level",
-                    source: "Tian Sec. 6 (K = log d)",
-                },
-                ParamInfo {
-                    name: "T",
-                    default: "ceil(ln n)",
-                    meaning: "iterations = disjoint data chunks",
-                    source: "Tian Thm 5.3 (spec T8)",
-                },
-                ParamInfo {
-                    name: "sign_features",
-                    default: "raw",
-                    meaning: "features inside sign(.): raw (as printed) or clipped",
-                    source: "spec T4",
-                },
-                Chunking::param_info(),
-                PeelingCalibration::param_info(),
-            ],
-        }
+        let what = (
+            "sparse median (l1) regression, very heavy tails or outliers",
+            "Tian, Ding, Tao, Xiang & Wang, Alg. 3 (DP-IHT-L)",
+        );
+        let parameters = vec![
+            ParamInfo {
+                name: "preset",
+                default: "theory",
+                meaning: "theory: eta0 = 0.5; paper: eta0 = 0.01 (both T = ceil(ln n))",
+                source: "Tian Thm 5.2 (spec T10); Sec. 6",
+            },
+            ParamInfo {
+                name: "eta",
+                default: "preset: 0.5 (theory) or 0.01 (paper)",
+                meaning: "initial step size eta_0",
+                source: "Tian Thm 5.2; Sec. 6",
+            },
+            ParamInfo {
+                name: "decay",
+                default: "0",
+                meaning: "public geometric decay c: eta_t = eta_0 (1-c)^min(t, switch)",
+                source: "Tian Thm 5.2 phase one (spec T10)",
+            },
+            ParamInfo {
+                name: "switch",
+                default: "T",
+                meaning: "iteration after which the step stays constant (phase two)",
+                source: "Tian Thm 5.2 phase two (spec T10)",
+            },
+            ParamInfo {
+                name: "s",
+                default: "s* (--sparsity)",
+                meaning: "coordinates kept by Peeling",
+                source: "Tian Sec. 6 (spec T17)",
+            },
+            ParamInfo {
+                name: "K",
+                default: "max(1, ln d)",
+                meaning: "feature clipping level",
+                source: "Tian Sec. 6 (K = log d)",
+            },
+            ParamInfo {
+                name: "T",
+                default: "ceil(ln n)",
+                meaning: "iterations = disjoint data chunks",
+                source: "Tian Thm 5.3 (spec T8)",
+            },
+            ParamInfo {
+                name: "sign_features",
+                default: "raw",
+                meaning: "features inside sign(.): raw (as printed) or clipped",
+                source: "spec T4",
+            },
+        ];
+        sparse_info(NAME, what, &["absolute"], parameters, true)
     }
 }
 
@@ -306,14 +311,7 @@ impl IhtAlgorithm for DpIhtL1 {
         hp(&mut h, "decay", self.decay);
         hp(&mut h, "switch", self.switch.unwrap_or(plan.sizes.big_t));
         hp(&mut h, "radius", plan.sizes.radius);
-        hp(
-            &mut h,
-            "sign_features",
-            match self.sign_features {
-                SignFeatures::Raw => "raw",
-                SignFeatures::Clipped => "clipped",
-            },
-        );
+        hp(&mut h, "sign_features", self.sign_features.name());
         let mut notes = vec![];
         if budget.is_non_private() {
             notes.push("epsilon = inf: Peeling is exact hard thresholding".into());

@@ -78,7 +78,7 @@
 //! ```
 
 use super::super::*;
-use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{check_peeling, sparse_info, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "dp-iht-huber";
@@ -90,6 +90,16 @@ pub enum TauRule {
     Loss,
     /// Theorem 4.2 / proof tuning (spec T6), from n, T, s*, δ, d and the declared ζ.
     Theory,
+}
+
+impl TauRule {
+    /// The parameter value (`tau_rule=loss|theory`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TauRule::Loss => "loss",
+            TauRule::Theory => "theory",
+        }
+    }
 }
 
 /// `dp-iht-huber` (Tian et al. Alg. 1). See the module docs.
@@ -209,28 +219,23 @@ impl DpIhtHuber {
     }
 
     pub fn info() -> AlgorithmInfo {
-        AlgorithmInfo {
-            name: NAME,
-            use_when: "sparse linear regression, heavy-tailed response noise",
-            paper: "Tian, Ding, Tao, Xiang & Wang, Alg. 1 (DP-IHT-H)",
-            privacy: "approx",
-            losses: vec!["huber"],
-            domains: vec!["sparse"],
-            parameters: vec![
-                ParamInfo { name: "preset", default: "theory", meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))", source: "Tian Thm 4.2 (eta = O(1)); Sec. 6" },
-                ParamInfo { name: "eta", default: "preset: 0.5 (theory) or 0.01 (paper)", meaning: "step size", source: "Tian Thm 4.2; Sec. 6" },
-                ParamInfo { name: "s", default: "s* (--sparsity)", meaning: "coordinates kept by Peeling", source: "Tian Thm 4.2 (s = O(s*)); Sec. 6" },
-                ParamInfo { name: "K", default: "max(1, ln d)", meaning: "feature clipping level", source: "Tian Sec. 6 (K = log d)" },
-                ParamInfo { name: "T", default: "ceil(ln n)", meaning: "iterations = disjoint data chunks", source: "Tian Thm 4.2 (T = O(log n)); spec T8" },
-                ParamInfo { name: "tau", default: "1", meaning: "Huber parameter (a parameter of --loss huber)", source: "Tian Sec. 6" },
-                ParamInfo { name: "tau_rule", default: "loss", meaning: "loss: tau of --loss huber; theory: tau = (n/(T s*^1.5 sqrt(ln(1/delta)) ln d))^(1/(1+zeta))", source: "Tian Thm 4.2 (spec T6)" },
-                ParamInfo { name: "zeta", default: "1", meaning: "declared moment order 1+zeta of the noise, zeta in (0, 1] (tau_rule=theory only)", source: "Tian Assumption 2" },
-                ParamInfo { name: "lambda_factor", default: "2", meaning: "Peeling sensitivity factor: 2 = replace-one 2*eta*tau*K/m; 1 = as printed (noise at half the sensitivity; charged the epsilon it certifies at the true one, refused above the budget)", source: "spec T3" },
-                ParamInfo { name: "y_clip", default: "none", meaning: "optional response clipping level (per record, privacy-neutral)", source: "spec T2" },
-                Chunking::param_info(),
-                PeelingCalibration::param_info(),
-            ],
-        }
+        let what = (
+            "sparse linear regression, heavy-tailed response noise",
+            "Tian, Ding, Tao, Xiang & Wang, Alg. 1 (DP-IHT-H)",
+        );
+        let parameters = vec![
+            ParamInfo { name: "preset", default: "theory", meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))", source: "Tian Thm 4.2 (eta = O(1)); Sec. 6" },
+            ParamInfo { name: "eta", default: "preset: 0.5 (theory) or 0.01 (paper)", meaning: "step size", source: "Tian Thm 4.2; Sec. 6" },
+            ParamInfo { name: "s", default: "s* (--sparsity)", meaning: "coordinates kept by Peeling", source: "Tian Thm 4.2 (s = O(s*)); Sec. 6" },
+            ParamInfo { name: "K", default: "max(1, ln d)", meaning: "feature clipping level", source: "Tian Sec. 6 (K = log d)" },
+            ParamInfo { name: "T", default: "ceil(ln n)", meaning: "iterations = disjoint data chunks", source: "Tian Thm 4.2 (T = O(log n)); spec T8" },
+            ParamInfo { name: "tau", default: "1", meaning: "Huber parameter (a parameter of --loss huber)", source: "Tian Sec. 6" },
+            ParamInfo { name: "tau_rule", default: "loss", meaning: "loss: tau of --loss huber; theory: tau = (n/(T s*^1.5 sqrt(ln(1/delta)) ln d))^(1/(1+zeta))", source: "Tian Thm 4.2 (spec T6)" },
+            ParamInfo { name: "zeta", default: "1", meaning: "declared moment order 1+zeta of the noise, zeta in (0, 1] (tau_rule=theory only)", source: "Tian Assumption 2" },
+            ParamInfo { name: "lambda_factor", default: "2", meaning: "Peeling sensitivity factor: 2 = replace-one 2*eta*tau*K/m; 1 = as printed (noise at half the sensitivity; charged the epsilon it certifies at the true one, refused above the budget)", source: "spec T3" },
+            ParamInfo { name: "y_clip", default: "none", meaning: "optional response clipping level (per record, privacy-neutral)", source: "spec T2" },
+        ];
+        sparse_info(NAME, what, &["huber"], parameters, true)
     }
 
     /// With `lambda_factor = 1`: the ε that Peeling's noise (calibrated at the printed λ)
@@ -336,15 +341,7 @@ impl IhtAlgorithm for DpIhtHuber {
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);
         hp(&mut h, "tau", plan.tau);
-        hp(
-            &mut h,
-            "tau_rule",
-            if self.tau == TauRule::Theory {
-                "theory"
-            } else {
-                "loss"
-            },
-        );
+        hp(&mut h, "tau_rule", self.tau.name());
         if self.tau == TauRule::Theory {
             hp(&mut h, "zeta", self.zeta);
         }

@@ -40,7 +40,7 @@
 //! an (ε/T, δ/T, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes, Passes};
+use super::{check_peeling, sparse_info, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes, Passes};
 use crate::mechanisms::PeelingCalibration;
 use crate::privacy::calibration_target;
 
@@ -108,42 +108,38 @@ impl DpSlr {
     }
 
     pub fn info() -> AlgorithmInfo {
-        AlgorithmInfo {
-            name: NAME,
-            use_when: "sparse linear regression with light tails (baseline)",
-            paper: "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
-            privacy: "approx",
-            losses: vec!["squared"],
-            domains: vec!["sparse"],
-            parameters: vec![
-                bound_param_info("CONTRACT; Tian Sec. 6 used R = K = log d (spec T15)"),
-                ParamInfo {
-                    name: "preset",
-                    default: "theory",
-                    meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))",
-                    source: "Cai et al. (eta ~ 1/lambda_max); Tian Sec. 6",
-                },
-                ParamInfo {
-                    name: "eta",
-                    default: "preset: 0.5 (theory) or 0.01 (paper)",
-                    meaning: "step size eta_0",
-                    source: "Cai et al.; Tian Sec. 6",
-                },
-                ParamInfo {
-                    name: "s",
-                    default: "s* (--sparsity)",
-                    meaning: "coordinates kept by Peeling",
-                    source: "Tian Sec. 6",
-                },
-                ParamInfo {
-                    name: "T",
-                    default: "ceil(ln n)",
-                    meaning: "full-data iterations, each (eps/T, delta/T)-DP",
-                    source: "Cai et al. T ~ log n (spec T15)",
-                },
-                PeelingCalibration::param_info(),
-            ],
-        }
+        let what = (
+            "sparse linear regression with light tails (baseline)",
+            "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
+        );
+        let parameters = vec![
+            bound_param_info("CONTRACT; Tian Sec. 6 used R = K = log d (spec T15)"),
+            ParamInfo {
+                name: "preset",
+                default: "theory",
+                meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))",
+                source: "Cai et al. (eta ~ 1/lambda_max); Tian Sec. 6",
+            },
+            ParamInfo {
+                name: "eta",
+                default: "preset: 0.5 (theory) or 0.01 (paper)",
+                meaning: "step size eta_0",
+                source: "Cai et al.; Tian Sec. 6",
+            },
+            ParamInfo {
+                name: "s",
+                default: "s* (--sparsity)",
+                meaning: "coordinates kept by Peeling",
+                source: "Tian Sec. 6",
+            },
+            ParamInfo {
+                name: "T",
+                default: "ceil(ln n)",
+                meaning: "full-data iterations, each (eps/T, delta/T)-DP",
+                source: "Cai et al. T ~ log n (spec T15)",
+            },
+        ];
+        sparse_info(NAME, what, &["squared"], parameters, false)
     }
 }
 

@@ -31,7 +31,6 @@ pub use least_squares::{slr_step_sensitivity, DpSlr, DpSlrPlan};
 pub use robust::{HtSparseOpt, HtSparseOptPlan, SparseOptPreset, SparseTask};
 pub use truncated::{HtSparseLinreg, HtSparseLinregPlan};
 
-
 use crate::linalg::block_rows;
 #[cfg(doc)]
 use crate::linalg::RawRows;
@@ -181,7 +180,10 @@ impl<'a> IhtLoop<'a> {
     pub fn chunked(
         name: &'static str,
         sizes: &'a IhtSizes,
-        (chunking, calibration): (crate::algorithms::Chunking, crate::mechanisms::PeelingCalibration),
+        (chunking, calibration): (
+            crate::algorithms::Chunking,
+            crate::mechanisms::PeelingCalibration,
+        ),
         budget: &crate::privacy::Budget,
         (steps, lambdas): (Vec<f64>, Vec<f64>),
     ) -> IhtLoop<'a> {
@@ -261,13 +263,14 @@ impl<'a> IhtLoop<'a> {
                 project_l2(&mut w, self.sizes.radius);
             }
             scales.push(peeling.scale);
-            trace.push(crate::algorithms::TraceRecord {
-                iteration: t + 1,
-                step_size: self.steps[t],
-                noise_scale: peeling.scale,
-                epsilon_spent: ledger.spent().0,
-            });
-            observer.on_iteration(t + 1);
+            let (step, scale) = (self.steps[t], peeling.scale);
+            crate::algorithms::TraceRecord::push(
+                &mut trace,
+                observer,
+                &ledger,
+                t + 1,
+                (step, scale),
+            );
         }
         observer.on_finish();
         // Post-processing (no privacy cost); keeps the support.
@@ -362,8 +365,9 @@ impl IhtSizes {
 /// constant, from public quantities only), the checks on that plan and the run itself
 /// (its gradient step in [`IhtLoop`]). Each such type is a
 /// [`PrivateAlgorithm`](crate::algorithms::PrivateAlgorithm) through the one impl below:
-/// `validate` = the common checks ([`sparse_budget`]) + `plan` + `check`; `fit` = the
-/// same, then `run` on the budget with its defaulted δ.
+/// `validate` = the common checks ([`approx_budget`](crate::algorithms::approx_budget),
+/// domain `sparse`) + `plan` + `check`; `fit` = the same, then `run` on the budget with
+/// its defaulted δ.
 pub trait IhtAlgorithm {
     /// The resolved, public plan of a fit.
     type Plan;
@@ -400,7 +404,8 @@ pub trait IhtAlgorithm {
         problem: &crate::algorithms::Problem,
         budget: &crate::privacy::Budget,
     ) -> Result<(crate::privacy::Budget, Self::Plan), crate::algorithms::FitError> {
-        let budget = sparse_budget(Self::NAME, problem, budget, Self::LOSSES)?;
+        let (name, losses) = (Self::NAME, Self::LOSSES);
+        let budget = crate::algorithms::approx_budget(name, problem, budget, losses, &["sparse"])?;
         let plan = self.plan(problem, &budget)?;
         self.check(&plan, &budget)?;
         Ok((budget, plan))
@@ -438,6 +443,31 @@ impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
     }
 }
 
+/// The documentation row of an IHT algorithm: (ε, δ)-DP on the `sparse` domain, its
+/// (use when, paper), losses and own parameters, then those of Peeling's calibration
+/// and, for the `chunked` ones, of the chunking.
+pub(crate) fn sparse_info(
+    name: &'static str,
+    (use_when, paper): (&'static str, &'static str),
+    losses: &[&'static str],
+    mut parameters: Vec<crate::algorithms::ParamInfo>,
+    chunked: bool,
+) -> crate::algorithms::AlgorithmInfo {
+    if chunked {
+        parameters.push(crate::algorithms::Chunking::param_info());
+    }
+    parameters.push(crate::mechanisms::PeelingCalibration::param_info());
+    crate::algorithms::AlgorithmInfo {
+        name,
+        paper,
+        use_when,
+        privacy: "approx",
+        losses: losses.to_vec(),
+        domains: vec!["sparse"],
+        parameters,
+    }
+}
+
 /// The check every IHT plan makes: Peeling keeping `s` coordinates at sensitivity
 /// `lambda` certifies the per-call (ε, δ) under `calibration` (the certification depends
 /// on (s, ε, δ) only; λ scales the noise).
@@ -449,28 +479,6 @@ pub(crate) fn check_peeling(
 ) -> Result<(), crate::algorithms::FitError> {
     crate::mechanisms::Peeling::calibrated(s, lambda, epsilon, delta, calibration)?;
     Ok(())
-}
-
-/// The checks every IHT algorithm's `validate` starts with: δ defaulted to n^{−1.1}
-/// when 0 ([`with_default_delta`](crate::algorithms::with_default_delta)), an (ε, δ)
-/// budget, one of `losses`, the `sparse` domain. Returns the budget the fit runs with.
-pub(crate) fn sparse_budget(
-    name: &'static str,
-    problem: &crate::algorithms::Problem,
-    budget: &crate::privacy::Budget,
-    losses: &[&str],
-) -> Result<crate::privacy::Budget, crate::algorithms::FitError> {
-    use crate::privacy::PrivacyModel;
-    let budget = crate::algorithms::with_default_delta(*budget, problem.data.n());
-    crate::algorithms::check_common(
-        name,
-        PrivacyModel::Approx,
-        problem,
-        &budget,
-        losses,
-        &["sparse"],
-    )?;
-    Ok(budget)
 }
 
 /// The Peeling whose noise was calibrated for `printed` but whose true ℓ∞ sensitivity is
@@ -525,7 +533,11 @@ pub(crate) fn tian_sizes(
 }
 
 /// s ∈ 1..=d.
-fn check_kept(algorithm: &'static str, s: usize, d: usize) -> Result<(), crate::algorithms::FitError> {
+fn check_kept(
+    algorithm: &'static str,
+    s: usize,
+    d: usize,
+) -> Result<(), crate::algorithms::FitError> {
     if s == 0 || s > d {
         return Err(crate::algorithms::FitError::BadParameter {
             algorithm,

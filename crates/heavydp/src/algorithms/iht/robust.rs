@@ -59,8 +59,8 @@
 
 use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
-use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
-use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
+use super::{check_peeling, sparse_info, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
+use crate::estimators::catoni::RobustWorkspace;
 use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "ht-sparse-opt";
@@ -94,6 +94,16 @@ pub enum SparseTask {
     Loss,
     /// Sparse mean of the feature vectors.
     Mean,
+}
+
+impl SparseTask {
+    /// The parameter value (`task=loss|mean`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SparseTask::Loss => "loss",
+            SparseTask::Mean => "mean",
+        }
+    }
 }
 
 /// `ht-sparse-opt` (Hu et al. Alg. 5). See the module docs.
@@ -216,33 +226,28 @@ impl HtSparseOpt {
     }
 
     pub fn info() -> AlgorithmInfo {
-        AlgorithmInfo {
-            name: NAME,
-            use_when: "sparse high-d linear/logistic/Huber fit, heavy-tailed gradients",
-            paper: "Hu, Ni, Xiao & Wang, Alg. 5",
-            privacy: "approx",
-            losses: LOSSES.to_vec(),
-            domains: vec!["sparse"],
-            parameters: vec![
-                ParamInfo { name: "preset", default: "heavydp", meaning: "heavydp: experiment s, T, eta with the proof's k; paper: all printed settings (k = c2*n*eps, lambda = 4*sqrt(2)*k*eta/m); theory: Theorem 8 with gamma, mu", source: "spec Hu F 'heavydp defaults'; Sec. 6.5; Thm 8" },
-                ParamInfo { name: "task", default: "loss", meaning: "loss: minimise the mean loss; mean: s*-sparse mean of the feature vectors", source: "Hu Sec. 5.2" },
-                ParamInfo { name: "c", default: "2", meaning: "s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5" },
-                ParamInfo { name: "s", default: "2*s*; theory: ceil(72 (gamma/mu)^2 s*), at most d", meaning: "number of coordinates kept by Peeling", source: "Hu Sec. 6.5; Thm 8 proof" },
-                ParamInfo { name: "T", default: "max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)", meaning: "iterations = disjoint chunks", source: "Hu Sec. 6.5; Thm 8" },
-                ParamInfo { name: "k", default: "(n^2 eps^2 tau^2 / ((s T)^2 ln(T s/zeta)))^(1/4); paper: c2*n*eps", meaning: "scale of the robust gradient (number, 'theory' or 'paper')", source: "Hu Thm 8 proof (spec H18); Sec. 6.5 (H21)" },
-                ParamInfo { name: "c2", default: "1", meaning: "multiplier of the printed k = c2*n*eps", source: "Hu Sec. 6.5 (unstated integer)" },
-                ParamInfo { name: "eta", default: "0.5; theory: 2/(3*gamma)", meaning: "step size", source: "Hu Sec. 6.5; Thm 8" },
-                ParamInfo { name: "beta", default: "1", meaning: "precision of the smoothing noise", source: "spec H19" },
-                ParamInfo { name: "tau", default: "1", meaning: "user-declared bound on E(d_j loss)^2", source: "Hu Assumption 4" },
-                ParamInfo { name: "fail_prob", default: "0.05", meaning: "failure probability zeta in k", source: "Hu Thm 8 proof" },
-                ParamInfo { name: "gamma", default: "1", meaning: "user-declared restricted smoothness (theory preset)", source: "Hu Thm 8" },
-                ParamInfo { name: "mu", default: "1", meaning: "user-declared restricted strong convexity (theory preset)", source: "Hu Thm 8" },
-                ParamInfo { name: "lambda_reg", default: "0.01 for logistic, 0 otherwise", meaning: "l2 penalty (lambda_reg/2)||w||^2 added exactly to the robust gradient", source: "spec H19 (Figs. 10-11)" },
-                ParamInfo { name: "peeling_lambda", default: "proven", meaning: "proven = 4*sqrt(2)*k*eta/(3m); paper = printed 4*sqrt(2)*k*eta/m", source: "spec H17" },
-                Chunking::param_info(),
-                PeelingCalibration::param_info(),
-            ],
-        }
+        let what = (
+            "sparse high-d linear/logistic/Huber fit, heavy-tailed gradients",
+            "Hu, Ni, Xiao & Wang, Alg. 5",
+        );
+        let parameters = vec![
+            ParamInfo { name: "preset", default: "heavydp", meaning: "heavydp: experiment s, T, eta with the proof's k; paper: all printed settings (k = c2*n*eps, lambda = 4*sqrt(2)*k*eta/m); theory: Theorem 8 with gamma, mu", source: "spec Hu F 'heavydp defaults'; Sec. 6.5; Thm 8" },
+            ParamInfo { name: "task", default: "loss", meaning: "loss: minimise the mean loss; mean: s*-sparse mean of the feature vectors", source: "Hu Sec. 5.2" },
+            ParamInfo { name: "c", default: "2", meaning: "s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5" },
+            ParamInfo { name: "s", default: "2*s*; theory: ceil(72 (gamma/mu)^2 s*), at most d", meaning: "number of coordinates kept by Peeling", source: "Hu Sec. 6.5; Thm 8 proof" },
+            ParamInfo { name: "T", default: "max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)", meaning: "iterations = disjoint chunks", source: "Hu Sec. 6.5; Thm 8" },
+            ParamInfo { name: "k", default: "(n^2 eps^2 tau^2 / ((s T)^2 ln(T s/zeta)))^(1/4); paper: c2*n*eps", meaning: "scale of the robust gradient (number, 'theory' or 'paper')", source: "Hu Thm 8 proof (spec H18); Sec. 6.5 (H21)" },
+            ParamInfo { name: "c2", default: "1", meaning: "multiplier of the printed k = c2*n*eps", source: "Hu Sec. 6.5 (unstated integer)" },
+            ParamInfo { name: "eta", default: "0.5; theory: 2/(3*gamma)", meaning: "step size", source: "Hu Sec. 6.5; Thm 8" },
+            ParamInfo { name: "beta", default: "1", meaning: "precision of the smoothing noise", source: "spec H19" },
+            ParamInfo { name: "tau", default: "1", meaning: "user-declared bound on E(d_j loss)^2", source: "Hu Assumption 4" },
+            ParamInfo { name: "fail_prob", default: "0.05", meaning: "failure probability zeta in k", source: "Hu Thm 8 proof" },
+            ParamInfo { name: "gamma", default: "1", meaning: "user-declared restricted smoothness (theory preset)", source: "Hu Thm 8" },
+            ParamInfo { name: "mu", default: "1", meaning: "user-declared restricted strong convexity (theory preset)", source: "Hu Thm 8" },
+            ParamInfo { name: "lambda_reg", default: "0.01 for logistic, 0 otherwise", meaning: "l2 penalty (lambda_reg/2)||w||^2 added exactly to the robust gradient", source: "spec H19 (Figs. 10-11)" },
+            ParamInfo { name: "peeling_lambda", default: "proven", meaning: "proven = 4*sqrt(2)*k*eta/(3m); paper = printed 4*sqrt(2)*k*eta/m", source: "spec H17" },
+        ];
+        sparse_info(NAME, what, LOSSES, parameters, true)
     }
 }
 
@@ -307,12 +312,7 @@ impl IhtAlgorithm for HtSparseOpt {
     ) -> Result<FitReport, FitError> {
         let data = problem.data;
         let d = data.d();
-        let estimator =
-            CatoniGiulini::new(plan.k, self.beta).map_err(|e| FitError::BadParameter {
-                algorithm: NAME,
-                param: "k".into(),
-                reason: e.to_string(),
-            })?;
+        let estimator = catoni_giulini(NAME, "k", plan.k, self.beta)?;
         let peeling = (self.chunking, self.calibration);
         let schedule = plan.sizes.constant(plan.eta, plan.lambda);
         let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
@@ -349,15 +349,7 @@ impl IhtAlgorithm for HtSparseOpt {
         };
         let run = iht.run(data, budget, step, rng, observer)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
-        hp(
-            &mut h,
-            "task",
-            if self.task == SparseTask::Mean {
-                "mean"
-            } else {
-                "loss"
-            },
-        );
+        hp(&mut h, "task", self.task.name());
         hp(&mut h, "k", plan.k);
         hp(&mut h, "beta", self.beta);
         hp(&mut h, "tau", self.tau);

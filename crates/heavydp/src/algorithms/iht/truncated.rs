@@ -67,7 +67,7 @@
 //! ```
 
 use super::super::*;
-use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{check_peeling, sparse_info, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "ht-sparse-linreg";
@@ -154,26 +154,62 @@ impl HtSparseLinreg {
     }
 
     pub fn info() -> AlgorithmInfo {
-        AlgorithmInfo {
-            name: NAME,
-            use_when: "sparse high-d linear regression, heavy-tailed x and y",
-            paper: "Hu, Ni, Xiao & Wang, Alg. 3",
-            privacy: "approx",
-            losses: vec!["squared"],
-            domains: vec!["sparse"],
-            parameters: vec![
-                ParamInfo { name: "preset", default: "paper", meaning: "paper: s = c*s*, T = floor(ln n), eta = 0.5; theory: Theorem 7 with gamma, mu", source: "Hu Sec. 6.5; Thm 7" },
-                ParamInfo { name: "c", default: "2", meaning: "sparsity multiplier: s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5; spec H19" },
-                ParamInfo { name: "s", default: "paper: c*s*; theory: ceil(72 (gamma/mu)^2 s*), at most d", meaning: "number of coordinates kept by Peeling", source: "Hu Sec. 6.5; Thm 7" },
-                ParamInfo { name: "T", default: "paper: max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)", meaning: "iterations = disjoint data chunks", source: "Hu Sec. 6.5; Thm 7" },
-                ParamInfo { name: "K", default: "(n*eps/(s*T))^(1/4)", meaning: "shrinkage threshold for features and response", source: "Hu Thm 7, Sec. 6.5" },
-                ParamInfo { name: "eta", default: "paper: 0.5; theory: 2/(3*gamma)", meaning: "step size eta_0", source: "Hu Sec. 6.5; Thm 7 (spec H14)" },
-                ParamInfo { name: "gamma", default: "1", meaning: "user-declared largest eigenvalue of E x x^T (theory preset)", source: "Hu Thm 7" },
-                ParamInfo { name: "mu", default: "1", meaning: "user-declared smallest eigenvalue of E x x^T (theory preset)", source: "Hu Thm 7" },
-                Chunking::param_info(),
-                PeelingCalibration::param_info(),
-            ],
-        }
+        let what = (
+            "sparse high-d linear regression, heavy-tailed x and y",
+            "Hu, Ni, Xiao & Wang, Alg. 3",
+        );
+        let parameters = vec![
+            ParamInfo {
+                name: "preset",
+                default: "paper",
+                meaning:
+                    "paper: s = c*s*, T = floor(ln n), eta = 0.5; theory: Theorem 7 with gamma, mu",
+                source: "Hu Sec. 6.5; Thm 7",
+            },
+            ParamInfo {
+                name: "c",
+                default: "2",
+                meaning: "sparsity multiplier: s = c * s* (s* = --sparsity)",
+                source: "Hu Sec. 6.5; spec H19",
+            },
+            ParamInfo {
+                name: "s",
+                default: "paper: c*s*; theory: ceil(72 (gamma/mu)^2 s*), at most d",
+                meaning: "number of coordinates kept by Peeling",
+                source: "Hu Sec. 6.5; Thm 7",
+            },
+            ParamInfo {
+                name: "T",
+                default: "paper: max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)",
+                meaning: "iterations = disjoint data chunks",
+                source: "Hu Sec. 6.5; Thm 7",
+            },
+            ParamInfo {
+                name: "K",
+                default: "(n*eps/(s*T))^(1/4)",
+                meaning: "shrinkage threshold for features and response",
+                source: "Hu Thm 7, Sec. 6.5",
+            },
+            ParamInfo {
+                name: "eta",
+                default: "paper: 0.5; theory: 2/(3*gamma)",
+                meaning: "step size eta_0",
+                source: "Hu Sec. 6.5; Thm 7 (spec H14)",
+            },
+            ParamInfo {
+                name: "gamma",
+                default: "1",
+                meaning: "user-declared largest eigenvalue of E x x^T (theory preset)",
+                source: "Hu Thm 7",
+            },
+            ParamInfo {
+                name: "mu",
+                default: "1",
+                meaning: "user-declared smallest eigenvalue of E x x^T (theory preset)",
+                source: "Hu Thm 7",
+            },
+        ];
+        sparse_info(NAME, what, &["squared"], parameters, true)
     }
 }
 
