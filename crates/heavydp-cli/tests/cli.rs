@@ -762,14 +762,8 @@ fn adassp_end_to_end_and_its_errors() {
 #[test]
 fn second_wave_defaults_from_the_command_line() {
     let dir = TempDir::new().unwrap();
-    let data = p(&dir, "d.csv");
-    heavydp()
-        .args(argv(
-            "simulate --scenario hu-linear-student --n 3000 --d 3 --seed 1 --out {}",
-            &[&data],
-        ))
-        .assert()
-        .success();
+    let scenario = "--scenario hu-linear-student --n 3000 --d 3 --seed 1";
+    let data = simulate_csv(&dir, "d.csv", scenario);
     for out in [None, Some("-")] {
         let mut c = heavydp();
         c.args(argv(
