@@ -564,15 +564,18 @@ fn cv_fit_is_accurate_under_heavy_tails_and_beats_the_least_squares_lasso() {
 
 #[test]
 fn wide_data_step_rule_is_noted_and_kkt_rule_finds_a_sparse_solution() {
-    // n = 60, d = 3000, three true coefficients.
-    let (n, d) = (60, 3000);
+    // n × d standard normal features, three true coefficients (5, 1250, 2990).
     let mut rng = rng_from_seed(41);
-    let x: Vec<f64> = (0..n * d).map(|_| gaussian(1.0, &mut rng)).collect();
-    let y: Vec<f64> = x
-        .chunks(d)
-        .map(|r| 2.0 * r[5] - 1.5 * r[1250] + 1.5 * r[2990] + gaussian(0.3, &mut rng))
-        .collect();
-    let data = Dataset::from_rows(x, y, d).unwrap();
+    let mut wide = |n: usize, d: usize| {
+        let x: Vec<f64> = (0..n * d).map(|_| gaussian(1.0, &mut rng)).collect();
+        let y: Vec<f64> = x
+            .chunks(d)
+            .map(|r| 2.0 * r[5] - 1.5 * r[1250] + 1.5 * r[2990] + gaussian(0.3, &mut rng))
+            .collect();
+        Dataset::from_rows(x, y, d).unwrap()
+    };
+    let (n, d) = (60, 3000);
+    let data = wide(n, d);
     let kkt = fit(
         &AdaHuber {
             stop: StopRule::Kkt,
@@ -596,12 +599,7 @@ fn wide_data_step_rule_is_noted_and_kkt_rule_finds_a_sparse_solution() {
     // steps with more non-zeros than rows (noted); the kkt rule reaches a solution with
     // at most n.
     let (n, d) = (40, 12_000);
-    let x: Vec<f64> = (0..n * d).map(|_| gaussian(1.0, &mut rng)).collect();
-    let y: Vec<f64> = x
-        .chunks(d)
-        .map(|r| 2.0 * r[5] - 1.5 * r[1250] + 1.5 * r[2990] + gaussian(0.3, &mut rng))
-        .collect();
-    let data = Dataset::from_rows(x, y, d).unwrap();
+    let data = wide(n, d);
     let at = |stop| {
         fit(
             &AdaHuber {
