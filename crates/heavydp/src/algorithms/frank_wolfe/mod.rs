@@ -250,7 +250,7 @@ fn run(
                 }
             }
         }
-        TraceRecord::push(&mut trace, observer, &ledger, t, (mu, noise_scale));
+        TraceRecord::push(&mut trace, observer, ledger, t, (mu, noise_scale));
     }
     observer.on_finish();
     Ok((w, trace))

@@ -303,7 +303,7 @@ impl IhtAlgorithm for DpIhtHuber {
     fn check(&self, plan: &DpIhtHuberPlan, budget: &Budget) -> Result<(), FitError> {
         let call = (budget.epsilon, budget.delta);
         check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)?;
-        if let Some(certified) = self.printed_certified_epsilon(&plan, &budget)? {
+        if let Some(certified) = self.printed_certified_epsilon(plan, budget)? {
             if certified > budget.epsilon {
                 return Err(FitError::BadParameter {
                     algorithm: NAME,

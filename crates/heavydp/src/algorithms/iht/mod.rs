@@ -15,6 +15,11 @@
 //! neighbours, n public); `dp-slr` composes T calls of (ε/T, δ/T). All share one
 //! gradient kernel, [`clipped_weighted_sum`].
 //!
+//! One way to write each of them: an algorithm's file implements [`IhtAlgorithm`] (its
+//! plan from public quantities on the shared [`IhtSizes`], the checks of that plan, and
+//! its gradient step handed to the one loop `IhtLoop`); validation, the fit's prologue
+//! and the [`PrivateAlgorithm`](crate::algorithms::PrivateAlgorithm) impl are shared.
+//!
 //! The sparse algorithms take the domain `sparse` (`--domain sparse --sparsity S`):
 //! S is the target sparsity s*, the radius R bounds ‖w‖₂; the algorithms keep
 //! s = c·s* ≥ s* coordinates, as the papers do.
@@ -363,7 +368,7 @@ impl IhtSizes {
 
 /// What an IHT algorithm's own file defines: its name and losses, its plan (every
 /// constant, from public quantities only), the checks on that plan and the run itself
-/// (its gradient step in [`IhtLoop`]). Each such type is a
+/// (its gradient step in `IhtLoop`). Each such type is a
 /// [`PrivateAlgorithm`](crate::algorithms::PrivateAlgorithm) through the one impl below:
 /// `validate` = the common checks ([`approx_budget`](crate::algorithms::approx_budget),
 /// domain `sparse`) + `plan` + `check`; `fit` = the same, then `run` on the budget with

@@ -588,7 +588,7 @@ fn run(
         for (s, x) in sum.iter_mut().zip(&theta) {
             *s += x;
         }
-        TraceRecord::push(&mut trace, observer, &ledger, t, (eta, plan.sigma));
+        TraceRecord::push(&mut trace, observer, ledger, t, (eta, plan.sigma));
     }
     observer.on_finish();
     let inv = 1.0 / plan.big_t as f64;
