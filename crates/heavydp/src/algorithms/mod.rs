@@ -467,10 +467,10 @@ pub enum Chunking {
 impl Chunking {
     /// Reads `--param chunking=shuffle|order`.
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        Ok(match p.choice("chunking", &["shuffle", "order"])? {
-            Some("order") => Chunking::Order,
-            _ => Chunking::Shuffle,
-        })
+        p.pick(
+            "chunking",
+            &[("shuffle", Chunking::Shuffle), ("order", Chunking::Order)],
+        )
     }
     /// The parameter value.
     pub fn name(self) -> &'static str {

@@ -202,14 +202,20 @@ impl PrivateGd {
             k,
             paper_k,
             t_c: p.integer("t_c", 1)?,
-            solver: match p.choice("estimate", &["multistart", "exact"])? {
-                Some("exact") => EstimateSolver::Exact,
-                _ => EstimateSolver::Multistart,
-            },
-            accounting: match p.choice("accounting", &["conservative", "shuffle"])? {
-                Some("shuffle") => Accounting::Shuffle,
-                _ => Accounting::Conservative,
-            },
+            solver: p.pick(
+                "estimate",
+                &[
+                    ("multistart", EstimateSolver::Multistart),
+                    ("exact", EstimateSolver::Exact),
+                ],
+            )?,
+            accounting: p.pick(
+                "accounting",
+                &[
+                    ("conservative", Accounting::Conservative),
+                    ("shuffle", Accounting::Shuffle),
+                ],
+            )?,
         })
     }
 

@@ -383,10 +383,10 @@ fn moment_params(est: &'static str, p: &Params) -> Result<(f64, f64), FitError> 
 }
 
 fn rho_rule_param(p: &Params) -> Result<RhoRule, FitError> {
-    Ok(match p.choice("rho_rule", &["eq15", "exact"])? {
-        Some("exact") => RhoRule::Exact,
-        _ => RhoRule::Eq15,
-    })
+    p.pick(
+        "rho_rule",
+        &[("eq15", RhoRule::Eq15), ("exact", RhoRule::Exact)],
+    )
 }
 
 /// δ > 0 unless non-private.
@@ -468,10 +468,13 @@ fn iu_mean(input: &MeanInput, rng: &mut dyn RngCore) -> Result<MeanReport, FitEr
         None => default_groups(n),
     };
     let t_c_param = p.integer("t_c", 1)?;
-    let solver = match p.choice("estimate", &["multistart", "exact"])? {
-        Some("exact") => EstimateSolver::Exact,
-        _ => EstimateSolver::Multistart,
-    };
+    let solver = p.pick(
+        "estimate",
+        &[
+            ("multistart", EstimateSolver::Multistart),
+            ("exact", EstimateSolver::Exact),
+        ],
+    )?;
     let shuffle = matches!(
         p.choice("accounting", &["conservative", "shuffle"])?,
         Some("shuffle")

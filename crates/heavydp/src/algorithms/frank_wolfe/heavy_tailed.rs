@@ -155,10 +155,13 @@ pub enum ScoreSensitivity {
 
 impl ScoreSensitivity {
     pub(crate) fn parse(p: &Params) -> Result<Self, FitError> {
-        Ok(match p.choice("sensitivity", &["paper", "tight"])? {
-            Some("tight") => ScoreSensitivity::Tight,
-            _ => ScoreSensitivity::Paper,
-        })
+        p.pick(
+            "sensitivity",
+            &[
+                ("paper", ScoreSensitivity::Paper),
+                ("tight", ScoreSensitivity::Tight),
+            ],
+        )
     }
     pub(crate) fn name(self) -> &'static str {
         match self {

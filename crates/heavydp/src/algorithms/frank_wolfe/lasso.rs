@@ -206,10 +206,10 @@ impl HtLasso {
             gamma: p.positive("gamma")?.unwrap_or(1.0),
             fail_prob,
             sensitivity: ScoreSensitivity::parse(&p)?,
-            steps: match p.choice("steps", &["theorem", "jaggi"])? {
-                Some("jaggi") => HtStep::Jaggi,
-                _ => HtStep::Theorem,
-            },
+            steps: p.pick(
+                "steps",
+                &[("theorem", HtStep::Theorem), ("jaggi", HtStep::Jaggi)],
+            )?,
             exact_calibration: p.choice("calibration", &["exact", "paper"])? != Some("paper"),
             suffstats: SuffStats::parse(&p)?,
         })

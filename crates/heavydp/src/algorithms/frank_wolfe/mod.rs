@@ -121,10 +121,10 @@ impl StepRule {
         }
     }
     fn parse(p: &Params) -> Result<Self, FitError> {
-        Ok(match p.choice("fw_step", &["default", "paper"])? {
-            Some("paper") => StepRule::Paper,
-            _ => StepRule::Standard,
-        })
+        p.pick(
+            "fw_step",
+            &[("default", StepRule::Standard), ("paper", StepRule::Paper)],
+        )
     }
     fn name(self) -> &'static str {
         match self {
@@ -489,10 +489,13 @@ impl DpFrankWolfe {
             bound: required_bound("dp-frank-wolfe", &p)?,
             t: t_param(&p)?,
             step: StepRule::parse(&p)?,
-            calibration: match p.choice("calibration", &["accountant", "paper"])? {
-                Some("paper") => FwCalibration::Paper,
-                _ => FwCalibration::Accountant,
-            },
+            calibration: p.pick(
+                "calibration",
+                &[
+                    ("accountant", FwCalibration::Accountant),
+                    ("paper", FwCalibration::Paper),
+                ],
+            )?,
             suffstats: SuffStats::parse(&p)?,
         })
     }

@@ -156,10 +156,13 @@ impl DpIhtL1 {
             s: p.integer("s", 1)?,
             k: p.positive("K")?,
             t: p.integer("T", 1)?,
-            sign_features: match p.choice("sign_features", &["raw", "clipped"])? {
-                Some("clipped") => SignFeatures::Clipped,
-                _ => SignFeatures::Raw,
-            },
+            sign_features: p.pick(
+                "sign_features",
+                &[
+                    ("raw", SignFeatures::Raw),
+                    ("clipped", SignFeatures::Clipped),
+                ],
+            )?,
             chunking: Chunking::parse(&p)?,
             calibration: PeelingCalibration::parse(&p)?,
         })

@@ -185,10 +185,10 @@ impl DpIhtHuber {
                 "calibration",
             ],
         )?;
-        let tau = match p.choice("tau_rule", &["loss", "theory"])? {
-            Some("theory") => TauRule::Theory,
-            _ => TauRule::Loss,
-        };
+        let tau = p.pick(
+            "tau_rule",
+            &[("loss", TauRule::Loss), ("theory", TauRule::Theory)],
+        )?;
         let zeta = match p.positive("zeta")? {
             Some(z) if z > 1.0 => {
                 return Err(FitError::BadParameter {

@@ -193,18 +193,21 @@ impl HtSparseOpt {
                 "calibration",
             ],
         )?;
-        let preset = match p.choice("preset", &["heavydp", "paper", "theory"])? {
-            Some("paper") => SparseOptPreset::Paper,
-            Some("theory") => SparseOptPreset::Theory,
-            _ => SparseOptPreset::Heavydp,
-        };
+        let preset = p.pick(
+            "preset",
+            &[
+                ("heavydp", SparseOptPreset::Heavydp),
+                ("paper", SparseOptPreset::Paper),
+                ("theory", SparseOptPreset::Theory),
+            ],
+        )?;
         let k = ScaleRule::parse(&p, NAME, "k")?;
         Ok(HtSparseOpt {
             preset,
-            task: match p.choice("task", &["loss", "mean"])? {
-                Some("mean") => SparseTask::Mean,
-                _ => SparseTask::Loss,
-            },
+            task: p.pick(
+                "task",
+                &[("loss", SparseTask::Loss), ("mean", SparseTask::Mean)],
+            )?,
             s: p.integer("s", 1)?,
             c: p.integer("c", 1)?,
             t: p.integer("T", 1)?,

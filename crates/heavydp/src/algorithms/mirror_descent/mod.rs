@@ -319,10 +319,13 @@ impl NoisyMirrorDescent {
             lambda,
             sc_step,
             potential: PotentialChoice::parse(p.choice("potential", PotentialChoice::WORDS)?),
-            qnorm_scale: match p.choice("qnorm_scale", &["normalized", "paper"])? {
-                Some("paper") => QNormScale::Paper,
-                _ => QNormScale::Normalized,
-            },
+            qnorm_scale: p.pick(
+                "qnorm_scale",
+                &[
+                    ("normalized", QNormScale::Normalized),
+                    ("paper", QNormScale::Paper),
+                ],
+            )?,
             zcdp_calibration: p.choice("calibration", &["paper", "zcdp"])? != Some("paper"),
             suffstats: SuffStats::parse(&p)?,
         })
