@@ -97,6 +97,26 @@ pub struct FitReport {
     pub notes: Vec<String>,
 }
 
+impl TraceRecord {
+    /// Appends iteration `iteration` (1-based) to `trace`, with the ε the ledger has spent
+    /// so far, and tells the observer: the end of every iterative algorithm's step.
+    pub fn push(
+        trace: &mut Vec<TraceRecord>,
+        observer: &mut dyn Observer,
+        ledger: &crate::privacy::PrivacyLedger,
+        iteration: usize,
+        (step_size, noise_scale): (f64, f64),
+    ) {
+        trace.push(TraceRecord {
+            iteration,
+            step_size,
+            noise_scale,
+            epsilon_spent: ledger.spent().0,
+        });
+        observer.on_iteration(iteration);
+    }
+}
+
 /// Receives progress callbacks (public quantities only); the CLI draws a progress bar.
 pub trait Observer {
     fn on_start(&mut self, _total_iterations: usize) {}
@@ -286,6 +306,66 @@ pub fn check_common(
     Ok(())
 }
 
+/// The Catoni–Giulini robust estimator (Hu et al. §A.5) at scale `k` and precision
+/// `beta`, for `algorithm`; an invalid (k, β) is reported against the parameter `param`.
+pub fn catoni_giulini(
+    algorithm: &'static str,
+    param: &str,
+    k: f64,
+    beta: f64,
+) -> Result<crate::estimators::catoni::CatoniGiulini, FitError> {
+    crate::estimators::catoni::CatoniGiulini::new(k, beta).map_err(|e| FitError::BadParameter {
+        algorithm,
+        param: param.into(),
+        reason: e.to_string(),
+    })
+}
+
+/// [`check_common`] under the algorithm's own name and privacy model.
+pub fn check_problem(
+    algorithm: &impl PrivateAlgorithm,
+    problem: &Problem,
+    budget: &Budget,
+    losses: &[&str],
+    domains: &[&str],
+) -> Result<(), FitError> {
+    let (name, model) = (algorithm.name(), algorithm.privacy_model());
+    check_common(name, model, problem, budget, losses, domains)
+}
+
+/// The checks every algorithm that needs a δ starts with: δ defaulted to n^{−1.1} when 0
+/// ([`with_default_delta`]), then [`check_common`] for an (ε, δ) guarantee (zCDP
+/// algorithms report their guarantee in (ε, δ) too). Returns the budget the fit runs with.
+pub fn approx_budget(
+    algorithm: &'static str,
+    problem: &Problem,
+    budget: &Budget,
+    losses: &[&str],
+    domains: &[&str],
+) -> Result<Budget, FitError> {
+    let budget = with_default_delta(*budget, problem.data.n());
+    check_common(
+        algorithm,
+        PrivacyModel::Approx,
+        problem,
+        &budget,
+        losses,
+        domains,
+    )?;
+    Ok(budget)
+}
+
+/// The start of `fit` for the algorithms of [`approx_budget`]: `validate`, then the
+/// budget with its defaulted δ.
+pub fn validated_budget(
+    algorithm: &impl PrivateAlgorithm,
+    problem: &Problem,
+    budget: Budget,
+) -> Result<Budget, FitError> {
+    algorithm.validate(problem, &budget)?;
+    Ok(with_default_delta(budget, problem.data.n()))
+}
+
 /// The registry: builds an algorithm from its CONTRACT name and `--param` values.
 pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>, FitError> {
     Ok(match name {
@@ -387,10 +467,10 @@ pub enum Chunking {
 impl Chunking {
     /// Reads `--param chunking=shuffle|order`.
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        Ok(match p.choice("chunking", &["shuffle", "order"])? {
-            Some("order") => Chunking::Order,
-            _ => Chunking::Shuffle,
-        })
+        p.pick(
+            "chunking",
+            &[("shuffle", Chunking::Shuffle), ("order", Chunking::Order)],
+        )
     }
     /// The parameter value.
     pub fn name(self) -> &'static str {
