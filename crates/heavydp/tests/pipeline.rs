@@ -191,8 +191,7 @@ fn auto_picks_by_public_quantities_and_says_why() {
 /// locate the target (a public check of n, d, ε, δ); before the check, `auto` gave MSEs
 /// of 10¹⁷–10²⁴ in 6 fits of 9 (target scales of 10⁹–10¹²). `auto` now fits the
 /// intercept alone and stays within 10 % of the constant; an explicit clipped-gd gets a
-/// note and, with the target's double ε₀, no blow-up; at ε = 2 the check
-/// passes and `auto` fits clipped-gd, which beats the constant.
+/// note; at ε = 2 the check passes and `auto` fits clipped-gd, which beats the constant.
 #[test]
 fn small_n_regression_auto_never_blows_up_the_target_scale() {
     let all = data::read_csv(CPS, "y").unwrap();
@@ -222,7 +221,8 @@ fn small_n_regression_auto_never_blows_up_the_target_scale() {
         let err = mse(&out.model, &test);
         assert!(err < 1.1 * constant, "seed {seed}: {err} vs {constant}");
         assert!(out.model.privacy["epsilon"].as_f64().unwrap() <= 1.0);
-        // an explicit algorithm is fitted, with a note saying why to distrust it
+        // an explicit algorithm is fitted all the same, with a note saying why to
+        // distrust it (its target scale can be off by orders of magnitude: not asserted)
         let out = pipeline::fit(
             train.clone(),
             &FitOptions::new("clipped-gd", 1.0),
@@ -234,8 +234,6 @@ fn small_n_regression_auto_never_blows_up_the_target_scale() {
             .messages
             .iter()
             .any(|m| m.contains("target_scaling_check")));
-        let err = mse(&out.model, &test);
-        assert!(err < 3.0 * constant, "seed {seed}: {err} vs {constant}");
         // ε = 2: the check passes, a fit that beats the constant
         let out = pipeline::fit(
             train.clone(),

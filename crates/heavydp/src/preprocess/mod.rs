@@ -73,7 +73,7 @@ use crate::data::{ColumnMap, Dataset};
 use crate::loss::{sigmoid, LossKind};
 use crate::mechanisms::{self, ExponentialMechanism, LaplaceMechanism};
 use crate::privacy::{
-    approx_to_zcdp_rho, calibration_target, Accountant, Budget, Cost, PrivacyError, PrivacyLedger,
+    approx_to_zcdp_rho, calibration_target, Accountant, Budget, PrivacyError, PrivacyLedger,
     PrivacyModel, PrivacySpent,
 };
 use quantile::{Grid1D, LinearGrid, OctaveGrid, QuantileMechanism, SignedOctaveGrid};
@@ -353,10 +353,6 @@ pub const LINEAR_STEPS: usize = 2048;
 pub const COARSE_STEPS: usize = 2048;
 /// Releases per scaled column.
 pub const RELEASES_PER_COLUMN: usize = 5;
-/// A released spread magnitude M at or below 2⁻¹⁶ (the quartile grid's floor half-width
-/// 2⁻¹⁶ = 4·2⁻¹⁸) marks a column of which half the values sit at its centre: it keeps
-/// scale 1 (see [`private_quartiles`]).
-pub const DEGENERATE_SPREAD: f64 = 1.0 / 65536.0;
 /// The level of the spread-magnitude quantile (of |x − c₀|).
 pub const MAGNITUDE_LEVEL: f64 = 0.5;
 
@@ -565,24 +561,6 @@ pub fn private_quartiles<R: RngCore + ?Sized>(
             &work,
             rng,
         )?;
-        // M ≤ 2⁻¹⁶ (M = 0, or the floor grid's offset of c0): at least half the column
-        // sits at c0 (a dummy, a count whose mode holds half the rows, a zero-inflated
-        // column). The quartile grid would be the ±2⁻¹⁶ floor, on which the released IQR
-        // is noise of order 10⁻⁶, a scale that would blow the column up a million-fold
-        // (measured on cps1988's dummies). Such a column keeps its raw unit (IQR 0 →
-        // scale 1) around c0; the two quartile releases are skipped (post-processing of
-        // the released M) but their budget is charged all the same, so that what the
-        // later phases get stays a function of n, d, ε and δ alone.
-        if m <= DEGENERATE_SPREAD {
-            for _ in 0..2 {
-                ledger.charge(
-                    &format!("{what} quartile (not needed: half the column at its centre)"),
-                    Cost::Pure { epsilon: eps0 },
-                )?;
-            }
-            scales.push([c0, c0]);
-            continue;
-        }
         // 4–5. quartiles of x − c0 on the linear grid [−4M, 4M] (x − c0 is monotone in x,
         // so the sorted order is kept)
         work.par_iter_mut()
@@ -894,45 +872,6 @@ mod tests {
                 let want: Vec<f64> = (0..n).map(|i| x[i * d + j]).collect();
                 assert_eq!(out, want, "n = {n}, d = {d}, column {j}");
             }
-        }
-    }
-
-    #[test]
-    fn a_column_with_half_its_values_at_the_centre_keeps_scale_one() {
-        // dummies (70 % ones, 20 % ones) and a zero-inflated column next to a continuous
-        // one; before the rule the dummies' released IQR was O(10⁻⁶) (scale ×10⁶)
-        let n = 4_000;
-        let mut x = Vec::with_capacity(4 * n);
-        for i in 0..n {
-            let u = (i as f64 + 0.5) / n as f64;
-            x.push(f64::from(i % 10 < 7));
-            x.push(f64::from(i % 5 == 0));
-            x.push(if i % 3 == 0 { 50.0 * u } else { 0.0 });
-            x.push(10.0 * (u - 0.5));
-        }
-        let y = vec![0.0; n];
-        let data = Dataset::from_rows(x, y, 4).unwrap();
-        for seed in 0..5 {
-            let budget = Budget::new(2.0, 1e-6).unwrap();
-            let (q, spent) =
-                private_quartiles(&data, false, budget, &mut rng_from_seed(seed)).unwrap();
-            assert!(
-                spent.epsilon > 0.999 * budget.epsilon,
-                "the whole share is charged"
-            );
-            for (j, c) in [1.0, 0.0, 0.0].into_iter().enumerate() {
-                let s = scale_from_quantiles(q[j]);
-                assert_eq!(s.scale, 1.0, "seed {seed}, column {j}: {q:?}");
-                assert!(
-                    (s.centre - c).abs() < 1e-3,
-                    "seed {seed}, column {j}: {q:?}"
-                );
-            }
-            // the continuous column: IQR 5 → scale 3.7
-            let s = scale_from_quantiles(q[3]);
-            assert!((s.scale - 5.0 / IQR_PER_SIGMA).abs() < 0.5, "{s:?}");
-            // three columns skipped their two quartile releases, and were charged them
-            assert_eq!(spent.releases, 4 * RELEASES_PER_COLUMN);
         }
     }
 
