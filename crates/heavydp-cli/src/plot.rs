@@ -228,11 +228,8 @@ fn fmt_x(name: &str, v: f64) -> String {
 
 /// Draws the figure into `path` (PNG).
 pub fn render(plan: &Plan, results: &Results, path: &Path) -> Result<(), String> {
-    register_font()?;
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
     let title = format!("{}: {}", plan.id, plan.description);
-    let body = draw_title(&root, &title)?;
+    let (root, body) = canvas(path, &title)?;
     let panels = body.split_evenly((1, plan.metrics.len().max(1)));
     for (pi, metric) in plan.metrics.iter().enumerate() {
         let cs = curves(plan, results, metric);
@@ -321,9 +318,8 @@ where
     let x_name = plan.x_axis;
     let x_fmt = |v: &f64| fmt_x(x_name, *v);
     let y_fmt = |v: &f64| fmt_tick(*v);
-    chart
-        .configure_mesh()
-        .x_desc(x_label(plan.x_axis))
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(x_label(plan.x_axis))
         .y_desc(if log {
             format!("{} (log scale)", metric_label(metric))
         } else {
@@ -333,27 +329,14 @@ where
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
         .axis_desc_style((FONT, 17))
-        .label_style((FONT, 14))
-        .light_line_style(WHITE.mix(0.0))
-        .bold_line_style(BLACK.mix(0.12))
-        .draw()
-        .map_err(|e| e.to_string())?;
+        .label_style((FONT, 14));
+    draw_faint_mesh(&mut mesh)?;
     for (ci, c) in cs.iter().enumerate() {
         if c.points.is_empty() {
             continue;
         }
         let color = COLORS[ci % COLORS.len()];
-        let style = ShapeStyle::from(&color).stroke_width(2);
-        chart
-            .draw_series(LineSeries::new(c.points.iter().map(|p| (p.0, p.1)), style))
-            .map_err(|e| e.to_string())?
-            .label(c.label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(
-                    vec![(x, y), (x + 22, y)],
-                    ShapeStyle::from(&color).stroke_width(2),
-                )
-            });
+        let style = draw_curve_line(&mut chart, &c.points, &c.label, color)?;
         chart
             .draw_series(c.points.iter().map(|&(x, m, se)| {
                 let lo = if log { (m - se).max(y_floor) } else { m - se };
@@ -404,10 +387,7 @@ pub fn render_bars(
     values: &[Vec<(f64, f64)>],
     path: &Path,
 ) -> Result<(), String> {
-    register_font()?;
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let body = draw_title(&root, title)?;
+    let (root, body) = canvas(path, title)?;
     let top = values
         .iter()
         .flatten()
@@ -485,6 +465,63 @@ pub fn render_bars(
     root.present().map_err(|e| e.to_string())
 }
 
+/// A white figure of [`SIZE`] to be written to `path`, titled `title` ([`draw_title`]):
+/// the whole area and the area below the title.
+#[allow(clippy::type_complexity)]
+fn canvas<'a>(
+    path: &'a Path,
+    title: &str,
+) -> Result<
+    (
+        DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>,
+        DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>,
+    ),
+    String,
+> {
+    register_font()?;
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let body = draw_title(&root, title)?;
+    Ok((root, body))
+}
+
+/// Draws the line through a curve's (x, mean) points in `color` with its legend entry
+/// (a short line of the same style); returns that style.
+fn draw_curve_line<'a, DB, X, Y>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    points: &[(f64, f64, f64)],
+    label: &str,
+    color: RGBColor,
+) -> Result<ShapeStyle, String>
+where
+    DB: DrawingBackend + 'a,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let style = ShapeStyle::from(&color).stroke_width(2);
+    chart
+        .draw_series(LineSeries::new(points.iter().map(|p| (p.0, p.1)), style))
+        .map_err(|e| e.to_string())?
+        .label(label)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+    Ok(style)
+}
+
+/// The grid of the line figures (no minor lines, faint major lines), then the mesh.
+fn draw_faint_mesh<X, Y, DB>(
+    mesh: &mut plotters::chart::MeshStyle<'_, '_, X, Y, DB>,
+) -> Result<(), String>
+where
+    X: Ranged + ValueFormatter<X::ValueType>,
+    Y: Ranged + ValueFormatter<Y::ValueType>,
+    DB: DrawingBackend,
+{
+    mesh.light_line_style(WHITE.mix(0.0))
+        .bold_line_style(BLACK.mix(0.12))
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
 /// Draws `title` (wrapped at 100 characters) at the top of `root` and returns the area
 /// below it.
 fn draw_title<'a>(
@@ -521,10 +558,7 @@ pub fn render_loglog(
     refs: &[LogCurve],
     path: &Path,
 ) -> Result<(), String> {
-    register_font()?;
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let body = draw_title(&root, title)?;
+    let (root, body) = canvas(path, title)?;
     let (mut x0, mut x1, mut y0, mut y1) = (
         f64::INFINITY,
         f64::NEG_INFINITY,
@@ -562,31 +596,17 @@ pub fn render_loglog(
         )
         .map_err(|e| e.to_string())?;
     let fmt = |v: &f64| fmt_tick(*v);
-    chart
-        .configure_mesh()
-        .x_desc(format!("{x_desc} (log scale)"))
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(format!("{x_desc} (log scale)"))
         .y_desc(format!("{y_desc} (log scale)"))
         .x_label_formatter(&fmt)
         .y_label_formatter(&fmt)
         .axis_desc_style((FONT, 17))
-        .label_style((FONT, 14))
-        .light_line_style(WHITE.mix(0.0))
-        .bold_line_style(BLACK.mix(0.12))
-        .draw()
-        .map_err(|e| e.to_string())?;
+        .label_style((FONT, 14));
+    draw_faint_mesh(&mut mesh)?;
     for (ci, c) in curves.iter().enumerate() {
         let color = COLORS[ci % COLORS.len()];
-        let style = ShapeStyle::from(&color).stroke_width(2);
-        chart
-            .draw_series(LineSeries::new(c.points.iter().map(|p| (p.0, p.1)), style))
-            .map_err(|e| e.to_string())?
-            .label(c.label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(
-                    vec![(x, y), (x + 22, y)],
-                    ShapeStyle::from(&color).stroke_width(2),
-                )
-            });
+        draw_curve_line(&mut chart, &c.points, &c.label, color)?;
         chart
             .draw_series(c.points.iter().map(|&(x, m, se)| {
                 ErrorBar::new_vertical(x, (m - se).max(yl), m, m + se, ShapeStyle::from(&color), 8)

@@ -20,6 +20,19 @@ fn simulate(dir: &TempDir, scenario: &str, n: usize, d: usize) -> (String, Strin
     (data, truth)
 }
 
+/// `heavydp evaluate` of `model` on `data` against the truth file, which must succeed:
+/// its JSON report.
+fn evaluate(model: &str, data: &str, truth: &str) -> serde_json::Value {
+    let ev = heavydp()
+        .args(argv(
+            "evaluate --model {} --data {} --truth {}",
+            &[model, data, truth],
+        ))
+        .assert()
+        .success();
+    serde_json::from_slice(&ev.get_output().stdout).unwrap()
+}
+
 fn fit(data: &str, out: &str, algorithm: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
     let mut c = heavydp();
     c.args(argv(
@@ -113,14 +126,7 @@ fn every_algorithm_end_to_end_from_csv_to_model_file() {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "prediction");
         assert_eq!(lines.len(), 2001);
-        let ev = heavydp()
-            .args(argv(
-                "evaluate --model {} --data {} --truth {}",
-                &[&out, &data, &truth],
-            ))
-            .assert()
-            .success();
-        let v: serde_json::Value = serde_json::from_slice(&ev.get_output().stdout).unwrap();
+        let v = evaluate(&out, &data, &truth);
         for k in ["mse", "mae", "risk", "excess_risk", "l2_error"] {
             assert!(v[k].is_number(), "{alg}: {k} missing in {v}");
         }
@@ -171,14 +177,7 @@ fn logistic_models_predict_probabilities() {
         let v: f64 = l.parse().unwrap();
         assert!((0.0..=1.0).contains(&v));
     }
-    let ev = heavydp()
-        .args(argv(
-            "evaluate --model {} --data {} --truth {}",
-            &[&out, &data, &truth],
-        ))
-        .assert()
-        .success();
-    let v: serde_json::Value = serde_json::from_slice(&ev.get_output().stdout).unwrap();
+    let v = evaluate(&out, &data, &truth);
     assert!(v["accuracy"].as_f64().unwrap() > 0.5);
 }
 
@@ -651,14 +650,7 @@ fn tian_algorithms_end_to_end() {
         let again = p(&dir, &format!("tian-{i}-again.json"));
         fit(&data, &again, alg, &a).success();
         assert_reproduced(&out, &again, alg);
-        let ev = heavydp()
-            .args(argv(
-                "evaluate --model {} --data {} --truth {}",
-                &[&out, &data, &truth],
-            ))
-            .assert()
-            .success();
-        let v: serde_json::Value = serde_json::from_slice(&ev.get_output().stdout).unwrap();
+        let v = evaluate(&out, &data, &truth);
         for k in ["mae", "l2_error", "support_recall"] {
             assert!(v[k].is_number(), "{alg}: {k} missing in {v}");
         }
@@ -724,13 +716,7 @@ fn adassp_end_to_end_and_its_errors() {
     let again = p(&dir, "adassp-again.json");
     fit(&data, &again, "adassp", &args).success();
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
-    heavydp()
-        .args(argv(
-            "evaluate --model {} --data {} --truth {}",
-            &[&out, &data, &truth],
-        ))
-        .assert()
-        .success();
+    evaluate(&out, &data, &truth);
     // Missing bound, half a bound pair, another domain: one-line errors, no model file.
     fit_fails_with(
         &dir,
@@ -762,14 +748,8 @@ fn adassp_end_to_end_and_its_errors() {
 #[test]
 fn second_wave_defaults_from_the_command_line() {
     let dir = TempDir::new().unwrap();
-    let data = p(&dir, "d.csv");
-    heavydp()
-        .args(argv(
-            "simulate --scenario hu-linear-student --n 3000 --d 3 --seed 1 --out {}",
-            &[&data],
-        ))
-        .assert()
-        .success();
+    let scenario = "--scenario hu-linear-student --n 3000 --d 3 --seed 1";
+    let data = simulate_csv(&dir, "d.csv", scenario);
     for out in [None, Some("-")] {
         let mut c = heavydp();
         c.args(argv(

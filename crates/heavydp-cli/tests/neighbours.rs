@@ -123,6 +123,11 @@ fn released_model_field(path: &str) -> bool {
             | ".preprocessing.target_scale"
             | ".preprocessing.scaled_weights[]"
             | ".preprocessing.scaled_intercept"
+            // AdaSSP's ridge λ = max(0, threshold − (λ̃_min − shift)) and the ridge used
+            // (λ, raised only when the released XᵀX + λI is not positive definite):
+            // post-processing of its released λ̃_min and XᵀX (Wang 2018, Alg. 2 line 3)
+            | ".hyperparameters.lambda"
+            | ".hyperparameters.ridge_used"
     )
 }
 
@@ -196,8 +201,9 @@ fn every_algorithm_on_neighbouring_data_differs_only_in_released_values() {
             args.extend(["--sparsity", "2"]);
         }
         let (ra, rb) = run_pair(&args, &a, &b, name);
-        if name != "intercept-only" {
-            // (the intercept-only model has no algorithm, so no status)
+        // (the intercept-only model has no algorithm, so no status; `auto` picks it here:
+        // at n = 120 the private scaling cannot locate the target)
+        if name != "intercept-only" && ra.file["selected"]["algorithm"] != "intercept-only" {
             assert_eq!(ra.file["status"], "completed", "{name}");
         }
         // A non-private fit releases everything it computes: its numbers may all differ

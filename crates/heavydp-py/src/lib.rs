@@ -187,7 +187,7 @@ fn run_interruptible<T: Send>(
 /// The privacy model of a named algorithm (after precheck), for the δ a budget charges.
 fn privacy_model_of(opts: &FitOptions, n: usize, d: usize) -> PrivacyModel {
     let name = if opts.algorithm == "auto" {
-        pipeline::auto_rule(opts.loss.as_deref() == Some("logistic"), n, d, opts.epsilon).algorithm
+        pipeline::auto_choice(opts, n, d).algorithm
     } else {
         opts.algorithm.clone()
     };

@@ -25,22 +25,7 @@ const BETA: f64 = 1.0;
 /// n × d features ±exp(0.8 Z) and a response y = ⟨x, w*⟩ + N(0, 1) (labels ±1 for the
 /// logistic loss are its sign).
 fn data(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    let mut rng = rng_from_seed(seed);
-    let x: Vec<f64> = (0..n * d)
-        .map(|_| {
-            let v = (0.8 * gaussian(1.0, &mut rng)).exp();
-            if gaussian(1.0, &mut rng) < 0.0 {
-                -v
-            } else {
-                v
-            }
-        })
-        .collect();
-    let w_star: Vec<f64> = (0..d).map(|j| 1.0 / (j + 1) as f64).collect();
-    let y: Vec<f64> = x
-        .chunks_exact(d)
-        .map(|row| heavydp::linalg::dot(row, &w_star) + gaussian(1.0, &mut rng))
-        .collect();
+    let (x, y) = heavydp::test_support::signed_lognormal_regression(n, d, seed);
     let w: Vec<f64> = (0..d).map(|j| 0.5 / (j + 1) as f64).collect();
     (x, y, w)
 }

@@ -33,7 +33,7 @@ use heavydp::data::Dataset;
 use heavydp::estimators::catoni::{CatoniGiulini, RobustWorkspace};
 use heavydp::loss::LossKind;
 use heavydp::mechanisms::peeling::{peeling_paper_scale, Peeling};
-use heavydp::noise::{gaussian, rng_from_seed};
+use heavydp::noise::rng_from_seed;
 use heavydp::params::ParamMap;
 use heavydp::privacy::Budget;
 use std::collections::BTreeMap;
@@ -206,23 +206,8 @@ fn csv(a: &Args) {
 
 fn robust(a: &Args) {
     let (n, d): (usize, usize) = (a.num_or("n", 10_000), a.num_or("d", 1_000));
-    let mut rng = rng_from_seed(1);
-    // The generator of benches/robust_gradient.rs.
-    let x: Vec<f64> = (0..n * d)
-        .map(|_| {
-            let v = (0.8 * gaussian(1.0, &mut rng)).exp();
-            if gaussian(1.0, &mut rng) < 0.0 {
-                -v
-            } else {
-                v
-            }
-        })
-        .collect();
-    let w_star: Vec<f64> = (0..d).map(|j| 1.0 / (j + 1) as f64).collect();
-    let mut y: Vec<f64> = x
-        .chunks_exact(d)
-        .map(|row| heavydp::linalg::dot(row, &w_star) + gaussian(1.0, &mut rng))
-        .collect();
+    // The data of benches/robust_gradient.rs.
+    let (x, mut y) = heavydp::test_support::signed_lognormal_regression(n, d, 1);
     let loss = match a.one.get("loss").map(String::as_str).unwrap_or("squared") {
         "squared" => LossKind::Squared,
         "logistic" => {

@@ -39,6 +39,16 @@ pub fn norm2(v: &[f64]) -> f64 {
     dot(v, v).sqrt()
 }
 
+/// ‖a − b‖₂ (the terms summed in order).
+pub fn dist2(a: &[f64], b: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum::<f64>()
+        .sqrt()
+}
+
 /// ‖v‖₁.
 pub fn norm1(v: &[f64]) -> f64 {
     v.iter().map(|x| x.abs()).sum()

@@ -175,6 +175,17 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// The value of the enumerated parameter `key`: `options` pairs each accepted word
+    /// with its value, the first being the default (key absent); any other word is the
+    /// error of [`Params::choice`], which lists the words in this order.
+    pub fn pick<T: Copy>(&self, key: &str, options: &[(&'static str, T)]) -> Result<T, FitError> {
+        let words: Vec<&'static str> = options.iter().map(|o| o.0).collect();
+        Ok(match self.choice(key, &words)? {
+            None => options[0].1,
+            Some(w) => options[words.iter().position(|o| *o == w).expect("a listed word")].1,
+        })
+    }
+
     /// The raw string value.
     pub fn string(&self, key: &str) -> Option<&'a str> {
         self.map.get(key).map(|s| s.as_str())
@@ -232,10 +243,13 @@ pub fn fail_prob_param(algorithm: &'static str, p: &Params) -> Result<f64, FitEr
 impl PeelingCalibration {
     /// Parses `--param calibration=exact|paper` (default `exact`).
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        Ok(match p.choice("calibration", &["exact", "paper"])? {
-            Some("paper") => PeelingCalibration::Paper,
-            _ => PeelingCalibration::Exact,
-        })
+        p.pick(
+            "calibration",
+            &[
+                ("exact", PeelingCalibration::Exact),
+                ("paper", PeelingCalibration::Paper),
+            ],
+        )
     }
     /// The `calibration` row of a Peeling-based algorithm's parameter table.
     pub fn param_info() -> ParamInfo {
@@ -268,11 +282,14 @@ pub enum SuffStats {
 impl SuffStats {
     /// Parses `--param suffstats=auto|on|off` (default `auto`).
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        Ok(match p.choice("suffstats", &["auto", "on", "off"])? {
-            Some("on") => SuffStats::On,
-            Some("off") => SuffStats::Off,
-            _ => SuffStats::Auto,
-        })
+        p.pick(
+            "suffstats",
+            &[
+                ("auto", SuffStats::Auto),
+                ("on", SuffStats::On),
+                ("off", SuffStats::Off),
+            ],
+        )
     }
 
     pub fn name(self) -> &'static str {
@@ -313,5 +330,36 @@ impl SuffStats {
             meaning: "squared loss: compute the full mean gradients from the Gram matrix X'X/n and X'y/n of the clipped data (one O(n d^2) pass, then O(d^2) or O(d) per gradient) instead of a data pass per gradient; same gradient up to floating-point summation order, same privacy analysis; auto = on when 8d <= n and (if the number of gradients T is fixed) 2T >= d; on / off force it",
             source: "issue 16 item 4",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `pick`: the first option when the key is absent, the named one otherwise, and for
+    /// another word the error of `choice` listing the words in the options' order.
+    #[test]
+    fn pick_reads_an_enumerated_parameter() {
+        let options = [
+            ("auto", SuffStats::Auto),
+            ("on", SuffStats::On),
+            ("off", SuffStats::Off),
+        ];
+        let map = ParamMap::new();
+        let p = Params::new("t", &map, &["suffstats"]).unwrap();
+        assert_eq!(p.pick("suffstats", &options).unwrap(), SuffStats::Auto);
+        for (word, value) in options {
+            let map: ParamMap = [("suffstats".to_string(), word.to_string())].into();
+            let p = Params::new("t", &map, &["suffstats"]).unwrap();
+            assert_eq!(p.pick("suffstats", &options).unwrap(), value);
+        }
+        let map: ParamMap = [("suffstats".to_string(), "maybe".to_string())].into();
+        let p = Params::new("t", &map, &["suffstats"]).unwrap();
+        let e = p.pick("suffstats", &options).unwrap_err().to_string();
+        assert!(
+            e.contains("expected one of auto, on, off, got 'maybe'"),
+            "{e}"
+        );
     }
 }

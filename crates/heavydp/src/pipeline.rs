@@ -23,7 +23,8 @@ use crate::data::Dataset;
 use crate::loss::LossKind;
 use crate::model::ModelFile;
 use crate::preprocess::{
-    self, InterceptMode, ScaleMode, Standardization, AUTO_BOUND, DEFAULT_PREPROCESS_SHARE,
+    self, quantile::PublicGrid, InterceptMode, ScaleMode, Standardization, AUTO_BOUND,
+    DEFAULT_PREPROCESS_SHARE,
 };
 use crate::privacy::{Budget, PhasedLedger, PrivacyModel};
 use rand::RngCore;
@@ -180,6 +181,50 @@ pub fn auto_rule(logistic: bool, n: usize, d: usize, epsilon: f64) -> AutoChoice
             factor * d as f64,
             if logistic { "classification" } else { "regression" }
         ),
+    }
+}
+
+/// `--algorithm auto` for these options: [`auto_rule`], then, for a regression on
+/// privately scaled columns, the public check that the scaling can locate the target
+/// ([`preprocess::target_scaling_check`] at the scaling phase's budget): when it cannot,
+/// the model is the private intercept alone (a d-dimensional fit's raw-unit predictions
+/// carry the target scale's error, which is then unbounded). A function of the options,
+/// n and d only.
+pub fn auto_choice(opts: &FitOptions, n: usize, d: usize) -> AutoChoice {
+    let logistic = opts.loss.as_deref() == Some("logistic");
+    let choice = auto_rule(logistic, n, d, opts.epsilon);
+    if logistic || choice.algorithm == INTERCEPT_ONLY || !matches!(opts.scale, ScaleMode::Private) {
+        return choice;
+    }
+    let check = preprocess::target_scaling_check(n, d, auto_scale_budget(opts, n));
+    if check.reliable() {
+        return choice;
+    }
+    AutoChoice {
+        algorithm: INTERCEPT_ONLY.into(),
+        params: ParamMap::new(),
+        reason: format!(
+            "the private scaling of {d} features and the target cannot locate the target at this n and ε: n·ε₀ = {:.1} < {:.1} (preprocess::target_scaling_check); the model is the private intercept alone",
+            check.n_eps0, check.needed
+        ),
+    }
+}
+
+/// The scaling phase's budget of a `clipped-gd` fit with these options (ε, δ, share
+/// and intercept as given, δ's default when absent): what [`auto_choice`] checks.
+fn auto_scale_budget(opts: &FitOptions, n: usize) -> Budget {
+    let share = opts
+        .preprocess_share
+        .unwrap_or(preprocess::DEFAULT_PREPROCESS_SHARE);
+    let frac = if opts.intercept == InterceptMode::Private {
+        0.75 * share
+    } else {
+        share
+    };
+    let delta = opts.delta.unwrap_or_else(|| default_delta(n));
+    Budget {
+        epsilon: opts.epsilon * frac,
+        delta: delta * frac,
     }
 }
 
@@ -447,13 +492,12 @@ fn fit_with(
         }
     }
     let loss_hint = opts.loss.as_deref();
-    let logistic_task = loss_hint == Some("logistic");
     // 1. auto
     let mut params = opts.params.clone();
     let mut auto: Option<AutoChoice> = None;
     let mut name = opts.algorithm.clone();
     if name == "auto" {
-        let choice = auto_rule(logistic_task, n, d, opts.epsilon);
+        let choice = auto_choice(opts, n, d);
         for (k, v) in &choice.params {
             params.entry(k.clone()).or_insert_with(|| v.clone());
         }
@@ -571,8 +615,30 @@ fn fit_with(
             "intercept-only needs --intercept private (it is the model's only parameter)".into(),
         );
     }
+    // An intercept-only regression scales the target alone; when the scaling cannot
+    // locate it (a public check), the target stays raw and the intercept, the median of
+    // the raw responses on the public grid, gets the whole budget.
+    let raw_target_intercept = intercept_only
+        && !logistic
+        && private_scale
+        && !preprocess::target_scaling_check(n, 0, PhasedLedger::new(budget).share(0.5)).reliable();
+    if raw_target_intercept {
+        messages.push(
+            "intercept-only: the private scaling cannot locate the target at this n and ε (preprocess::target_scaling_check); the target is left unscaled and the intercept is the private median of the responses".into(),
+        );
+        // the median on the 124 929-point public grid: a release outside the data has
+        // utility ≤ −n/2, probability ≤ |G|·exp(−ε·n/4) (the bound of
+        // preprocess::target_scaling_check); below 4·ln(|G|/β) it certifies nothing
+        let needed = 4.0 * (PublicGrid::LEN as f64 / preprocess::SCALING_FAILURE).ln();
+        let ne = n as f64 * budget.epsilon;
+        if ne < needed {
+            messages.push(format!(
+                "intercept-only: n·ε = {ne:.1} < {needed:.1}: even the private median of the responses may land far outside them; declare the target's centre and scale with --scale public:FILE.json"
+            ));
+        }
+    }
     let (scale_frac, intercept_frac) = match (private_scale, private_intercept) {
-        (_, true) if intercept_only && logistic => (0.0, 1.0),
+        (_, true) if intercept_only && (logistic || raw_target_intercept) => (0.0, 1.0),
         (true, true) if intercept_only => (0.5, 0.5),
         (true, true) => (0.75 * share, 0.25 * share),
         (true, false) => (share, 0.0),
@@ -609,10 +675,20 @@ fn fit_with(
                 // the pure algorithm uses no δ: the scales get all of it
                 b.delta = ledger.remaining().delta;
             }
+            if !intercept_only && !logistic {
+                let check = preprocess::target_scaling_check(n, d, b);
+                if !check.reliable() {
+                    messages.push(format!(
+                        "--scale private: at this n and ε the private scaling may misplace the target by orders of magnitude (n·ε₀ = {:.1} < {:.1}, preprocess::target_scaling_check), and the predictions with it; give --scale public:FILE.json, a larger --preprocess-share or epsilon, or --algorithm auto (which then fits the intercept alone)",
+                        check.n_eps0, check.needed
+                    ));
+                }
+            }
             let (st, spent) = if intercept_only {
                 // only the target is scaled (the features are not used); a logistic
-                // intercept-only model scales nothing
-                let (target, spent) = if logistic {
+                // intercept-only model, or one whose target cannot be located, scales
+                // nothing
+                let (target, spent) = if logistic || raw_target_intercept {
                     (
                         preprocess::ColumnScale::IDENTITY,
                         crate::privacy::PrivacyLedger::new(b, crate::privacy::Accountant::Basic)
@@ -755,7 +831,14 @@ fn fit_with(
         let (b, spent, how) = if logistic && weights_s.iter().all(|w| *w == 0.0) {
             preprocess::private_base_rate_intercept(data.y(), intercept_budget, rng)
         } else {
-            preprocess::private_intercept(&loss, &margins, data.y(), scaled, intercept_budget, rng)
+            preprocess::private_intercept(
+                &loss,
+                &margins,
+                data.y(),
+                scaled && !raw_target_intercept,
+                intercept_budget,
+                rng,
+            )
         }
         .map_err(|e| e.to_string())?;
         ledger

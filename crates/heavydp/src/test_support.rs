@@ -71,6 +71,30 @@ pub fn hu_lognormal(n: usize, d: usize, seed: u64) -> (Dataset, Vec<f64>) {
     (data, truth.w_star)
 }
 
+/// The data of the robust-gradient timings (`benches/robust_gradient.rs`,
+/// `examples/bench_peers.rs`): n × d row-major features ±exp(0.8 Z) with a random sign,
+/// w*_j = 1/(j + 1) and y = ⟨x, w*⟩ + N(0, 1). Returns (x, y).
+pub fn signed_lognormal_regression(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+    use crate::noise::gaussian;
+    let mut rng = rng_from_seed(seed);
+    let x: Vec<f64> = (0..n * d)
+        .map(|_| {
+            let v = (0.8 * gaussian(1.0, &mut rng)).exp();
+            if gaussian(1.0, &mut rng) < 0.0 {
+                -v
+            } else {
+                v
+            }
+        })
+        .collect();
+    let w_star: Vec<f64> = (0..d).map(|j| 1.0 / (j + 1) as f64).collect();
+    let y: Vec<f64> = x
+        .chunks_exact(d)
+        .map(|row| crate::linalg::dot(row, &w_star) + gaussian(1.0, &mut rng))
+        .collect();
+    (x, y)
+}
+
 /// Population excess risk of the squared loss for Lognormal(0, σ² = 0.6) features and
 /// independent centred noise: (w − w*)ᵀ E\[xxᵀ\] (w − w*).
 pub fn lognormal_excess(w: &[f64], w_star: &[f64]) -> f64 {

@@ -96,14 +96,7 @@ fn billion_cells_from_parquet() {
         let pre = clock
             .started
             .map_or(0.0, |s| s.duration_since(t1).as_secs_f64());
-        let err: f64 = out
-            .model
-            .weights
-            .iter()
-            .zip(&w_star)
-            .map(|(a, b)| (a - b) * (a - b))
-            .sum::<f64>()
-            .sqrt();
+        let err = heavydp::linalg::dist2(&out.model.weights, &w_star);
         let peak = peak_rss() as f64;
         println!(
             "{}",

@@ -339,12 +339,7 @@ fn mean_error(name: &'static str, extra: Option<(&str, &str)>, seeds: u64) -> f6
     (0..seeds)
         .map(|seed| {
             let r = alg.fit_seeded(&problem, budget, 100 + seed);
-            r.weights
-                .iter()
-                .zip(&w_star)
-                .map(|(a, b)| (a - b) * (a - b))
-                .sum::<f64>()
-                .sqrt()
+            heavydp::linalg::dist2(&r.weights, &w_star)
         })
         .sum::<f64>()
         / seeds as f64

@@ -99,12 +99,10 @@ fn csv_text(cols: &[Column]) -> String {
     s
 }
 
-fn npy_bytes(cols: &[Column]) -> Option<Vec<u8>> {
-    let n = cols.first().map_or(0, |c| c.1.len());
-    let mut dict = format!(
-        "{{'descr': '<f8', 'fortran_order': False, 'shape': ({n}, {}), }}",
-        cols.len()
-    );
+/// The magic, version 1.0 and the header `dict` padded with spaces and a newline to a
+/// multiple of 64 bytes: the start of every .npy file.
+fn npy_header(dict: &str) -> Vec<u8> {
+    let mut dict = dict.to_string();
     while (11 + dict.len()) % 64 != 0 {
         dict.push(' ');
     }
@@ -112,6 +110,15 @@ fn npy_bytes(cols: &[Column]) -> Option<Vec<u8>> {
     let mut b = b"\x93NUMPY\x01\x00".to_vec();
     b.extend((dict.len() as u16).to_le_bytes());
     b.extend(dict.as_bytes());
+    b
+}
+
+fn npy_bytes(cols: &[Column]) -> Option<Vec<u8>> {
+    let n = cols.first().map_or(0, |c| c.1.len());
+    let mut b = npy_header(&format!(
+        "{{'descr': '<f8', 'fortran_order': False, 'shape': ({n}, {}), }}",
+        cols.len()
+    ));
     for i in 0..n {
         for c in cols {
             b.extend(c.1[i]?.to_le_bytes());
@@ -236,14 +243,7 @@ fn every_format_rejects_each_bad_input_class_with_the_csv_message() {
 fn npy_rejects_other_arrays_with_what_they_hold() {
     let d = dir("npy");
     let header = |dict: &str| {
-        let mut dict = dict.to_string();
-        while (11 + dict.len()) % 64 != 0 {
-            dict.push(' ');
-        }
-        dict.push('\n');
-        let mut b = b"\x93NUMPY\x01\x00".to_vec();
-        b.extend((dict.len() as u16).to_le_bytes());
-        b.extend(dict.as_bytes());
+        let mut b = npy_header(dict);
         b.extend([0u8; 64]);
         b
     };

@@ -998,14 +998,14 @@ impl AdaHuber {
             tol: p.positive("tol")?.unwrap_or(def.tol),
             max_iter: p.integer("max_iter", 1)?.unwrap_or(def.max_iter),
             lambda: p.positive("lambda")?,
-            tau: match p.choice("adahuber_tau", &["residual", "package"])? {
-                Some("package") => TauRule::Package,
-                _ => TauRule::Residual,
-            },
-            stop: match p.choice("stop", &["step", "kkt"])? {
-                Some("kkt") => StopRule::Kkt,
-                _ => StopRule::Step,
-            },
+            tau: p.pick(
+                "adahuber_tau",
+                &[
+                    ("residual", TauRule::Residual),
+                    ("package", TauRule::Package),
+                ],
+            )?,
+            stop: p.pick("stop", &[("step", StopRule::Step), ("kkt", StopRule::Kkt)])?,
             refit: match p.choice("refit", &["cold", "path"])? {
                 Some("cold") => Some(Refit::Cold),
                 Some("path") => Some(Refit::Path),
@@ -1238,14 +1238,7 @@ impl PrivateAlgorithm for AdaHuber {
         PrivacyModel::None
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_common(
-            NAME,
-            self.privacy_model(),
-            problem,
-            budget,
-            &["huber", "squared"],
-            &["sparse"],
-        )?;
+        check_problem(self, problem, budget, &["huber", "squared"], &["sparse"])?;
         self.plan(problem)?;
         Ok(())
     }

@@ -473,13 +473,7 @@ fn fit(alg: &AdaHuber, data: &Dataset, s: usize, seed: u64) -> FitReport {
     alg.fit_seeded(&problem, Budget::non_private(), seed)
 }
 
-fn l2_error(w: &[f64], w_star: &[f64]) -> f64 {
-    w.iter()
-        .zip(w_star)
-        .map(|(a, b)| (a - b) * (a - b))
-        .sum::<f64>()
-        .sqrt()
-}
+use crate::linalg::dist2 as l2_error;
 
 /// `tian-sparse-student` records around `w_star` (ζ = `zeta`, or the scenario's default).
 fn tian_records(n: usize, w_star: &[f64], zeta: Option<f64>, seed: u64) -> Dataset {
@@ -570,15 +564,18 @@ fn cv_fit_is_accurate_under_heavy_tails_and_beats_the_least_squares_lasso() {
 
 #[test]
 fn wide_data_step_rule_is_noted_and_kkt_rule_finds_a_sparse_solution() {
-    // n = 60, d = 3000, three true coefficients.
-    let (n, d) = (60, 3000);
+    // n × d standard normal features, three true coefficients (5, 1250, 2990).
     let mut rng = rng_from_seed(41);
-    let x: Vec<f64> = (0..n * d).map(|_| gaussian(1.0, &mut rng)).collect();
-    let y: Vec<f64> = x
-        .chunks(d)
-        .map(|r| 2.0 * r[5] - 1.5 * r[1250] + 1.5 * r[2990] + gaussian(0.3, &mut rng))
-        .collect();
-    let data = Dataset::from_rows(x, y, d).unwrap();
+    let mut wide = |n: usize, d: usize| {
+        let x: Vec<f64> = (0..n * d).map(|_| gaussian(1.0, &mut rng)).collect();
+        let y: Vec<f64> = x
+            .chunks(d)
+            .map(|r| 2.0 * r[5] - 1.5 * r[1250] + 1.5 * r[2990] + gaussian(0.3, &mut rng))
+            .collect();
+        Dataset::from_rows(x, y, d).unwrap()
+    };
+    let (n, d) = (60, 3000);
+    let data = wide(n, d);
     let kkt = fit(
         &AdaHuber {
             stop: StopRule::Kkt,
@@ -602,12 +599,7 @@ fn wide_data_step_rule_is_noted_and_kkt_rule_finds_a_sparse_solution() {
     // steps with more non-zeros than rows (noted); the kkt rule reaches a solution with
     // at most n.
     let (n, d) = (40, 12_000);
-    let x: Vec<f64> = (0..n * d).map(|_| gaussian(1.0, &mut rng)).collect();
-    let y: Vec<f64> = x
-        .chunks(d)
-        .map(|r| 2.0 * r[5] - 1.5 * r[1250] + 1.5 * r[2990] + gaussian(0.3, &mut rng))
-        .collect();
-    let data = Dataset::from_rows(x, y, d).unwrap();
+    let data = wide(n, d);
     let at = |stop| {
         fit(
             &AdaHuber {
@@ -866,11 +858,21 @@ fn params_are_parsed_and_checked() {
 
 // ------------------------------------------------------------------ timings (release)
 
+/// A default fit with the stopping rule `stop` (s* = 5, seed 1) and its wall time (s).
+fn timed_fit(stop: StopRule, data: &Dataset) -> (FitReport, f64) {
+    let t0 = std::time::Instant::now();
+    let alg = AdaHuber {
+        stop,
+        ..AdaHuber::default()
+    };
+    let rep = fit(&alg, data, 5, 1);
+    (rep, t0.elapsed().as_secs_f64())
+}
+
 /// `cargo test -p heavydp --release --lib adaptive_huber::tests::timing -- --ignored --nocapture`
 #[test]
 #[ignore]
 fn timing_nci60_shape_and_quick_profile() {
-    use std::time::Instant;
     let mut rng = rng_from_seed(3);
     // n = 57, d = 22 282 random data, 3 true coefficients (10, 500, 9000)
     let (n, d) = (57, 22_282);
@@ -881,21 +883,11 @@ fn timing_nci60_shape_and_quick_profile() {
         .collect();
     let data = Dataset::from_rows(x, y, d).unwrap();
     for stop in [StopRule::Step, StopRule::Kkt] {
-        let t0 = Instant::now();
-        let rep = fit(
-            &AdaHuber {
-                stop,
-                ..AdaHuber::default()
-            },
-            &data,
-            5,
-            1,
-        );
+        let (rep, secs) = timed_fit(stop, &data);
         let kept: Vec<usize> = (0..d).filter(|j| rep.weights[*j] != 0.0).collect();
         eprintln!(
-            "n = {n}, d = {d}, stop = {}: {:.2} s; kept {kept:?}; lambda = {}, size_untruncated = {}, refit iterations = {}",
+            "n = {n}, d = {d}, stop = {}: {secs:.2} s; kept {kept:?}; lambda = {}, size_untruncated = {}, refit iterations = {}",
             stop.name(),
-            t0.elapsed().as_secs_f64(),
             rep.hyperparameters["lambda"],
             rep.hyperparameters["size_untruncated"],
             rep.hyperparameters["refit_iterations_total"],
@@ -910,20 +902,10 @@ fn timing_nci60_shape_and_quick_profile() {
     for zeta in [1.0, 0.5] {
         let data = tian_records(20_000, &w_star, Some(zeta), 9);
         for stop in [StopRule::Step, StopRule::Kkt] {
-            let t0 = Instant::now();
-            let rep = fit(
-                &AdaHuber {
-                    stop,
-                    ..AdaHuber::default()
-                },
-                &data,
-                5,
-                1,
-            );
+            let (rep, secs) = timed_fit(stop, &data);
             eprintln!(
-                "n = 20000, d = {d}, zeta = {zeta}, stop = {}: {:.2} s; l2 error = {:.4}; cv_rows = {}, lambda = {}, tau = {}, size_untruncated = {}, refit iterations = {}",
+                "n = 20000, d = {d}, zeta = {zeta}, stop = {}: {secs:.2} s; l2 error = {:.4}; cv_rows = {}, lambda = {}, tau = {}, size_untruncated = {}, refit iterations = {}",
                 stop.name(),
-                t0.elapsed().as_secs_f64(),
                 l2_error(&rep.weights, &w_star),
                 rep.hyperparameters["cv_rows"],
                 rep.hyperparameters["lambda"],

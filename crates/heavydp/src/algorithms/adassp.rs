@@ -473,15 +473,7 @@ impl PrivateAlgorithm for AdaSsp {
         true
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = with_default_delta(*budget, problem.data.n());
-        check_common(
-            NAME,
-            PrivacyModel::Approx,
-            problem,
-            &budget,
-            &["squared"],
-            &["unconstrained"],
-        )?;
+        let budget = approx_budget(NAME, problem, budget, &["squared"], &["unconstrained"])?;
         if !(self.fail_prob > 0.0 && self.fail_prob < 1.0) {
             return Err(FitError::BadParameter {
                 algorithm: NAME,
@@ -499,8 +491,7 @@ impl PrivateAlgorithm for AdaSsp {
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
-        let budget = with_default_delta(budget, problem.data.n());
+        let budget = validated_budget(self, problem, budget)?;
         let data = problem.data;
         let (n, d) = (data.n(), data.d());
         let plan = self.plan(n, d, &budget)?;

@@ -98,6 +98,26 @@ pub struct FitReport {
     pub notes: Vec<String>,
 }
 
+impl TraceRecord {
+    /// Appends iteration `iteration` (1-based) to `trace`, with the ε the ledger has spent
+    /// so far, and tells the observer: the end of every iterative algorithm's step.
+    pub fn push(
+        trace: &mut Vec<TraceRecord>,
+        observer: &mut dyn Observer,
+        ledger: &crate::privacy::PrivacyLedger,
+        iteration: usize,
+        (step_size, noise_scale): (f64, f64),
+    ) {
+        trace.push(TraceRecord {
+            iteration,
+            step_size,
+            noise_scale,
+            epsilon_spent: ledger.spent().0,
+        });
+        observer.on_iteration(iteration);
+    }
+}
+
 /// Receives progress callbacks (public quantities only); the CLI draws a progress bar.
 pub trait Observer {
     fn on_start(&mut self, _total_iterations: usize) {}
@@ -140,7 +160,7 @@ pub trait PrivateAlgorithm {
     fn fit_with_sums(
         &self,
         _problem: &Problem,
-        _sums: &mut dyn row_sums::RowSums,
+        _sums: &mut dyn RowSums,
         _budget: Budget,
         _rng: &mut dyn RngCore,
         _observer: &mut dyn Observer,
@@ -305,6 +325,66 @@ pub fn check_common(
     Ok(())
 }
 
+/// The Catoni–Giulini robust estimator (Hu et al. §A.5) at scale `k` and precision
+/// `beta`, for `algorithm`; an invalid (k, β) is reported against the parameter `param`.
+pub fn catoni_giulini(
+    algorithm: &'static str,
+    param: &str,
+    k: f64,
+    beta: f64,
+) -> Result<crate::estimators::catoni::CatoniGiulini, FitError> {
+    crate::estimators::catoni::CatoniGiulini::new(k, beta).map_err(|e| FitError::BadParameter {
+        algorithm,
+        param: param.into(),
+        reason: e.to_string(),
+    })
+}
+
+/// [`check_common`] under the algorithm's own name and privacy model.
+pub fn check_problem(
+    algorithm: &impl PrivateAlgorithm,
+    problem: &Problem,
+    budget: &Budget,
+    losses: &[&str],
+    domains: &[&str],
+) -> Result<(), FitError> {
+    let (name, model) = (algorithm.name(), algorithm.privacy_model());
+    check_common(name, model, problem, budget, losses, domains)
+}
+
+/// The checks every algorithm that needs a δ starts with: δ defaulted to n^{−1.1} when 0
+/// ([`with_default_delta`]), then [`check_common`] for an (ε, δ) guarantee (zCDP
+/// algorithms report their guarantee in (ε, δ) too). Returns the budget the fit runs with.
+pub fn approx_budget(
+    algorithm: &'static str,
+    problem: &Problem,
+    budget: &Budget,
+    losses: &[&str],
+    domains: &[&str],
+) -> Result<Budget, FitError> {
+    let budget = with_default_delta(*budget, problem.data.n());
+    check_common(
+        algorithm,
+        PrivacyModel::Approx,
+        problem,
+        &budget,
+        losses,
+        domains,
+    )?;
+    Ok(budget)
+}
+
+/// The start of `fit` for the algorithms of [`approx_budget`]: `validate`, then the
+/// budget with its defaulted δ.
+pub fn validated_budget(
+    algorithm: &impl PrivateAlgorithm,
+    problem: &Problem,
+    budget: Budget,
+) -> Result<Budget, FitError> {
+    algorithm.validate(problem, &budget)?;
+    Ok(with_default_delta(budget, problem.data.n()))
+}
+
 /// The registry: builds an algorithm from its CONTRACT name and `--param` values.
 pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>, FitError> {
     Ok(match name {
@@ -412,12 +492,13 @@ pub enum Chunking {
 impl Chunking {
     /// Reads `--param chunking=shuffle|order|keyed`.
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        Ok(
-            match p.choice("chunking", &["shuffle", "order", "keyed"])? {
-                Some("order") => Chunking::Order,
-                Some("keyed") => Chunking::Keyed,
-                _ => Chunking::Shuffle,
-            },
+        p.pick(
+            "chunking",
+            &[
+                ("shuffle", Chunking::Shuffle),
+                ("order", Chunking::Order),
+                ("keyed", Chunking::Keyed),
+            ],
         )
     }
     /// The parameter value.
@@ -614,6 +695,24 @@ pub enum Selection<'a> {
     All,
     /// Chunk `index` of `chunks` (the one-pass algorithms).
     Chunk { chunks: &'a Chunks, index: usize },
+}
+
+/// The source of an algorithm's per-iteration row sums.
+pub trait RowSums {
+    /// Writes the sum of `kernel` at iterate `w` over the rows `rows` into `out`
+    /// (length d).
+    fn sum(
+        &mut self,
+        kernel: &row_sums::Kernel,
+        rows: Selection<'_>,
+        w: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), FitError>;
+    /// The in-memory dataset, when the rows are in this process (`None` for an external
+    /// source: the algorithm then refuses the steps that are not row sums).
+    fn local(&self) -> Option<&Dataset> {
+        None
+    }
 }
 
 /// Checks T ≤ n before any work (the "n smaller than the number of chunks" error).

@@ -203,14 +203,20 @@ impl PrivateGd {
             k,
             paper_k,
             t_c: p.integer("t_c", 1)?,
-            solver: match p.choice("estimate", &["multistart", "exact"])? {
-                Some("exact") => EstimateSolver::Exact,
-                _ => EstimateSolver::Multistart,
-            },
-            accounting: match p.choice("accounting", &["conservative", "shuffle"])? {
-                Some("shuffle") => Accounting::Shuffle,
-                _ => Accounting::Conservative,
-            },
+            solver: p.pick(
+                "estimate",
+                &[
+                    ("multistart", EstimateSolver::Multistart),
+                    ("exact", EstimateSolver::Exact),
+                ],
+            )?,
+            accounting: p.pick(
+                "accounting",
+                &[
+                    ("conservative", Accounting::Conservative),
+                    ("shuffle", Accounting::Shuffle),
+                ],
+            )?,
         })
     }
 
@@ -490,15 +496,9 @@ impl PrivateAlgorithm for PrivateGd {
 
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         let name = self.name();
-        let budget = with_default_delta(*budget, problem.data.n());
-        check_common(
-            name,
-            PrivacyModel::Approx,
-            problem,
-            &budget,
-            &["squared", "logistic", "huber", "absolute"],
-            &["l1-ball", "l2-ball", "simplex", "polytope"],
-        )?;
+        let losses = ["squared", "logistic", "huber", "absolute"];
+        let domains = ["l1-ball", "l2-ball", "simplex", "polytope"];
+        let budget = approx_budget(name, problem, budget, &losses, &domains)?;
         if self.estimator == GradientEstimator::IterativeUpdating
             && self.solver == EstimateSolver::Exact
             && problem.data.d() > 2
@@ -542,8 +542,7 @@ impl PrivateAlgorithm for PrivateGd {
                 reason: "the iterative-updating group means are not a row sum: fit in memory (distributed fits support clipped-gd)".into(),
             });
         }
-        self.validate(problem, &budget)?;
-        let budget = with_default_delta(budget, problem.data.n());
+        let budget = validated_budget(self, problem, budget)?;
         let data = problem.data;
         let (n, d) = (data.n(), data.d());
         let plan = self.plan(n, d, &budget)?;

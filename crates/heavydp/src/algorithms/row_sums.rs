@@ -22,8 +22,8 @@
 //! Only d-vectors and row counts come back; the noise, the mechanisms and the ledger
 //! stay with the algorithm, in this process.
 
-pub use super::Selection;
 use super::{Chunks, FitError, KeyedPermutation};
+pub use super::{RowSums, Selection};
 use crate::algorithms::iht::{clipped_weighted_sum, support_of};
 use crate::data::{standardise, ColumnMap, Dataset};
 use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
@@ -62,24 +62,6 @@ pub enum Kernel {
 pub fn huber_weight(tau: f64, y_clip: Option<f64>) -> impl Fn(f64, f64, f64) -> f64 + Sync {
     let y_clip = y_clip.unwrap_or(f64::INFINITY);
     move |margin: f64, _, y: f64| (y.clamp(-y_clip, y_clip) - margin).clamp(-tau, tau)
-}
-
-/// The source of an algorithm's per-iteration row sums.
-pub trait RowSums {
-    /// Writes the sum of `kernel` at iterate `w` over the rows `rows` into `out`
-    /// (length d).
-    fn sum(
-        &mut self,
-        kernel: &Kernel,
-        rows: Selection<'_>,
-        w: &[f64],
-        out: &mut [f64],
-    ) -> Result<(), FitError>;
-    /// The in-memory dataset, when the rows are in this process (`None` for an external
-    /// source: the algorithm then refuses the steps that are not row sums).
-    fn local(&self) -> Option<&Dataset> {
-        None
-    }
 }
 
 /// Row access for the kernels: a [`Rows`] that can also write a row into a buffer.

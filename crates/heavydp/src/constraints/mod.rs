@@ -381,12 +381,7 @@ impl ConstraintSet for VertexPolytope {
         // Distance to the hull by (exact) projection.
         let mut p = w.to_vec();
         self.project(&mut p);
-        p.iter()
-            .zip(w)
-            .map(|(a, b)| (a - b) * (a - b))
-            .sum::<f64>()
-            .sqrt()
-            <= tol.max(1e-9)
+        crate::linalg::dist2(&p, w) <= tol.max(1e-9)
     }
     fn project(&self, v: &mut [f64]) {
         // Exact projection by Wolfe's minimum-norm-point algorithm.

@@ -372,40 +372,22 @@ mod tests {
 
     #[test]
     fn feature_and_noise_moments_match_the_spec() {
-        let p = BTreeMap::new();
-        let (a, _) = simulate(
-            "hu-linear-lognormal",
-            20_000,
-            10,
-            None,
-            &p,
-            &mut rng_from_seed(1),
-        )
-        .unwrap();
+        // 20 000 records of dimension 10 (seed 1)
+        let sample = |scenario: &str, s: Option<usize>| {
+            let p = BTreeMap::new();
+            simulate(scenario, 20_000, 10, s, &p, &mut rng_from_seed(1))
+                .unwrap()
+                .0
+        };
+        let a = sample("hu-linear-lognormal", None);
         let (m, v) = moments(a.x());
         // Lognormal(0, variance 0.6): mean e^0.3 = 1.3499, variance 1.4980
         assert!((m - 1.3499).abs() < 0.01, "{m}");
         assert!((v - 1.4980).abs() < 0.05, "{v}");
-        let (a, _) = simulate(
-            "hu-linear-student",
-            20_000,
-            10,
-            None,
-            &p,
-            &mut rng_from_seed(1),
-        )
-        .unwrap();
+        let a = sample("hu-linear-student", None);
         let (_, v) = moments(a.x());
         assert!((v - 1.25).abs() < 0.05, "{v}");
-        let (a, _) = simulate(
-            "hu-sparse-logistic-laplace",
-            20_000,
-            10,
-            Some(2),
-            &p,
-            &mut rng_from_seed(1),
-        )
-        .unwrap();
+        let a = sample("hu-sparse-logistic-laplace", Some(2));
         let (_, v) = moments(a.x());
         assert!((v - 50.0).abs() < 2.0, "{v}");
         assert!(a.y().iter().all(|y| *y == 1.0 || *y == -1.0));

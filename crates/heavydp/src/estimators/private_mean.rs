@@ -113,6 +113,24 @@ fn pm(
     }
 }
 
+/// The documentation row of a mean estimator: (name, privacy model), (use when, paper)
+/// and its parameters; no losses or domains.
+fn mean_info(
+    (name, privacy): (&'static str, &'static str),
+    (use_when, paper): (&'static str, &'static str),
+    parameters: Vec<ParamInfo>,
+) -> AlgorithmInfo {
+    AlgorithmInfo {
+        name,
+        paper,
+        use_when,
+        privacy,
+        losses: vec![],
+        domains: vec![],
+        parameters,
+    }
+}
+
 /// Documentation rows of the four estimators (name, paper, privacy model, parameters);
 /// `losses` and `domains` are empty.
 pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
@@ -146,28 +164,20 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
         ),
     ];
     vec![
-        AlgorithmInfo {
-            name: "clip",
-            use_when: "mean of light-to-moderate tails, declared moment bound M",
-            paper: "Zhao, Wu, Liu, Wang, Fan & Li, Alg. 2 (simple clipping mean)",
-            privacy: "zcdp",
-            losses: vec![],
-            domains: vec![],
-            parameters: vec![
+        mean_info(
+            ("clip", "zcdp"),
+            ("mean of light-to-moderate tails, declared moment bound M", "Zhao, Wu, Liu, Wang, Fan & Li, Alg. 2 (simple clipping mean)"),
+            vec![
                 moment[0].clone(),
                 moment[1].clone(),
                 pm("R", "M sqrt(d) (n sqrt(rho)/sqrt(d))^(1/p)", "l2 clipping radius", "spec Zhao §3 (Thm 4's R without T, Z12)"),
                 rho_rule.clone(),
             ],
-        },
-        AlgorithmInfo {
-            name: "iterative-updating",
-            use_when: "mean under heavy tails, large n, declared moment bound M",
-            paper: "Zhao, Wu, Liu, Wang, Fan & Li, Alg. 3 (iterative updating mean)",
-            privacy: "zcdp",
-            losses: vec![],
-            domains: vec![],
-            parameters: vec![
+        ),
+        mean_info(
+            ("iterative-updating", "zcdp"),
+            ("mean under heavy tails, large n, declared moment bound M", "Zhao, Wu, Liu, Wang, Fan & Li, Alg. 3 (iterative updating mean)"),
+            vec![
                 moment[0].clone(),
                 moment[1].clone(),
                 pm("R", "M sqrt(d) (n eps/sqrt(d))^(1/p)", "l2 clipping radius of the group means", "spec Zhao §4.3 (Thm 7's form, Z12)"),
@@ -177,28 +187,20 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
                 pm("accounting", "conservative", "conservative: rho-zCDP by parallel composition (always valid); shuffle: UNPROVEN - rho of (24) and the (eps, delta) of Theorem 6, not established for group means (Z7)", "spec Zhao §4.1"),
                 rho_rule,
             ],
-        },
-        AlgorithmInfo {
-            name: "catoni",
-            use_when: "coordinate-wise means, heavy tails, pure DP; declare tau",
-            paper: "Hu, Ni, Xiao & Wang, Catoni-Giulini coordinate means + Laplace (spec §A.5, derived)",
-            privacy: "pure",
-            losses: vec![],
-            domains: vec![],
-            parameters: vec![
+        ),
+        mean_info(
+            ("catoni", "pure"),
+            ("coordinate-wise means, heavy tails, pure DP; declare tau", "Hu, Ni, Xiao & Wang, Catoni-Giulini coordinate means + Laplace (spec §A.5, derived)"),
+            vec![
                 robust[0].clone(),
                 robust[1].clone(),
                 pm("k", "sqrt(3 n eps tau (1 + 1/beta)/(8 sqrt(2) d))", "truncation scale of the estimator", "spec Hu §A.5"),
             ],
-        },
-        AlgorithmInfo {
-            name: "sparse-peeling",
-            use_when: "sparse high-d mean (few non-zero coordinates)",
-            paper: "Hu, Ni, Xiao & Wang, robust coordinate means + Peeling (spec §E.1, derived)",
-            privacy: "approx",
-            losses: vec![],
-            domains: vec![],
-            parameters: vec![
+        ),
+        mean_info(
+            ("sparse-peeling", "approx"),
+            ("sparse high-d mean (few non-zero coordinates)", "Hu, Ni, Xiao & Wang, robust coordinate means + Peeling (spec §E.1, derived)"),
+            vec![
                 pm("s", "required", "sparsity of the released mean (1 <= s <= d)", "spec Hu §E.1"),
                 robust[0].clone(),
                 robust[1].clone(),
@@ -206,7 +208,7 @@ pub fn mean_estimator_info() -> Vec<AlgorithmInfo> {
                 pm("fail_prob", "0.05", "failure probability zeta in the default k", "spec Hu §E.1"),
                 crate::mechanisms::PeelingCalibration::param_info(),
             ],
-        },
+        ),
     ]
 }
 
@@ -381,10 +383,10 @@ fn moment_params(est: &'static str, p: &Params) -> Result<(f64, f64), FitError> 
 }
 
 fn rho_rule_param(p: &Params) -> Result<RhoRule, FitError> {
-    Ok(match p.choice("rho_rule", &["eq15", "exact"])? {
-        Some("exact") => RhoRule::Exact,
-        _ => RhoRule::Eq15,
-    })
+    p.pick(
+        "rho_rule",
+        &[("eq15", RhoRule::Eq15), ("exact", RhoRule::Exact)],
+    )
 }
 
 /// δ > 0 unless non-private.
@@ -466,10 +468,13 @@ fn iu_mean(input: &MeanInput, rng: &mut dyn RngCore) -> Result<MeanReport, FitEr
         None => default_groups(n),
     };
     let t_c_param = p.integer("t_c", 1)?;
-    let solver = match p.choice("estimate", &["multistart", "exact"])? {
-        Some("exact") => EstimateSolver::Exact,
-        _ => EstimateSolver::Multistart,
-    };
+    let solver = p.pick(
+        "estimate",
+        &[
+            ("multistart", EstimateSolver::Multistart),
+            ("exact", EstimateSolver::Exact),
+        ],
+    )?;
     let shuffle = matches!(
         p.choice("accounting", &["conservative", "shuffle"])?,
         Some("shuffle")

@@ -17,13 +17,7 @@ fn student_data(seed: u64, n: usize, mu: &[f64], nu: f64, scale: f64) -> Vec<f64
         .collect()
 }
 
-fn l2(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y) * (x - y))
-        .sum::<f64>()
-        .sqrt()
-}
+use crate::linalg::dist2 as l2;
 
 #[allow(clippy::too_many_arguments)]
 fn run(
@@ -455,13 +449,7 @@ fn iterative_updating_defaults_learn() {
     assert_eq!(hpf(&r, "k") as usize, 80);
     assert!(hpf(&r, "t_c") >= 10.0, "{}", hpf(&r, "t_c"));
     assert!(hpf(&r, "sigma") < 1.0, "{}", hpf(&r, "sigma"));
-    let err = |m: &[f64]| {
-        m.iter()
-            .zip(&mu)
-            .map(|(a, b)| (a - b) * (a - b))
-            .sum::<f64>()
-            .sqrt()
-    };
+    let err = |m: &[f64]| l2(m, &mu);
     let e_spec = err(&spec.mean);
     let e = err(&r.mean);
     assert!(

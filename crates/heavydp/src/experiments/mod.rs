@@ -270,6 +270,20 @@ pub struct Setting {
 }
 
 impl Setting {
+    /// A setting on simulated data: n records of dimension d (s* = `sparsity`), no
+    /// subsample and no scenario parameters; `values` is left to the grid.
+    pub fn synthetic(epsilon: f64, n: usize, d: usize, sparsity: Option<usize>) -> Setting {
+        Setting {
+            values: vec![],
+            epsilon,
+            n: Some(n),
+            d: Some(d),
+            sparsity,
+            fraction: None,
+            scenario_params: BTreeMap::new(),
+        }
+    }
+
     /// `name=value` pairs joined by `,` — the label used in seeds and the summary.
     pub fn key(&self) -> String {
         self.values
@@ -333,6 +347,19 @@ pub struct Choice {
     pub project_choice: bool,
     /// Where it comes from (paper section, spec item).
     pub source: String,
+}
+
+impl Choice {
+    /// A recorded choice: `name` = `value`, whether the project (not the paper) made it,
+    /// and its source.
+    pub fn new(name: &str, value: impl Into<String>, project: bool, source: &str) -> Choice {
+        Choice {
+            name: name.to_string(),
+            value: value.into(),
+            project_choice: project,
+            source: source.to_string(),
+        }
+    }
 }
 
 /// A runnable experiment: the grid, the methods and everything fixed.

@@ -276,15 +276,6 @@ fn fmt_n(n: f64) -> String {
     }
 }
 
-fn ch(name: &str, value: impl Into<String>, project: bool, source: &str) -> Choice {
-    Choice {
-        name: name.to_string(),
-        value: value.into(),
-        project_choice: project,
-        source: source.to_string(),
-    }
-}
-
 /// The methods of a panel: the private algorithm (one per preset) and, for the
 /// "(c)" panels of Figs. 1, 2, 5, 6, the non-private Frank–Wolfe with the private T.
 fn methods(
@@ -348,7 +339,7 @@ fn grid2(
     series: (&'static str, &[f64]),
     x: (&'static str, &[f64]),
     mut make: impl FnMut(f64, f64) -> Setting,
-) -> Vec<Setting> {
+) -> (Vec<Axis>, Vec<Setting>) {
     let mut v = Vec::new();
     for &s in series.1 {
         for &xv in x.1 {
@@ -357,7 +348,11 @@ fn grid2(
             v.push(st);
         }
     }
-    v
+    let axis = |(name, values): (&'static str, &[f64])| Axis {
+        name,
+        values: values.to_vec(),
+    };
+    (vec![axis(series), axis(x)], v)
 }
 
 fn parse_id(id: &str) -> Option<(u32, char)> {
@@ -394,19 +389,19 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
     let (fig, panel) = parse_id(id).ok_or_else(|| ExperimentError::UnknownId(id.to_string()))?;
     let q = opts.quick;
     let mut choices = vec![
-        ch(
+        Choice::new(
             "delta",
             "n^-1.1 for (epsilon, delta) methods; 0 for pure-DP methods",
             false,
             "Hu et al. §6; spec §X.1",
         ),
-        ch(
+        Choice::new(
             "repetitions",
             "mean and standard deviation over the repetitions (default 20; 5 suggested with --quick)",
             false,
             "spec §X.1: at least 20",
         ),
-        ch(
+        Choice::new(
             "grid",
             if q {
                 "--quick: first, middle and last point of each axis; d in {100, 200, 400}"
@@ -416,7 +411,7 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
             true,
             "spec §X.3",
         ),
-        ch(
+        Choice::new(
             "hyperparameters",
             match &opts.preset {
                 Preset::Default => "each algorithm's documented default preset; every other hyperparameter at its documented default (from n, d, epsilon, delta, s*)".to_string(),
@@ -426,7 +421,7 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
             true,
             "spec §X.2, H19-H21",
         ),
-        ch(
+        Choice::new(
             "initial vector",
             "the algorithm's deterministic start: w0 = 0 (the l1-ball centre; the s-sparse 0 for the IHT methods), not the paper's random start (spec §X.1 lists recipes; heavydp's defaults use 0)",
             true,
@@ -445,7 +440,7 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
         } else {
             PCT_GRID.to_vec()
         };
-        let settings = grid2(("epsilon", &eps), ("subsample_pct", &pct), |e, p| Setting {
+        let (axes, settings) = grid2(("epsilon", &eps), ("subsample_pct", &pct), |e, p| Setting {
             values: vec![],
             epsilon: e,
             n: None,
@@ -477,31 +472,31 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
             "delta".into(),
             json!("n^-1.1 (n = subsample size) for (epsilon, delta) methods"),
         );
-        choices.push(ch(
+        choices.push(Choice::new(
             "dataset",
             format!("{file} replaces {replaces}"),
             true,
             "CONTRACT (shipped datasets replace unavailable ones); spec H27",
         ));
-        choices.push(ch(
+        choices.push(Choice::new(
             "preprocessing",
             data_note.clone(),
             true,
             "paper §6 protocol; spec H27 — NOT private: statistics of the full data are used",
         ));
-        choices.push(ch(
+        choices.push(Choice::new(
             "w_star",
             format!("non-private frank-wolfe over the unit l1 ball on the full standardised data, T = {reference_t}"),
             true,
             "paper §6 (w* from non-private Frank-Wolfe); T is a project choice",
         ));
-        choices.push(ch(
+        choices.push(Choice::new(
             "subsamples",
             "seeded, data-independent draw without replacement of round(share * N) rows",
             true,
             "spec §X.3",
         ));
-        choices.push(ch(
+        choices.push(Choice::new(
             "metric",
             "excess empirical risk on the full dataset, L(w) - L(w*)",
             false,
@@ -522,16 +517,7 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
             description,
             data_note: Some(data_note),
             options: opts.clone(),
-            axes: vec![
-                super::Axis {
-                    name: "epsilon",
-                    values: eps,
-                },
-                super::Axis {
-                    name: "subsample_pct",
-                    values: pct,
-                },
-            ],
+            axes,
             x_axis: "subsample_pct",
             series_axis: Some("epsilon"),
             settings,
@@ -596,7 +582,7 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
     let sparsity = |s: usize| f.sparse.then_some(s);
     let n_fixed = cap(f.n_fixed);
     if n_fixed != f.n_fixed {
-        choices.push(ch(
+        choices.push(Choice::new(
             "quick n",
             format!(
                 "--quick: fixed n = {} instead of the paper's {} (run time)",
@@ -621,26 +607,11 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
             if f.sparse {
                 fixed.insert("s_star".into(), json!(s_fixed));
             }
-            let settings = grid2(("d", &d_grid), ("epsilon", &eps_grid), |d, e| Setting {
-                values: vec![],
-                epsilon: e,
-                n: Some(n_fixed),
-                d: Some(d as usize),
-                sparsity: sparsity(s_fixed),
-                fraction: None,
-                scenario_params: BTreeMap::new(),
+            let (axes, settings) = grid2(("d", &d_grid), ("epsilon", &eps_grid), |d, e| {
+                Setting::synthetic(e, n_fixed, d as usize, sparsity(s_fixed))
             });
             (
-                vec![
-                    Axis {
-                        name: "d",
-                        values: d_grid.clone(),
-                    },
-                    Axis {
-                        name: "epsilon",
-                        values: eps_grid.clone(),
-                    },
-                ],
+                axes,
                 "epsilon",
                 Some("d"),
                 settings,
@@ -658,26 +629,11 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
             if f.sparse {
                 fixed.insert("s_star".into(), json!(s_fixed));
             }
-            let settings = grid2(("d", &d_grid), ("n", &n_grid), |d, n| Setting {
-                values: vec![],
-                epsilon: 1.0,
-                n: Some(n as usize),
-                d: Some(d as usize),
-                sparsity: sparsity(s_fixed),
-                fraction: None,
-                scenario_params: BTreeMap::new(),
+            let (axes, settings) = grid2(("d", &d_grid), ("n", &n_grid), |d, n| {
+                Setting::synthetic(1.0, n as usize, d as usize, sparsity(s_fixed))
             });
             (
-                vec![
-                    Axis {
-                        name: "d",
-                        values: d_grid.clone(),
-                    },
-                    Axis {
-                        name: "n",
-                        values: n_grid.clone(),
-                    },
-                ],
+                axes,
                 "n",
                 Some("d"),
                 settings,
@@ -693,26 +649,11 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
         _ if f.sparse => {
             fixed.insert("epsilon".into(), json!(1.0));
             fixed.insert("n".into(), json!(n_fixed));
-            let settings = grid2(("d", &d_grid), ("s_star", &s_grid), |d, s| Setting {
-                values: vec![],
-                epsilon: 1.0,
-                n: Some(n_fixed),
-                d: Some(d as usize),
-                sparsity: Some(s as usize),
-                fraction: None,
-                scenario_params: BTreeMap::new(),
+            let (axes, settings) = grid2(("d", &d_grid), ("s_star", &s_grid), |d, s| {
+                Setting::synthetic(1.0, n_fixed, d as usize, Some(s as usize))
             });
             (
-                vec![
-                    Axis {
-                        name: "d",
-                        values: d_grid.clone(),
-                    },
-                    Axis {
-                        name: "s_star",
-                        values: s_grid.clone(),
-                    },
-                ],
+                axes,
                 "s_star",
                 Some("d"),
                 settings,
@@ -728,12 +669,7 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
                 .iter()
                 .map(|&n| Setting {
                     values: vec![("n", n)],
-                    epsilon: 1.0,
-                    n: Some(n as usize),
-                    d: Some(f.d_c),
-                    sparsity: None,
-                    fraction: None,
-                    scenario_params: BTreeMap::new(),
+                    ..Setting::synthetic(1.0, n as usize, f.d_c, None)
                 })
                 .collect();
             (
@@ -776,9 +712,9 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
             if f.l2_penalty > 0.0 { ", including the l2 penalty (lambda_reg/2)||w||^2" } else { "" }
         ),
     };
-    choices.push(ch("evaluation", eval_text, true, "spec H26"));
+    choices.push(Choice::new("evaluation", eval_text, true, "spec H26"));
     if f.sparse {
-        choices.push(ch(
+        choices.push(Choice::new(
             "l2_error",
             "||w - w*||_2",
             false,
@@ -786,7 +722,7 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
         ));
     }
     if logistic && !f.sparse {
-        choices.push(ch(
+        choices.push(Choice::new(
             "labels",
             "y = sign(<x, w*>) as printed (no Bernoulli draw; separable data), so the excess risk over w* can be negative",
             false,
@@ -794,7 +730,7 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
         ));
     }
     if f.l2_penalty > 0.0 {
-        choices.push(ch(
+        choices.push(Choice::new(
             "lambda_reg",
             format!("{}", f.l2_penalty),
             true,
@@ -803,7 +739,7 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
     }
     push_alg_choices(&mut choices, f.algorithm, &opts.preset);
     if non_private {
-        choices.push(ch(
+        choices.push(Choice::new(
             "non-private baseline",
             "frank-wolfe over the same unit l1 ball, exact linear minimisation on the full empirical gradient, T = the private run's T (read from its fit report)",
             true,
@@ -849,19 +785,19 @@ fn push_alg_choices(choices: &mut Vec<Choice>, algorithm: &str, preset: &Preset)
     };
     match algorithm {
         "ht-frank-wolfe" => {
-            choices.push(ch(
+            choices.push(Choice::new(
                 "s (Algorithm 1 scale)",
                 format!("default preset theory: s = sqrt(n eps tau/(T ln(|V| d T/zeta))), NOT the printed s = floor(n eps), which makes the exponential mechanism almost uniform (preset=paper uses it and the summary flags it){note}"),
                 true,
                 "spec H20",
             ));
-            choices.push(ch(
+            choices.push(Choice::new(
                 "beta, tau, zeta",
                 "beta = 1, tau = 1, zeta = 0.05",
                 true,
                 "spec H19",
             ));
-            choices.push(ch(
+            choices.push(Choice::new(
                 "T, step",
                 "T = floor((n eps)^(1/3)), eta_t = 2/(t+2)",
                 false,
@@ -869,7 +805,7 @@ fn push_alg_choices(choices: &mut Vec<Choice>, algorithm: &str, preset: &Preset)
             ));
         }
         "ht-lasso" => {
-            choices.push(ch(
+            choices.push(Choice::new(
                 "T, K",
                 format!("default preset paper: T = floor((n eps)^(2/5)), K = (n eps)^(1/4)/T^(1/8){note}"),
                 false,
@@ -877,8 +813,8 @@ fn push_alg_choices(choices: &mut Vec<Choice>, algorithm: &str, preset: &Preset)
             ));
         }
         "ht-sparse-linreg" => {
-            choices.push(ch("c (s = c s*)", "2", true, "spec H19"));
-            choices.push(ch(
+            choices.push(Choice::new("c (s = c s*)", "2", true, "spec H19"));
+            choices.push(Choice::new(
                 "T, K, eta",
                 format!("default preset paper: s = c s*, T = floor(ln n), K = (n eps/(s T))^(1/4), eta = 0.5{note}"),
                 false,
@@ -886,19 +822,19 @@ fn push_alg_choices(choices: &mut Vec<Choice>, algorithm: &str, preset: &Preset)
             ));
         }
         "ht-sparse-opt" => {
-            choices.push(ch(
+            choices.push(Choice::new(
                 "beta, tau, zeta",
                 "beta = 1, tau = 1, zeta = 0.05",
                 true,
                 "spec H19",
             ));
-            choices.push(ch(
+            choices.push(Choice::new(
                 "k (Peeling truncation)",
                 format!("default preset heavydp: the proof's k, NOT the printed k = c2 n eps, which swamps the signal (preset=paper uses it and the summary flags it){note}"),
                 true,
                 "spec H21",
             ));
-            choices.push(ch(
+            choices.push(Choice::new(
                 "s, T, eta",
                 "s = 2 s*, T = floor(ln n), eta = 0.5",
                 false,

@@ -42,15 +42,6 @@ fn thin(v: &[f64]) -> Vec<f64> {
     super::thin(v)
 }
 
-fn ch(name: &str, value: impl Into<String>, project: bool, source: &str) -> Choice {
-    Choice {
-        name: name.to_string(),
-        value: value.into(),
-        project_choice: project,
-        source: source.to_string(),
-    }
-}
-
 /// The methods of a panel under one profile.
 fn profile_methods(fig: u32, profile: &str, quick: bool, labelled: bool) -> Vec<MethodSpec> {
     let label = |alg: &str| {
@@ -210,26 +201,26 @@ pub fn plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
     fixed.insert("tau".into(), json!(1.0));
     fixed.insert("K".into(), json!("ln d"));
     let choices = vec![
-        ch("delta", "n^-1.1", false, "Tian §6"),
-        ch(
+        Choice::new("delta", "n^-1.1", false, "Tian §6"),
+        Choice::new(
             "metric",
             "l2 estimation error ||beta - beta*||_2 (mean and standard deviation over repetitions)",
             false,
             "Tian §6",
         ),
-        ch(
+        Choice::new(
             "noise",
             "Student t, nu = 1.75 (zeta = 0.5) or nu = 3 (zeta = 1), unscaled; x ~ N(0, I); beta* with s* N(0, 1) entries on a uniform support",
             false,
             "Tian §6.1; spec §5.1, T11 (the scale of beta* is a project choice: 1)",
         ),
-        ch(
+        Choice::new(
             "profile",
             profiles.join(", "),
             true,
             "spec §5.3: paper = eta 0.01 for every method, T = 1000 (100 with --quick) data-split iterations for DP-IHT-H/-L, DP-SLR T = ceil(ln n); theory = eta 0.5, T = ceil(ln n); default both (spec default: paper)",
         ),
-        ch(
+        Choice::new(
             "grid",
             if q {
                 "--quick: n = 2e4, d = 200 unless varied; three points per axis"
@@ -239,25 +230,25 @@ pub fn plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
             true,
             "spec §5.3 (the paper reports no n, d or grid)",
         ),
-        ch(
+        Choice::new(
             "radius",
             "L = C = 10 (projection radius of DP-IHT-H/-L, feasibility radius of DP-SLR)",
             true,
             "spec §5.3, T15",
         ),
-        ch(
+        Choice::new(
             "dp-slr bound",
             "features and response clipped at R = K = ln d (CONTRACT --param bound)",
             true,
             "spec T15",
         ),
-        ch(
+        Choice::new(
             "adahuber",
             "5-fold CV over 50 lambdas (CV on at most 10 000 rows, refit on all), tuning-free tau, top s* coefficients kept, no intercept",
             true,
             "spec §7, T16",
         ),
-        ch(
+        Choice::new(
             "initial vector",
             "beta0 = 0 for every method",
             false,

@@ -27,6 +27,7 @@
 //! * Slopes: least-squares slope of log(mean excess risk) on log(nε) per (case, d,
 //!   method), against the theory: −1/2 (θ = 2) and −(θ − 1)/θ = −1/3 (θ = 1.5).
 
+use super::benchmark::mean_sd;
 use super::{ExperimentError, ExperimentInfo, PlanOptions};
 use crate::algorithms::{self, NoObserver, ParamMap, Problem};
 use crate::constraints::{ConstraintSet, L1Ball, L2Ball, SparseBall};
@@ -208,20 +209,6 @@ pub fn loglog_slope(points: &[(f64, f64)]) -> f64 {
     sxy / sxx
 }
 
-fn mean_std(v: &[f64]) -> (f64, f64) {
-    if v.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let s = if v.len() > 1 {
-        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-    } else {
-        0.0
-    };
-    (m, s)
-}
-
 /// Mean absolute residual of `w` on the evaluation sample.
 fn risk(eval: &Dataset, w: &[f64]) -> f64 {
     crate::loss::mean_loss(&LossKind::Absolute, eval.x(), eval.y(), eval.d(), w)
@@ -341,13 +328,7 @@ pub fn run_rate_grid(
                                     .fit(&problem, budget, &mut rng, &mut NoObserver)
                                     .map_err(|e| e.to_string())?;
                                 let ex = risk(&eval, &rep.weights) - r_star;
-                                let l2 = rep
-                                    .weights
-                                    .iter()
-                                    .zip(&w_star)
-                                    .map(|(a, b)| (a - b) * (a - b))
-                                    .sum::<f64>()
-                                    .sqrt();
+                                let l2 = crate::linalg::dist2(&rep.weights, &w_star);
                                 Ok((
                                     ex,
                                     l2,
@@ -365,8 +346,8 @@ pub fn run_rate_grid(
                 for (mi, m) in ms.iter().enumerate() {
                     let ok: Vec<&(f64, f64, _)> =
                         outs.iter().filter_map(|o| o[mi].as_ref().ok()).collect();
-                    let (em, es) = mean_std(&ok.iter().map(|v| v.0).collect::<Vec<_>>());
-                    let (lm, ls) = mean_std(&ok.iter().map(|v| v.1).collect::<Vec<_>>());
+                    let (em, es) = mean_sd(&ok.iter().map(|v| v.0).collect::<Vec<_>>());
+                    let (lm, ls) = mean_sd(&ok.iter().map(|v| v.1).collect::<Vec<_>>());
                     rows.push(RateRow {
                         case: *case,
                         n,

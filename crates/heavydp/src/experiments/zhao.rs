@@ -347,13 +347,7 @@ pub fn run_tails_grid(
                         let rep =
                             private_mean(m.estimator, &x, st.n, st.d, budget, &params, &mut nrng)
                                 .map_err(|e: FitError| e.to_string())?;
-                        let err = rep
-                            .mean
-                            .iter()
-                            .zip(&mu)
-                            .map(|(a, b)| (a - b) * (a - b))
-                            .sum::<f64>()
-                            .sqrt();
+                        let err = crate::linalg::dist2(&rep.mean, &mu);
                         Ok((
                             err,
                             if r == 0 {
@@ -560,12 +554,7 @@ pub fn risk_plan(opts: &PlanOptions) -> Result<Plan, ExperimentError> {
         .iter()
         .map(|&n| Setting {
             values: vec![("n", n)],
-            epsilon: 1.0,
-            n: Some(n as usize),
-            d: Some(d),
-            sparsity: None,
-            fraction: None,
-            scenario_params: BTreeMap::new(),
+            ..Setting::synthetic(1.0, n as usize, d, None)
         })
         .collect();
     let zp = |kv: &[(&str, &str)]| -> ParamMap {
@@ -598,12 +587,7 @@ pub fn risk_plan(opts: &PlanOptions) -> Result<Plan, ExperimentError> {
     fixed.insert("epsilon".into(), json!(1.0));
     fixed.insert("delta".into(), json!("n^-1.1"));
     fixed.insert("domain".into(), json!({"kind": "l1-ball", "radius": 1.0}));
-    let ch = |name: &str, value: &str, source: &str| Choice {
-        name: name.into(),
-        value: value.into(),
-        project_choice: true,
-        source: source.into(),
-    };
+    let ch = |name: &str, value: &str, source: &str| Choice::new(name, value, true, source);
     Ok(Plan {
         id: RISK_ID.into(),
         paper: format!("{ZHAO_PAPER} (project design)"),

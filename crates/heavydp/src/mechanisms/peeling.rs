@@ -140,23 +140,7 @@ pub fn peeling_exact_scale(s: usize, lambda: f64, epsilon: f64, delta: f64) -> f
     while cert(hi) > epsilon {
         hi *= 2.0;
     }
-    let mut lo = hi * 1e-3;
-    while cert(lo) <= epsilon {
-        hi = lo;
-        lo *= 1e-3;
-    }
-    while hi - lo > hi * 1e-13 {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if cert(mid) <= epsilon {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    hi
+    crate::privacy::smallest_certified(cert, epsilon, hi, 1e-3, 1e-13)
 }
 
 impl Peeling {

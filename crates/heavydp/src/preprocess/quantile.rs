@@ -27,8 +27,8 @@
 //! (scores rounded to its public grid, exact Bernoulli acceptances), run lazily: a grid
 //! index is proposed uniformly and its utility computed by two binary searches on the
 //! sorted column, then accepted with probability exp(−λ·(ũ_max − ũ)). ũ_max is the exact
-//! maximum of the rounded scores over 𝒢 (computed over the O(n) blocks on which u is
-//! constant), so the accepted index has exactly the distribution of the exponential
+//! maximum of the rounded scores over 𝒢 (u is unimodal in g, so its maximum is found by
+//! binary searches, [`QuantileMechanism::best`]), so the accepted index has exactly the distribution of the exponential
 //! mechanism over all of 𝒢 — the laziness changes the running time, not the output law.
 //!
 //! With ε = ∞ the release is the first grid point of maximal utility (no random draw).
@@ -328,54 +328,56 @@ impl<G: Grid1D> QuantileMechanism<G> {
         -(0.0f64).max(below - target).max(target - at_most)
     }
 
-    /// (first grid index of maximal utility, that utility), over the O(n) blocks on which
-    /// the utility is constant: each distinct data value that is a grid point, and each
-    /// open gap between consecutive distinct values (and the two unbounded ends) that
-    /// holds a grid point.
+    /// (first grid index of maximal utility, that utility), by binary searches: with
+    /// A(g) = #{xᵢ < g} and B(g) = #{xᵢ ≤ g} (both non-decreasing in g) and t = q·n,
+    /// u(g) = −max(0, A − t, t − B). Let i₀ be the first grid index with A − t ≥ t − B.
+    /// Below i₀, u = −max(0, t − B) is non-decreasing; from i₀ on, u = −max(0, A − t) is
+    /// non-increasing. So the maximum is u(i₀ − 1) or u(i₀), and its first index is the
+    /// first i < i₀ with u(i) ≥ u(i₀ − 1) when the left side wins, else i₀. Each u costs
+    /// two binary searches of the sorted column: O(log|𝒢|·log n) in all, and the values
+    /// are those of [`QuantileMechanism::utility`] to the bit (same formula on the same
+    /// counts).
     pub fn best(&self, sorted: &[f64]) -> (usize, f64) {
-        let n = sorted.len();
-        let target = self.q * n as f64;
-        let mut best: Option<(usize, f64)> = None;
-        let mut consider = |idx: usize, u: f64| {
-            if best.is_none_or(|(bi, bu)| u > bu || (u == bu && idx < bi)) {
-                best = Some((idx, u));
-            }
-        };
-        // gap below the smallest value: grid points < sorted[0]
+        let target = self.q * sorted.len() as f64;
         let g = &self.grid;
-        let first = if n == 0 { f64::INFINITY } else { sorted[0] };
-        if n == 0 || g.value(0) < first {
-            consider(0, Self::utility_from_counts(target, 0.0, 0.0));
+        let counts = |i: usize| {
+            let v = g.value(i);
+            (
+                sorted.partition_point(|&x| x < v) as f64,
+                sorted.partition_point(|&x| x <= v) as f64,
+            )
+        };
+        let u = |i: usize| {
+            let (a, b) = counts(i);
+            Self::utility_from_counts(target, a, b)
+        };
+        let i0 = partition_point(g.len(), |i| {
+            let (a, b) = counts(i);
+            a - target < target - b
+        });
+        let right = (i0 < g.len()).then(|| u(i0));
+        match (i0.checked_sub(1).map(u), right) {
+            (Some(left), r) if r.is_none_or(|r| left >= r) => {
+                (partition_point(i0 - 1, |i| u(i) < left), left)
+            }
+            (_, Some(r)) => (i0, r),
+            (_, None) => unreachable!("the grid is not empty"),
         }
-        let mut i = 0;
-        while i < n {
-            let a = sorted[i];
-            let mut j = i;
-            while j < n && sorted[j] == a {
-                j += 1;
-            }
-            // atom a: #< a = i, #≤ a = j
-            if let Some(f) = g.floor_index(a) {
-                if g.value(f) == a {
-                    consider(f, Self::utility_from_counts(target, i as f64, j as f64));
-                }
-            }
-            // gap (a, next): first grid index above a
-            let next = if j < n { sorted[j] } else { f64::INFINITY };
-            let first_above = match g.floor_index(a) {
-                Some(f) => f + 1,
-                None => 0,
-            };
-            if first_above < g.len() && g.value(first_above) < next {
-                consider(
-                    first_above,
-                    Self::utility_from_counts(target, j as f64, j as f64),
-                );
-            }
-            i = j;
-        }
-        best.expect("the grid is not empty")
     }
+}
+
+/// The first index i in 0..len at which `pred` turns false (`pred` true then false).
+fn partition_point(len: usize, mut pred: impl FnMut(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 impl<G: Grid1D> Mechanism for QuantileMechanism<G> {
@@ -524,6 +526,43 @@ mod tests {
                 }
                 assert_eq!(bu, brute, "q = {q}, col = {col:?}");
                 assert_eq!(bi, first);
+            }
+        }
+    }
+
+    #[test]
+    fn best_matches_brute_force_on_random_columns_with_ties_and_linear_grids() {
+        use rand::Rng;
+        let mut rng = rng_from_seed(11);
+        for case in 0..200 {
+            let n = rng.random_range(0..40);
+            let atoms = rng.random_range(1..6);
+            let mut col: Vec<f64> = (0..n)
+                .map(|_| {
+                    (rng.random_range(0..atoms) as f64 - 2.0) * 0.37
+                        + rng.random_range(0..2) as f64 * rng.random::<f64>()
+                })
+                .collect();
+            col.sort_by(f64::total_cmp);
+            let grid = LinearGrid {
+                half_width: [0.5, 2.0, 32.0][case % 3],
+                steps: 16,
+            };
+            for &q in &[0.1, 0.25, 0.5, 0.75, 0.9] {
+                let m = QuantileMechanism::on_grid(q, 1.0, grid).unwrap();
+                let (bi, bu) = m.best(&col);
+                let (mut first, mut brute) = (0, f64::NEG_INFINITY);
+                for i in 0..grid.len() {
+                    let u = m.utility(&col, grid.value(i));
+                    if u > brute {
+                        (first, brute) = (i, u);
+                    }
+                }
+                assert_eq!(
+                    (bi, bu.to_bits()),
+                    (first, brute.to_bits()),
+                    "{col:?}, q = {q}"
+                );
             }
         }
     }

@@ -187,6 +187,38 @@ impl Accountant {
     }
 }
 
+/// The smallest noise level x (to a relative `rel_tol`) whose certificate `cert(x)` is at
+/// most `epsilon`, for a certificate non-increasing in x, starting from an `upper` level
+/// that certifies: the bracket is lowered by the factor `shrink` (< 1) until its lower end
+/// fails, then bisected. Returns the upper end of the final bracket, which certifies.
+/// The calibration search of Peeling's exact scale and of objective perturbation's σ.
+pub fn smallest_certified(
+    cert: impl Fn(f64) -> f64,
+    epsilon: f64,
+    upper: f64,
+    shrink: f64,
+    rel_tol: f64,
+) -> f64 {
+    let mut hi = upper;
+    let mut lo = hi * shrink;
+    while cert(lo) <= epsilon {
+        hi = lo;
+        lo *= shrink;
+    }
+    while hi - lo > hi * rel_tol {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if cert(mid) <= epsilon {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
 /// `x` rounded up to the next representable double (identity for ±∞ and 0). Used after
 /// transcendental functions (ln, exp, sqrt), whose results are not correctly rounded.
 #[inline]

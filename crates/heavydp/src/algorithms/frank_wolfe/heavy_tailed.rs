@@ -72,7 +72,6 @@
 
 use super::super::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 use super::super::*;
-use crate::estimators::catoni::CatoniGiulini;
 use crate::mechanisms::{release_on_chunk, ExponentialMechanism};
 use crate::privacy::{Accountant, PrivacyLedger};
 
@@ -156,10 +155,13 @@ pub enum ScoreSensitivity {
 
 impl ScoreSensitivity {
     pub(crate) fn parse(p: &Params) -> Result<Self, FitError> {
-        Ok(match p.choice("sensitivity", &["paper", "tight"])? {
-            Some("tight") => ScoreSensitivity::Tight,
-            _ => ScoreSensitivity::Paper,
-        })
+        p.pick(
+            "sensitivity",
+            &[
+                ("paper", ScoreSensitivity::Paper),
+                ("tight", ScoreSensitivity::Tight),
+            ],
+        )
     }
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -394,7 +396,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
         true // only through CatoniGiulini::gradient_of
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_common(NAME, self.privacy_model(), problem, budget, LOSSES, DOMAINS)?;
+        check_problem(self, problem, budget, LOSSES, DOMAINS)?;
         self.plan(problem, budget).map(|_| ())
     }
     fn fit(
@@ -420,12 +422,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
         let data = problem.data;
         let d = data.d();
         let poly = problem.domain.as_polytope().expect("validated polytope");
-        let estimator =
-            CatoniGiulini::new(plan.scale, self.beta).map_err(|e| FitError::BadParameter {
-                algorithm: NAME,
-                param: "s".into(),
-                reason: e.to_string(),
-            })?;
+        let estimator = catoni_giulini(NAME, "s", plan.scale, self.beta)?;
         let mech = ExponentialMechanism::new(plan.score_sensitivity, budget.epsilon)?;
         let mut ledger = PrivacyLedger::new(
             Budget {
@@ -470,13 +467,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
             )?;
             let eta = plan.steps.eta(t, plan.big_t);
             poly.move_toward_vertex(&mut w, v, eta);
-            trace.push(TraceRecord {
-                iteration: t,
-                step_size: eta,
-                noise_scale: temperature,
-                epsilon_spent: ledger.spent().0,
-            });
-            observer.on_iteration(t);
+            TraceRecord::push(&mut trace, observer, &ledger, t, (eta, temperature));
         }
         observer.on_finish();
         let mut h = BTreeMap::new();

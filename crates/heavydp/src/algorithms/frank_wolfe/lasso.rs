@@ -206,10 +206,10 @@ impl HtLasso {
             gamma: p.positive("gamma")?.unwrap_or(1.0),
             fail_prob,
             sensitivity: ScoreSensitivity::parse(&p)?,
-            steps: match p.choice("steps", &["theorem", "jaggi"])? {
-                Some("jaggi") => HtStep::Jaggi,
-                _ => HtStep::Theorem,
-            },
+            steps: p.pick(
+                "steps",
+                &[("theorem", HtStep::Theorem), ("jaggi", HtStep::Jaggi)],
+            )?,
             exact_calibration: p.choice("calibration", &["exact", "paper"])? != Some("paper"),
             suffstats: SuffStats::parse(&p)?,
         })
@@ -343,15 +343,7 @@ impl PrivateAlgorithm for HtLasso {
         true // only through mean_gradient_of / SecondMoments::of
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = with_default_delta(*budget, problem.data.n());
-        check_common(
-            NAME,
-            self.privacy_model(),
-            problem,
-            &budget,
-            &["squared"],
-            &["l1-ball"],
-        )?;
+        let budget = approx_budget(NAME, problem, budget, &["squared"], &["l1-ball"])?;
         self.plan(problem, &budget).map(|_| ())
     }
     fn fit(
@@ -361,8 +353,7 @@ impl PrivateAlgorithm for HtLasso {
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
-        let budget = with_default_delta(budget, problem.data.n());
+        let budget = validated_budget(self, problem, budget)?;
         let plan = self.plan(problem, &budget)?;
         // Shrinkage (spec B.5) is record by record, so it does not change the neighbouring
         // relation. The direct path shrinks a copy of the data once; the sufficient-statistics
@@ -426,13 +417,7 @@ impl PrivateAlgorithm for HtLasso {
                 poly.vertex(v, &mut vertex);
                 m.mix_toward(&mut gw, &vertex, eta);
             }
-            trace.push(TraceRecord {
-                iteration: t,
-                step_size: eta,
-                noise_scale: temperature,
-                epsilon_spent: ledger.spent().0,
-            });
-            observer.on_iteration(t);
+            TraceRecord::push(&mut trace, observer, &ledger, t, (eta, temperature));
         }
         observer.on_finish();
         let mut h = BTreeMap::new();

@@ -121,10 +121,10 @@ impl StepRule {
         }
     }
     fn parse(p: &Params) -> Result<Self, FitError> {
-        Ok(match p.choice("fw_step", &["default", "paper"])? {
-            Some("paper") => StepRule::Paper,
-            _ => StepRule::Standard,
-        })
+        p.pick(
+            "fw_step",
+            &[("default", StepRule::Standard), ("paper", StepRule::Paper)],
+        )
     }
     fn name(self) -> &'static str {
         match self {
@@ -250,13 +250,7 @@ fn run(
                 }
             }
         }
-        trace.push(TraceRecord {
-            iteration: t,
-            step_size: mu,
-            noise_scale,
-            epsilon_spent: ledger.spent().0,
-        });
-        observer.on_iteration(t);
+        TraceRecord::push(&mut trace, observer, ledger, t, (mu, noise_scale));
     }
     observer.on_finish();
     Ok((w, trace))
@@ -415,14 +409,7 @@ impl PrivateAlgorithm for FrankWolfe {
         true // only through mean_gradient_of / SecondMoments::of
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_common(
-            self.name(),
-            self.privacy_model(),
-            problem,
-            budget,
-            LOSSES,
-            CONVEX,
-        )
+        check_problem(self, problem, budget, LOSSES, CONVEX)
     }
     fn fit(
         &self,
@@ -502,10 +489,13 @@ impl DpFrankWolfe {
             bound: required_bound("dp-frank-wolfe", &p)?,
             t: t_param(&p)?,
             step: StepRule::parse(&p)?,
-            calibration: match p.choice("calibration", &["accountant", "paper"])? {
-                Some("paper") => FwCalibration::Paper,
-                _ => FwCalibration::Accountant,
-            },
+            calibration: p.pick(
+                "calibration",
+                &[
+                    ("accountant", FwCalibration::Accountant),
+                    ("paper", FwCalibration::Paper),
+                ],
+            )?,
             suffstats: SuffStats::parse(&p)?,
         })
     }
@@ -595,14 +585,7 @@ impl PrivateAlgorithm for DpFrankWolfe {
         true // only through mean_gradient_of / SecondMoments::of
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_common(
-            self.name(),
-            self.privacy_model(),
-            problem,
-            budget,
-            LOSSES,
-            POLYTOPES,
-        )?;
+        check_problem(self, problem, budget, LOSSES, POLYTOPES)?;
         check_bound("dp-frank-wolfe", self.bound)?;
         let plan = self.plan(problem, budget);
         if plan.certified_epsilon > budget.epsilon {
@@ -788,14 +771,7 @@ impl PrivateAlgorithm for DpFrankWolfeGaussian {
         true // only through mean_gradient_of / SecondMoments::of
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_common(
-            self.name(),
-            self.privacy_model(),
-            problem,
-            budget,
-            LOSSES,
-            CONVEX,
-        )?;
+        check_problem(self, problem, budget, LOSSES, CONVEX)?;
         check_bound("dp-frank-wolfe-gaussian", self.bound)?;
         Ok(())
     }

@@ -248,6 +248,22 @@ fn suffstats_parameter_is_parsed_listed_and_validated() {
     }
 }
 
+/// The data of the timings below: hu-linear-lognormal at n = 9·10⁴, d = 200 (seed 1).
+fn bench_data() -> (usize, usize, Dataset) {
+    let (n, d) = (90_000, 200);
+    let params = Default::default();
+    let (data, _) = crate::data::scenarios::simulate(
+        "hu-linear-lognormal",
+        n,
+        d,
+        None,
+        &params,
+        &mut rng_from_seed(1),
+    )
+    .unwrap();
+    (n, d, data)
+}
+
 /// The timing behind docs/performance.md ("Sufficient statistics") (issue 16 item 4): the fit alone
 /// (no CSV, no preprocessing) of `dp-frank-wolfe`, `ht-lasso`, `noisy-mirror-descent`
 /// and `objective-perturbation` with `suffstats` on and off on simulated
@@ -259,12 +275,7 @@ fn bench_suffstats_fit_times() {
     use crate::algorithms::mirror_descent::NoisyMirrorDescent;
     use crate::algorithms::objective_perturbation::ObjectivePerturbation;
     use std::time::Instant;
-    let (n, d) = (90_000, 200);
-    let mut rng = rng_from_seed(1);
-    let params = Default::default();
-    let (data, _) =
-        crate::data::scenarios::simulate("hu-linear-lognormal", n, d, None, &params, &mut rng)
-            .unwrap();
+    let (n, d, data) = bench_data();
     let t0 = Instant::now();
     let m = SecondMoments::new(data.x(), data.y(), d, 1.0, 1.0);
     eprintln!(
@@ -350,12 +361,7 @@ fn bench_suffstats_fit_times() {
 #[test]
 #[ignore]
 fn bench_second_moments() {
-    let (n, d) = (90_000, 200);
-    let mut rng = rng_from_seed(1);
-    let params = Default::default();
-    let (data, _) =
-        crate::data::scenarios::simulate("hu-linear-lognormal", n, d, None, &params, &mut rng)
-            .unwrap();
+    let (n, d, data) = bench_data();
     for _ in 0..3 {
         let t0 = std::time::Instant::now();
         let m = SecondMoments::new(data.x(), data.y(), d, 1.0, 1.0);

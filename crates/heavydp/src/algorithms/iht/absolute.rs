@@ -53,8 +53,8 @@
 //! outside [0, 1); δ ∉ (0, 1); an (ε, δ, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::{sparse_budget, tian_sizes, IhtLoop};
-use crate::mechanisms::{Peeling, PeelingCalibration};
+use super::{check_peeling, sparse_info, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
+use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "dp-iht-l1";
 
@@ -65,6 +65,16 @@ pub enum SignFeatures {
     Raw,
     /// sign(⟨x̃_i, β⟩ − y_i) with the clipped features (ℓ1 subgradient on clipped data).
     Clipped,
+}
+
+impl SignFeatures {
+    /// The parameter value (`sign_features=raw|clipped`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SignFeatures::Raw => "raw",
+            SignFeatures::Clipped => "clipped",
+        }
+    }
 }
 
 /// `dp-iht-l1` (Tian et al. Alg. 3). See the module docs.
@@ -103,11 +113,7 @@ impl Default for DpIhtL1 {
 /// The resolved, public plan of a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DpIhtL1Plan {
-    pub s_star: usize,
-    pub radius: f64,
-    pub s: usize,
-    pub big_t: usize,
-    pub m: usize,
+    pub sizes: IhtSizes,
     pub k: f64,
     /// η_t for t = 0..T−1.
     pub steps: Vec<f64>,
@@ -150,108 +156,74 @@ impl DpIhtL1 {
             s: p.integer("s", 1)?,
             k: p.positive("K")?,
             t: p.integer("T", 1)?,
-            sign_features: match p.choice("sign_features", &["raw", "clipped"])? {
-                Some("clipped") => SignFeatures::Clipped,
-                _ => SignFeatures::Raw,
-            },
+            sign_features: p.pick(
+                "sign_features",
+                &[
+                    ("raw", SignFeatures::Raw),
+                    ("clipped", SignFeatures::Clipped),
+                ],
+            )?,
             chunking: Chunking::parse(&p)?,
             calibration: PeelingCalibration::parse(&p)?,
         })
     }
 
     pub fn info() -> AlgorithmInfo {
-        AlgorithmInfo {
-            name: NAME,
-            use_when: "sparse median (l1) regression, very heavy tails or outliers",
-            paper: "Tian, Ding, Tao, Xiang & Wang, Alg. 3 (DP-IHT-L)",
-            privacy: "approx",
-            losses: vec!["absolute"],
-            domains: vec!["sparse"],
-            parameters: vec![
-                ParamInfo {
-                    name: "preset",
-                    default: "theory",
-                    meaning: "theory: eta0 = 0.5; paper: eta0 = 0.01 (both T = ceil(ln n))",
-                    source: "Tian Thm 5.2 (spec T10); Sec. 6",
-                },
-                ParamInfo {
-                    name: "eta",
-                    default: "preset: 0.5 (theory) or 0.01 (paper)",
-                    meaning: "initial step size eta_0",
-                    source: "Tian Thm 5.2; Sec. 6",
-                },
-                ParamInfo {
-                    name: "decay",
-                    default: "0",
-                    meaning: "public geometric decay c: eta_t = eta_0 (1-c)^min(t, switch)",
-                    source: "Tian Thm 5.2 phase one (spec T10)",
-                },
-                ParamInfo {
-                    name: "switch",
-                    default: "T",
-                    meaning: "iteration after which the step stays constant (phase two)",
-                    source: "Tian Thm 5.2 phase two (spec T10)",
-                },
-                ParamInfo {
-                    name: "s",
-                    default: "s* (--sparsity)",
-                    meaning: "coordinates kept by Peeling",
-                    source: "Tian Sec. 6 (spec T17)",
-                },
-                ParamInfo {
-                    name: "K",
-                    default: "max(1, ln d)",
-                    meaning: "feature clipping level",
-                    source: "Tian Sec. 6 (K = log d)",
-                },
-                ParamInfo {
-                    name: "T",
-                    default: "ceil(ln n)",
-                    meaning: "iterations = disjoint data chunks",
-                    source: "Tian Thm 5.3 (spec T8)",
-                },
-                ParamInfo {
-                    name: "sign_features",
-                    default: "raw",
-                    meaning: "features inside sign(.): raw (as printed) or clipped",
-                    source: "spec T4",
-                },
-                Chunking::param_info(),
-                PeelingCalibration::param_info(),
-            ],
-        }
-    }
-
-    /// Resolves every parameter from public quantities.
-    pub fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtL1Plan, FitError> {
-        let (s_star, radius) = sparse_domain(NAME, problem.domain)?;
-        let n = problem.data.n();
-        let d = problem.data.d();
-        let (s, k, big_t) = tian_sizes(NAME, self.s, self.k, self.t, s_star, n, d)?;
-        let m = n / big_t;
-        let eta0 = self.eta.unwrap_or(match self.preset {
-            Preset::Theory => 0.5,
-            Preset::Paper => 0.01,
-        });
-        let switch = self.switch.unwrap_or(big_t);
-        let steps: Vec<f64> = (0..big_t)
-            .map(|t| eta0 * (1.0 - self.decay).powi(t.min(switch) as i32))
-            .collect();
-        let lambdas = steps
-            .iter()
-            .map(|eta| absolute_step_sensitivity(*eta, k, m))
-            .collect();
-        Ok(DpIhtL1Plan {
-            s_star,
-            radius,
-            s,
-            big_t,
-            m,
-            k,
-            steps,
-            lambdas,
-            delta: budget.delta,
-        })
+        let what = (
+            "sparse median (l1) regression, very heavy tails or outliers",
+            "Tian, Ding, Tao, Xiang & Wang, Alg. 3 (DP-IHT-L)",
+        );
+        let parameters = vec![
+            ParamInfo {
+                name: "preset",
+                default: "theory",
+                meaning: "theory: eta0 = 0.5; paper: eta0 = 0.01 (both T = ceil(ln n))",
+                source: "Tian Thm 5.2 (spec T10); Sec. 6",
+            },
+            ParamInfo {
+                name: "eta",
+                default: "preset: 0.5 (theory) or 0.01 (paper)",
+                meaning: "initial step size eta_0",
+                source: "Tian Thm 5.2; Sec. 6",
+            },
+            ParamInfo {
+                name: "decay",
+                default: "0",
+                meaning: "public geometric decay c: eta_t = eta_0 (1-c)^min(t, switch)",
+                source: "Tian Thm 5.2 phase one (spec T10)",
+            },
+            ParamInfo {
+                name: "switch",
+                default: "T",
+                meaning: "iteration after which the step stays constant (phase two)",
+                source: "Tian Thm 5.2 phase two (spec T10)",
+            },
+            ParamInfo {
+                name: "s",
+                default: "s* (--sparsity)",
+                meaning: "coordinates kept by Peeling",
+                source: "Tian Sec. 6 (spec T17)",
+            },
+            ParamInfo {
+                name: "K",
+                default: "max(1, ln d)",
+                meaning: "feature clipping level",
+                source: "Tian Sec. 6 (K = log d)",
+            },
+            ParamInfo {
+                name: "T",
+                default: "ceil(ln n)",
+                meaning: "iterations = disjoint data chunks",
+                source: "Tian Thm 5.3 (spec T8)",
+            },
+            ParamInfo {
+                name: "sign_features",
+                default: "raw",
+                meaning: "features inside sign(.): raw (as printed) or clipped",
+                source: "spec T4",
+            },
+        ];
+        sparse_info(NAME, what, &["absolute"], parameters, true)
     }
 }
 
@@ -260,27 +232,38 @@ pub fn absolute_step_sensitivity(eta: f64, k: f64, m: usize) -> f64 {
     2.0 * eta * k / m as f64
 }
 
-impl PrivateAlgorithm for DpIhtL1 {
-    fn name(&self) -> &'static str {
-        NAME
+impl IhtAlgorithm for DpIhtL1 {
+    type Plan = DpIhtL1Plan;
+    const NAME: &'static str = NAME;
+    const LOSSES: &'static [&'static str] = &["absolute"];
+
+    fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtL1Plan, FitError> {
+        let (sizes, k) = tian_sizes(NAME, problem, (self.s, self.k, self.t), true)?;
+        let eta0 = self.eta.unwrap_or(match self.preset {
+            Preset::Theory => 0.5,
+            Preset::Paper => 0.01,
+        });
+        let switch = self.switch.unwrap_or(sizes.big_t);
+        let steps: Vec<f64> = (0..sizes.big_t)
+            .map(|t| eta0 * (1.0 - self.decay).powi(t.min(switch) as i32))
+            .collect();
+        let lambdas = steps
+            .iter()
+            .map(|eta| absolute_step_sensitivity(*eta, k, sizes.m))
+            .collect();
+        Ok(DpIhtL1Plan {
+            sizes,
+            k,
+            steps,
+            lambdas,
+            delta: budget.delta,
+        })
     }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through IhtLoop::run_clipped
-    }
-    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = sparse_budget(NAME, problem, budget, &["absolute"])?;
-        let plan = self.plan(problem, &budget)?;
+
+    fn check(&self, plan: &DpIhtL1Plan, budget: &Budget) -> Result<(), FitError> {
         // The certification depends on (s, ε, δ) only; λ_t scales the noise.
-        Peeling::calibrated(
-            plan.s,
-            plan.lambdas[0],
-            budget.epsilon,
-            budget.delta,
-            self.calibration,
-        )?;
+        let call = (budget.epsilon, budget.delta);
+        check_peeling(plan.sizes.s, plan.lambdas[0], call, self.calibration)?;
         if plan.lambdas.iter().any(|l| !(l.is_finite() && *l > 0.0)) {
             return Err(FitError::BadParameter {
                 algorithm: NAME,
@@ -290,26 +273,18 @@ impl PrivateAlgorithm for DpIhtL1 {
         }
         Ok(())
     }
-    fn fit(
+
+    fn run(
         &self,
         problem: &Problem,
         budget: Budget,
+        plan: DpIhtL1Plan,
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
-        let budget = with_default_delta(budget, problem.data.n());
-        let plan = self.plan(problem, &budget)?;
-        let iht = IhtLoop::chunked(
-            NAME,
-            plan.s,
-            plan.radius,
-            self.chunking,
-            self.calibration,
-            &budget,
-            &plan.steps,
-            &plan.lambdas,
-        );
+        let peeling = (self.chunking, self.calibration);
+        let schedule = (plan.steps.clone(), plan.lambdas.clone());
+        let iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
         // Descent direction −sign(⟨x, β⟩ − y), sign(0) = 0.
         let sign = |r: f64| {
             if r > 0.0 {
@@ -334,21 +309,12 @@ impl PrivateAlgorithm for DpIhtL1 {
                 iht.run_clipped(data, budget, k, move |c, _, y| sign(c - y), rng, observer)?
             }
         };
-        let mut h = iht.hyperparameters(&run);
-        hp(&mut h, "preset", self.preset.name());
-        hp(&mut h, "s_star", plan.s_star);
+        let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);
         hp(&mut h, "decay", self.decay);
-        hp(&mut h, "switch", self.switch.unwrap_or(plan.big_t));
-        hp(&mut h, "radius", plan.radius);
-        hp(
-            &mut h,
-            "sign_features",
-            match self.sign_features {
-                SignFeatures::Raw => "raw",
-                SignFeatures::Clipped => "clipped",
-            },
-        );
+        hp(&mut h, "switch", self.switch.unwrap_or(plan.sizes.big_t));
+        hp(&mut h, "radius", plan.sizes.radius);
+        hp(&mut h, "sign_features", self.sign_features.name());
         let mut notes = vec![];
         if budget.is_non_private() {
             notes.push("epsilon = inf: Peeling is exact hard thresholding".into());

@@ -78,7 +78,7 @@
 //! ```
 
 use super::super::*;
-use super::{sparse_budget, tian_sizes, IhtLoop};
+use super::{check_peeling, sparse_info, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 use crate::mechanisms::{Peeling, PeelingCalibration};
 
@@ -91,6 +91,16 @@ pub enum TauRule {
     Loss,
     /// Theorem 4.2 / proof tuning (spec T6), from n, T, s*, δ, d and the declared ζ.
     Theory,
+}
+
+impl TauRule {
+    /// The parameter value (`tau_rule=loss|theory`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TauRule::Loss => "loss",
+            TauRule::Theory => "theory",
+        }
+    }
 }
 
 /// `dp-iht-huber` (Tian et al. Alg. 1). See the module docs.
@@ -131,11 +141,7 @@ impl Default for DpIhtHuber {
 /// The resolved, public plan of a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DpIhtHuberPlan {
-    pub s_star: usize,
-    pub radius: f64,
-    pub s: usize,
-    pub big_t: usize,
-    pub m: usize,
+    pub sizes: IhtSizes,
     pub k: f64,
     pub eta: f64,
     pub tau: f64,
@@ -180,10 +186,10 @@ impl DpIhtHuber {
                 "calibration",
             ],
         )?;
-        let tau = match p.choice("tau_rule", &["loss", "theory"])? {
-            Some("theory") => TauRule::Theory,
-            _ => TauRule::Loss,
-        };
+        let tau = p.pick(
+            "tau_rule",
+            &[("loss", TauRule::Loss), ("theory", TauRule::Theory)],
+        )?;
         let zeta = match p.positive("zeta")? {
             Some(z) if z > 1.0 => {
                 return Err(FitError::BadParameter {
@@ -214,68 +220,23 @@ impl DpIhtHuber {
     }
 
     pub fn info() -> AlgorithmInfo {
-        AlgorithmInfo {
-            name: NAME,
-            use_when: "sparse linear regression, heavy-tailed response noise",
-            paper: "Tian, Ding, Tao, Xiang & Wang, Alg. 1 (DP-IHT-H)",
-            privacy: "approx",
-            losses: vec!["huber"],
-            domains: vec!["sparse"],
-            parameters: vec![
-                ParamInfo { name: "preset", default: "theory", meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))", source: "Tian Thm 4.2 (eta = O(1)); Sec. 6" },
-                ParamInfo { name: "eta", default: "preset: 0.5 (theory) or 0.01 (paper)", meaning: "step size", source: "Tian Thm 4.2; Sec. 6" },
-                ParamInfo { name: "s", default: "s* (--sparsity)", meaning: "coordinates kept by Peeling", source: "Tian Thm 4.2 (s = O(s*)); Sec. 6" },
-                ParamInfo { name: "K", default: "max(1, ln d)", meaning: "feature clipping level", source: "Tian Sec. 6 (K = log d)" },
-                ParamInfo { name: "T", default: "ceil(ln n)", meaning: "iterations = disjoint data chunks", source: "Tian Thm 4.2 (T = O(log n)); spec T8" },
-                ParamInfo { name: "tau", default: "1", meaning: "Huber parameter (a parameter of --loss huber)", source: "Tian Sec. 6" },
-                ParamInfo { name: "tau_rule", default: "loss", meaning: "loss: tau of --loss huber; theory: tau = (n/(T s*^1.5 sqrt(ln(1/delta)) ln d))^(1/(1+zeta))", source: "Tian Thm 4.2 (spec T6)" },
-                ParamInfo { name: "zeta", default: "1", meaning: "declared moment order 1+zeta of the noise, zeta in (0, 1] (tau_rule=theory only)", source: "Tian Assumption 2" },
-                ParamInfo { name: "lambda_factor", default: "2", meaning: "Peeling sensitivity factor: 2 = replace-one 2*eta*tau*K/m; 1 = as printed (noise at half the sensitivity; charged the epsilon it certifies at the true one, refused above the budget)", source: "spec T3" },
-                ParamInfo { name: "y_clip", default: "none", meaning: "optional response clipping level (per record, privacy-neutral)", source: "spec T2" },
-                Chunking::param_info(),
-                PeelingCalibration::param_info(),
-            ],
-        }
-    }
-
-    /// Resolves every parameter from public quantities (n, d, s*, ε, δ, the user's values).
-    pub fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtHuberPlan, FitError> {
-        let (s_star, radius) = sparse_domain(NAME, problem.domain)?;
-        let n = problem.data.n();
-        let d = problem.data.d();
-        let (s, k, big_t) = tian_sizes(NAME, self.s, self.k, self.t, s_star, n, d)?;
-        let m = n / big_t;
-        let eta = self.eta.unwrap_or(preset_eta(self.preset));
-        let tau = match self.tau {
-            TauRule::Loss => match problem.loss {
-                LossKind::Huber { tau } => tau,
-                _ => 1.0,
-            },
-            TauRule::Theory => {
-                let log_d = (d as f64).ln().max(1.0);
-                let base = n as f64
-                    / (big_t as f64
-                        * (s_star.max(1) as f64).powf(1.5)
-                        * (-budget.delta.ln()).max(1.0).sqrt()
-                        * log_d);
-                base.powf(1.0 / (1.0 + self.zeta))
-            }
-        };
-        let lambda = huber_step_sensitivity(self.lambda_factor, eta, tau, k, m);
-        let proven_lambda = huber_step_sensitivity(2.0, eta, tau, k, m);
-        Ok(DpIhtHuberPlan {
-            s_star,
-            radius,
-            s,
-            big_t,
-            m,
-            k,
-            eta,
-            tau,
-            lambda,
-            proven_lambda,
-            delta: budget.delta,
-        })
+        let what = (
+            "sparse linear regression, heavy-tailed response noise",
+            "Tian, Ding, Tao, Xiang & Wang, Alg. 1 (DP-IHT-H)",
+        );
+        let parameters = vec![
+            ParamInfo { name: "preset", default: "theory", meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))", source: "Tian Thm 4.2 (eta = O(1)); Sec. 6" },
+            ParamInfo { name: "eta", default: "preset: 0.5 (theory) or 0.01 (paper)", meaning: "step size", source: "Tian Thm 4.2; Sec. 6" },
+            ParamInfo { name: "s", default: "s* (--sparsity)", meaning: "coordinates kept by Peeling", source: "Tian Thm 4.2 (s = O(s*)); Sec. 6" },
+            ParamInfo { name: "K", default: "max(1, ln d)", meaning: "feature clipping level", source: "Tian Sec. 6 (K = log d)" },
+            ParamInfo { name: "T", default: "ceil(ln n)", meaning: "iterations = disjoint data chunks", source: "Tian Thm 4.2 (T = O(log n)); spec T8" },
+            ParamInfo { name: "tau", default: "1", meaning: "Huber parameter (a parameter of --loss huber)", source: "Tian Sec. 6" },
+            ParamInfo { name: "tau_rule", default: "loss", meaning: "loss: tau of --loss huber; theory: tau = (n/(T s*^1.5 sqrt(ln(1/delta)) ln d))^(1/(1+zeta))", source: "Tian Thm 4.2 (spec T6)" },
+            ParamInfo { name: "zeta", default: "1", meaning: "declared moment order 1+zeta of the noise, zeta in (0, 1] (tau_rule=theory only)", source: "Tian Assumption 2" },
+            ParamInfo { name: "lambda_factor", default: "2", meaning: "Peeling sensitivity factor: 2 = replace-one 2*eta*tau*K/m; 1 = as printed (noise at half the sensitivity; charged the epsilon it certifies at the true one, refused above the budget)", source: "spec T3" },
+            ParamInfo { name: "y_clip", default: "none", meaning: "optional response clipping level (per record, privacy-neutral)", source: "spec T2" },
+        ];
+        sparse_info(NAME, what, &["huber"], parameters, true)
     }
 
     /// With `lambda_factor = 1`: the ε that Peeling's noise (calibrated at the printed λ)
@@ -290,7 +251,7 @@ impl DpIhtHuber {
             return Ok(None);
         }
         let printed = Peeling::calibrated(
-            plan.s,
+            plan.sizes.s,
             plan.lambda,
             budget.epsilon,
             budget.delta,
@@ -302,75 +263,89 @@ impl DpIhtHuber {
     }
 }
 
-impl PrivateAlgorithm for DpIhtHuber {
-    fn name(&self) -> &'static str {
-        NAME
+impl IhtAlgorithm for DpIhtHuber {
+    type Plan = DpIhtHuberPlan;
+    const NAME: &'static str = NAME;
+    const LOSSES: &'static [&'static str] = &["huber"];
+
+    fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtHuberPlan, FitError> {
+        let user = (self.s, self.k, self.t);
+        let (sizes, k) = tian_sizes(NAME, problem, user, true)?;
+        let (n, d) = (problem.data.n(), problem.data.d());
+        let eta = self.eta.unwrap_or(preset_eta(self.preset));
+        let tau = match self.tau {
+            TauRule::Loss => match problem.loss {
+                LossKind::Huber { tau } => tau,
+                _ => 1.0,
+            },
+            TauRule::Theory => {
+                let log_d = (d as f64).ln().max(1.0);
+                let base = n as f64
+                    / (sizes.big_t as f64
+                        * (sizes.s_star.max(1) as f64).powf(1.5)
+                        * (-budget.delta.ln()).max(1.0).sqrt()
+                        * log_d);
+                base.powf(1.0 / (1.0 + self.zeta))
+            }
+        };
+        let lambda = huber_step_sensitivity(self.lambda_factor, eta, tau, k, sizes.m);
+        let proven_lambda = huber_step_sensitivity(2.0, eta, tau, k, sizes.m);
+        Ok(DpIhtHuberPlan {
+            sizes,
+            k,
+            eta,
+            tau,
+            lambda,
+            proven_lambda,
+            delta: budget.delta,
+        })
     }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through IhtLoop::run_clipped
-    }
-    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = sparse_budget(NAME, problem, budget, &["huber"])?;
-        let plan = self.plan(problem, &budget)?;
-        Peeling::calibrated(
-            plan.s,
-            plan.lambda,
-            budget.epsilon,
-            budget.delta,
-            self.calibration,
-        )?;
-        if let Some(certified) = self.printed_certified_epsilon(&plan, &budget)? {
+
+    fn check(&self, plan: &DpIhtHuberPlan, budget: &Budget) -> Result<(), FitError> {
+        let call = (budget.epsilon, budget.delta);
+        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)?;
+        if let Some(certified) = self.printed_certified_epsilon(plan, budget)? {
             if certified > budget.epsilon {
                 return Err(FitError::BadParameter {
                     algorithm: NAME,
                     param: "lambda_factor".into(),
                     reason: format!(
                         "lambda_factor = 1 calibrates Peeling at the printed lambda = eta*tau*K/m, half the replace-one sensitivity 2*eta*tau*K/m (spec Tian T3); at the true sensitivity its noise certifies only epsilon = {certified:.4} (delta = {:e}, s = {}), above the budget {}; use lambda_factor=2",
-                        budget.delta, plan.s, budget.epsilon
+                        budget.delta, plan.sizes.s, budget.epsilon
                     ),
                 });
             }
         }
         Ok(())
     }
-    fn fit(
+
+    fn run(
         &self,
         problem: &Problem,
         budget: Budget,
+        plan: DpIhtHuberPlan,
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
         let mut sums = LocalRowSums::new(problem.data);
-        self.fit_with_sums(problem, &mut sums, budget, rng, observer)
+        self.run_with_sums(problem, budget, plan, &mut sums, rng, observer)
     }
-    fn fit_with_sums(
+
+    fn run_with_sums(
         &self,
         problem: &Problem,
-        sums: &mut dyn RowSums,
         budget: Budget,
+        plan: DpIhtHuberPlan,
+        sums: &mut dyn RowSums,
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
-        let budget = with_default_delta(budget, problem.data.n());
-        let plan = self.plan(problem, &budget)?;
-        let steps = vec![plan.eta; plan.big_t];
-        let lambdas = vec![plan.proven_lambda; plan.big_t];
-        let printed = vec![plan.lambda; plan.big_t];
-        let mut iht = IhtLoop::chunked(
-            NAME,
-            plan.s,
-            plan.radius,
-            self.chunking,
-            self.calibration,
-            &budget,
-            &steps,
-            &lambdas,
-        );
-        iht.printed_lambdas = (self.lambda_factor < 2.0).then_some(&printed[..]);
+        let peeling = (self.chunking, self.calibration);
+        let schedule = plan.sizes.constant(plan.eta, plan.proven_lambda);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
+        if self.lambda_factor < 2.0 {
+            iht.printed_lambdas = Some(vec![plan.lambda; plan.sizes.big_t]);
+        }
         // β ← β + (η/m) Σ_{chunk} ψ_τ(ỹ − ⟨x̃, β⟩)·x̃ (descent direction, |ψ_τ| ≤ τ)
         let kernel = Kernel::ClippedHuber {
             k: plan.k,
@@ -378,6 +353,7 @@ impl PrivateAlgorithm for DpIhtHuber {
             y_clip: self.y_clip,
         };
         let mut sum = vec![0.0; problem.data.d()];
+        let steps = iht.steps.clone();
         let step = |t: usize, rows: Selection<'_>, w: &mut Vec<f64>| {
             let count = match rows {
                 Selection::Chunk { chunks, .. } => chunks.m(),
@@ -391,20 +367,10 @@ impl PrivateAlgorithm for DpIhtHuber {
             Ok(())
         };
         let run = iht.run_selected(problem.data, budget, step, rng, observer)?;
-        let mut h = iht.hyperparameters(&run);
-        hp(&mut h, "preset", self.preset.name());
-        hp(&mut h, "s_star", plan.s_star);
+        let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);
         hp(&mut h, "tau", plan.tau);
-        hp(
-            &mut h,
-            "tau_rule",
-            if self.tau == TauRule::Theory {
-                "theory"
-            } else {
-                "loss"
-            },
-        );
+        hp(&mut h, "tau_rule", self.tau.name());
         if self.tau == TauRule::Theory {
             hp(&mut h, "zeta", self.zeta);
         }
@@ -414,7 +380,7 @@ impl PrivateAlgorithm for DpIhtHuber {
             hp(&mut h, "proven_lambda", plan.proven_lambda);
             hp(&mut h, "certified_epsilon", c);
         }
-        hp(&mut h, "radius", plan.radius);
+        hp(&mut h, "radius", plan.sizes.radius);
         if let Some(r) = self.y_clip {
             hp(&mut h, "y_clip", r);
         }

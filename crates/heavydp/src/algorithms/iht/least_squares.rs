@@ -40,8 +40,8 @@
 //! an (ε/T, δ/T, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::{sparse_budget, tian_sizes, IhtLoop, Passes};
-use crate::mechanisms::{Peeling, PeelingCalibration};
+use super::{check_peeling, sparse_info, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes, Passes};
+use crate::mechanisms::PeelingCalibration;
 use crate::privacy::calibration_target;
 
 const NAME: &str = "dp-slr";
@@ -75,10 +75,8 @@ impl DpSlr {
 /// The resolved, public plan of a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DpSlrPlan {
-    pub s_star: usize,
-    pub radius: f64,
-    pub s: usize,
-    pub big_t: usize,
+    /// m = n: every iteration reads every record.
+    pub sizes: IhtSizes,
     pub eta: f64,
     /// ℓ∞ sensitivity λ of one full-data gradient step.
     pub lambda: f64,
@@ -110,117 +108,95 @@ impl DpSlr {
     }
 
     pub fn info() -> AlgorithmInfo {
-        AlgorithmInfo {
-            name: NAME,
-            use_when: "sparse linear regression with light tails (baseline)",
-            paper: "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
-            privacy: "approx",
-            losses: vec!["squared"],
-            domains: vec!["sparse"],
-            parameters: vec![
-                bound_param_info("CONTRACT; Tian Sec. 6 used R = K = log d (spec T15)"),
-                ParamInfo {
-                    name: "preset",
-                    default: "theory",
-                    meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))",
-                    source: "Cai et al. (eta ~ 1/lambda_max); Tian Sec. 6",
-                },
-                ParamInfo {
-                    name: "eta",
-                    default: "preset: 0.5 (theory) or 0.01 (paper)",
-                    meaning: "step size eta_0",
-                    source: "Cai et al.; Tian Sec. 6",
-                },
-                ParamInfo {
-                    name: "s",
-                    default: "s* (--sparsity)",
-                    meaning: "coordinates kept by Peeling",
-                    source: "Tian Sec. 6",
-                },
-                ParamInfo {
-                    name: "T",
-                    default: "ceil(ln n)",
-                    meaning: "full-data iterations, each (eps/T, delta/T)-DP",
-                    source: "Cai et al. T ~ log n (spec T15)",
-                },
-                PeelingCalibration::param_info(),
-            ],
-        }
+        let what = (
+            "sparse linear regression with light tails (baseline)",
+            "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
+        );
+        let parameters = vec![
+            bound_param_info("CONTRACT; Tian Sec. 6 used R = K = log d (spec T15)"),
+            ParamInfo {
+                name: "preset",
+                default: "theory",
+                meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))",
+                source: "Cai et al. (eta ~ 1/lambda_max); Tian Sec. 6",
+            },
+            ParamInfo {
+                name: "eta",
+                default: "preset: 0.5 (theory) or 0.01 (paper)",
+                meaning: "step size eta_0",
+                source: "Cai et al.; Tian Sec. 6",
+            },
+            ParamInfo {
+                name: "s",
+                default: "s* (--sparsity)",
+                meaning: "coordinates kept by Peeling",
+                source: "Tian Sec. 6",
+            },
+            ParamInfo {
+                name: "T",
+                default: "ceil(ln n)",
+                meaning: "full-data iterations, each (eps/T, delta/T)-DP",
+                source: "Cai et al. T ~ log n (spec T15)",
+            },
+        ];
+        sparse_info(NAME, what, &["squared"], parameters, false)
     }
+}
 
-    /// Resolves every parameter from public quantities.
-    pub fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpSlrPlan, FitError> {
+impl IhtAlgorithm for DpSlr {
+    type Plan = DpSlrPlan;
+    const NAME: &'static str = NAME;
+    const LOSSES: &'static [&'static str] = &["squared"];
+
+    fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpSlrPlan, FitError> {
         check_bound(NAME, self.bound)?;
-        let (s_star, radius) = sparse_domain(NAME, problem.domain)?;
-        let n = problem.data.n();
-        let d = problem.data.d();
         // T full-data passes: no chunks, so T is not limited by n.
-        let (s, _, _) = tian_sizes(NAME, self.s, Some(self.bound), Some(1), s_star, n, d)?;
-        let big_t = self.t.unwrap_or((((n as f64).ln()).ceil() as usize).max(1));
+        let user = (self.s, Some(self.bound), self.t);
+        let (sizes, _) = tian_sizes(NAME, problem, user, false)?;
         let eta = self.eta.unwrap_or(match self.preset {
             Preset::Theory => 0.5,
             Preset::Paper => 0.01,
         });
-        let lambda = slr_step_sensitivity(eta, self.bound, s, radius, n);
+        let lambda = slr_step_sensitivity(eta, self.bound, sizes.s, sizes.radius, sizes.m);
         let (step_epsilon, step_delta) = if budget.is_non_private() {
             (f64::INFINITY, 0.0)
         } else {
             (
-                calibration_target(budget.epsilon) / big_t as f64,
-                calibration_target(budget.delta) / big_t as f64,
+                calibration_target(budget.epsilon) / sizes.big_t as f64,
+                calibration_target(budget.delta) / sizes.big_t as f64,
             )
         };
         Ok(DpSlrPlan {
-            s_star,
-            radius,
-            s,
-            big_t,
+            sizes,
             eta,
             lambda,
             step_epsilon,
             step_delta,
         })
     }
-}
 
-impl PrivateAlgorithm for DpSlr {
-    fn name(&self) -> &'static str {
-        NAME
+    fn check(&self, plan: &DpSlrPlan, _: &Budget) -> Result<(), FitError> {
+        let call = (plan.step_epsilon, plan.step_delta);
+        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
     }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through IhtLoop::run_clipped
-    }
-    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = sparse_budget(NAME, problem, budget, &["squared"])?;
-        let plan = self.plan(problem, &budget)?;
-        let (epsilon, delta) = (plan.step_epsilon, plan.step_delta);
-        Peeling::calibrated(plan.s, plan.lambda, epsilon, delta, self.calibration)?;
-        Ok(())
-    }
-    fn fit(
+
+    fn run(
         &self,
         problem: &Problem,
         budget: Budget,
+        plan: DpSlrPlan,
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
-        let budget = with_default_delta(budget, problem.data.n());
-        let plan = self.plan(problem, &budget)?;
-        let steps = vec![plan.eta; plan.big_t];
-        let lambdas = vec![plan.lambda; plan.big_t];
+        let (steps, lambdas) = plan.sizes.constant(plan.eta, plan.lambda);
         let iht = IhtLoop {
             name: NAME,
-            s: plan.s,
-            radius: plan.radius,
+            sizes: &plan.sizes,
             passes: Passes::FullData,
             calibration: self.calibration,
             call_budget: (plan.step_epsilon, plan.step_delta),
-            steps: &steps,
-            lambdas: &lambdas,
+            steps,
+            lambdas,
             printed_lambdas: None,
             project_each_step: true,
             label: "peeling (top-s selection, eps/T)",
@@ -229,13 +205,11 @@ impl PrivateAlgorithm for DpSlr {
         // Descent direction −(⟨x̃, β⟩ − Π_R(y)) over every record (x̃ clipped at B).
         let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-b, b));
         let run = iht.run_clipped(problem.data, budget, b, weight, rng, observer)?;
-        let mut h = iht.hyperparameters(&run);
+        let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "bound", b);
-        hp(&mut h, "preset", self.preset.name());
-        hp(&mut h, "s_star", plan.s_star);
         hp(&mut h, "step_epsilon", plan.step_epsilon);
         hp(&mut h, "step_delta", plan.step_delta);
-        hp(&mut h, "radius", plan.radius);
+        hp(&mut h, "radius", plan.sizes.radius);
         let mut notes = vec![];
         if budget.is_non_private() {
             notes.push("epsilon = inf: Peeling is exact hard thresholding".into());

@@ -15,6 +15,11 @@
 //! neighbours, n public); `dp-slr` composes T calls of (ε/T, δ/T). All share one
 //! gradient kernel, [`clipped_weighted_sum`].
 //!
+//! One way to write each of them: an algorithm's file implements [`IhtAlgorithm`] (its
+//! plan from public quantities on the shared [`IhtSizes`], the checks of that plan, and
+//! its gradient step handed to the one loop `IhtLoop`); validation, the fit's prologue
+//! and the [`PrivateAlgorithm`](crate::algorithms::PrivateAlgorithm) impl are shared.
+//!
 //! The sparse algorithms take the domain `sparse` (`--domain sparse --sparsity S`):
 //! S is the target sparsity s*, the radius R bounds ‖w‖₂; the algorithms keep
 //! s = c·s* ≥ s* coordinates, as the papers do.
@@ -129,15 +134,15 @@ pub(crate) enum Passes {
 /// ([`recertified_peeling`]), never the nominal budget.
 pub(crate) struct IhtLoop<'a> {
     pub name: &'static str,
-    pub s: usize,
-    pub radius: f64,
+    /// s (coordinates kept) and R (the ℓ2 radius) are read from here.
+    pub sizes: &'a IhtSizes,
     pub passes: Passes,
     pub calibration: crate::mechanisms::PeelingCalibration,
     /// The (ε, δ) of each Peeling call.
     pub call_budget: (f64, f64),
-    pub steps: &'a [f64],
-    pub lambdas: &'a [f64],
-    pub printed_lambdas: Option<&'a [f64]>,
+    pub steps: Vec<f64>,
+    pub lambdas: Vec<f64>,
+    pub printed_lambdas: Option<Vec<f64>>,
     /// Project on the ℓ2 ball after every Peeling (else once, after the last one).
     pub project_each_step: bool,
     /// The ledger label of each Peeling call.
@@ -173,24 +178,23 @@ impl IhtRun {
     }
 }
 
-impl IhtLoop<'_> {
+impl<'a> IhtLoop<'a> {
     /// A chunked loop with the budget's (ε, δ) per call, projection every step and the
-    /// common ledger label: `ht-sparse-linreg`, `ht-sparse-opt`, `dp-iht-huber`, `dp-iht-l1`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn chunked<'a>(
+    /// common ledger label, for the `(steps, lambdas)` schedule:
+    /// `ht-sparse-linreg`, `ht-sparse-opt`, `dp-iht-huber`, `dp-iht-l1`.
+    pub fn chunked(
         name: &'static str,
-        s: usize,
-        radius: f64,
-        chunking: crate::algorithms::Chunking,
-        calibration: crate::mechanisms::PeelingCalibration,
+        sizes: &'a IhtSizes,
+        (chunking, calibration): (
+            crate::algorithms::Chunking,
+            crate::mechanisms::PeelingCalibration,
+        ),
         budget: &crate::privacy::Budget,
-        steps: &'a [f64],
-        lambdas: &'a [f64],
+        (steps, lambdas): (Vec<f64>, Vec<f64>),
     ) -> IhtLoop<'a> {
         IhtLoop {
             name,
-            s,
-            radius,
+            sizes,
             passes: Passes::Chunked(chunking),
             calibration,
             call_budget: (budget.epsilon, budget.delta),
@@ -209,8 +213,8 @@ impl IhtLoop<'_> {
     ) -> Result<crate::mechanisms::Peeling, crate::privacy::PrivacyError> {
         use crate::mechanisms::Peeling;
         let (epsilon, delta) = self.call_budget;
-        let noise_lambda = self.printed_lambdas.unwrap_or(self.lambdas)[t];
-        let p = Peeling::calibrated(self.s, noise_lambda, epsilon, delta, self.calibration)?;
+        let noise_lambda = self.printed_lambdas.as_ref().unwrap_or(&self.lambdas)[t];
+        let p = Peeling::calibrated(self.sizes.s, noise_lambda, epsilon, delta, self.calibration)?;
         Ok(match self.printed_lambdas {
             None => p,
             Some(_) => recertified_peeling(&p, self.lambdas[t]),
@@ -299,21 +303,22 @@ impl IhtLoop<'_> {
                 None => release(&mut ledger, self.label, &peeling, &w, rng)?,
             };
             if self.project_each_step {
-                project_l2(&mut w, self.radius);
+                project_l2(&mut w, self.sizes.radius);
             }
             scales.push(peeling.scale);
-            trace.push(crate::algorithms::TraceRecord {
-                iteration: t + 1,
-                step_size: self.steps[t],
-                noise_scale: peeling.scale,
-                epsilon_spent: ledger.spent().0,
-            });
-            observer.on_iteration(t + 1);
+            let (step, scale) = (self.steps[t], peeling.scale);
+            crate::algorithms::TraceRecord::push(
+                &mut trace,
+                observer,
+                &ledger,
+                t + 1,
+                (step, scale),
+            );
         }
         observer.on_finish();
         // Post-processing (no privacy cost); keeps the support.
         if !self.project_each_step {
-            project_l2(&mut w, self.radius);
+            project_l2(&mut w, self.sizes.radius);
         }
         Ok(IhtRun {
             weights: w,
@@ -353,23 +358,23 @@ impl IhtLoop<'_> {
         self.run(data, budget, step, rng, observer)
     }
 
-    /// The hyperparameters every IHT fit reports: s, T, η₀ (`eta`), the λ Peeling's noise
-    /// is calibrated at (`lambda`), Peeling's first scale, the calibration, and for chunked
-    /// runs m and the chunking.
+    /// The hyperparameters every IHT fit reports: the preset, s*, s, T, η₀ (`eta`), the λ
+    /// Peeling's noise is calibrated at (`lambda`), Peeling's first scale, the calibration,
+    /// and for chunked runs m and the chunking.
     pub fn hyperparameters(
         &self,
         run: &IhtRun,
+        preset: &'static str,
     ) -> std::collections::BTreeMap<String, serde_json::Value> {
         use crate::algorithms::hp;
         let mut h = std::collections::BTreeMap::new();
-        hp(&mut h, "s", self.s);
+        hp(&mut h, "preset", preset);
+        hp(&mut h, "s_star", self.sizes.s_star);
+        hp(&mut h, "s", self.sizes.s);
         hp(&mut h, "T", self.steps.len());
         hp(&mut h, "eta", self.steps[0]);
-        hp(
-            &mut h,
-            "lambda",
-            self.printed_lambdas.unwrap_or(self.lambdas)[0],
-        );
+        let lambdas = self.printed_lambdas.as_ref().unwrap_or(&self.lambdas);
+        hp(&mut h, "lambda", lambdas[0]);
         hp(&mut h, "peeling_scale", run.scales[0]);
         hp(&mut h, "calibration", self.calibration.name());
         if let Passes::Chunked(chunking) = self.passes {
@@ -380,26 +385,170 @@ impl IhtLoop<'_> {
     }
 }
 
-/// The checks every IHT algorithm's `validate` starts with: δ defaulted to n^{−1.1}
-/// when 0 ([`with_default_delta`](crate::algorithms::with_default_delta)), an (ε, δ)
-/// budget, one of `losses`, the `sparse` domain. Returns the budget the fit runs with.
-pub(crate) fn sparse_budget(
+/// The public sizes every IHT plan starts from: the `sparse` domain's s* and radius R,
+/// the number s of coordinates Peeling keeps, the iteration count T and the records m
+/// read per iteration (⌊n/T⌋ for the chunked algorithms, n for `dp-slr`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IhtSizes {
+    pub s_star: usize,
+    pub radius: f64,
+    pub s: usize,
+    pub big_t: usize,
+    pub m: usize,
+}
+
+impl IhtSizes {
+    /// The constant schedule: η and λ at each of the T iterations.
+    pub fn constant(&self, eta: f64, lambda: f64) -> (Vec<f64>, Vec<f64>) {
+        (vec![eta; self.big_t], vec![lambda; self.big_t])
+    }
+}
+
+/// What an IHT algorithm's own file defines: its name and losses, its plan (every
+/// constant, from public quantities only), the checks on that plan and the run itself
+/// (its gradient step in `IhtLoop`). Each such type is a
+/// [`PrivateAlgorithm`](crate::algorithms::PrivateAlgorithm) through the one impl below:
+/// `validate` = the common checks ([`approx_budget`](crate::algorithms::approx_budget),
+/// domain `sparse`) + `plan` + `check`; `fit` = the same, then `run` on the budget with
+/// its defaulted δ.
+pub trait IhtAlgorithm {
+    /// The resolved, public plan of a fit.
+    type Plan;
+    /// The CONTRACT name.
+    const NAME: &'static str;
+    /// The losses the algorithm accepts.
+    const LOSSES: &'static [&'static str];
+    /// Resolves every parameter from public quantities (n, d, s*, ε, δ, the user's values).
+    fn plan(
+        &self,
+        problem: &crate::algorithms::Problem,
+        budget: &crate::privacy::Budget,
+    ) -> Result<Self::Plan, crate::algorithms::FitError>;
+    /// The algorithm's checks of its plan (at least that Peeling certifies the budget);
+    /// errors depend only on public inputs.
+    fn check(
+        &self,
+        plan: &Self::Plan,
+        budget: &crate::privacy::Budget,
+    ) -> Result<(), crate::algorithms::FitError>;
+    /// Fits with a checked plan; `budget` has its δ defaulted.
+    fn run(
+        &self,
+        problem: &crate::algorithms::Problem,
+        budget: crate::privacy::Budget,
+        plan: Self::Plan,
+        rng: &mut dyn rand::RngCore,
+        observer: &mut dyn crate::algorithms::Observer,
+    ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError>;
+    /// [`IhtAlgorithm::run`] with the per-iteration row sums taken from `sums` (issue 17,
+    /// `PrivateAlgorithm::fit_with_sums`); only `dp-iht-huber` implements it.
+    fn run_with_sums(
+        &self,
+        _problem: &crate::algorithms::Problem,
+        _budget: crate::privacy::Budget,
+        _plan: Self::Plan,
+        _sums: &mut dyn crate::algorithms::RowSums,
+        _rng: &mut dyn rand::RngCore,
+        _observer: &mut dyn crate::algorithms::Observer,
+    ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
+        Err(crate::algorithms::FitError::Unsupported {
+            algorithm: Self::NAME,
+            reason: "has no row-sum (distributed) implementation; distributed fits support clipped-gd, ht-frank-wolfe and dp-iht-huber".into(),
+        })
+    }
+
+    /// The budget (δ defaulted) and the checked plan: what `validate` checks and `fit` runs.
+    fn checked_plan(
+        &self,
+        problem: &crate::algorithms::Problem,
+        budget: &crate::privacy::Budget,
+    ) -> Result<(crate::privacy::Budget, Self::Plan), crate::algorithms::FitError> {
+        let (name, losses) = (Self::NAME, Self::LOSSES);
+        let budget = crate::algorithms::approx_budget(name, problem, budget, losses, &["sparse"])?;
+        let plan = self.plan(problem, &budget)?;
+        self.check(&plan, &budget)?;
+        Ok((budget, plan))
+    }
+}
+
+impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
+    fn name(&self) -> &'static str {
+        A::NAME
+    }
+    fn privacy_model(&self) -> crate::privacy::PrivacyModel {
+        crate::privacy::PrivacyModel::Approx
+    }
+    /// The features are read only through [`clipped_weighted_sum`] (`IhtLoop::run_clipped`)
+    /// or, in `ht-sparse-opt`, the robust estimator's `gradient_of` and `Dataset::read_row`.
+    fn reads_mapped_features(&self) -> bool {
+        true
+    }
+    fn validate(
+        &self,
+        problem: &crate::algorithms::Problem,
+        budget: &crate::privacy::Budget,
+    ) -> Result<(), crate::algorithms::FitError> {
+        self.checked_plan(problem, budget).map(|_| ())
+    }
+    fn fit(
+        &self,
+        problem: &crate::algorithms::Problem,
+        budget: crate::privacy::Budget,
+        rng: &mut dyn rand::RngCore,
+        observer: &mut dyn crate::algorithms::Observer,
+    ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
+        let (budget, plan) = self.checked_plan(problem, &budget)?;
+        self.run(problem, budget, plan, rng, observer)
+    }
+    fn fit_with_sums(
+        &self,
+        problem: &crate::algorithms::Problem,
+        sums: &mut dyn crate::algorithms::RowSums,
+        budget: crate::privacy::Budget,
+        rng: &mut dyn rand::RngCore,
+        observer: &mut dyn crate::algorithms::Observer,
+    ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
+        let (budget, plan) = self.checked_plan(problem, &budget)?;
+        self.run_with_sums(problem, budget, plan, sums, rng, observer)
+    }
+}
+
+/// The documentation row of an IHT algorithm: (ε, δ)-DP on the `sparse` domain, its
+/// (use when, paper), losses and own parameters, then those of Peeling's calibration
+/// and, for the `chunked` ones, of the chunking.
+pub(crate) fn sparse_info(
     name: &'static str,
-    problem: &crate::algorithms::Problem,
-    budget: &crate::privacy::Budget,
-    losses: &[&str],
-) -> Result<crate::privacy::Budget, crate::algorithms::FitError> {
-    use crate::privacy::PrivacyModel;
-    let budget = crate::algorithms::with_default_delta(*budget, problem.data.n());
-    crate::algorithms::check_common(
+    (use_when, paper): (&'static str, &'static str),
+    losses: &[&'static str],
+    mut parameters: Vec<crate::algorithms::ParamInfo>,
+    chunked: bool,
+) -> crate::algorithms::AlgorithmInfo {
+    if chunked {
+        parameters.push(crate::algorithms::Chunking::param_info());
+    }
+    parameters.push(crate::mechanisms::PeelingCalibration::param_info());
+    crate::algorithms::AlgorithmInfo {
         name,
-        PrivacyModel::Approx,
-        problem,
-        &budget,
-        losses,
-        &["sparse"],
-    )?;
-    Ok(budget)
+        paper,
+        use_when,
+        privacy: "approx",
+        losses: losses.to_vec(),
+        domains: vec!["sparse"],
+        parameters,
+    }
+}
+
+/// The check every IHT plan makes: Peeling keeping `s` coordinates at sensitivity
+/// `lambda` certifies the per-call (ε, δ) under `calibration` (the certification depends
+/// on (s, ε, δ) only; λ scales the noise).
+pub(crate) fn check_peeling(
+    s: usize,
+    lambda: f64,
+    (epsilon, delta): (f64, f64),
+    calibration: crate::mechanisms::PeelingCalibration,
+) -> Result<(), crate::algorithms::FitError> {
+    crate::mechanisms::Peeling::calibrated(s, lambda, epsilon, delta, calibration)?;
+    Ok(())
 }
 
 /// The Peeling whose noise was calibrated for `printed` but whose true ℓ∞ sensitivity is
@@ -420,17 +569,45 @@ pub(crate) fn recertified_peeling(
 }
 
 /// The Tian et al. defaults shared by DP-IHT-H, DP-IHT-L and DP-SLR (spec §4, §6):
-/// s = s* (capped at d), K = ln d, T = ⌈ln n⌉, all overridable; T ≤ n checked.
+/// s = s* (capped at d), K = ln d, T = ⌈ln n⌉, all overridable. `chunked`: T disjoint
+/// chunks of m = ⌊n/T⌋ records (T ≤ n checked); else every record at every iteration
+/// (m = n, T not limited by n). Returns the sizes and K.
 pub(crate) fn tian_sizes(
     algorithm: &'static str,
-    s: Option<usize>,
-    k: Option<f64>,
-    t: Option<usize>,
-    s_star: usize,
-    n: usize,
-    d: usize,
-) -> Result<(usize, f64, usize), crate::algorithms::FitError> {
+    problem: &crate::algorithms::Problem,
+    (s, k, t): (Option<usize>, Option<f64>, Option<usize>),
+    chunked: bool,
+) -> Result<(IhtSizes, f64), crate::algorithms::FitError> {
+    let (s_star, radius) = crate::algorithms::sparse_domain(algorithm, problem.domain)?;
+    let (n, d) = (problem.data.n(), problem.data.d());
     let s = s.unwrap_or(s_star.min(d));
+    check_kept(algorithm, s, d)?;
+    // K = ln d (spec §4); at d ≤ 2, ln d ≤ 0.7 would clip N(0,1) features hard, so the
+    // default never goes below 1.
+    let k = k.unwrap_or(((d as f64).ln()).max(1.0));
+    let big_t = t.unwrap_or((((n as f64).ln()).ceil() as usize).max(1));
+    let m = if chunked {
+        crate::algorithms::check_chunks(algorithm, n, big_t)?;
+        n / big_t
+    } else {
+        n
+    };
+    let sizes = IhtSizes {
+        s_star,
+        radius,
+        s,
+        big_t,
+        m,
+    };
+    Ok((sizes, k))
+}
+
+/// s ∈ 1..=d.
+fn check_kept(
+    algorithm: &'static str,
+    s: usize,
+    d: usize,
+) -> Result<(), crate::algorithms::FitError> {
     if s == 0 || s > d {
         return Err(crate::algorithms::FitError::BadParameter {
             algorithm,
@@ -438,44 +615,30 @@ pub(crate) fn tian_sizes(
             reason: format!("the number of kept coordinates must be in 1..=d (d = {d}), got {s}"),
         });
     }
-    // K = ln d (spec §4); at d ≤ 2, ln d ≤ 0.7 would clip N(0,1) features hard, so the
-    // default never goes below 1.
-    let k = k.unwrap_or(((d as f64).ln()).max(1.0));
-    let big_t = t.unwrap_or((((n as f64).ln()).ceil() as usize).max(1));
-    crate::algorithms::check_chunks(algorithm, n, big_t)?;
-    Ok((s, k, big_t))
+    Ok(())
 }
 
-/// The sparsity level s and iteration count T shared by the Hu et al. IHT algorithms
-/// (Algs. 3 and 5), with the chunk check. `s`, `c`, `t` are the user's overrides;
-/// `theory` selects Theorem 7/8 (s = ⌈72(γ/μ)²s*⌉, T = ⌈(γ/μ) ln n⌉) over the experiments'
+/// The sizes shared by the Hu et al. IHT algorithms (Algs. 3 and 5), with the chunk
+/// check. `s`, `c`, `t` are the user's overrides; `theory` selects Theorem 7/8
+/// (s = ⌈72(γ/μ)²s*⌉, T = ⌈(γ/μ) ln n⌉, `ratio` = γ/μ) over the experiments'
 /// s = c·s* (c = 2), T = max(1, ⌊ln n⌋). s is capped at d (unless given) and must be
-/// in 1..=d; T ≤ n.
-#[allow(clippy::too_many_arguments)]
+/// in 1..=d; T ≤ n; m = ⌊n/T⌋.
 pub(crate) fn sparsity_and_iterations(
     algorithm: &'static str,
-    s: Option<usize>,
-    c: Option<usize>,
-    t: Option<usize>,
+    problem: &crate::algorithms::Problem,
+    (s, c, t): (Option<usize>, Option<usize>, Option<usize>),
     theory: bool,
     ratio: f64,
-    s_star: usize,
-    n: usize,
-    d: usize,
-) -> Result<(usize, usize), crate::algorithms::FitError> {
+) -> Result<IhtSizes, crate::algorithms::FitError> {
+    let (s_star, radius) = crate::algorithms::sparse_domain(algorithm, problem.domain)?;
+    let (n, d) = (problem.data.n(), problem.data.d());
     let s = match (s, c) {
         (Some(s), _) => s,
         (None, Some(c)) => (c * s_star).min(d),
         (None, None) if theory => ((72.0 * ratio * ratio * s_star as f64).ceil() as usize).min(d),
         (None, None) => (2 * s_star).min(d),
     };
-    if s == 0 || s > d {
-        return Err(crate::algorithms::FitError::BadParameter {
-            algorithm,
-            param: "s".into(),
-            reason: format!("the number of kept coordinates must be in 1..=d (d = {d}), got {s}"),
-        });
-    }
+    check_kept(algorithm, s, d)?;
     let ln_n = (n as f64).ln();
     let big_t = t.unwrap_or(if theory {
         ((ratio * ln_n).ceil() as usize).max(1)
@@ -483,7 +646,13 @@ pub(crate) fn sparsity_and_iterations(
         crate::algorithms::floor_at_least_one(ln_n)
     });
     crate::algorithms::check_chunks(algorithm, n, big_t)?;
-    Ok((s, big_t))
+    Ok(IhtSizes {
+        s_star,
+        radius,
+        s,
+        big_t,
+        m: n / big_t,
+    })
 }
 
 /// The non-zero entries of w.

@@ -59,9 +59,9 @@
 
 use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
-use super::{sparse_budget, sparsity_and_iterations, IhtLoop};
-use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
-use crate::mechanisms::{Peeling, PeelingCalibration};
+use super::{check_peeling, sparse_info, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
+use crate::estimators::catoni::RobustWorkspace;
+use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "ht-sparse-opt";
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
@@ -94,6 +94,16 @@ pub enum SparseTask {
     Loss,
     /// Sparse mean of the feature vectors.
     Mean,
+}
+
+impl SparseTask {
+    /// The parameter value (`task=loss|mean`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SparseTask::Loss => "loss",
+            SparseTask::Mean => "mean",
+        }
+    }
 }
 
 /// `ht-sparse-opt` (Hu et al. Alg. 5). See the module docs.
@@ -149,12 +159,8 @@ impl Default for HtSparseOpt {
 /// The resolved, public plan of a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HtSparseOptPlan {
-    pub s_star: usize,
-    /// ℓ2 radius R of the domain (the output is projected on it).
-    pub radius: f64,
-    pub s: usize,
-    pub big_t: usize,
-    pub m: usize,
+    /// (the output is projected on the domain's ℓ2 radius R once, at the end)
+    pub sizes: IhtSizes,
     pub k: f64,
     pub eta: f64,
     pub lambda_reg: f64,
@@ -187,18 +193,21 @@ impl HtSparseOpt {
                 "calibration",
             ],
         )?;
-        let preset = match p.choice("preset", &["heavydp", "paper", "theory"])? {
-            Some("paper") => SparseOptPreset::Paper,
-            Some("theory") => SparseOptPreset::Theory,
-            _ => SparseOptPreset::Heavydp,
-        };
+        let preset = p.pick(
+            "preset",
+            &[
+                ("heavydp", SparseOptPreset::Heavydp),
+                ("paper", SparseOptPreset::Paper),
+                ("theory", SparseOptPreset::Theory),
+            ],
+        )?;
         let k = ScaleRule::parse(&p, NAME, "k")?;
         Ok(HtSparseOpt {
             preset,
-            task: match p.choice("task", &["loss", "mean"])? {
-                Some("mean") => SparseTask::Mean,
-                _ => SparseTask::Loss,
-            },
+            task: p.pick(
+                "task",
+                &[("loss", SparseTask::Loss), ("mean", SparseTask::Mean)],
+            )?,
             s: p.integer("s", 1)?,
             c: p.integer("c", 1)?,
             t: p.integer("T", 1)?,
@@ -220,46 +229,42 @@ impl HtSparseOpt {
     }
 
     pub fn info() -> AlgorithmInfo {
-        AlgorithmInfo {
-            name: NAME,
-            use_when: "sparse high-d linear/logistic/Huber fit, heavy-tailed gradients",
-            paper: "Hu, Ni, Xiao & Wang, Alg. 5",
-            privacy: "approx",
-            losses: LOSSES.to_vec(),
-            domains: vec!["sparse"],
-            parameters: vec![
-                ParamInfo { name: "preset", default: "heavydp", meaning: "heavydp: experiment s, T, eta with the proof's k; paper: all printed settings (k = c2*n*eps, lambda = 4*sqrt(2)*k*eta/m); theory: Theorem 8 with gamma, mu", source: "spec Hu F 'heavydp defaults'; Sec. 6.5; Thm 8" },
-                ParamInfo { name: "task", default: "loss", meaning: "loss: minimise the mean loss; mean: s*-sparse mean of the feature vectors", source: "Hu Sec. 5.2" },
-                ParamInfo { name: "c", default: "2", meaning: "s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5" },
-                ParamInfo { name: "s", default: "2*s*; theory: ceil(72 (gamma/mu)^2 s*), at most d", meaning: "number of coordinates kept by Peeling", source: "Hu Sec. 6.5; Thm 8 proof" },
-                ParamInfo { name: "T", default: "max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)", meaning: "iterations = disjoint chunks", source: "Hu Sec. 6.5; Thm 8" },
-                ParamInfo { name: "k", default: "(n^2 eps^2 tau^2 / ((s T)^2 ln(T s/zeta)))^(1/4); paper: c2*n*eps", meaning: "scale of the robust gradient (number, 'theory' or 'paper')", source: "Hu Thm 8 proof (spec H18); Sec. 6.5 (H21)" },
-                ParamInfo { name: "c2", default: "1", meaning: "multiplier of the printed k = c2*n*eps", source: "Hu Sec. 6.5 (unstated integer)" },
-                ParamInfo { name: "eta", default: "0.5; theory: 2/(3*gamma)", meaning: "step size", source: "Hu Sec. 6.5; Thm 8" },
-                ParamInfo { name: "beta", default: "1", meaning: "precision of the smoothing noise", source: "spec H19" },
-                ParamInfo { name: "tau", default: "1", meaning: "user-declared bound on E(d_j loss)^2", source: "Hu Assumption 4" },
-                ParamInfo { name: "fail_prob", default: "0.05", meaning: "failure probability zeta in k", source: "Hu Thm 8 proof" },
-                ParamInfo { name: "gamma", default: "1", meaning: "user-declared restricted smoothness (theory preset)", source: "Hu Thm 8" },
-                ParamInfo { name: "mu", default: "1", meaning: "user-declared restricted strong convexity (theory preset)", source: "Hu Thm 8" },
-                ParamInfo { name: "lambda_reg", default: "0.01 for logistic, 0 otherwise", meaning: "l2 penalty (lambda_reg/2)||w||^2 added exactly to the robust gradient", source: "spec H19 (Figs. 10-11)" },
-                ParamInfo { name: "peeling_lambda", default: "proven", meaning: "proven = 4*sqrt(2)*k*eta/(3m); paper = printed 4*sqrt(2)*k*eta/m", source: "spec H17" },
-                Chunking::param_info(),
-                PeelingCalibration::param_info(),
-            ],
-        }
+        let what = (
+            "sparse high-d linear/logistic/Huber fit, heavy-tailed gradients",
+            "Hu, Ni, Xiao & Wang, Alg. 5",
+        );
+        let parameters = vec![
+            ParamInfo { name: "preset", default: "heavydp", meaning: "heavydp: experiment s, T, eta with the proof's k; paper: all printed settings (k = c2*n*eps, lambda = 4*sqrt(2)*k*eta/m); theory: Theorem 8 with gamma, mu", source: "spec Hu F 'heavydp defaults'; Sec. 6.5; Thm 8" },
+            ParamInfo { name: "task", default: "loss", meaning: "loss: minimise the mean loss; mean: s*-sparse mean of the feature vectors", source: "Hu Sec. 5.2" },
+            ParamInfo { name: "c", default: "2", meaning: "s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5" },
+            ParamInfo { name: "s", default: "2*s*; theory: ceil(72 (gamma/mu)^2 s*), at most d", meaning: "number of coordinates kept by Peeling", source: "Hu Sec. 6.5; Thm 8 proof" },
+            ParamInfo { name: "T", default: "max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)", meaning: "iterations = disjoint chunks", source: "Hu Sec. 6.5; Thm 8" },
+            ParamInfo { name: "k", default: "(n^2 eps^2 tau^2 / ((s T)^2 ln(T s/zeta)))^(1/4); paper: c2*n*eps", meaning: "scale of the robust gradient (number, 'theory' or 'paper')", source: "Hu Thm 8 proof (spec H18); Sec. 6.5 (H21)" },
+            ParamInfo { name: "c2", default: "1", meaning: "multiplier of the printed k = c2*n*eps", source: "Hu Sec. 6.5 (unstated integer)" },
+            ParamInfo { name: "eta", default: "0.5; theory: 2/(3*gamma)", meaning: "step size", source: "Hu Sec. 6.5; Thm 8" },
+            ParamInfo { name: "beta", default: "1", meaning: "precision of the smoothing noise", source: "spec H19" },
+            ParamInfo { name: "tau", default: "1", meaning: "user-declared bound on E(d_j loss)^2", source: "Hu Assumption 4" },
+            ParamInfo { name: "fail_prob", default: "0.05", meaning: "failure probability zeta in k", source: "Hu Thm 8 proof" },
+            ParamInfo { name: "gamma", default: "1", meaning: "user-declared restricted smoothness (theory preset)", source: "Hu Thm 8" },
+            ParamInfo { name: "mu", default: "1", meaning: "user-declared restricted strong convexity (theory preset)", source: "Hu Thm 8" },
+            ParamInfo { name: "lambda_reg", default: "0.01 for logistic, 0 otherwise", meaning: "l2 penalty (lambda_reg/2)||w||^2 added exactly to the robust gradient", source: "spec H19 (Figs. 10-11)" },
+            ParamInfo { name: "peeling_lambda", default: "proven", meaning: "proven = 4*sqrt(2)*k*eta/(3m); paper = printed 4*sqrt(2)*k*eta/m", source: "spec H17" },
+        ];
+        sparse_info(NAME, what, LOSSES, parameters, true)
     }
+}
 
-    /// Resolves every parameter from public quantities.
-    pub fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseOptPlan, FitError> {
-        let (s_star, radius) = sparse_domain(NAME, problem.domain)?;
+impl IhtAlgorithm for HtSparseOpt {
+    type Plan = HtSparseOptPlan;
+    const NAME: &'static str = NAME;
+    const LOSSES: &'static [&'static str] = LOSSES;
+
+    fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseOptPlan, FitError> {
         let n = problem.data.n();
-        let d = problem.data.d();
         let eps = formula_epsilon(budget);
-        let ratio = self.gamma / self.mu;
         let theory = self.preset == SparseOptPreset::Theory;
-        let (s, big_t) =
-            sparsity_and_iterations(NAME, self.s, self.c, self.t, theory, ratio, s_star, n, d)?;
-        let m = n / big_t;
+        let (user, ratio) = ((self.s, self.c, self.t), self.gamma / self.mu);
+        let sizes = sparsity_and_iterations(NAME, problem, user, theory, ratio)?;
         let ne = n as f64 * eps;
         let paper_k = ne * self.c2;
         let k = match self.k {
@@ -267,7 +272,7 @@ impl HtSparseOpt {
             ScaleRule::Paper => paper_k,
             ScaleRule::Preset if self.preset == SparseOptPreset::Paper => paper_k,
             ScaleRule::Preset | ScaleRule::Theory => {
-                let st = s as f64 * big_t as f64;
+                let st = sizes.s as f64 * sizes.big_t as f64;
                 let l = (st / self.fail_prob).ln().max(1.0);
                 (ne * ne * self.tau * self.tau / (st * st * l)).powf(0.25)
             }
@@ -284,74 +289,36 @@ impl HtSparseOpt {
         let paper_lambda = self
             .paper_lambda
             .unwrap_or(self.preset == SparseOptPreset::Paper);
-        let proven = eta * robust_gradient_sensitivity(k, m);
+        let proven = eta * robust_gradient_sensitivity(k, sizes.m);
         let lambda = if paper_lambda { 3.0 * proven } else { proven };
         Ok(HtSparseOptPlan {
-            s_star,
-            radius,
-            s,
-            big_t,
-            m,
+            sizes,
             k,
             eta,
             lambda_reg,
             lambda,
         })
     }
-}
 
-impl PrivateAlgorithm for HtSparseOpt {
-    fn name(&self) -> &'static str {
-        NAME
+    fn check(&self, plan: &HtSparseOptPlan, budget: &Budget) -> Result<(), FitError> {
+        let call = (budget.epsilon, budget.delta);
+        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
     }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through gradient_of and Dataset::read_row
-    }
-    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = sparse_budget(NAME, problem, budget, LOSSES)?;
-        let plan = self.plan(problem, &budget)?;
-        Peeling::calibrated(
-            plan.s,
-            plan.lambda,
-            budget.epsilon,
-            budget.delta,
-            self.calibration,
-        )?;
-        Ok(())
-    }
-    fn fit(
+
+    fn run(
         &self,
         problem: &Problem,
         budget: Budget,
+        plan: HtSparseOptPlan,
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
-        let budget = with_default_delta(budget, problem.data.n());
-        let plan = self.plan(problem, &budget)?;
         let data = problem.data;
         let d = data.d();
-        let estimator =
-            CatoniGiulini::new(plan.k, self.beta).map_err(|e| FitError::BadParameter {
-                algorithm: NAME,
-                param: "k".into(),
-                reason: e.to_string(),
-            })?;
-        let steps = vec![plan.eta; plan.big_t];
-        let lambdas = vec![plan.lambda; plan.big_t];
-        let mut iht = IhtLoop::chunked(
-            NAME,
-            plan.s,
-            plan.radius,
-            self.chunking,
-            self.calibration,
-            &budget,
-            &steps,
-            &lambdas,
-        );
+        let estimator = catoni_giulini(NAME, "k", plan.k, self.beta)?;
+        let peeling = (self.chunking, self.calibration);
+        let schedule = plan.sizes.constant(plan.eta, plan.lambda);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
         // The paper's output is improper; heavydp projects it on the domain's ℓ2 ball
         // once, after the last Peeling.
         iht.project_each_step = false;
@@ -384,18 +351,8 @@ impl PrivateAlgorithm for HtSparseOpt {
             }
         };
         let run = iht.run(data, budget, step, rng, observer)?;
-        let mut h = iht.hyperparameters(&run);
-        hp(&mut h, "preset", self.preset.name());
-        hp(
-            &mut h,
-            "task",
-            if self.task == SparseTask::Mean {
-                "mean"
-            } else {
-                "loss"
-            },
-        );
-        hp(&mut h, "s_star", plan.s_star);
+        let mut h = iht.hyperparameters(&run, self.preset.name());
+        hp(&mut h, "task", self.task.name());
         hp(&mut h, "k", plan.k);
         hp(&mut h, "beta", self.beta);
         hp(&mut h, "tau", self.tau);

@@ -24,13 +24,7 @@ fn sparse(scenario: &str, n: usize, d: usize, s: usize, seed: u64) -> (Dataset, 
     (data, truth.w_star)
 }
 
-pub(super) fn l2_dist(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y) * (x - y))
-        .sum::<f64>()
-        .sqrt()
-}
+pub(super) use crate::linalg::dist2 as l2_dist;
 
 /// Exact top-s hard thresholding (ties by smallest index).
 pub(super) fn hard_threshold(v: &[f64], s: usize) -> Vec<f64> {
@@ -54,7 +48,7 @@ fn alg3_defaults_and_sensitivity_match_the_spec() {
     let alg = HtSparseLinreg::default();
     let budget = with_default_delta(Budget::pure(1.0).unwrap(), 50_000);
     let plan = alg.plan(&p, &budget).unwrap();
-    assert_eq!((plan.big_t, plan.m), (10, 5000));
+    assert_eq!((plan.sizes.big_t, plan.sizes.m), (10, 5000));
     assert!((plan.k - 3.344).abs() < 0.001, "K {}", plan.k);
     let lambda = 2.0 * plan.k * plan.k * 0.5 * (40f64.sqrt() + 1.0) / 5000.0;
     assert!((plan.lambda - lambda).abs() < 1e-15);
@@ -81,15 +75,15 @@ fn alg3_default_sparsity_is_twice_s_star() {
     let plan = HtSparseLinreg::default()
         .plan(&p, &with_default_delta(Budget::pure(1.0).unwrap(), 3000))
         .unwrap();
-    assert_eq!(plan.s, 10);
-    assert_eq!(plan.big_t, 8); // floor(ln 3000) = 8
+    assert_eq!(plan.sizes.s, 10);
+    assert_eq!(plan.sizes.big_t, 8); // floor(ln 3000) = 8
     let theory = HtSparseLinreg {
         preset: Preset::Theory,
         ..Default::default()
     }
     .plan(&p, &with_default_delta(Budget::pure(1.0).unwrap(), 3000))
     .unwrap();
-    assert_eq!(theory.s, 100); // 72·5 capped at d
+    assert_eq!(theory.sizes.s, 100); // 72·5 capped at d
     assert!((theory.eta - 2.0 / 3.0).abs() < 1e-15);
 }
 
@@ -102,10 +96,10 @@ fn alg3_infinite_epsilon_is_the_non_private_iht_iterate() {
     let r = alg.fit_seeded(&p, Budget::non_private(), 4);
     let plan = alg.plan(&p, &Budget::pure(1.0).unwrap()).unwrap();
     let mut rng = rng_from_seed(4);
-    let chunks = Chunks::new("t", 4000, plan.big_t, Chunking::Shuffle, &mut rng).unwrap();
+    let chunks = Chunks::new("t", 4000, plan.sizes.big_t, Chunking::Shuffle, &mut rng).unwrap();
     let k = plan.k;
     let mut w = vec![0.0; 30];
-    for t in 0..plan.big_t {
+    for t in 0..plan.sizes.big_t {
         let mut g = vec![0.0; 30];
         for &i in chunks.chunk(t) {
             let xt: Vec<f64> = data.row(i).iter().map(|v| v.clamp(-k, k)).collect();
@@ -115,9 +109,9 @@ fn alg3_infinite_epsilon_is_the_non_private_iht_iterate() {
         let half: Vec<f64> = w
             .iter()
             .zip(&g)
-            .map(|(a, b)| a - plan.eta / plan.m as f64 * b)
+            .map(|(a, b)| a - plan.eta / plan.sizes.m as f64 * b)
             .collect();
-        w = hard_threshold(&half, plan.s);
+        w = hard_threshold(&half, plan.sizes.s);
         project_l2(&mut w, 1.0);
     }
     assert!(
@@ -196,7 +190,10 @@ fn alg5_defaults_and_sensitivity_match_the_spec() {
     let p = Problem::new(&data, LossKind::Squared, &domain);
     let budget = with_default_delta(Budget::pure(1.0).unwrap(), 8000);
     let plan = HtSparseOpt::default().plan(&p, &budget).unwrap();
-    assert_eq!((plan.s, plan.big_t, plan.m), (40, 8, 1000));
+    assert_eq!(
+        (plan.sizes.s, plan.sizes.big_t, plan.sizes.m),
+        (40, 8, 1000)
+    );
     let k = (8000f64.powi(2) / (320f64.powi(2) * (320.0f64 / 0.05).ln())).powf(0.25);
     assert!((plan.k - k).abs() < 1e-12);
     assert!((plan.k - 2.9).abs() < 0.05, "k {}", plan.k);
@@ -228,11 +225,11 @@ fn alg5_infinite_epsilon_is_the_non_private_robust_iht_iterate() {
     let plan = alg.plan(&p, &Budget::pure(1.0).unwrap()).unwrap();
     assert_eq!(plan.lambda_reg, 0.01);
     let mut rng = rng_from_seed(6);
-    let chunks = Chunks::new("t", 3000, plan.big_t, Chunking::Shuffle, &mut rng).unwrap();
+    let chunks = Chunks::new("t", 3000, plan.sizes.big_t, Chunking::Shuffle, &mut rng).unwrap();
     let est = CatoniGiulini::new(plan.k, 1.0).unwrap();
     let mut w = vec![0.0; 25];
     let mut g = vec![0.0; 25];
-    for t in 0..plan.big_t {
+    for t in 0..plan.sizes.big_t {
         est.gradient(
             &LossKind::Logistic,
             data.x(),
@@ -247,7 +244,7 @@ fn alg5_infinite_epsilon_is_the_non_private_robust_iht_iterate() {
             .zip(&g)
             .map(|(wj, gj)| wj - plan.eta * (gj + 0.01 * wj))
             .collect();
-        w = hard_threshold(&half, plan.s);
+        w = hard_threshold(&half, plan.sizes.s);
     }
     project_l2(&mut w, 1.0);
     assert_eq!(r.weights, w);

@@ -116,7 +116,10 @@ fn huber_defaults_and_sensitivity_match_the_spec() {
     let p = Problem::new(&data, LossKind::Huber { tau: 1.0 }, &domain);
     let budget = with_default_delta(Budget::pure(0.5).unwrap(), 20_000);
     let plan = DpIhtHuber::default().plan(&p, &budget).unwrap();
-    assert_eq!((plan.s, plan.big_t, plan.m), (5, 10, 2000));
+    assert_eq!(
+        (plan.sizes.s, plan.sizes.big_t, plan.sizes.m),
+        (5, 10, 2000)
+    );
     assert_eq!(plan.k, 200f64.ln());
     assert_eq!((plan.eta, plan.tau), (0.5, 1.0));
     assert_eq!(plan.lambda, 2.0 * 0.5 * 1.0 * 200f64.ln() / 2000.0);

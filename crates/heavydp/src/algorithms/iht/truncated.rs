@@ -67,8 +67,8 @@
 //! ```
 
 use super::super::*;
-use super::{sparse_budget, sparsity_and_iterations, IhtLoop};
-use crate::mechanisms::{Peeling, PeelingCalibration};
+use super::{check_peeling, sparse_info, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
+use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "ht-sparse-linreg";
 
@@ -108,11 +108,7 @@ impl Default for HtSparseLinreg {
 /// The resolved, public plan of a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HtSparseLinregPlan {
-    pub s_star: usize,
-    pub radius: f64,
-    pub s: usize,
-    pub big_t: usize,
-    pub m: usize,
+    pub sizes: IhtSizes,
     pub k: f64,
     pub eta: f64,
     /// ℓ∞ sensitivity λ of the gradient step.
@@ -158,47 +154,76 @@ impl HtSparseLinreg {
     }
 
     pub fn info() -> AlgorithmInfo {
-        AlgorithmInfo {
-            name: NAME,
-            use_when: "sparse high-d linear regression, heavy-tailed x and y",
-            paper: "Hu, Ni, Xiao & Wang, Alg. 3",
-            privacy: "approx",
-            losses: vec!["squared"],
-            domains: vec!["sparse"],
-            parameters: vec![
-                ParamInfo { name: "preset", default: "paper", meaning: "paper: s = c*s*, T = floor(ln n), eta = 0.5; theory: Theorem 7 with gamma, mu", source: "Hu Sec. 6.5; Thm 7" },
-                ParamInfo { name: "c", default: "2", meaning: "sparsity multiplier: s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5; spec H19" },
-                ParamInfo { name: "s", default: "paper: c*s*; theory: ceil(72 (gamma/mu)^2 s*), at most d", meaning: "number of coordinates kept by Peeling", source: "Hu Sec. 6.5; Thm 7" },
-                ParamInfo { name: "T", default: "paper: max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)", meaning: "iterations = disjoint data chunks", source: "Hu Sec. 6.5; Thm 7" },
-                ParamInfo { name: "K", default: "(n*eps/(s*T))^(1/4)", meaning: "shrinkage threshold for features and response", source: "Hu Thm 7, Sec. 6.5" },
-                ParamInfo { name: "eta", default: "paper: 0.5; theory: 2/(3*gamma)", meaning: "step size eta_0", source: "Hu Sec. 6.5; Thm 7 (spec H14)" },
-                ParamInfo { name: "gamma", default: "1", meaning: "user-declared largest eigenvalue of E x x^T (theory preset)", source: "Hu Thm 7" },
-                ParamInfo { name: "mu", default: "1", meaning: "user-declared smallest eigenvalue of E x x^T (theory preset)", source: "Hu Thm 7" },
-                Chunking::param_info(),
-                PeelingCalibration::param_info(),
-            ],
-        }
+        let what = (
+            "sparse high-d linear regression, heavy-tailed x and y",
+            "Hu, Ni, Xiao & Wang, Alg. 3",
+        );
+        let parameters = vec![
+            ParamInfo {
+                name: "preset",
+                default: "paper",
+                meaning:
+                    "paper: s = c*s*, T = floor(ln n), eta = 0.5; theory: Theorem 7 with gamma, mu",
+                source: "Hu Sec. 6.5; Thm 7",
+            },
+            ParamInfo {
+                name: "c",
+                default: "2",
+                meaning: "sparsity multiplier: s = c * s* (s* = --sparsity)",
+                source: "Hu Sec. 6.5; spec H19",
+            },
+            ParamInfo {
+                name: "s",
+                default: "paper: c*s*; theory: ceil(72 (gamma/mu)^2 s*), at most d",
+                meaning: "number of coordinates kept by Peeling",
+                source: "Hu Sec. 6.5; Thm 7",
+            },
+            ParamInfo {
+                name: "T",
+                default: "paper: max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)",
+                meaning: "iterations = disjoint data chunks",
+                source: "Hu Sec. 6.5; Thm 7",
+            },
+            ParamInfo {
+                name: "K",
+                default: "(n*eps/(s*T))^(1/4)",
+                meaning: "shrinkage threshold for features and response",
+                source: "Hu Thm 7, Sec. 6.5",
+            },
+            ParamInfo {
+                name: "eta",
+                default: "paper: 0.5; theory: 2/(3*gamma)",
+                meaning: "step size eta_0",
+                source: "Hu Sec. 6.5; Thm 7 (spec H14)",
+            },
+            ParamInfo {
+                name: "gamma",
+                default: "1",
+                meaning: "user-declared largest eigenvalue of E x x^T (theory preset)",
+                source: "Hu Thm 7",
+            },
+            ParamInfo {
+                name: "mu",
+                default: "1",
+                meaning: "user-declared smallest eigenvalue of E x x^T (theory preset)",
+                source: "Hu Thm 7",
+            },
+        ];
+        sparse_info(NAME, what, &["squared"], parameters, true)
     }
+}
 
-    /// Resolves every parameter from public quantities.
-    pub fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseLinregPlan, FitError> {
-        let (s_star, radius) = sparse_domain(NAME, problem.domain)?;
-        let n = problem.data.n();
-        let d = problem.data.d();
+impl IhtAlgorithm for HtSparseLinreg {
+    type Plan = HtSparseLinregPlan;
+    const NAME: &'static str = NAME;
+    const LOSSES: &'static [&'static str] = &["squared"];
+
+    fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseLinregPlan, FitError> {
         let eps = formula_epsilon(budget);
-        let ratio = self.gamma / self.mu;
-        let (s, big_t) = sparsity_and_iterations(
-            NAME,
-            self.s,
-            self.c,
-            self.t,
-            self.preset == Preset::Theory,
-            ratio,
-            s_star,
-            n,
-            d,
-        )?;
-        let m = n / big_t;
+        let theory = self.preset == Preset::Theory;
+        let (user, ratio) = ((self.s, self.c, self.t), self.gamma / self.mu);
+        let sizes = sparsity_and_iterations(NAME, problem, user, theory, ratio)?;
+        let (n, s, big_t) = (problem.data.n(), sizes.s, sizes.big_t);
         let k = self
             .k
             .unwrap_or_else(|| (n as f64 * eps / (s as f64 * big_t as f64)).powf(0.25));
@@ -206,72 +231,37 @@ impl HtSparseLinreg {
             Preset::Paper => 0.5,
             Preset::Theory => 2.0 / (3.0 * self.gamma),
         });
-        let lambda = truncated_step_sensitivity(k, eta, radius, s, m);
+        let lambda = truncated_step_sensitivity(k, eta, sizes.radius, s, sizes.m);
         Ok(HtSparseLinregPlan {
-            s_star,
-            radius,
-            s,
-            big_t,
-            m,
+            sizes,
             k,
             eta,
             lambda,
             delta: budget.delta,
         })
     }
-}
 
-impl PrivateAlgorithm for HtSparseLinreg {
-    fn name(&self) -> &'static str {
-        NAME
+    fn check(&self, plan: &HtSparseLinregPlan, budget: &Budget) -> Result<(), FitError> {
+        let call = (budget.epsilon, budget.delta);
+        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
     }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through IhtLoop::run_clipped
-    }
-    fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        let budget = sparse_budget(NAME, problem, budget, &["squared"])?;
-        let plan = self.plan(problem, &budget)?;
-        Peeling::calibrated(
-            plan.s,
-            plan.lambda,
-            budget.epsilon,
-            budget.delta,
-            self.calibration,
-        )?;
-        Ok(())
-    }
-    fn fit(
+
+    fn run(
         &self,
         problem: &Problem,
         budget: Budget,
+        plan: HtSparseLinregPlan,
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
-        let budget = with_default_delta(budget, problem.data.n());
-        let plan = self.plan(problem, &budget)?;
-        let steps = vec![plan.eta; plan.big_t];
-        let lambdas = vec![plan.lambda; plan.big_t];
-        let iht = IhtLoop::chunked(
-            NAME,
-            plan.s,
-            plan.radius,
-            self.chunking,
-            self.calibration,
-            &budget,
-            &steps,
-            &lambdas,
-        );
+        let peeling = (self.chunking, self.calibration);
+        let schedule = plan.sizes.constant(plan.eta, plan.lambda);
+        let iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
         let k = plan.k;
         // Descent direction −(⟨x̃, w⟩ − ỹ) with ỹ the response shrunk at K.
         let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-k, k));
         let run = iht.run_clipped(problem.data, budget, k, weight, rng, observer)?;
-        let mut h = iht.hyperparameters(&run);
-        hp(&mut h, "preset", self.preset.name());
-        hp(&mut h, "s_star", plan.s_star);
+        let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);
         if self.preset == Preset::Theory {
             hp(&mut h, "gamma", self.gamma);

@@ -403,11 +403,14 @@ impl L1RegressionExpMech {
             }
             (None, None) => 2.0,
         };
-        let net = match p.choice("net", &["grid", "random", "mcmc"])? {
-            Some("random") => NetKind::Random,
-            Some("mcmc") => NetKind::Mcmc,
-            _ => NetKind::Grid,
-        };
+        let net = p.pick(
+            "net",
+            &[
+                ("grid", NetKind::Grid),
+                ("random", NetKind::Random),
+                ("mcmc", NetKind::Mcmc),
+            ],
+        )?;
         let zeta = p.positive("zeta")?;
         if zeta.is_some() && net != NetKind::Grid {
             return Err(bad("zeta", "the net resolution applies to net=grid only"));
@@ -431,20 +434,23 @@ impl L1RegressionExpMech {
         }
         Ok(L1RegressionExpMech {
             theta,
-            moment_kind: match p.choice("moment_kind", &["norm", "coord"])? {
-                Some("coord") => MomentKind::Coord,
-                _ => MomentKind::Norm,
-            },
+            moment_kind: p.pick(
+                "moment_kind",
+                &[("norm", MomentKind::Norm), ("coord", MomentKind::Coord)],
+            )?,
             tau: p.positive("tau")?.unwrap_or(1.0),
             fail_prob: fail_prob_param(NAME, &p)?,
             iota: p.positive("iota")?,
             zeta,
             net,
             max_candidates,
-            sensitivity: match p.choice("sensitivity", &["tight", "paper"])? {
-                Some("paper") => SensitivityRule::Paper,
-                _ => SensitivityRule::Tight,
-            },
+            sensitivity: p.pick(
+                "sensitivity",
+                &[
+                    ("tight", SensitivityRule::Tight),
+                    ("paper", SensitivityRule::Paper),
+                ],
+            )?,
             mcmc_steps: mcmc_steps.unwrap_or(5000),
             mcmc_step,
         })

@@ -24,13 +24,7 @@ fn student(n: usize, w_star: &[f64], nu: f64, seed: u64) -> Dataset {
     Dataset::from_rows(x, y, d).unwrap()
 }
 
-fn l2_dist(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y) * (x - y))
-        .sum::<f64>()
-        .sqrt()
-}
+use crate::linalg::dist2 as l2_dist;
 
 /// Σ_i ψ_θ(ι|y_i − ⟨x_i, w⟩|) written out record by record with the log1p form.
 fn brute_sum(data: &Dataset, theta: f64, iota: f64, w: &[f64]) -> f64 {

@@ -319,10 +319,13 @@ impl NoisyMirrorDescent {
             lambda,
             sc_step,
             potential: PotentialChoice::parse(p.choice("potential", PotentialChoice::WORDS)?),
-            qnorm_scale: match p.choice("qnorm_scale", &["normalized", "paper"])? {
-                Some("paper") => QNormScale::Paper,
-                _ => QNormScale::Normalized,
-            },
+            qnorm_scale: p.pick(
+                "qnorm_scale",
+                &[
+                    ("normalized", QNormScale::Normalized),
+                    ("paper", QNormScale::Paper),
+                ],
+            )?,
             zcdp_calibration: p.choice("calibration", &["paper", "zcdp"])? != Some("paper"),
             suffstats: SuffStats::parse(&p)?,
         })
@@ -588,13 +591,7 @@ fn run(
         for (s, x) in sum.iter_mut().zip(&theta) {
             *s += x;
         }
-        trace.push(TraceRecord {
-            iteration: t,
-            step_size: eta,
-            noise_scale: plan.sigma,
-            epsilon_spent: ledger.spent().0,
-        });
-        observer.on_iteration(t);
+        TraceRecord::push(&mut trace, observer, ledger, t, (eta, plan.sigma));
     }
     observer.on_finish();
     let inv = 1.0 / plan.big_t as f64;
@@ -613,7 +610,7 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
         true // only through mean_gradient_of / SecondMoments::of
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_common(NAME, self.privacy_model(), problem, budget, LOSSES, DOMAINS)?;
+        check_problem(self, problem, budget, LOSSES, DOMAINS)?;
         check_bound(NAME, self.bound)?;
         if !(self.lambda.is_finite() && self.lambda >= 0.0) {
             return Err(Self::bad("lambda", "expected a number >= 0"));

@@ -832,13 +832,7 @@ fn noise_free_runs_reach_the_closed_form_least_squares_and_ridge_solutions() {
             ..mdb(Some(4000))
         };
         let r = alg.fit_seeded(&prob, Budget::non_private(), 1);
-        let err: f64 = r
-            .weights
-            .iter()
-            .zip(&ridge)
-            .map(|(a, b)| (a - b) * (a - b))
-            .sum::<f64>()
-            .sqrt();
+        let err = crate::linalg::dist2(&r.weights, &ridge);
         assert!(err < 5e-3, "lambda {lambda}: ‖θ − θ_ridge‖ = {err}");
     }
 }

@@ -228,21 +228,5 @@ pub fn exact_sigma(lipschitz: f64, n: usize, jacobian_eps: f64, epsilon: f64, de
             return fallback;
         }
     }
-    let mut lo = 0.5 * hi;
-    while cert(lo) <= epsilon {
-        hi = lo;
-        lo *= 0.5;
-    }
-    while hi - lo > hi * 1e-12 {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if cert(mid) <= epsilon {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    hi
+    crate::privacy::smallest_certified(cert, epsilon, hi, 0.5, 1e-12)
 }

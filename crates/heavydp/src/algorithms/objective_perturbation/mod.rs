@@ -331,7 +331,7 @@ impl PrivateAlgorithm for ObjectivePerturbation {
                 ),
             });
         }
-        check_common(NAME, self.privacy_model(), problem, budget, LOSSES, DOMAINS)?;
+        check_problem(self, problem, budget, LOSSES, DOMAINS)?;
         check_bound(NAME, self.bound)?;
         if !(self.mu0.is_finite() && self.mu0 >= 0.0) {
             return Err(FitError::BadParameter {
