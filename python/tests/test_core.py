@@ -29,7 +29,7 @@ def write_csv(path, X, y, names=None, target="y"):
 
 @pytest.fixture(scope="module")
 def lin(tmp_path_factory):
-    X, y, w = heavydp.simulate("hu-linear-lognormal", 4000, 6, random_state=11)
+    X, y, w = heavydp.simulate("hu-linear-lognormal", 10000, 6, random_state=11)
     path = tmp_path_factory.mktemp("d") / "lin.csv"
     write_csv(path, X, y)
     return X, y, w, str(path)

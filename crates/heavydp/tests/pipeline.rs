@@ -199,21 +199,24 @@ fn small_n_regression_auto_never_blows_up_the_target_scale() {
     let test = all.select_rows(&(3_200..4_000).collect::<Vec<_>>());
     let mean = train.y().iter().sum::<f64>() / 3_200.0;
     let constant = test.y().iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 800.0;
-    for seed in 1..=3 {
-        let out = pipeline::fit(
+    let fit = |algorithm: &str, epsilon: f64, seed: u64| {
+        pipeline::fit(
             train.clone(),
-            &FitOptions::new("auto", 1.0),
+            &FitOptions::new(algorithm, epsilon),
             &mut rng_from_seed(seed),
             &mut NoObserver,
         )
-        .unwrap();
+        .unwrap()
+    };
+    for seed in 1..=3 {
+        let out = fit("auto", 1.0, seed);
         let sel = out.model.selected.as_ref().unwrap();
         assert_eq!(sel["algorithm"], pipeline::INTERCEPT_ONLY);
         assert!(sel["reason"]
             .as_str()
             .unwrap()
             .contains("target_scaling_check"));
-        // the target alone (5 releases at half the budget) is located: a scale of the
+        // the target alone (5 releases at half the budget of intercept-only) is located: a scale of the
         // order of the wages' IQR/1.349 (≈ 300 dollars), not 10¹²
         let pre = out.model.preprocessing.as_ref().unwrap();
         let ts = pre["target_scale"].as_f64().unwrap();
@@ -223,25 +226,13 @@ fn small_n_regression_auto_never_blows_up_the_target_scale() {
         assert!(out.model.privacy["epsilon"].as_f64().unwrap() <= 1.0);
         // an explicit algorithm is fitted all the same, with a note saying why to
         // distrust it (its target scale can be off by orders of magnitude: not asserted)
-        let out = pipeline::fit(
-            train.clone(),
-            &FitOptions::new("clipped-gd", 1.0),
-            &mut rng_from_seed(seed),
-            &mut NoObserver,
-        )
-        .unwrap();
+        let out = fit("clipped-gd", 1.0, seed);
         assert!(out
             .messages
             .iter()
             .any(|m| m.contains("target_scaling_check")));
         // ε = 2: the check passes, a fit that beats the constant
-        let out = pipeline::fit(
-            train.clone(),
-            &FitOptions::new("auto", 2.0),
-            &mut rng_from_seed(seed),
-            &mut NoObserver,
-        )
-        .unwrap();
+        let out = fit("auto", 2.0, seed);
         assert_eq!(
             out.model.selected.as_ref().unwrap()["algorithm"],
             "clipped-gd"

@@ -588,12 +588,13 @@ pub fn private_quartiles<R: RngCore + ?Sized>(
     ))
 }
 
-/// Columns of a row-major matrix read [`ColumnGroup::WIDTH`] at a time: one pass over the
+/// Columns of a row-major matrix read a group at a time: one pass over the
 /// rows copies a group of adjacent columns (one cache line per row) into blocks of
 /// [`ColumnGroup::ROWS`] rows, from which each column is then gathered contiguously. A
 /// column read alone strides d·8 bytes per value, a cache miss per row (measured: the
-/// largest single cost of the private scaling at n = 9·10⁴, d = 200). Scratch: WIDTH·n
-/// values.
+/// largest single cost of the private scaling at n = 9·10⁴, d = 200). A group is
+/// ⌊d/32⌋ columns, between 1 and 8: the scratch, group·n values, stays within 1/32 of the
+/// matrix (the Python package's memory goal: a fit adds ≤ 10 % of X).
 struct ColumnGroup {
     n: usize,
     d: usize,
@@ -604,8 +605,13 @@ struct ColumnGroup {
 }
 
 impl ColumnGroup {
-    const WIDTH: usize = 8;
+    const MAX_WIDTH: usize = 8;
     const ROWS: usize = 4096;
+
+    /// Columns per group: ⌊d/32⌋ in [1, 8].
+    fn group_width(d: usize) -> usize {
+        (d / 32).clamp(1, Self::MAX_WIDTH)
+    }
 
     fn new(n: usize, d: usize) -> Self {
         ColumnGroup {
@@ -613,7 +619,7 @@ impl ColumnGroup {
             d,
             first: usize::MAX,
             width: 0,
-            block: vec![0.0; Self::WIDTH.min(d) * n],
+            block: vec![0.0; Self::group_width(d) * n],
         }
     }
 
@@ -621,8 +627,9 @@ impl ColumnGroup {
     fn column(&mut self, x: &[f64], j: usize, out: &mut [f64]) {
         let (n, d) = (self.n, self.d);
         if !(self.first..self.first.saturating_add(self.width)).contains(&j) {
-            self.first = j - j % Self::WIDTH;
-            let (first, width) = (self.first, Self::WIDTH.min(d - self.first));
+            let group = Self::group_width(d);
+            self.first = j - j % group;
+            let (first, width) = (self.first, group.min(d - self.first));
             self.width = width;
             // block c holds rows cR..cR + len of the group, column-major: [k·len + i]
             self.block[..width * n]
@@ -862,7 +869,14 @@ mod tests {
 
     #[test]
     fn column_groups_gather_every_column_exactly() {
-        for (n, d) in [(1, 1), (5, 3), (4096, 8), (9_001, 19)] {
+        for (n, d) in [
+            (1, 1),
+            (5, 3),
+            (4096, 8),
+            (9_001, 19),
+            (4_097, 70),
+            (300, 333),
+        ] {
             let x: Vec<f64> = (0..n * d).map(|v| v as f64 * 0.5 - 7.0).collect();
             let mut g = ColumnGroup::new(n, d);
             let mut out = vec![0.0; n];
