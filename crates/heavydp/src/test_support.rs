@@ -238,6 +238,12 @@ pub type Column<'a> = (&'a str, Vec<Option<f64>>);
 /// and, when `text` names one, a string column after them.
 #[cfg(feature = "columnar")]
 pub fn parquet_bytes(cols: &[Column<'_>], text: Option<&str>) -> Vec<u8> {
+    parquet_bytes_grouped(cols, text, usize::MAX)
+}
+
+/// [`parquet_bytes`] written in row groups of at most `group` rows (≥ 1), so that a
+/// reader crosses row groups.
+pub fn parquet_bytes_grouped(cols: &[Column<'_>], text: Option<&str>, group: usize) -> Vec<u8> {
     use parquet::basic::{LogicalType, Repetition, Type as Physical};
     use parquet::data_type::{ByteArray, ByteArrayType, DoubleType};
     use parquet::file::properties::WriterProperties;
@@ -283,20 +289,25 @@ pub fn parquet_bytes(cols: &[Column<'_>], text: Option<&str>) -> Vec<u8> {
     )
     .unwrap();
     let n = cols.first().map_or(0, |c| c.1.len());
-    if n > 0 {
+    let mut start = 0;
+    while start < n {
+        let end = n.min(start.saturating_add(group.max(1)));
         let mut rg = w.next_row_group().unwrap();
         for (_, v) in cols {
+            let optional = v.iter().any(Option::is_none);
+            let v = &v[start..end];
             let vals: Vec<f64> = v.iter().flatten().copied().collect();
             let def: Vec<i16> = v.iter().map(|c| i16::from(c.is_some())).collect();
             let mut c = rg.next_column().unwrap().unwrap();
-            let optional = v.iter().any(Option::is_none);
             c.typed::<DoubleType>()
                 .write_batch(&vals, optional.then_some(&def[..]), None)
                 .unwrap();
             c.close().unwrap();
         }
         if text.is_some() {
-            let vals: Vec<ByteArray> = (0..n).map(|_| ByteArray::from("12345.678x")).collect();
+            let vals: Vec<ByteArray> = (start..end)
+                .map(|_| ByteArray::from("12345.678x"))
+                .collect();
             let mut c = rg.next_column().unwrap().unwrap();
             c.typed::<ByteArrayType>()
                 .write_batch(&vals, None, None)
@@ -304,6 +315,7 @@ pub fn parquet_bytes(cols: &[Column<'_>], text: Option<&str>) -> Vec<u8> {
             c.close().unwrap();
         }
         rg.close().unwrap();
+        start = end;
     }
     w.close().unwrap();
     buf

@@ -80,7 +80,7 @@ fn every_format_reads_what_csv_reads_bit_for_bit() {
 }
 
 /// A column of a bad-input table: its name and cells (`None` a missing value).
-use heavydp::test_support::{arrow_bytes, parquet_bytes, Column};
+use heavydp::test_support::{arrow_bytes, parquet_bytes, parquet_bytes_grouped, Column};
 
 fn csv_text(cols: &[Column]) -> String {
     let n = cols.first().map_or(0, |c| c.1.len());
@@ -236,6 +236,55 @@ fn every_format_rejects_each_bad_input_class_with_the_csv_message() {
         let f = read_dataset(p.to_str().unwrap(), None, Some(&["x1".to_string()])).unwrap();
         assert_eq!(f.x(), &[1.0, m, 2.0]);
     }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn parquet_across_row_groups_and_column_waves() {
+    // 20 feature columns (more than one wave of 16 parallel decodes) in row groups of 2
+    // rows: the decode buffers are reused across waves and row groups, and a missing
+    // cell in the last group of the second wave must be reported at its row.
+    let names: Vec<String> = (1..=20)
+        .map(|j| format!("x{j}"))
+        .chain(["y".into()])
+        .collect();
+    let value = |i: usize, j: usize| (i * 31 + j) as f64 / 7.0 - 3.0;
+    let cols = |missing: Option<(usize, usize)>| -> Vec<Column> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(j, nm)| {
+                let v = (0..5)
+                    .map(|i| (missing != Some((i, j))).then(|| value(i, j)))
+                    .collect();
+                (nm.as_str(), v)
+            })
+            .collect()
+    };
+    let d = dir("groups");
+    let p = d.join("g.parquet");
+    std::fs::write(&p, parquet_bytes_grouped(&cols(None), None, 2)).unwrap();
+    let ds = read_dataset(p.to_str().unwrap(), Some("y"), None).unwrap();
+    assert_eq!((ds.n(), ds.d()), (5, 20));
+    for i in 0..5 {
+        for j in 0..20 {
+            assert_eq!(ds.x()[i * 20 + j].to_bits(), value(i, j).to_bits());
+        }
+        assert_eq!(ds.y()[i].to_bits(), value(i, 20).to_bits());
+    }
+    let csv = d.join("g.csv");
+    std::fs::write(&csv, csv_text(&cols(Some((4, 17))))).unwrap();
+    let want = read_dataset(csv.to_str().unwrap(), Some("y"), None)
+        .unwrap_err()
+        .to_string()
+        .replace(csv.to_str().unwrap(), "F");
+    assert!(want.contains("row 5") && want.contains("'x18'"), "{want}");
+    std::fs::write(&p, parquet_bytes_grouped(&cols(Some((4, 17))), None, 2)).unwrap();
+    let got = read_dataset(p.to_str().unwrap(), Some("y"), None)
+        .unwrap_err()
+        .to_string()
+        .replace(p.to_str().unwrap(), "F");
+    assert_eq!(got, want);
     std::fs::remove_dir_all(&d).unwrap();
 }
 

@@ -71,16 +71,19 @@ fn unreadable(c: &ColumnDescriptor) -> Option<String> {
     }
 }
 
-/// Decodes a whole column chunk (`m` rows) into f64: the values, and the first missing
-/// row.
+/// Decodes a whole column chunk (`m` rows) into `out` (cleared first; its capacity is
+/// reused from one row group to the next, so the decoded values do not cost fresh pages
+/// each time): returns the first missing row.
 fn decode(
     rg: &dyn RowGroupReader,
     j: usize,
     m: usize,
     unsigned: bool,
-) -> parquet::errors::Result<(Vec<f64>, Option<usize>)> {
+    out: &mut Vec<f64>,
+) -> parquet::errors::Result<Option<usize>> {
     let mut def: Vec<i16> = Vec::new();
-    let mut out: Vec<f64> = Vec::with_capacity(m);
+    out.clear();
+    out.reserve(m);
     macro_rules! read_all {
         ($r:expr, $conv:expr) => {{
             let mut vals = Vec::with_capacity(m.min(1 << 16));
@@ -99,7 +102,7 @@ fn decode(
                 } else {
                     out.extend(vals.iter().map($conv));
                     let first = def[before..].iter().position(|&l| l == 0).unwrap_or(0);
-                    return Ok((out, Some(rows + first)));
+                    return Ok(Some(rows + first));
                 }
                 rows += recs;
             }
@@ -123,7 +126,7 @@ fn decode(
             "a column chunk has fewer values than its row group".into(),
         ));
     }
-    Ok((out, None))
+    Ok(None)
 }
 
 /// Reads a Parquet file (see [`super::read_dataset`]).
@@ -147,6 +150,8 @@ pub(super) fn read(path: &str, want: Want) -> Result<Dataset, ReadError> {
     let mut x = vec![0.0; n * d];
     let mut y = vec![0.0; n];
     let props = Arc::new(ReaderProperties::builder().build());
+    // one buffer per task of a wave, reused by every wave and row group
+    let mut bufs: Vec<Vec<f64>> = (0..WAVE.min(plan.uses.len())).map(|_| Vec::new()).collect();
     let mut row0 = 0;
     for rg_meta in meta.row_groups() {
         let m = usize::try_from(rg_meta.num_rows()).unwrap_or(0);
@@ -155,9 +160,10 @@ pub(super) fn read(path: &str, want: Want) -> Result<Dataset, ReadError> {
         }
         let (xr, yr) = (&mut x[row0 * d..(row0 + m) * d], &mut y[row0..row0 + m]);
         for wave in plan.uses.chunks(WAVE) {
-            let decoded: Vec<(Vec<f64>, Option<usize>)> = wave
+            let nulls: Vec<Option<usize>> = wave
                 .par_iter()
-                .map(|(j, _)| {
+                .zip(bufs.par_iter_mut())
+                .map(|((j, _), buf)| {
                     let file = Arc::new(open(path)?);
                     let rg = SerializedRowGroupReader::new(file, rg_meta, None, props.clone())
                         .map_err(|e| format_err(path, e))?;
@@ -168,12 +174,12 @@ pub(super) fn read(path: &str, want: Want) -> Result<Dataset, ReadError> {
                         schema.columns()[*j].logical_type_ref(),
                         Some(LogicalType::Integer(t)) if !t.is_signed
                     );
-                    decode(&rg, *j, m, unsigned).map_err(|e| format_err(path, e))
+                    decode(&rg, *j, m, unsigned, buf).map_err(|e| format_err(path, e))
                 })
                 .collect::<Result<_, _>>()?;
             let cols: Vec<Col> = wave
                 .iter()
-                .zip(&decoded)
+                .zip(bufs.iter().zip(&nulls))
                 .map(|((j, outs), (vals, first_null))| Col {
                     vals,
                     first_null: *first_null,
