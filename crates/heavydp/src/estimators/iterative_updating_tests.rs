@@ -429,6 +429,46 @@ fn wolfe_min_norm_point_hand_examples() {
     );
 }
 
+/// The Gram-matrix form of Wolfe's algorithm (inner products looked up, x formed at the
+/// end) gives the minimum-norm point of the ℝ^d form up to rounding, on random top-r
+/// sets of random clouds (both then feed the same monotone local search).
+#[test]
+fn wolfe_with_a_gram_matrix_equals_wolfe_in_rd() {
+    let mut rng = rng_from_seed(41);
+    for case in 0..40 {
+        let (k, d) = (5 + case % 37, 2 + case % 9);
+        let offset = (case % 4) as f64 * 0.4;
+        let mut pts: Vec<f64> = (0..k * d)
+            .map(|i| gaussian(1.0, &mut rng) + if i % d == 0 { offset } else { 0.0 })
+            .collect();
+        let scale = pts
+            .chunks(d)
+            .map(l2_norm)
+            .fold(0.0f64, f64::max)
+            .max(1e-300);
+        pts.iter_mut().for_each(|v| *v /= scale);
+        let mut gram = vec![0.0; k * k];
+        for a in 0..k {
+            for b in 0..k {
+                gram[a * k + b] = pts[a * d..(a + 1) * d]
+                    .iter()
+                    .zip(&pts[b * d..(b + 1) * d])
+                    .map(|(x, y)| x * y)
+                    .sum();
+            }
+        }
+        let idx: Vec<usize> = (0..k).filter(|j| (j * 7 + case) % 10 != 0).collect();
+        let a = super::wolfe(&pts, d, &idx);
+        let b = super::wolfe_with(&pts, d, &idx, Some(&gram));
+        let gap = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        assert!(gap < 1e-9, "case {case}: k = {k}, d = {d}: {a:?} vs {b:?}");
+    }
+}
+
 /// Hand-written Algorithm 3 in d = 1 with the exact Estimate: Fisher–Yates partition,
 /// clipped group means (σ = 0), then the updates with q(±1) by sorting.
 #[test]
