@@ -1164,7 +1164,7 @@ impl AffineSolver {
             row.push(acc / l[i][i]);
         }
         let pivot = (1.0 + g[c]) - dot(&row, &row);
-        if !(pivot > 1e-13) {
+        if pivot.is_nan() || pivot <= 1e-13 {
             self.l = None;
             return;
         }
