@@ -399,26 +399,15 @@ impl FrankWolfe {
 }
 
 impl PrivateAlgorithm for FrankWolfe {
-    fn name(&self) -> &'static str {
-        "frank-wolfe"
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::None
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through mean_gradient_of / SecondMoments::of
+    /// Reads the features only through mean_gradient_of / SecondMoments::of.
+    fn identity(&self) -> Identity {
+        Identity::mapped("frank-wolfe", PrivacyModel::None)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         check_problem(self, problem, budget, LOSSES, CONVEX)
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, _, rng, observer) = inputs.parts();
         let big_t = self.big_t(problem.data.n());
         let grads = Gradients::new(problem, self.bound, self.suffstats, big_t - 1);
         let ledger = (Budget::non_private(), Accountant::Basic, PrivacyModel::None);
@@ -575,18 +564,12 @@ impl DpFrankWolfe {
 }
 
 impl PrivateAlgorithm for DpFrankWolfe {
-    fn name(&self) -> &'static str {
-        "dp-frank-wolfe"
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through mean_gradient_of / SecondMoments::of
+    /// Reads the features only through mean_gradient_of / SecondMoments::of.
+    fn identity(&self) -> Identity {
+        Identity::mapped("dp-frank-wolfe", PrivacyModel::Approx)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_problem(self, problem, budget, LOSSES, POLYTOPES)?;
-        check_bound("dp-frank-wolfe", self.bound)?;
+        check_bounded_problem(self, problem, budget, (LOSSES, POLYTOPES), self.bound)?;
         let plan = self.plan(problem, budget);
         if plan.certified_epsilon > budget.epsilon {
             return Err(FitError::BadParameter {
@@ -600,14 +583,8 @@ impl PrivateAlgorithm for DpFrankWolfe {
         }
         Ok(())
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let plan = self.plan(problem, &budget);
         let grads = Gradients::new(problem, Some(self.bound), self.suffstats, plan.big_t - 1);
         let mech = if plan.scale == 0.0 {
@@ -761,28 +738,16 @@ impl DpFrankWolfeGaussian {
 }
 
 impl PrivateAlgorithm for DpFrankWolfeGaussian {
-    fn name(&self) -> &'static str {
-        "dp-frank-wolfe-gaussian"
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through mean_gradient_of / SecondMoments::of
+    /// Reads the features only through mean_gradient_of / SecondMoments::of.
+    fn identity(&self) -> Identity {
+        Identity::mapped("dp-frank-wolfe-gaussian", PrivacyModel::Approx)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_problem(self, problem, budget, LOSSES, CONVEX)?;
-        check_bound("dp-frank-wolfe-gaussian", self.bound)?;
+        check_bounded_problem(self, problem, budget, (LOSSES, CONVEX), self.bound)?;
         Ok(())
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let big_t = self.big_t(problem, &budget);
         let c = BoundedConstants::new(&problem.loss, problem.domain, self.bound);
         let n = problem.data.n();

@@ -475,16 +475,10 @@ pub trait IhtAlgorithm {
 }
 
 impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
-    fn name(&self) -> &'static str {
-        A::NAME
-    }
-    fn privacy_model(&self) -> crate::privacy::PrivacyModel {
-        crate::privacy::PrivacyModel::Approx
-    }
     /// The features are read only through [`clipped_weighted_sum`] (`IhtLoop::run_clipped`)
     /// or, in `ht-sparse-opt`, the robust estimator's `gradient_of` and `Dataset::read_row`.
-    fn reads_mapped_features(&self) -> bool {
-        true
+    fn identity(&self) -> crate::algorithms::Identity {
+        crate::algorithms::Identity::mapped(A::NAME, crate::privacy::PrivacyModel::Approx)
     }
     fn validate(
         &self,
@@ -493,13 +487,11 @@ impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
     ) -> Result<(), crate::algorithms::FitError> {
         self.checked_plan(problem, budget).map(|_| ())
     }
-    fn fit(
+    fn fit_validated(
         &self,
-        problem: &crate::algorithms::Problem,
-        budget: crate::privacy::Budget,
-        rng: &mut dyn rand::RngCore,
-        observer: &mut dyn crate::algorithms::Observer,
+        inputs: crate::algorithms::FitInputs,
     ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let (budget, plan) = self.checked_plan(problem, &budget)?;
         self.run(problem, budget, plan, rng, observer)
     }
