@@ -511,6 +511,7 @@ pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>,
 
 /// Every implemented algorithm's documentation row.
 pub fn catalogue() -> Vec<AlgorithmInfo> {
+    use iht::IhtAlgorithm;
     vec![
         frank_wolfe::FrankWolfe::info(),
         frank_wolfe::DpFrankWolfe::info(),

@@ -434,14 +434,27 @@ pub trait IhtAlgorithm {
         plan: &Self::Plan,
         budget: &crate::privacy::Budget,
     ) -> Result<(), crate::algorithms::FitError>;
-    /// Fits with a checked plan; `budget` has its δ defaulted.
+    /// What `use_when` and `paper` say in the catalogue.
+    const WHAT: (&'static str, &'static str);
+    /// True when the iterations read disjoint chunks (the `chunking` parameter applies).
+    const CHUNKED: bool;
+    /// The algorithm's own rows of the parameter table.
+    fn parameters() -> Vec<crate::algorithms::ParamInfo>;
+    /// The catalogue row: [`sparse_info`] of the constants and parameters above.
+    fn info() -> crate::algorithms::AlgorithmInfo {
+        sparse_info(
+            Self::NAME,
+            Self::WHAT,
+            Self::LOSSES,
+            Self::parameters(),
+            Self::CHUNKED,
+        )
+    }
+    /// Fits with a checked plan; `inputs.budget` has its δ defaulted.
     fn run(
         &self,
-        problem: &crate::algorithms::Problem,
-        budget: crate::privacy::Budget,
         plan: Self::Plan,
-        rng: &mut dyn rand::RngCore,
-        observer: &mut dyn crate::algorithms::Observer,
+        inputs: crate::algorithms::FitInputs,
     ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError>;
     /// [`IhtAlgorithm::run`] with the per-iteration row sums taken from `sums` (issue 17,
     /// `PrivateAlgorithm::fit_with_sums`); only `dp-iht-huber` implements it.
@@ -491,9 +504,8 @@ impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
         &self,
         inputs: crate::algorithms::FitInputs,
     ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
-        let (problem, budget, rng, observer) = inputs.parts();
-        let (budget, plan) = self.checked_plan(problem, &budget)?;
-        self.run(problem, budget, plan, rng, observer)
+        let (budget, plan) = self.checked_plan(inputs.problem, &inputs.budget)?;
+        self.run(plan, crate::algorithms::FitInputs { budget, ..inputs })
     }
     fn fit_with_sums(
         &self,
