@@ -15,6 +15,21 @@ use crate::privacy::Budget;
 use rand::Rng;
 use std::collections::BTreeMap;
 
+/// The Catoni–Giulini robust gradient RG(w, rows) of `loss` on row-major `x` (n × d)
+/// and `y`, into a fresh vector with fresh buffers.
+pub fn robust_gradient(
+    est: &crate::estimators::catoni::CatoniGiulini,
+    loss: &LossKind,
+    (x, y, d): (&[f64], &[f64], usize),
+    rows: &[usize],
+    w: &[f64],
+) -> Vec<f64> {
+    let mut g = vec![0.0; d];
+    let mut ws = crate::estimators::catoni::RobustWorkspace::new();
+    est.gradient_with(loss, x, y, d, rows, w, &mut g, &mut ws);
+    g
+}
+
 /// Bounded synthetic regression: x ~ U[-1, 1]^d, y = <x, w*> + N(0, 0.1²) clipped to
 /// [-1, 1], with ‖w*‖₁ = 0.8. Returns the data and w*.
 pub fn bounded_data(n: usize, d: usize, seed: u64) -> (Dataset, Vec<f64>) {
