@@ -547,14 +547,8 @@ impl PrivateAlgorithm for AdaSsp {
                     .into(),
             );
         }
-        Ok(FitReport {
-            weights: theta,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(self.privacy_model()),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        let privacy = ledger.summary(self.privacy_model());
+        Ok(FitReport::fixed_iterations(theta, privacy, h, trace, notes))
     }
 }
 

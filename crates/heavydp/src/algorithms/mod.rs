@@ -98,6 +98,28 @@ pub struct FitReport {
     pub notes: Vec<String>,
 }
 
+impl FitReport {
+    /// The report of a run whose number of iterations T was fixed in advance from public
+    /// quantities: the status is `MaxIterations` whatever the data (no data-dependent
+    /// stopping bit leaves the fit).
+    pub fn fixed_iterations(
+        weights: Vec<f64>,
+        privacy: PrivacySpent,
+        hyperparameters: BTreeMap<String, serde_json::Value>,
+        trace: Vec<TraceRecord>,
+        notes: Vec<String>,
+    ) -> Self {
+        FitReport {
+            weights,
+            status: FitStatus::MaxIterations,
+            privacy,
+            hyperparameters,
+            trace,
+            notes,
+        }
+    }
+}
+
 impl TraceRecord {
     /// Appends iteration `iteration` (1-based) to `trace`, with the ε the ledger has spent
     /// so far, and tells the observer: the end of every iterative algorithm's step.

@@ -665,14 +665,8 @@ impl PrivateAlgorithm for PrivateGd {
                 "epsilon = inf: no noise (T, R, eta from the formulas at epsilon = 1)".into(),
             );
         }
-        Ok(FitReport {
-            weights: avg,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(self.privacy_model()),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        let privacy = ledger.summary(self.privacy_model());
+        Ok(FitReport::fixed_iterations(avg, privacy, h, trace, notes))
     }
 }
 

@@ -487,13 +487,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
                 data.n() - plan.big_t * plan.m
             ));
         }
-        Ok(FitReport {
-            weights: w,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::Pure),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        let privacy = ledger.summary(PrivacyModel::Pure);
+        Ok(FitReport::fixed_iterations(w, privacy, h, trace, notes))
     }
 }

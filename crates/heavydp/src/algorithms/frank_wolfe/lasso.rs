@@ -459,13 +459,7 @@ impl PrivateAlgorithm for HtLasso {
         if budget.is_non_private() {
             notes.push("epsilon = inf: default T and K evaluated at epsilon = 1; exact argmax instead of the exponential mechanism".to_string());
         }
-        Ok(FitReport {
-            weights: w,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::Approx),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        let privacy = ledger.summary(PrivacyModel::Approx);
+        Ok(FitReport::fixed_iterations(w, privacy, h, trace, notes))
     }
 }

@@ -288,14 +288,14 @@ fn fit_report(
     hp(&mut h, "T", big_t);
     hp(&mut h, "fw_step", step.name());
     hp(&mut h, "suffstats", gradients.name());
-    Ok(FitReport {
+    let privacy = ledger.summary(model);
+    Ok(FitReport::fixed_iterations(
         weights,
-        status: FitStatus::MaxIterations,
-        privacy: ledger.summary(model),
-        hyperparameters: h,
+        privacy,
+        h,
         trace,
-        notes: vec![],
-    })
+        vec![],
+    ))
 }
 
 fn default_nonprivate_t(n: usize) -> usize {

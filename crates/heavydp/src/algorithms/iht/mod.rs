@@ -170,14 +170,9 @@ impl IhtRun {
         hyperparameters: std::collections::BTreeMap<String, serde_json::Value>,
         notes: Vec<String>,
     ) -> crate::algorithms::FitReport {
-        crate::algorithms::FitReport {
-            weights: self.weights,
-            status: crate::algorithms::FitStatus::MaxIterations,
-            privacy: self.ledger.summary(crate::privacy::PrivacyModel::Approx),
-            hyperparameters,
-            trace: self.trace,
-            notes,
-        }
+        use crate::algorithms::FitReport;
+        let privacy = self.ledger.summary(crate::privacy::PrivacyModel::Approx);
+        FitReport::fixed_iterations(self.weights, privacy, hyperparameters, self.trace, notes)
     }
 }
 

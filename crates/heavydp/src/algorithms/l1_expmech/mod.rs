@@ -881,13 +881,9 @@ impl PrivateAlgorithm for L1RegressionExpMech {
             noise_scale: temperature,
             epsilon_spent: ledger.spent().0,
         }];
-        Ok(FitReport {
-            weights,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(self.privacy_model()),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        let privacy = ledger.summary(self.privacy_model());
+        Ok(FitReport::fixed_iterations(
+            weights, privacy, h, trace, notes,
+        ))
     }
 }

@@ -693,14 +693,10 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
             Gradients::Passes(_) => "off",
         };
         hp(&mut h, "suffstats", path);
-        Ok(FitReport {
-            weights: w,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::Approx),
-            hyperparameters: h,
-            trace,
-            notes: plan.notes,
-        })
+        let privacy = ledger.summary(PrivacyModel::Approx);
+        Ok(FitReport::fixed_iterations(
+            w, privacy, h, trace, plan.notes,
+        ))
     }
 }
 
