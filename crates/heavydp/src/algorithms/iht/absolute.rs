@@ -275,7 +275,7 @@ impl IhtAlgorithm for DpIhtL1 {
     }
 
     fn run(&self, plan: DpIhtL1Plan, inputs: FitInputs) -> Result<FitReport, FitError> {
-        let (problem, budget, rng, observer) = inputs.parts();
+        let budget = inputs.budget;
         let peeling = (self.chunking, self.calibration);
         let schedule = (plan.steps.clone(), plan.lambdas.clone());
         let iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
@@ -289,19 +289,10 @@ impl IhtAlgorithm for DpIhtL1 {
                 0.0
             }
         };
-        let (data, k) = (problem.data, plan.k);
+        let k = plan.k;
         let run = match self.sign_features {
-            SignFeatures::Raw => iht.run_clipped(
-                data,
-                budget,
-                k,
-                move |_, raw, y| sign(raw - y),
-                rng,
-                observer,
-            )?,
-            SignFeatures::Clipped => {
-                iht.run_clipped(data, budget, k, move |c, _, y| sign(c - y), rng, observer)?
-            }
+            SignFeatures::Raw => iht.run_clipped(inputs, k, move |_, raw, y| sign(raw - y))?,
+            SignFeatures::Clipped => iht.run_clipped(inputs, k, move |c, _, y| sign(c - y))?,
         };
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);

@@ -181,7 +181,7 @@ impl IhtAlgorithm for DpSlr {
     }
 
     fn run(&self, plan: DpSlrPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
-        let (problem, budget, rng, observer) = inputs.parts();
+        let budget = inputs.budget;
         let (steps, lambdas) = plan.sizes.constant(plan.eta, plan.lambda);
         let iht = IhtLoop {
             name: NAME,
@@ -198,7 +198,7 @@ impl IhtAlgorithm for DpSlr {
         let b = self.bound;
         // Descent direction −(⟨x̃, β⟩ − Π_R(y)) over every record (x̃ clipped at B).
         let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-b, b));
-        let run = iht.run_clipped(problem.data, budget, b, weight, rng, observer)?;
+        let run = iht.run_clipped(inputs, b, weight)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "bound", b);
         hp(&mut h, "step_epsilon", plan.step_epsilon);

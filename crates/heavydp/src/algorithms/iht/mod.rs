@@ -222,16 +222,15 @@ impl<'a> IhtLoop<'a> {
     /// Runs the loop; `step(t, rows, w)` makes the gradient step of iteration t in place.
     pub fn run<F>(
         &self,
-        data: &crate::data::Dataset,
-        budget: crate::privacy::Budget,
+        inputs: crate::algorithms::FitInputs,
         mut step: F,
-        rng: &mut dyn rand::RngCore,
-        observer: &mut dyn crate::algorithms::Observer,
     ) -> Result<IhtRun, crate::algorithms::FitError>
     where
         F: FnMut(usize, &[usize], &mut Vec<f64>),
     {
         use crate::algorithms::Selection;
+        let (problem, budget, rng, observer) = inputs.parts();
+        let data = problem.data;
         let all_rows: Vec<usize> = match self.passes {
             Passes::Chunked(_) => vec![],
             Passes::FullData => (0..data.n()).collect(),
@@ -333,16 +332,14 @@ impl<'a> IhtLoop<'a> {
     /// descent direction).
     pub fn run_clipped<F>(
         &self,
-        data: &crate::data::Dataset,
-        budget: crate::privacy::Budget,
+        inputs: crate::algorithms::FitInputs,
         k: f64,
         weight: F,
-        rng: &mut dyn rand::RngCore,
-        observer: &mut dyn crate::algorithms::Observer,
     ) -> Result<IhtRun, crate::algorithms::FitError>
     where
         F: Fn(f64, f64, f64) -> f64 + Sync,
     {
+        let data = inputs.problem.data;
         let d = data.d();
         let mut sum = vec![0.0; d];
         let step = |t: usize, rows: &[usize], w: &mut Vec<f64>| {
@@ -353,7 +350,7 @@ impl<'a> IhtLoop<'a> {
                 *wj += step * gj;
             }
         };
-        self.run(data, budget, step, rng, observer)
+        self.run(inputs, step)
     }
 
     /// The hyperparameters every IHT fit reports: the preset, s*, s, T, η₀ (`eta`), the λ

@@ -306,7 +306,7 @@ impl IhtAlgorithm for HtSparseOpt {
     }
 
     fn run(&self, plan: HtSparseOptPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
-        let (problem, budget, rng, observer) = inputs.parts();
+        let (problem, budget) = (inputs.problem, inputs.budget);
         let data = problem.data;
         let d = data.d();
         let estimator = catoni_giulini(NAME, "k", plan.k, self.beta)?;
@@ -344,7 +344,7 @@ impl IhtAlgorithm for HtSparseOpt {
                 *wj -= plan.eta * (gj + plan.lambda_reg * *wj);
             }
         };
-        let run = iht.run(data, budget, step, rng, observer)?;
+        let run = iht.run(inputs, step)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "task", self.task.name());
         hp(&mut h, "k", plan.k);

@@ -247,14 +247,14 @@ impl IhtAlgorithm for HtSparseLinreg {
     }
 
     fn run(&self, plan: HtSparseLinregPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
-        let (problem, budget, rng, observer) = inputs.parts();
+        let budget = inputs.budget;
         let peeling = (self.chunking, self.calibration);
         let schedule = plan.sizes.constant(plan.eta, plan.lambda);
         let iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
         let k = plan.k;
         // Descent direction −(⟨x̃, w⟩ − ỹ) with ỹ the response shrunk at K.
         let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-k, k));
-        let run = iht.run_clipped(problem.data, budget, k, weight, rng, observer)?;
+        let run = iht.run_clipped(inputs, k, weight)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);
         if self.preset == Preset::Theory {
