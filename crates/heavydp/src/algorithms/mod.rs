@@ -484,8 +484,8 @@ pub fn approx_budget(
     Ok(budget)
 }
 
-/// The start of `fit` for the algorithms of [`approx_budget`]: `validate`, then the
-/// budget with its defaulted δ.
+/// The start of an entry point that `fit` does not validate first (`fit_with_sums`) for
+/// the algorithms of [`approx_budget`]: `validate`, then the budget with its defaulted δ.
 pub fn validated_budget(
     algorithm: &impl PrivateAlgorithm,
     problem: &Problem,

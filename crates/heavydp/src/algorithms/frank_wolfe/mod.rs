@@ -105,9 +105,10 @@ const POLYTOPES: &[&str] = &["l1-ball", "simplex", "polytope"];
 const CONVEX: &[&str] = &["l1-ball", "l2-ball", "simplex", "polytope"];
 
 /// Step-size rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StepRule {
-    /// μ_t = 2/(t + 1), t = 1, 2, … (first step 1).
+    /// μ_t = 2/(t + 1), t = 1, 2, … (first step 1); the default.
+    #[default]
     Standard,
     /// μ = 1/(T + 2) for every step (as printed in Algs. 4–5).
     Paper,
@@ -329,7 +330,8 @@ fn prepare<'a>(problem: &Problem<'a>, bound: Option<f64>) -> std::borrow::Cow<'a
 // ------------------------------------------------------------------ Alg. 3
 
 /// `frank-wolfe`: non-private Frank–Wolfe (Talwar et al. Alg. 3). See the module docs.
-#[derive(Debug, Clone, PartialEq)]
+/// The default: no bound, the default T, the standard step and `suffstats=auto`.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct FrankWolfe {
     /// Optional public clipping bound B (so it can be compared with the private variants).
     pub bound: Option<f64>,
@@ -338,17 +340,6 @@ pub struct FrankWolfe {
     pub step: StepRule,
     /// Squared loss: gradients from the second moments (`suffstats`, see [`SuffStats`]).
     pub suffstats: SuffStats,
-}
-
-impl Default for FrankWolfe {
-    fn default() -> Self {
-        FrankWolfe {
-            bound: None,
-            t: None,
-            step: StepRule::Standard,
-            suffstats: SuffStats::Auto,
-        }
-    }
 }
 
 impl FrankWolfe {
