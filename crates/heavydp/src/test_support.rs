@@ -229,6 +229,18 @@ pub fn params(kv: &[(&str, &str)]) -> crate::algorithms::ParamMap {
         .collect()
 }
 
+/// The error `build` (an algorithm's `from_params`) gives for the parameters `kv`;
+/// panics when it accepts them.
+pub fn refusal<T: std::fmt::Debug>(
+    build: impl Fn(&crate::algorithms::ParamMap) -> Result<T, FitError>,
+    kv: &[(&str, &str)],
+) -> FitError {
+    match build(&params(kv)) {
+        Ok(t) => panic!("{kv:?} accepted: {t:?}"),
+        Err(e) => e,
+    }
+}
+
 /// A read-only feature loan (as the Python package lends a NumPy array it must not
 /// change): writing it panics.
 pub struct ReadOnlyLoan(pub Vec<f64>);

@@ -8,7 +8,7 @@ use crate::constraints::{L1Ball, L2Ball, Simplex, VertexPolytope};
 use crate::linalg::gram_matrix_clipped;
 use crate::loss::Loss;
 use crate::noise::rng_from_seed;
-use crate::test_support::{bounded_data, logistic_data, sparse_ball, FitSeeded};
+use crate::test_support::{bounded_data, logistic_data, params, refusal, sparse_ball, FitSeeded};
 use rand::Rng;
 
 fn op(bound: f64) -> ObjectivePerturbation {
@@ -682,44 +682,35 @@ fn rejects_bad_configurations() {
         Err(FitError::BoundRequired { .. })
     ));
     // Parameters.
-    let mut m = ParamMap::new();
+    let parse = ObjectivePerturbation::from_params;
     assert!(matches!(
-        ObjectivePerturbation::from_params(&m),
-        Err(FitError::BoundRequired { .. })
+        refusal(parse, &[]),
+        FitError::BoundRequired { .. }
     ));
-    m.insert("bound".into(), "1".into());
-    let ok = ObjectivePerturbation::from_params(&m).unwrap();
+    let ok = parse(&params(&[("bound", "1")])).unwrap();
     assert_eq!(ok, op(1.0));
-    m.insert("eta".into(), "1".into());
-    assert!(matches!(
-        ObjectivePerturbation::from_params(&m),
-        Err(FitError::UnknownParameter { .. })
-    ));
-    m.remove("eta");
-    m.insert("calibration".into(), "kst".into());
-    assert!(matches!(
-        ObjectivePerturbation::from_params(&m),
-        Err(FitError::BadParameter { .. })
-    ));
-    m.insert("calibration".into(), "paper".into());
-    m.insert("mu0".into(), "0.5".into());
-    m.insert("max_iter".into(), "100".into());
-    let a2 = ObjectivePerturbation::from_params(&m).unwrap();
+    let e = refusal(parse, &[("bound", "1"), ("eta", "1")]);
+    assert!(matches!(e, FitError::UnknownParameter { .. }));
+    let e = refusal(parse, &[("bound", "1"), ("calibration", "kst")]);
+    assert!(matches!(e, FitError::BadParameter { .. }));
+    // calibration=paper with the given mu0 and max_iter.
+    let paper = |mu0: &'static str, max_iter: &'static str| {
+        [
+            ("bound", "1"),
+            ("calibration", "paper"),
+            ("mu0", mu0),
+            ("max_iter", max_iter),
+        ]
+    };
+    let a2 = parse(&params(&paper("0.5", "100"))).unwrap();
     assert_eq!(
         (a2.calibration, a2.mu0, a2.max_iter),
         (OpCalibration::Paper, 0.5, 100)
     );
-    m.insert("mu0".into(), "-1".into());
-    assert!(matches!(
-        ObjectivePerturbation::from_params(&m),
-        Err(FitError::BadParameter { .. })
-    ));
-    m.insert("mu0".into(), "0".into());
-    m.insert("max_iter".into(), "0".into());
-    assert!(matches!(
-        ObjectivePerturbation::from_params(&m),
-        Err(FitError::BadParameter { .. })
-    ));
+    let e = refusal(parse, &paper("-1", "100"));
+    assert!(matches!(e, FitError::BadParameter { .. }));
+    let e = refusal(parse, &paper("0", "0"));
+    assert!(matches!(e, FitError::BadParameter { .. }));
     // Registry path.
     let mut m = ParamMap::new();
     m.insert("bound".into(), "2".into());
