@@ -432,7 +432,8 @@ pub trait IhtAlgorithm {
     const CHUNKED: bool;
     /// The algorithm's own rows of the parameter table.
     fn parameters() -> Vec<crate::algorithms::ParamInfo>;
-    /// The catalogue row: [`sparse_info`] of the constants and parameters above.
+    /// The catalogue row: (ε, δ)-DP on the `sparse` domain, with the constants and
+    /// parameters above, then the chunking (when chunked) and Peeling calibration rows.
     fn info() -> crate::algorithms::AlgorithmInfo {
         sparse_info(
             Self::NAME,
