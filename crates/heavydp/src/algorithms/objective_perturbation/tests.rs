@@ -45,9 +45,11 @@ fn solve_linear(mut a: Vec<f64>, mut b: Vec<f64>) -> Vec<f64> {
     x
 }
 
-/// Unconstrained minimiser of the perturbed squared-loss objective by the normal equations
-/// (2G + (ζ + μ₀)I)θ = 2c − b + ζθ₀, with G and c summed naively.
-fn least_squares_reference(
+/// Unconstrained minimiser of the solver's perturbed objective: for the squared loss by
+/// the normal equations (2G + (ζ + μ₀)I)θ = 2c − b + ζθ₀, with G and c summed naively; for
+/// the logistic loss by Newton's method.
+fn perturbed_reference(
+    loss: &LossKind,
     data: &Dataset,
     b: &[f64],
     zeta: f64,
@@ -55,33 +57,25 @@ fn least_squares_reference(
     mu0: f64,
 ) -> Vec<f64> {
     let (n, d) = (data.n(), data.d());
-    let mut a = vec![0.0; d * d];
-    let mut rhs = vec![0.0; d];
-    for i in 0..n {
-        let x = data.row(i);
-        for j in 0..d {
-            for k in 0..d {
-                a[j * d + k] += 2.0 * x[j] * x[k] / n as f64;
+    if *loss == LossKind::Squared {
+        let mut a = vec![0.0; d * d];
+        let mut rhs = vec![0.0; d];
+        for i in 0..n {
+            let x = data.row(i);
+            for j in 0..d {
+                for k in 0..d {
+                    a[j * d + k] += 2.0 * x[j] * x[k] / n as f64;
+                }
+                rhs[j] += 2.0 * x[j] * data.y()[i] / n as f64;
             }
-            rhs[j] += 2.0 * x[j] * data.y()[i] / n as f64;
         }
+        for j in 0..d {
+            a[j * d + j] += zeta + mu0;
+            rhs[j] += -b[j] + zeta * theta0[j];
+        }
+        return solve_linear(a, rhs);
     }
-    for j in 0..d {
-        a[j * d + j] += zeta + mu0;
-        rhs[j] += -b[j] + zeta * theta0[j];
-    }
-    solve_linear(a, rhs)
-}
-
-/// Unconstrained minimiser of the perturbed logistic objective by Newton's method.
-fn logistic_newton_reference(
-    data: &Dataset,
-    b: &[f64],
-    zeta: f64,
-    theta0: &[f64],
-    mu0: f64,
-) -> Vec<f64> {
-    let (n, d) = (data.n(), data.d());
+    assert_eq!(*loss, LossKind::Logistic, "a reference for squared or logistic");
     let l = LossKind::Logistic;
     let mut th = vec![0.0; d];
     for _ in 0..50 {
@@ -375,10 +369,7 @@ fn solver_reaches_tolerance_and_matches_references() {
                 out.gradient_mapping
             );
             assert!(out.gradient_mapping <= 1e-10);
-            let reference = match loss {
-                LossKind::Squared => least_squares_reference(data, &b, z, &theta0, mu0),
-                _ => logistic_newton_reference(data, &b, z, &theta0, mu0),
-            };
+            let reference = perturbed_reference(&loss, data, &b, z, &theta0, mu0);
             let err = max_abs_diff(&out.theta, &reference);
             assert!(
                 err < 1e-8,
@@ -512,12 +503,7 @@ fn epsilon_infinity_is_the_nonprivate_erm() {
                 assert_eq!(r.weights, r2.weights);
                 if inactive {
                     assert!(crate::linalg::norm2(&r.weights) < 0.9 * big.radius);
-                    let reference = match loss {
-                        LossKind::Squared => {
-                            least_squares_reference(data, &zeros, 0.0, &theta0, mu0)
-                        }
-                        _ => logistic_newton_reference(data, &zeros, 0.0, &theta0, mu0),
-                    };
+                    let reference = perturbed_reference(&loss, data, &zeros, 0.0, &theta0, mu0);
                     let err = max_abs_diff(&r.weights, &reference);
                     assert!(err < 1e-8, "{loss:?} mu0={mu0}: {err}");
                 } else {
