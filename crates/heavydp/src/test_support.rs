@@ -222,6 +222,19 @@ pub fn hand_rank_gap(q: &[f64], r: usize, c: f64) -> (f64, f64) {
     }
 }
 
+/// max_j |a_j − b_j|.
+pub fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+/// Σ_j (a_j − b_j)².
+pub fn squared_error(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum()
+}
+
 /// A parameter map from (key, value) pairs.
 pub fn params(kv: &[(&str, &str)]) -> crate::algorithms::ParamMap {
     kv.iter()

@@ -1002,7 +1002,7 @@ mod tests {
     use super::*;
     use crate::loss::LossKind;
     use crate::noise::{gaussian, rng_from_seed};
-    use crate::test_support::{bits, on_threads, robust_gradient};
+    use crate::test_support::{bits, max_abs_diff, on_threads, robust_gradient};
     use proptest::prelude::*;
     use rand::RngCore;
     use rand_distr::{Distribution, LogNormal, StudentT};
@@ -1492,13 +1492,6 @@ mod tests {
             .collect();
         let y: Vec<f64> = (0..n).map(|_| gaussian(3.0, &mut rng)).collect();
         (x, y)
-    }
-
-    fn max_abs_diff(p: &[f64], q: &[f64]) -> f64 {
-        p.iter()
-            .zip(q)
-            .map(|(u, v)| (u - v).abs())
-            .fold(0.0, f64::max)
     }
 
     #[test]

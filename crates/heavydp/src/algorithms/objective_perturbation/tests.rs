@@ -8,7 +8,9 @@ use crate::constraints::{L1Ball, L2Ball, Simplex, VertexPolytope};
 use crate::linalg::gram_matrix_clipped;
 use crate::loss::Loss;
 use crate::noise::rng_from_seed;
-use crate::test_support::{bounded_data, logistic_data, params, refusal, sparse_ball, FitSeeded};
+use crate::test_support::{
+    bounded_data, logistic_data, max_abs_diff, params, refusal, sparse_ball, FitSeeded,
+};
 use rand::Rng;
 
 fn op(bound: f64) -> ObjectivePerturbation {
@@ -75,7 +77,11 @@ fn perturbed_reference(
         }
         return solve_linear(a, rhs);
     }
-    assert_eq!(*loss, LossKind::Logistic, "a reference for squared or logistic");
+    assert_eq!(
+        *loss,
+        LossKind::Logistic,
+        "a reference for squared or logistic"
+    );
     let l = LossKind::Logistic;
     let mut th = vec![0.0; d];
     for _ in 0..50 {
@@ -114,13 +120,6 @@ fn fw_gap(erm: &PerturbedErm, theta: &[f64]) -> f64 {
     let mut s = vec![0.0; theta.len()];
     erm.domain.lmo(&g, &mut s);
     crate::linalg::dot(&g, theta) - crate::linalg::dot(&g, &s)
-}
-
-fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 fn polytope(d: usize, k: usize, seed: u64) -> VertexPolytope {
