@@ -235,6 +235,20 @@ pub fn squared_error(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum()
 }
 
+/// The magic, version 1.0 and the header `dict` padded with spaces and a newline to a
+/// multiple of 64 bytes: the start of every .npy file.
+pub fn npy_header(dict: &str) -> Vec<u8> {
+    let mut dict = dict.to_string();
+    while (11 + dict.len()) % 64 != 0 {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((dict.len() as u16).to_le_bytes());
+    b.extend(dict.as_bytes());
+    b
+}
+
 /// A parameter map from (key, value) pairs.
 pub fn params(kv: &[(&str, &str)]) -> crate::algorithms::ParamMap {
     kv.iter()
