@@ -9,7 +9,7 @@
 //! `HEAVYDP_UPDATE_DOCS=1`.
 
 use assert_cmd::Command;
-use heavydp::test_support::{arrow_bytes, parquet_bytes};
+use heavydp::test_support::{arrow_bytes, npy_header, parquet_bytes};
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
@@ -246,15 +246,8 @@ fn cases() -> Vec<Case> {
 
 /// A `.npy` file with this header and these values (little-endian float64).
 fn npy(descr: &str, fortran: &str, shape: &str, values: &[f64]) -> Vec<u8> {
-    let mut dict =
-        format!("{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': {shape}, }}");
-    while (11 + dict.len()) % 64 != 0 {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((dict.len() as u16).to_le_bytes());
-    b.extend(dict.as_bytes());
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': {shape}, }}");
+    let mut b = npy_header(&dict);
     for v in values {
         b.extend(v.to_le_bytes());
     }

@@ -15,6 +15,21 @@ use crate::privacy::Budget;
 use rand::Rng;
 use std::collections::BTreeMap;
 
+/// The Catoni–Giulini robust gradient RG(w, rows) of `loss` on row-major `x` (n × d)
+/// and `y`, into a fresh vector with fresh buffers.
+pub fn robust_gradient(
+    est: &crate::estimators::catoni::CatoniGiulini,
+    loss: &LossKind,
+    (x, y, d): (&[f64], &[f64], usize),
+    rows: &[usize],
+    w: &[f64],
+) -> Vec<f64> {
+    let mut g = vec![0.0; d];
+    let mut ws = crate::estimators::catoni::RobustWorkspace::new();
+    est.gradient_with(loss, x, y, d, rows, w, &mut g, &mut ws);
+    g
+}
+
 /// Bounded synthetic regression: x ~ U[-1, 1]^d, y = <x, w*> + N(0, 0.1²) clipped to
 /// [-1, 1], with ‖w*‖₁ = 0.8. Returns the data and w*.
 pub fn bounded_data(n: usize, d: usize, seed: u64) -> (Dataset, Vec<f64>) {
@@ -207,11 +222,50 @@ pub fn hand_rank_gap(q: &[f64], r: usize, c: f64) -> (f64, f64) {
     }
 }
 
+/// max_j |a_j − b_j|.
+pub fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+/// Σ_j (a_j − b_j)².
+pub fn squared_error(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum()
+}
+
+/// The magic, version 1.0 and the header `dict` padded with spaces and a newline to a
+/// multiple of 64 bytes: the start of every .npy file.
+pub fn npy_header(dict: &str) -> Vec<u8> {
+    let mut dict = dict.to_string();
+    while (11 + dict.len()) % 64 != 0 {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((dict.len() as u16).to_le_bytes());
+    b.extend(dict.as_bytes());
+    b
+}
+
 /// A parameter map from (key, value) pairs.
 pub fn params(kv: &[(&str, &str)]) -> crate::algorithms::ParamMap {
     kv.iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
+}
+
+/// The error `build` (an algorithm's `from_params`) gives for the parameters `kv`;
+/// panics when it accepts them.
+pub fn refusal<T: std::fmt::Debug>(
+    build: impl Fn(&crate::algorithms::ParamMap) -> Result<T, FitError>,
+    kv: &[(&str, &str)],
+) -> FitError {
+    match build(&params(kv)) {
+        Ok(t) => panic!("{kv:?} accepted: {t:?}"),
+        Err(e) => e,
+    }
 }
 
 /// A read-only feature loan (as the Python package lends a NumPy array it must not

@@ -80,7 +80,9 @@ fn every_format_reads_what_csv_reads_bit_for_bit() {
 }
 
 /// A column of a bad-input table: its name and cells (`None` a missing value).
-use heavydp::test_support::{arrow_bytes, parquet_bytes, parquet_bytes_grouped, Column};
+use heavydp::test_support::{
+    arrow_bytes, npy_header, parquet_bytes, parquet_bytes_grouped, Column,
+};
 
 fn csv_text(cols: &[Column]) -> String {
     let n = cols.first().map_or(0, |c| c.1.len());
@@ -97,20 +99,6 @@ fn csv_text(cols: &[Column]) -> String {
         s += &(row.join(",") + "\n");
     }
     s
-}
-
-/// The magic, version 1.0 and the header `dict` padded with spaces and a newline to a
-/// multiple of 64 bytes: the start of every .npy file.
-fn npy_header(dict: &str) -> Vec<u8> {
-    let mut dict = dict.to_string();
-    while (11 + dict.len()) % 64 != 0 {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((dict.len() as u16).to_le_bytes());
-    b.extend(dict.as_bytes());
-    b
 }
 
 fn npy_bytes(cols: &[Column]) -> Option<Vec<u8>> {

@@ -1231,25 +1231,16 @@ impl AdaHuber {
 }
 
 impl PrivateAlgorithm for AdaHuber {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::None
+    fn identity(&self) -> Identity {
+        Identity::materialised(NAME, PrivacyModel::None)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         check_problem(self, problem, budget, &["huber", "squared"], &["sparse"])?;
         self.plan(problem)?;
         Ok(())
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let plan = self.plan(problem)?;
         let data = problem.data;
         let (n, d) = (data.n(), data.d());

@@ -463,14 +463,8 @@ pub fn solve_released(plan: &AdaSspPlan, rel: &Released) -> (f64, f64, Vec<f64>)
 }
 
 impl PrivateAlgorithm for AdaSsp {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Zcdp
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true
+    fn identity(&self) -> Identity {
+        Identity::mapped(NAME, PrivacyModel::Zcdp)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         let budget = approx_budget(NAME, problem, budget, &["squared"], &["unconstrained"])?;
@@ -484,14 +478,9 @@ impl PrivateAlgorithm for AdaSsp {
         self.plan(problem.data.n(), problem.data.d(), &budget)?;
         Ok(())
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        let budget = validated_budget(self, problem, budget)?;
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
+        let budget = with_default_delta(budget, problem.data.n());
         let data = problem.data;
         let (n, d) = (data.n(), data.d());
         let plan = self.plan(n, d, &budget)?;
@@ -558,14 +547,8 @@ impl PrivateAlgorithm for AdaSsp {
                     .into(),
             );
         }
-        Ok(FitReport {
-            weights: theta,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(self.privacy_model()),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        let privacy = ledger.summary(self.privacy_model());
+        Ok(FitReport::fixed_iterations(theta, privacy, h, trace, notes))
     }
 }
 

@@ -4,7 +4,7 @@ use crate::data::Dataset;
 use crate::noise::rng_from_seed;
 use crate::noise::snap::widened;
 use crate::privacy::{approx_to_zcdp_rho, calibration_target, PrivacyError};
-use crate::test_support::{bounded_data, on_threads, FitSeeded};
+use crate::test_support::{bounded_data, on_threads, squared_error, FitSeeded};
 use rand::Rng;
 
 fn alg(kv: &[(&str, &str)]) -> Result<AdaSsp, FitError> {
@@ -279,18 +279,8 @@ fn released_noise_has_the_calibrated_variance() {
         let (r, spent) = release_statistics(&plan, &upper, &xty, &mut ledger, &mut rng).unwrap();
         assert!(spent[0] < spent[1] && spent[1] < spent[2] && spent[2] <= 1.0);
         v_min += (r.lambda_min - lmin).powi(2);
-        v_xx += r
-            .xtx_upper
-            .iter()
-            .zip(&upper)
-            .map(|(a, b)| (a - b).powi(2))
-            .sum::<f64>();
-        v_xy += r
-            .xty
-            .iter()
-            .zip(&xty)
-            .map(|(a, b)| (a - b).powi(2))
-            .sum::<f64>();
+        v_xx += squared_error(&r.xtx_upper, &upper);
+        v_xy += squared_error(&r.xty, &xty);
         assert_eq!(ledger.releases(), 3);
     }
     let checks = [

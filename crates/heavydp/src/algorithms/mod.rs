@@ -98,6 +98,28 @@ pub struct FitReport {
     pub notes: Vec<String>,
 }
 
+impl FitReport {
+    /// The report of a run whose number of iterations T was fixed in advance from public
+    /// quantities: the status is `MaxIterations` whatever the data (no data-dependent
+    /// stopping bit leaves the fit).
+    pub fn fixed_iterations(
+        weights: Vec<f64>,
+        privacy: PrivacySpent,
+        hyperparameters: BTreeMap<String, serde_json::Value>,
+        trace: Vec<TraceRecord>,
+        notes: Vec<String>,
+    ) -> Self {
+        FitReport {
+            weights,
+            status: FitStatus::MaxIterations,
+            privacy,
+            hyperparameters,
+            trace,
+            notes,
+        }
+    }
+}
+
 impl TraceRecord {
     /// Appends iteration `iteration` (1-based) to `trace`, with the ε the ledger has spent
     /// so far, and tells the observer: the end of every iterative algorithm's step.
@@ -136,22 +158,97 @@ pub struct Problem<'a> {
     pub domain: &'a dyn ConstraintSet,
 }
 
+/// The fixed facts of an algorithm: what [`PrivateAlgorithm::identity`] returns and
+/// `name`, `privacy_model` and `reads_mapped_features` read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    /// The CONTRACT name.
+    pub name: &'static str,
+    /// The privacy model of the guarantee.
+    pub model: PrivacyModel,
+    /// See [`PrivateAlgorithm::reads_mapped_features`].
+    pub reads_mapped_features: bool,
+}
+
+impl Identity {
+    /// An algorithm whose `fit` reads the features only through `Dataset::read_row`,
+    /// `Dataset::block` and `Dataset::margins` (it can run on lazily standardised data).
+    pub const fn mapped(name: &'static str, model: PrivacyModel) -> Self {
+        Identity {
+            name,
+            model,
+            reads_mapped_features: true,
+        }
+    }
+    /// An algorithm that needs the standardised features materialised.
+    pub const fn materialised(name: &'static str, model: PrivacyModel) -> Self {
+        Identity {
+            name,
+            model,
+            reads_mapped_features: false,
+        }
+    }
+}
+
+/// The inputs of one fit, after `validate` accepted them: what
+/// [`PrivateAlgorithm::fit_validated`] receives.
+pub struct FitInputs<'a> {
+    pub problem: &'a Problem<'a>,
+    pub budget: Budget,
+    pub rng: &'a mut dyn RngCore,
+    pub observer: &'a mut dyn Observer,
+}
+
+impl<'a> FitInputs<'a> {
+    /// The problem, the budget, the noise generator and the observer.
+    #[allow(clippy::type_complexity)]
+    pub fn parts(
+        self,
+    ) -> (
+        &'a Problem<'a>,
+        Budget,
+        &'a mut dyn RngCore,
+        &'a mut dyn Observer,
+    ) {
+        (self.problem, self.budget, self.rng, self.observer)
+    }
+}
+
 /// A (possibly private) learning algorithm.
 pub trait PrivateAlgorithm {
+    /// The algorithm's name, privacy model and way of reading the features.
+    fn identity(&self) -> Identity;
     /// The CONTRACT name.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.identity().name
+    }
     /// The privacy model of the guarantee.
-    fn privacy_model(&self) -> PrivacyModel;
+    fn privacy_model(&self) -> PrivacyModel {
+        self.identity().model
+    }
     /// Checks the problem and budget before any work; errors depend only on public inputs.
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError>;
-    /// Fits. Calls `validate` first.
+    /// Fits: [`validate`](Self::validate), then
+    /// [`fit_validated`](Self::fit_validated).
     fn fit(
         &self,
         problem: &Problem,
         budget: Budget,
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError>;
+    ) -> Result<FitReport, FitError> {
+        self.validate(problem, &budget)?;
+        let inputs = FitInputs {
+            problem,
+            budget,
+            rng,
+            observer,
+        };
+        self.fit_validated(inputs)
+    }
+    /// Fits a problem and budget that [`validate`](Self::validate) accepted; called
+    /// only by `fit`.
+    fn fit_validated(&self, inputs: FitInputs<'_>) -> Result<FitReport, FitError>;
     /// Fits with the per-iteration row sums taken from `sums` (issue 17,
     /// `docs/distributed.md`: a distributed fit passes a [`Dataset::remote`] problem and
     /// an [`row_sums::ExternalRowSums`]). Implemented by the algorithms whose data
@@ -172,11 +269,11 @@ pub trait PrivateAlgorithm {
     }
     /// True when `fit` reads the features only through `Dataset::read_row`,
     /// `Dataset::block` and `Dataset::margins`, so it can run on a lazily standardised
-    /// dataset (a read-only NumPy array fitted without a copy). False (the default):
+    /// dataset (a read-only NumPy array fitted without a copy). False:
     /// the pipeline materialises the standardised features first (one copy of a
-    /// read-only loan).
+    /// read-only loan). Set by [`Identity::mapped`] or [`Identity::materialised`].
     fn reads_mapped_features(&self) -> bool {
-        false
+        self.identity().reads_mapped_features
     }
 }
 
@@ -352,6 +449,19 @@ pub fn check_problem(
     check_common(name, model, problem, budget, losses, domains)
 }
 
+/// [`check_problem`], then [`check_bound`] on the algorithm's public bound B: the start
+/// of `validate` for the bounded-data algorithms.
+pub fn check_bounded_problem(
+    algorithm: &impl PrivateAlgorithm,
+    problem: &Problem,
+    budget: &Budget,
+    (losses, domains): (&[&str], &[&str]),
+    bound: f64,
+) -> Result<(), FitError> {
+    check_problem(algorithm, problem, budget, losses, domains)?;
+    check_bound(algorithm.name(), bound)
+}
+
 /// The checks every algorithm that needs a δ starts with: δ defaulted to n^{−1.1} when 0
 /// ([`with_default_delta`]), then [`check_common`] for an (ε, δ) guarantee (zCDP
 /// algorithms report their guarantee in (ε, δ) too). Returns the budget the fit runs with.
@@ -374,8 +484,8 @@ pub fn approx_budget(
     Ok(budget)
 }
 
-/// The start of `fit` for the algorithms of [`approx_budget`]: `validate`, then the
-/// budget with its defaulted δ.
+/// The start of an entry point that `fit` does not validate first (`fit_with_sums`) for
+/// the algorithms of [`approx_budget`]: `validate`, then the budget with its defaulted δ.
 pub fn validated_budget(
     algorithm: &impl PrivateAlgorithm,
     problem: &Problem,
@@ -423,6 +533,7 @@ pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>,
 
 /// Every implemented algorithm's documentation row.
 pub fn catalogue() -> Vec<AlgorithmInfo> {
+    use iht::IhtAlgorithm;
     vec![
         frank_wolfe::FrankWolfe::info(),
         frank_wolfe::DpFrankWolfe::info(),

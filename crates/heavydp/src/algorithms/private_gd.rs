@@ -481,17 +481,12 @@ impl PrivateGd {
 }
 
 impl PrivateAlgorithm for PrivateGd {
-    fn name(&self) -> &'static str {
-        Self::name_of(self.estimator)
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        match self.estimator {
+    fn identity(&self) -> Identity {
+        let model = match self.estimator {
             GradientEstimator::Clip => PrivacyModel::Zcdp,
             GradientEstimator::IterativeUpdating => PrivacyModel::Approx,
-        }
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true
+        };
+        Identity::mapped(Self::name_of(self.estimator), model)
     }
 
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
@@ -518,13 +513,8 @@ impl PrivateAlgorithm for PrivateGd {
         self.plan(problem.data.n(), problem.data.d(), &budget)?;
         Ok(())
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let mut sums = LocalRowSums::new(problem.data);
         self.fit_with_sums(problem, &mut sums, budget, rng, observer)
     }
@@ -675,14 +665,8 @@ impl PrivateAlgorithm for PrivateGd {
                 "epsilon = inf: no noise (T, R, eta from the formulas at epsilon = 1)".into(),
             );
         }
-        Ok(FitReport {
-            weights: avg,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(self.privacy_model()),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        let privacy = ledger.summary(self.privacy_model());
+        Ok(FitReport::fixed_iterations(avg, privacy, h, trace, notes))
     }
 }
 

@@ -15,7 +15,7 @@
 //!
 //! η ∼ N(0, 1/β) has *variance* 1/β (H2). For a linear model ∇_jℓ(w, z_i) = r_i x_ij with
 //! r_i = f'(⟨x_i, w⟩, y_i) ([`crate::loss::Loss::derivative`]), so
-//! [`CatoniGiulini::gradient`] computes one scalar per row and then d values of Ψ.
+//! [`CatoniGiulini::gradient_with`] computes one scalar per row and then d values of Ψ.
 //!
 //! # Privacy role
 //!
@@ -751,26 +751,12 @@ impl CatoniGiulini {
     /// each i in `rows`, r_i = `loss.derivative(⟨x_i, w⟩, y_i)` and the per-sample
     /// gradient is v_ij = r_i·x_ij; `out_j = (s/m) Σ_i Ψ(v_ij/s, |v_ij|/(s√β))`.
     /// `x` is row-major n × d, `y` has length n. Empty `rows` give zeros. Parallel over
-    /// fixed blocks of `rows`, bit-identical for any thread count.
+    /// fixed blocks of `rows`, bit-identical for any thread count; `ws` holds the
+    /// reusable buffers.
     ///
     /// # Panics
     /// If `out.len() != d`, `w.len() != d`, `x.len() != y.len() * d`, or a row index is
     /// out of range.
-    #[allow(clippy::too_many_arguments)]
-    pub fn gradient<L: Loss + Sync + ?Sized>(
-        &self,
-        loss: &L,
-        x: &[f64],
-        y: &[f64],
-        d: usize,
-        rows: &[usize],
-        w: &[f64],
-        out: &mut [f64],
-    ) {
-        self.gradient_with(loss, x, y, d, rows, w, out, &mut RobustWorkspace::new());
-    }
-
-    /// [`CatoniGiulini::gradient`] with reusable buffers.
     #[allow(clippy::too_many_arguments)]
     pub fn gradient_with<L: Loss + Sync + ?Sized>(
         &self,
@@ -1016,7 +1002,7 @@ mod tests {
     use super::*;
     use crate::loss::LossKind;
     use crate::noise::{gaussian, rng_from_seed};
-    use crate::test_support::{bits, on_threads};
+    use crate::test_support::{bits, max_abs_diff, on_threads, robust_gradient};
     use proptest::prelude::*;
     use rand::RngCore;
     use rand_distr::{Distribution, LogNormal, StudentT};
@@ -1508,13 +1494,6 @@ mod tests {
         (x, y)
     }
 
-    fn max_abs_diff(p: &[f64], q: &[f64]) -> f64 {
-        p.iter()
-            .zip(q)
-            .map(|(u, v)| (u - v).abs())
-            .fold(0.0, f64::max)
-    }
-
     #[test]
     fn replace_one_changes_every_coordinate_by_at_most_the_sensitivity() {
         let (m, d, k) = (50usize, 6usize, 7usize);
@@ -1548,8 +1527,7 @@ mod tests {
                     let (mut x, mut y) = (x0.clone(), y0.clone());
                     x[k * d..(k + 1) * d].copy_from_slice(row);
                     y[k] = *yk;
-                    let mut g = vec![0.0; d];
-                    est.gradient(&LossKind::Squared, &x, &y, d, &rows, &w, &mut g);
+                    let g = robust_gradient(&est, &LossKind::Squared, (&x, &y, d), &rows, &w);
                     let mut c = vec![0.0; d];
                     est.column_means(&x, d, &rows, &mut c);
                     (g, c)
@@ -1635,8 +1613,7 @@ mod tests {
         let est = CatoniGiulini::new(3.0, 1.0).unwrap();
         let run = |threads: usize| {
             on_threads(threads, || {
-                let mut g = vec![0.0; d];
-                est.gradient(&LossKind::Logistic, &x, &y, d, &rows, &w, &mut g);
+                let g = robust_gradient(&est, &LossKind::Logistic, (&x, &y, d), &rows, &w);
                 let mut c = vec![0.0; d];
                 est.column_means(&x, d, &rows, &mut c);
                 let mut f = vec![0.0; d];
@@ -1677,8 +1654,7 @@ mod tests {
         ] {
             for &(s, beta) in &[(0.7, 1.0), (5.0, 0.2), (2.0, 1e4), (1.0, 1e-4)] {
                 let est = CatoniGiulini::new(s, beta).unwrap();
-                let mut g = vec![0.0; d];
-                est.gradient(&loss, &x, &y, d, &rows, &w, &mut g);
+                let g = robust_gradient(&est, &loss, (&x, &y, d), &rows, &w);
                 let mut naive = vec![0.0; d];
                 for &i in &rows {
                     let row = &x[i * d..(i + 1) * d];
@@ -1710,7 +1686,16 @@ mod tests {
         let x = vec![1.0, 2.0, 3.0, 4.0];
         let y = vec![0.5, -0.5];
         let mut out = vec![7.0; 2];
-        est.gradient(&LossKind::Squared, &x, &y, 2, &[], &[0.1, 0.2], &mut out);
+        est.gradient_with(
+            &LossKind::Squared,
+            &x,
+            &y,
+            2,
+            &[],
+            &[0.1, 0.2],
+            &mut out,
+            &mut RobustWorkspace::new(),
+        );
         assert_eq!(out, vec![0.0, 0.0]);
         let mut out = vec![7.0; 2];
         est.column_means(&x, 2, &[], &mut out);

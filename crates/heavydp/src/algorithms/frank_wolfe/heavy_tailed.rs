@@ -386,26 +386,16 @@ impl HtFrankWolfe {
 }
 
 impl PrivateAlgorithm for HtFrankWolfe {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Pure
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through CatoniGiulini::gradient_of
+    /// Reads the features only through CatoniGiulini::gradient_of.
+    fn identity(&self) -> Identity {
+        Identity::mapped(NAME, PrivacyModel::Pure)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         check_problem(self, problem, budget, LOSSES, DOMAINS)?;
         self.plan(problem, budget).map(|_| ())
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let mut sums = LocalRowSums::new(problem.data);
         self.fit_with_sums(problem, &mut sums, budget, rng, observer)
     }
@@ -497,13 +487,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
                 data.n() - plan.big_t * plan.m
             ));
         }
-        Ok(FitReport {
-            weights: w,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::Pure),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        let privacy = ledger.summary(PrivacyModel::Pure);
+        Ok(FitReport::fixed_iterations(w, privacy, h, trace, notes))
     }
 }

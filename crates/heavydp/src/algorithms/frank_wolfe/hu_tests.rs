@@ -4,7 +4,7 @@ use super::*;
 use crate::constraints::{L1Ball, Simplex, VertexPolytope};
 use crate::estimators::catoni::CatoniGiulini;
 use crate::noise::rng_from_seed;
-use crate::test_support::{hu_lognormal, lognormal_excess, FitSeeded};
+use crate::test_support::{hu_lognormal, lognormal_excess, robust_gradient, FitSeeded};
 
 // ------------------------------------------------------------------ Alg. 1
 
@@ -80,16 +80,13 @@ fn alg1_infinite_epsilon_is_the_non_private_iteration() {
     let chunks = Chunks::new("t", 3000, plan.big_t, Chunking::Shuffle, &mut rng).unwrap();
     let est = CatoniGiulini::new(plan.scale, 1.0).unwrap();
     let mut w = vec![0.0; 12];
-    let mut g = vec![0.0; 12];
     for t in 1..=plan.big_t {
-        est.gradient(
+        let g = robust_gradient(
+            &est,
             &LossKind::Squared,
-            data.x(),
-            data.y(),
-            12,
+            (data.x(), data.y(), 12),
             chunks.chunk(t - 1),
             &w,
-            &mut g,
         );
         // argmin over ±e_j of ⟨v, g⟩, vertices ordered (+e_0, −e_0, +e_1, …), first on ties.
         let mut best = (0usize, f64::INFINITY);

@@ -333,27 +333,17 @@ impl HtLasso {
 }
 
 impl PrivateAlgorithm for HtLasso {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through mean_gradient_of / SecondMoments::of
+    /// Reads the features only through mean_gradient_of / SecondMoments::of.
+    fn identity(&self) -> Identity {
+        Identity::mapped(NAME, PrivacyModel::Approx)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         let budget = approx_budget(NAME, problem, budget, &["squared"], &["l1-ball"])?;
         self.plan(problem, &budget).map(|_| ())
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        let budget = validated_budget(self, problem, budget)?;
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
+        let budget = with_default_delta(budget, problem.data.n());
         let plan = self.plan(problem, &budget)?;
         // Shrinkage (spec B.5) is record by record, so it does not change the neighbouring
         // relation. The direct path shrinks a copy of the data once; the sufficient-statistics
@@ -469,13 +459,7 @@ impl PrivateAlgorithm for HtLasso {
         if budget.is_non_private() {
             notes.push("epsilon = inf: default T and K evaluated at epsilon = 1; exact argmax instead of the exponential mechanism".to_string());
         }
-        Ok(FitReport {
-            weights: w,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::Approx),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        let privacy = ledger.summary(PrivacyModel::Approx);
+        Ok(FitReport::fixed_iterations(w, privacy, h, trace, notes))
     }
 }

@@ -105,9 +105,10 @@ const POLYTOPES: &[&str] = &["l1-ball", "simplex", "polytope"];
 const CONVEX: &[&str] = &["l1-ball", "l2-ball", "simplex", "polytope"];
 
 /// Step-size rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StepRule {
-    /// μ_t = 2/(t + 1), t = 1, 2, … (first step 1).
+    /// μ_t = 2/(t + 1), t = 1, 2, … (first step 1); the default.
+    #[default]
     Standard,
     /// μ = 1/(T + 2) for every step (as printed in Algs. 4–5).
     Paper,
@@ -288,14 +289,14 @@ fn fit_report(
     hp(&mut h, "T", big_t);
     hp(&mut h, "fw_step", step.name());
     hp(&mut h, "suffstats", gradients.name());
-    Ok(FitReport {
+    let privacy = ledger.summary(model);
+    Ok(FitReport::fixed_iterations(
         weights,
-        status: FitStatus::MaxIterations,
-        privacy: ledger.summary(model),
-        hyperparameters: h,
+        privacy,
+        h,
         trace,
-        notes: vec![],
-    })
+        vec![],
+    ))
 }
 
 fn default_nonprivate_t(n: usize) -> usize {
@@ -329,7 +330,8 @@ fn prepare<'a>(problem: &Problem<'a>, bound: Option<f64>) -> std::borrow::Cow<'a
 // ------------------------------------------------------------------ Alg. 3
 
 /// `frank-wolfe`: non-private Frank–Wolfe (Talwar et al. Alg. 3). See the module docs.
-#[derive(Debug, Clone, PartialEq)]
+/// The default: no bound, the default T, the standard step and `suffstats=auto`.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct FrankWolfe {
     /// Optional public clipping bound B (so it can be compared with the private variants).
     pub bound: Option<f64>,
@@ -338,17 +340,6 @@ pub struct FrankWolfe {
     pub step: StepRule,
     /// Squared loss: gradients from the second moments (`suffstats`, see [`SuffStats`]).
     pub suffstats: SuffStats,
-}
-
-impl Default for FrankWolfe {
-    fn default() -> Self {
-        FrankWolfe {
-            bound: None,
-            t: None,
-            step: StepRule::Standard,
-            suffstats: SuffStats::Auto,
-        }
-    }
 }
 
 impl FrankWolfe {
@@ -399,26 +390,15 @@ impl FrankWolfe {
 }
 
 impl PrivateAlgorithm for FrankWolfe {
-    fn name(&self) -> &'static str {
-        "frank-wolfe"
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::None
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through mean_gradient_of / SecondMoments::of
+    /// Reads the features only through mean_gradient_of / SecondMoments::of.
+    fn identity(&self) -> Identity {
+        Identity::mapped("frank-wolfe", PrivacyModel::None)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         check_problem(self, problem, budget, LOSSES, CONVEX)
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, _, rng, observer) = inputs.parts();
         let big_t = self.big_t(problem.data.n());
         let grads = Gradients::new(problem, self.bound, self.suffstats, big_t - 1);
         let ledger = (Budget::non_private(), Accountant::Basic, PrivacyModel::None);
@@ -575,18 +555,12 @@ impl DpFrankWolfe {
 }
 
 impl PrivateAlgorithm for DpFrankWolfe {
-    fn name(&self) -> &'static str {
-        "dp-frank-wolfe"
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through mean_gradient_of / SecondMoments::of
+    /// Reads the features only through mean_gradient_of / SecondMoments::of.
+    fn identity(&self) -> Identity {
+        Identity::mapped("dp-frank-wolfe", PrivacyModel::Approx)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_problem(self, problem, budget, LOSSES, POLYTOPES)?;
-        check_bound("dp-frank-wolfe", self.bound)?;
+        check_bounded_problem(self, problem, budget, (LOSSES, POLYTOPES), self.bound)?;
         let plan = self.plan(problem, budget);
         if plan.certified_epsilon > budget.epsilon {
             return Err(FitError::BadParameter {
@@ -600,14 +574,8 @@ impl PrivateAlgorithm for DpFrankWolfe {
         }
         Ok(())
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let plan = self.plan(problem, &budget);
         let grads = Gradients::new(problem, Some(self.bound), self.suffstats, plan.big_t - 1);
         let mech = if plan.scale == 0.0 {
@@ -761,28 +729,16 @@ impl DpFrankWolfeGaussian {
 }
 
 impl PrivateAlgorithm for DpFrankWolfeGaussian {
-    fn name(&self) -> &'static str {
-        "dp-frank-wolfe-gaussian"
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through mean_gradient_of / SecondMoments::of
+    /// Reads the features only through mean_gradient_of / SecondMoments::of.
+    fn identity(&self) -> Identity {
+        Identity::mapped("dp-frank-wolfe-gaussian", PrivacyModel::Approx)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_problem(self, problem, budget, LOSSES, CONVEX)?;
-        check_bound("dp-frank-wolfe-gaussian", self.bound)?;
+        check_bounded_problem(self, problem, budget, (LOSSES, CONVEX), self.bound)?;
         Ok(())
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let big_t = self.big_t(problem, &budget);
         let c = BoundedConstants::new(&problem.loss, problem.domain, self.bound);
         let n = problem.data.n();

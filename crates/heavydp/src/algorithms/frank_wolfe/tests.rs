@@ -1,6 +1,6 @@
 use super::*;
 use crate::constraints::{L1Ball, L2Ball, Simplex};
-use crate::test_support::{bounded_data, FitSeeded};
+use crate::test_support::{bounded_data, refusal, FitSeeded};
 
 #[test]
 fn alg4_laplace_scale_matches_the_formula() {
@@ -202,15 +202,8 @@ fn rejects_bad_configurations() {
         a.validate(&p, &b),
         Err(FitError::Unsupported { .. })
     ));
-    let mut m = ParamMap::new();
-    assert!(matches!(
-        DpFrankWolfe::from_params(&m),
-        Err(FitError::BoundRequired { .. })
-    ));
-    m.insert("bound".into(), "1".into());
-    m.insert("eta".into(), "1".into());
-    assert!(matches!(
-        DpFrankWolfe::from_params(&m),
-        Err(FitError::UnknownParameter { .. })
-    ));
+    let e = refusal(DpFrankWolfe::from_params, &[]);
+    assert!(matches!(e, FitError::BoundRequired { .. }));
+    let e = refusal(DpFrankWolfe::from_params, &[("bound", "1"), ("eta", "1")]);
+    assert!(matches!(e, FitError::UnknownParameter { .. }));
 }

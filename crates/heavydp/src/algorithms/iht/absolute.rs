@@ -53,7 +53,7 @@
 //! outside [0, 1); δ ∉ (0, 1); an (ε, δ, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::{check_peeling, sparse_info, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "dp-iht-l1";
@@ -167,13 +167,25 @@ impl DpIhtL1 {
             calibration: PeelingCalibration::parse(&p)?,
         })
     }
+}
 
-    pub fn info() -> AlgorithmInfo {
-        let what = (
-            "sparse median (l1) regression, very heavy tails or outliers",
-            "Tian, Ding, Tao, Xiang & Wang, Alg. 3 (DP-IHT-L)",
-        );
-        let parameters = vec![
+/// λ_L = 2η_tK/m: the replace-one ℓ∞ change of β^{t+0.5} (spec §3, T5).
+pub fn absolute_step_sensitivity(eta: f64, k: f64, m: usize) -> f64 {
+    2.0 * eta * k / m as f64
+}
+
+impl IhtAlgorithm for DpIhtL1 {
+    type Plan = DpIhtL1Plan;
+    const NAME: &'static str = NAME;
+    const LOSSES: &'static [&'static str] = &["absolute"];
+    const WHAT: (&'static str, &'static str) = (
+        "sparse median (l1) regression, very heavy tails or outliers",
+        "Tian, Ding, Tao, Xiang & Wang, Alg. 3 (DP-IHT-L)",
+    );
+    const CHUNKED: bool = true;
+
+    fn parameters() -> Vec<ParamInfo> {
+        vec![
             ParamInfo {
                 name: "preset",
                 default: "theory",
@@ -222,20 +234,8 @@ impl DpIhtL1 {
                 meaning: "features inside sign(.): raw (as printed) or clipped",
                 source: "spec T4",
             },
-        ];
-        sparse_info(NAME, what, &["absolute"], parameters, true)
+        ]
     }
-}
-
-/// λ_L = 2η_tK/m: the replace-one ℓ∞ change of β^{t+0.5} (spec §3, T5).
-pub fn absolute_step_sensitivity(eta: f64, k: f64, m: usize) -> f64 {
-    2.0 * eta * k / m as f64
-}
-
-impl IhtAlgorithm for DpIhtL1 {
-    type Plan = DpIhtL1Plan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = &["absolute"];
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtL1Plan, FitError> {
         let (sizes, k) = tian_sizes(NAME, problem, (self.s, self.k, self.t), true)?;
@@ -274,14 +274,8 @@ impl IhtAlgorithm for DpIhtL1 {
         Ok(())
     }
 
-    fn run(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        plan: DpIhtL1Plan,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
+    fn run(&self, plan: DpIhtL1Plan, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let budget = inputs.budget;
         let peeling = (self.chunking, self.calibration);
         let schedule = (plan.steps.clone(), plan.lambdas.clone());
         let iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
@@ -295,19 +289,10 @@ impl IhtAlgorithm for DpIhtL1 {
                 0.0
             }
         };
-        let (data, k) = (problem.data, plan.k);
+        let k = plan.k;
         let run = match self.sign_features {
-            SignFeatures::Raw => iht.run_clipped(
-                data,
-                budget,
-                k,
-                move |_, raw, y| sign(raw - y),
-                rng,
-                observer,
-            )?,
-            SignFeatures::Clipped => {
-                iht.run_clipped(data, budget, k, move |c, _, y| sign(c - y), rng, observer)?
-            }
+            SignFeatures::Raw => iht.run_clipped(inputs, k, move |_, raw, y| sign(raw - y))?,
+            SignFeatures::Clipped => iht.run_clipped(inputs, k, move |c, _, y| sign(c - y))?,
         };
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);

@@ -78,7 +78,7 @@
 //! ```
 
 use super::super::*;
-use super::{check_peeling, sparse_info, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 use crate::mechanisms::{Peeling, PeelingCalibration};
 
@@ -219,26 +219,6 @@ impl DpIhtHuber {
         })
     }
 
-    pub fn info() -> AlgorithmInfo {
-        let what = (
-            "sparse linear regression, heavy-tailed response noise",
-            "Tian, Ding, Tao, Xiang & Wang, Alg. 1 (DP-IHT-H)",
-        );
-        let parameters = vec![
-            ParamInfo { name: "preset", default: "theory", meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))", source: "Tian Thm 4.2 (eta = O(1)); Sec. 6" },
-            ParamInfo { name: "eta", default: "preset: 0.5 (theory) or 0.01 (paper)", meaning: "step size", source: "Tian Thm 4.2; Sec. 6" },
-            ParamInfo { name: "s", default: "s* (--sparsity)", meaning: "coordinates kept by Peeling", source: "Tian Thm 4.2 (s = O(s*)); Sec. 6" },
-            ParamInfo { name: "K", default: "max(1, ln d)", meaning: "feature clipping level", source: "Tian Sec. 6 (K = log d)" },
-            ParamInfo { name: "T", default: "ceil(ln n)", meaning: "iterations = disjoint data chunks", source: "Tian Thm 4.2 (T = O(log n)); spec T8" },
-            ParamInfo { name: "tau", default: "1", meaning: "Huber parameter (a parameter of --loss huber)", source: "Tian Sec. 6" },
-            ParamInfo { name: "tau_rule", default: "loss", meaning: "loss: tau of --loss huber; theory: tau = (n/(T s*^1.5 sqrt(ln(1/delta)) ln d))^(1/(1+zeta))", source: "Tian Thm 4.2 (spec T6)" },
-            ParamInfo { name: "zeta", default: "1", meaning: "declared moment order 1+zeta of the noise, zeta in (0, 1] (tau_rule=theory only)", source: "Tian Assumption 2" },
-            ParamInfo { name: "lambda_factor", default: "2", meaning: "Peeling sensitivity factor: 2 = replace-one 2*eta*tau*K/m; 1 = as printed (noise at half the sensitivity; charged the epsilon it certifies at the true one, refused above the budget)", source: "spec T3" },
-            ParamInfo { name: "y_clip", default: "none", meaning: "optional response clipping level (per record, privacy-neutral)", source: "spec T2" },
-        ];
-        sparse_info(NAME, what, &["huber"], parameters, true)
-    }
-
     /// With `lambda_factor = 1`: the ε that Peeling's noise (calibrated at the printed λ)
     /// certifies at the proven λ (per chunk, hence overall by parallel composition);
     /// `None` with the proven factor 2 or at ε = ∞.
@@ -267,6 +247,26 @@ impl IhtAlgorithm for DpIhtHuber {
     type Plan = DpIhtHuberPlan;
     const NAME: &'static str = NAME;
     const LOSSES: &'static [&'static str] = &["huber"];
+    const WHAT: (&'static str, &'static str) = (
+        "sparse linear regression, heavy-tailed response noise",
+        "Tian, Ding, Tao, Xiang & Wang, Alg. 1 (DP-IHT-H)",
+    );
+    const CHUNKED: bool = true;
+
+    fn parameters() -> Vec<ParamInfo> {
+        vec![
+            ParamInfo { name: "preset", default: "theory", meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))", source: "Tian Thm 4.2 (eta = O(1)); Sec. 6" },
+            ParamInfo { name: "eta", default: "preset: 0.5 (theory) or 0.01 (paper)", meaning: "step size", source: "Tian Thm 4.2; Sec. 6" },
+            ParamInfo { name: "s", default: "s* (--sparsity)", meaning: "coordinates kept by Peeling", source: "Tian Thm 4.2 (s = O(s*)); Sec. 6" },
+            ParamInfo { name: "K", default: "max(1, ln d)", meaning: "feature clipping level", source: "Tian Sec. 6 (K = log d)" },
+            ParamInfo { name: "T", default: "ceil(ln n)", meaning: "iterations = disjoint data chunks", source: "Tian Thm 4.2 (T = O(log n)); spec T8" },
+            ParamInfo { name: "tau", default: "1", meaning: "Huber parameter (a parameter of --loss huber)", source: "Tian Sec. 6" },
+            ParamInfo { name: "tau_rule", default: "loss", meaning: "loss: tau of --loss huber; theory: tau = (n/(T s*^1.5 sqrt(ln(1/delta)) ln d))^(1/(1+zeta))", source: "Tian Thm 4.2 (spec T6)" },
+            ParamInfo { name: "zeta", default: "1", meaning: "declared moment order 1+zeta of the noise, zeta in (0, 1] (tau_rule=theory only)", source: "Tian Assumption 2" },
+            ParamInfo { name: "lambda_factor", default: "2", meaning: "Peeling sensitivity factor: 2 = replace-one 2*eta*tau*K/m; 1 = as printed (noise at half the sensitivity; charged the epsilon it certifies at the true one, refused above the budget)", source: "spec T3" },
+            ParamInfo { name: "y_clip", default: "none", meaning: "optional response clipping level (per record, privacy-neutral)", source: "spec T2" },
+        ]
+    }
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtHuberPlan, FitError> {
         let user = (self.s, self.k, self.t);
@@ -319,14 +319,8 @@ impl IhtAlgorithm for DpIhtHuber {
         Ok(())
     }
 
-    fn run(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        plan: DpIhtHuberPlan,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
+    fn run(&self, plan: DpIhtHuberPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let mut sums = LocalRowSums::new(problem.data);
         self.run_with_sums(problem, budget, plan, &mut sums, rng, observer)
     }

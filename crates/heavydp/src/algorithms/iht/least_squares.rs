@@ -40,7 +40,7 @@
 //! an (ε/T, δ/T, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::{check_peeling, sparse_info, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes, Passes};
+use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes, Passes};
 use crate::mechanisms::PeelingCalibration;
 use crate::privacy::calibration_target;
 
@@ -106,13 +106,20 @@ impl DpSlr {
             calibration: PeelingCalibration::parse(&p)?,
         })
     }
+}
 
-    pub fn info() -> AlgorithmInfo {
-        let what = (
-            "sparse linear regression with light tails (baseline)",
-            "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
-        );
-        let parameters = vec![
+impl IhtAlgorithm for DpSlr {
+    type Plan = DpSlrPlan;
+    const NAME: &'static str = NAME;
+    const LOSSES: &'static [&'static str] = &["squared"];
+    const WHAT: (&'static str, &'static str) = (
+        "sparse linear regression with light tails (baseline)",
+        "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
+    );
+    const CHUNKED: bool = false;
+
+    fn parameters() -> Vec<ParamInfo> {
+        vec![
             bound_param_info("CONTRACT; Tian Sec. 6 used R = K = log d (spec T15)"),
             ParamInfo {
                 name: "preset",
@@ -138,15 +145,8 @@ impl DpSlr {
                 meaning: "full-data iterations, each (eps/T, delta/T)-DP",
                 source: "Cai et al. T ~ log n (spec T15)",
             },
-        ];
-        sparse_info(NAME, what, &["squared"], parameters, false)
+        ]
     }
-}
-
-impl IhtAlgorithm for DpSlr {
-    type Plan = DpSlrPlan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = &["squared"];
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpSlrPlan, FitError> {
         check_bound(NAME, self.bound)?;
@@ -180,14 +180,8 @@ impl IhtAlgorithm for DpSlr {
         check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
     }
 
-    fn run(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        plan: DpSlrPlan,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
+    fn run(&self, plan: DpSlrPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let budget = inputs.budget;
         let (steps, lambdas) = plan.sizes.constant(plan.eta, plan.lambda);
         let iht = IhtLoop {
             name: NAME,
@@ -204,7 +198,7 @@ impl IhtAlgorithm for DpSlr {
         let b = self.bound;
         // Descent direction −(⟨x̃, β⟩ − Π_R(y)) over every record (x̃ clipped at B).
         let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-b, b));
-        let run = iht.run_clipped(problem.data, budget, b, weight, rng, observer)?;
+        let run = iht.run_clipped(inputs, b, weight)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "bound", b);
         hp(&mut h, "step_epsilon", plan.step_epsilon);

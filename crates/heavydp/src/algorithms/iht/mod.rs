@@ -170,14 +170,9 @@ impl IhtRun {
         hyperparameters: std::collections::BTreeMap<String, serde_json::Value>,
         notes: Vec<String>,
     ) -> crate::algorithms::FitReport {
-        crate::algorithms::FitReport {
-            weights: self.weights,
-            status: crate::algorithms::FitStatus::MaxIterations,
-            privacy: self.ledger.summary(crate::privacy::PrivacyModel::Approx),
-            hyperparameters,
-            trace: self.trace,
-            notes,
-        }
+        use crate::algorithms::FitReport;
+        let privacy = self.ledger.summary(crate::privacy::PrivacyModel::Approx);
+        FitReport::fixed_iterations(self.weights, privacy, hyperparameters, self.trace, notes)
     }
 }
 
@@ -227,16 +222,15 @@ impl<'a> IhtLoop<'a> {
     /// Runs the loop; `step(t, rows, w)` makes the gradient step of iteration t in place.
     pub fn run<F>(
         &self,
-        data: &crate::data::Dataset,
-        budget: crate::privacy::Budget,
+        inputs: crate::algorithms::FitInputs,
         mut step: F,
-        rng: &mut dyn rand::RngCore,
-        observer: &mut dyn crate::algorithms::Observer,
     ) -> Result<IhtRun, crate::algorithms::FitError>
     where
         F: FnMut(usize, &[usize], &mut Vec<f64>),
     {
         use crate::algorithms::Selection;
+        let (problem, budget, rng, observer) = inputs.parts();
+        let data = problem.data;
         let all_rows: Vec<usize> = match self.passes {
             Passes::Chunked(_) => vec![],
             Passes::FullData => (0..data.n()).collect(),
@@ -338,16 +332,14 @@ impl<'a> IhtLoop<'a> {
     /// descent direction).
     pub fn run_clipped<F>(
         &self,
-        data: &crate::data::Dataset,
-        budget: crate::privacy::Budget,
+        inputs: crate::algorithms::FitInputs,
         k: f64,
         weight: F,
-        rng: &mut dyn rand::RngCore,
-        observer: &mut dyn crate::algorithms::Observer,
     ) -> Result<IhtRun, crate::algorithms::FitError>
     where
         F: Fn(f64, f64, f64) -> f64 + Sync,
     {
+        let data = inputs.problem.data;
         let d = data.d();
         let mut sum = vec![0.0; d];
         let step = |t: usize, rows: &[usize], w: &mut Vec<f64>| {
@@ -358,7 +350,7 @@ impl<'a> IhtLoop<'a> {
                 *wj += step * gj;
             }
         };
-        self.run(data, budget, step, rng, observer)
+        self.run(inputs, step)
     }
 
     /// The hyperparameters every IHT fit reports: the preset, s*, s, T, η₀ (`eta`), the λ
@@ -434,14 +426,28 @@ pub trait IhtAlgorithm {
         plan: &Self::Plan,
         budget: &crate::privacy::Budget,
     ) -> Result<(), crate::algorithms::FitError>;
-    /// Fits with a checked plan; `budget` has its δ defaulted.
+    /// What `use_when` and `paper` say in the catalogue.
+    const WHAT: (&'static str, &'static str);
+    /// True when the iterations read disjoint chunks (the `chunking` parameter applies).
+    const CHUNKED: bool;
+    /// The algorithm's own rows of the parameter table.
+    fn parameters() -> Vec<crate::algorithms::ParamInfo>;
+    /// The catalogue row: (ε, δ)-DP on the `sparse` domain, with the constants and
+    /// parameters above, then the chunking (when chunked) and Peeling calibration rows.
+    fn info() -> crate::algorithms::AlgorithmInfo {
+        sparse_info(
+            Self::NAME,
+            Self::WHAT,
+            Self::LOSSES,
+            Self::parameters(),
+            Self::CHUNKED,
+        )
+    }
+    /// Fits with a checked plan; `inputs.budget` has its δ defaulted.
     fn run(
         &self,
-        problem: &crate::algorithms::Problem,
-        budget: crate::privacy::Budget,
         plan: Self::Plan,
-        rng: &mut dyn rand::RngCore,
-        observer: &mut dyn crate::algorithms::Observer,
+        inputs: crate::algorithms::FitInputs,
     ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError>;
     /// [`IhtAlgorithm::run`] with the per-iteration row sums taken from `sums` (issue 17,
     /// `PrivateAlgorithm::fit_with_sums`); only `dp-iht-huber` implements it.
@@ -475,16 +481,10 @@ pub trait IhtAlgorithm {
 }
 
 impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
-    fn name(&self) -> &'static str {
-        A::NAME
-    }
-    fn privacy_model(&self) -> crate::privacy::PrivacyModel {
-        crate::privacy::PrivacyModel::Approx
-    }
     /// The features are read only through [`clipped_weighted_sum`] (`IhtLoop::run_clipped`)
     /// or, in `ht-sparse-opt`, the robust estimator's `gradient_of` and `Dataset::read_row`.
-    fn reads_mapped_features(&self) -> bool {
-        true
+    fn identity(&self) -> crate::algorithms::Identity {
+        crate::algorithms::Identity::mapped(A::NAME, crate::privacy::PrivacyModel::Approx)
     }
     fn validate(
         &self,
@@ -493,15 +493,12 @@ impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
     ) -> Result<(), crate::algorithms::FitError> {
         self.checked_plan(problem, budget).map(|_| ())
     }
-    fn fit(
+    fn fit_validated(
         &self,
-        problem: &crate::algorithms::Problem,
-        budget: crate::privacy::Budget,
-        rng: &mut dyn rand::RngCore,
-        observer: &mut dyn crate::algorithms::Observer,
+        inputs: crate::algorithms::FitInputs,
     ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
-        let (budget, plan) = self.checked_plan(problem, &budget)?;
-        self.run(problem, budget, plan, rng, observer)
+        let (budget, plan) = self.checked_plan(inputs.problem, &inputs.budget)?;
+        self.run(plan, crate::algorithms::FitInputs { budget, ..inputs })
     }
     fn fit_with_sums(
         &self,

@@ -59,7 +59,7 @@
 
 use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
-use super::{check_peeling, sparse_info, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::estimators::catoni::RobustWorkspace;
 use crate::mechanisms::PeelingCalibration;
 
@@ -227,13 +227,20 @@ impl HtSparseOpt {
             calibration: PeelingCalibration::parse(&p)?,
         })
     }
+}
 
-    pub fn info() -> AlgorithmInfo {
-        let what = (
-            "sparse high-d linear/logistic/Huber fit, heavy-tailed gradients",
-            "Hu, Ni, Xiao & Wang, Alg. 5",
-        );
-        let parameters = vec![
+impl IhtAlgorithm for HtSparseOpt {
+    type Plan = HtSparseOptPlan;
+    const NAME: &'static str = NAME;
+    const LOSSES: &'static [&'static str] = LOSSES;
+    const WHAT: (&'static str, &'static str) = (
+        "sparse high-d linear/logistic/Huber fit, heavy-tailed gradients",
+        "Hu, Ni, Xiao & Wang, Alg. 5",
+    );
+    const CHUNKED: bool = true;
+
+    fn parameters() -> Vec<ParamInfo> {
+        vec![
             ParamInfo { name: "preset", default: "heavydp", meaning: "heavydp: experiment s, T, eta with the proof's k; paper: all printed settings (k = c2*n*eps, lambda = 4*sqrt(2)*k*eta/m); theory: Theorem 8 with gamma, mu", source: "spec Hu F 'heavydp defaults'; Sec. 6.5; Thm 8" },
             ParamInfo { name: "task", default: "loss", meaning: "loss: minimise the mean loss; mean: s*-sparse mean of the feature vectors", source: "Hu Sec. 5.2" },
             ParamInfo { name: "c", default: "2", meaning: "s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5" },
@@ -249,15 +256,8 @@ impl HtSparseOpt {
             ParamInfo { name: "mu", default: "1", meaning: "user-declared restricted strong convexity (theory preset)", source: "Hu Thm 8" },
             ParamInfo { name: "lambda_reg", default: "0.01 for logistic, 0 otherwise", meaning: "l2 penalty (lambda_reg/2)||w||^2 added exactly to the robust gradient", source: "spec H19 (Figs. 10-11)" },
             ParamInfo { name: "peeling_lambda", default: "proven", meaning: "proven = 4*sqrt(2)*k*eta/(3m); paper = printed 4*sqrt(2)*k*eta/m", source: "spec H17" },
-        ];
-        sparse_info(NAME, what, LOSSES, parameters, true)
+        ]
     }
-}
-
-impl IhtAlgorithm for HtSparseOpt {
-    type Plan = HtSparseOptPlan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = LOSSES;
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseOptPlan, FitError> {
         let n = problem.data.n();
@@ -305,14 +305,8 @@ impl IhtAlgorithm for HtSparseOpt {
         check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
     }
 
-    fn run(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        plan: HtSparseOptPlan,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
+    fn run(&self, plan: HtSparseOptPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget) = (inputs.problem, inputs.budget);
         let data = problem.data;
         let d = data.d();
         let estimator = catoni_giulini(NAME, "k", plan.k, self.beta)?;
@@ -350,7 +344,7 @@ impl IhtAlgorithm for HtSparseOpt {
                 *wj -= plan.eta * (gj + plan.lambda_reg * *wj);
             }
         };
-        let run = iht.run(data, budget, step, rng, observer)?;
+        let run = iht.run(inputs, step)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "task", self.task.name());
         hp(&mut h, "k", plan.k);

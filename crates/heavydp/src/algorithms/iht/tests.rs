@@ -8,7 +8,7 @@ use crate::estimators::catoni::CatoniGiulini;
 use crate::loss::LossKind;
 use crate::noise::rng_from_seed;
 use crate::privacy::{Budget, PrivacyModel};
-use crate::test_support::{sparse_ball, FitSeeded};
+use crate::test_support::{robust_gradient, sparse_ball, FitSeeded};
 use std::collections::BTreeMap;
 
 fn sparse(scenario: &str, n: usize, d: usize, s: usize, seed: u64) -> (Dataset, Vec<f64>) {
@@ -228,16 +228,13 @@ fn alg5_infinite_epsilon_is_the_non_private_robust_iht_iterate() {
     let chunks = Chunks::new("t", 3000, plan.sizes.big_t, Chunking::Shuffle, &mut rng).unwrap();
     let est = CatoniGiulini::new(plan.k, 1.0).unwrap();
     let mut w = vec![0.0; 25];
-    let mut g = vec![0.0; 25];
     for t in 0..plan.sizes.big_t {
-        est.gradient(
+        let g = robust_gradient(
+            &est,
             &LossKind::Logistic,
-            data.x(),
-            data.y(),
-            25,
+            (data.x(), data.y(), 25),
             chunks.chunk(t),
             &w,
-            &mut g,
         );
         let half: Vec<f64> = w
             .iter()

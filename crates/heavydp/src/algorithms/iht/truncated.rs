@@ -67,7 +67,7 @@
 //! ```
 
 use super::super::*;
-use super::{check_peeling, sparse_info, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "ht-sparse-linreg";
@@ -152,13 +152,20 @@ impl HtSparseLinreg {
             calibration: PeelingCalibration::parse(&p)?,
         })
     }
+}
 
-    pub fn info() -> AlgorithmInfo {
-        let what = (
-            "sparse high-d linear regression, heavy-tailed x and y",
-            "Hu, Ni, Xiao & Wang, Alg. 3",
-        );
-        let parameters = vec![
+impl IhtAlgorithm for HtSparseLinreg {
+    type Plan = HtSparseLinregPlan;
+    const NAME: &'static str = NAME;
+    const LOSSES: &'static [&'static str] = &["squared"];
+    const WHAT: (&'static str, &'static str) = (
+        "sparse high-d linear regression, heavy-tailed x and y",
+        "Hu, Ni, Xiao & Wang, Alg. 3",
+    );
+    const CHUNKED: bool = true;
+
+    fn parameters() -> Vec<ParamInfo> {
+        vec![
             ParamInfo {
                 name: "preset",
                 default: "paper",
@@ -208,15 +215,8 @@ impl HtSparseLinreg {
                 meaning: "user-declared smallest eigenvalue of E x x^T (theory preset)",
                 source: "Hu Thm 7",
             },
-        ];
-        sparse_info(NAME, what, &["squared"], parameters, true)
+        ]
     }
-}
-
-impl IhtAlgorithm for HtSparseLinreg {
-    type Plan = HtSparseLinregPlan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = &["squared"];
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseLinregPlan, FitError> {
         let eps = formula_epsilon(budget);
@@ -246,21 +246,15 @@ impl IhtAlgorithm for HtSparseLinreg {
         check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
     }
 
-    fn run(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        plan: HtSparseLinregPlan,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
+    fn run(&self, plan: HtSparseLinregPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let budget = inputs.budget;
         let peeling = (self.chunking, self.calibration);
         let schedule = plan.sizes.constant(plan.eta, plan.lambda);
         let iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
         let k = plan.k;
         // Descent direction −(⟨x̃, w⟩ − ỹ) with ỹ the response shrunk at K.
         let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-k, k));
-        let run = iht.run_clipped(problem.data, budget, k, weight, rng, observer)?;
+        let run = iht.run_clipped(inputs, k, weight)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);
         if self.preset == Preset::Theory {

@@ -720,31 +720,21 @@ fn check_theta(theta: f64, key: &str) -> Result<(), FitError> {
 }
 
 impl PrivateAlgorithm for L1RegressionExpMech {
-    fn name(&self) -> &'static str {
-        NAME
-    }
     /// `approx`: the floating-point Gumbel-max sampler is ε-DP up to an additive δ
-    /// (issue 20, item 3); `none` for the uncertified `mcmc`.
-    fn privacy_model(&self) -> PrivacyModel {
-        match self.net {
+    /// (issue 20, item 3); `none` for the uncertified `mcmc`. Reads the features only
+    /// through the kernel's `Dataset::block`.
+    fn identity(&self) -> Identity {
+        let model = match self.net {
             NetKind::Mcmc => PrivacyModel::None,
             _ => PrivacyModel::Approx,
-        }
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through the kernel's Dataset::block
+        };
+        Identity::mapped(NAME, model)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         self.plan(problem, budget).map(|_| ())
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        // `plan` performs every check of `validate`.
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let plan = self.plan(problem, &budget)?;
         let data = problem.data;
         let domain = problem.domain;
@@ -891,13 +881,9 @@ impl PrivateAlgorithm for L1RegressionExpMech {
             noise_scale: temperature,
             epsilon_spent: ledger.spent().0,
         }];
-        Ok(FitReport {
-            weights,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(self.privacy_model()),
-            hyperparameters: h,
-            trace,
-            notes,
-        })
+        let privacy = ledger.summary(self.privacy_model());
+        Ok(FitReport::fixed_iterations(
+            weights, privacy, h, trace, notes,
+        ))
     }
 }

@@ -600,18 +600,12 @@ fn run(
 }
 
 impl PrivateAlgorithm for NoisyMirrorDescent {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through mean_gradient_of / SecondMoments::of
+    /// Reads the features only through mean_gradient_of / SecondMoments::of.
+    fn identity(&self) -> Identity {
+        Identity::mapped(NAME, PrivacyModel::Approx)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
-        check_problem(self, problem, budget, LOSSES, DOMAINS)?;
-        check_bound(NAME, self.bound)?;
+        check_bounded_problem(self, problem, budget, (LOSSES, DOMAINS), self.bound)?;
         if !(self.lambda.is_finite() && self.lambda >= 0.0) {
             return Err(Self::bad("lambda", "expected a number >= 0"));
         }
@@ -633,14 +627,8 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
         self.mirror_map(problem.domain)?;
         Ok(())
     }
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let plan = self.plan(problem, &budget)?;
         let mut mirror = self.mirror_map(problem.domain)?;
         let (n, d) = (problem.data.n(), problem.data.d());
@@ -705,14 +693,10 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
             Gradients::Passes(_) => "off",
         };
         hp(&mut h, "suffstats", path);
-        Ok(FitReport {
-            weights: w,
-            status: FitStatus::MaxIterations,
-            privacy: ledger.summary(PrivacyModel::Approx),
-            hyperparameters: h,
-            trace,
-            notes: plan.notes,
-        })
+        let privacy = ledger.summary(PrivacyModel::Approx);
+        Ok(FitReport::fixed_iterations(
+            w, privacy, h, trace, plan.notes,
+        ))
     }
 }
 

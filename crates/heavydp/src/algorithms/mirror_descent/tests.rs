@@ -8,7 +8,7 @@ use crate::constraints::{
 };
 use crate::linalg::{dot, norm1, norm_inf};
 use crate::loss::mean_gradient;
-use crate::test_support::{bounded_data, sparse_ball, FitSeeded};
+use crate::test_support::{bounded_data, params, refusal, sparse_ball, FitSeeded};
 use proptest::prelude::*;
 
 fn plan(
@@ -1061,20 +1061,16 @@ fn rejects_bad_configurations() {
         v(&NoisyMirrorDescent::default(), LossKind::Squared, &l2, &b),
         Err(FitError::BoundRequired { .. })
     ));
-    let mut m = ParamMap::new();
-    assert!(matches!(
-        NoisyMirrorDescent::from_params(&m),
-        Err(FitError::BoundRequired { .. })
-    ));
-    m.insert("bound".into(), "1".into());
+    let e = refusal(NoisyMirrorDescent::from_params, &[]);
+    assert!(matches!(e, FitError::BoundRequired { .. }));
+    let m = params(&[("bound", "1")]);
     assert_eq!(NoisyMirrorDescent::from_params(&m).unwrap(), mdb(None));
     // unknown parameter
-    let mut u = m.clone();
-    u.insert("fw_step".into(), "paper".into());
-    assert!(matches!(
-        NoisyMirrorDescent::from_params(&u),
-        Err(FitError::UnknownParameter { .. })
-    ));
+    let e = refusal(
+        NoisyMirrorDescent::from_params,
+        &[("bound", "1"), ("fw_step", "paper")],
+    );
+    assert!(matches!(e, FitError::UnknownParameter { .. }));
     // malformed values
     for (k, val) in [
         ("bound", "0"),

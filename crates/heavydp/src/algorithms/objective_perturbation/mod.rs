@@ -311,14 +311,9 @@ impl ObjectivePerturbation {
 }
 
 impl PrivateAlgorithm for ObjectivePerturbation {
-    fn name(&self) -> &'static str {
-        NAME
-    }
-    fn privacy_model(&self) -> PrivacyModel {
-        PrivacyModel::Approx
-    }
-    fn reads_mapped_features(&self) -> bool {
-        true // only through the solver's mean_gradient_of / SecondMoments::of
+    /// Reads the features only through the solver's mean_gradient_of / SecondMoments::of.
+    fn identity(&self) -> Identity {
+        Identity::mapped(NAME, PrivacyModel::Approx)
     }
     fn validate(&self, problem: &Problem, budget: &Budget) -> Result<(), FitError> {
         if !LOSSES.contains(&problem.loss.name()) || !crate::loss::Loss::is_c2(&problem.loss) {
@@ -331,8 +326,7 @@ impl PrivateAlgorithm for ObjectivePerturbation {
                 ),
             });
         }
-        check_problem(self, problem, budget, LOSSES, DOMAINS)?;
-        check_bound(NAME, self.bound)?;
+        check_bounded_problem(self, problem, budget, (LOSSES, DOMAINS), self.bound)?;
         if !(self.mu0.is_finite() && self.mu0 >= 0.0) {
             return Err(FitError::BadParameter {
                 algorithm: NAME,
@@ -366,14 +360,8 @@ impl PrivateAlgorithm for ObjectivePerturbation {
         Ok(())
     }
 
-    fn fit(
-        &self,
-        problem: &Problem,
-        budget: Budget,
-        rng: &mut dyn RngCore,
-        observer: &mut dyn Observer,
-    ) -> Result<FitReport, FitError> {
-        self.validate(problem, &budget)?;
+    fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let (problem, budget, rng, observer) = inputs.parts();
         let plan = self.plan(problem, &budget);
         let private = !budget.is_non_private();
         let d = problem.data.d();

@@ -8,7 +8,9 @@ use crate::constraints::{L1Ball, L2Ball, Simplex, VertexPolytope};
 use crate::linalg::gram_matrix_clipped;
 use crate::loss::Loss;
 use crate::noise::rng_from_seed;
-use crate::test_support::{bounded_data, logistic_data, sparse_ball, FitSeeded};
+use crate::test_support::{
+    bounded_data, logistic_data, max_abs_diff, params, refusal, sparse_ball, FitSeeded,
+};
 use rand::Rng;
 
 fn op(bound: f64) -> ObjectivePerturbation {
@@ -45,9 +47,11 @@ fn solve_linear(mut a: Vec<f64>, mut b: Vec<f64>) -> Vec<f64> {
     x
 }
 
-/// Unconstrained minimiser of the perturbed squared-loss objective by the normal equations
-/// (2G + (ζ + μ₀)I)θ = 2c − b + ζθ₀, with G and c summed naively.
-fn least_squares_reference(
+/// Unconstrained minimiser of the solver's perturbed objective: for the squared loss by
+/// the normal equations (2G + (ζ + μ₀)I)θ = 2c − b + ζθ₀, with G and c summed naively; for
+/// the logistic loss by Newton's method.
+fn perturbed_reference(
+    loss: &LossKind,
     data: &Dataset,
     b: &[f64],
     zeta: f64,
@@ -55,33 +59,29 @@ fn least_squares_reference(
     mu0: f64,
 ) -> Vec<f64> {
     let (n, d) = (data.n(), data.d());
-    let mut a = vec![0.0; d * d];
-    let mut rhs = vec![0.0; d];
-    for i in 0..n {
-        let x = data.row(i);
-        for j in 0..d {
-            for k in 0..d {
-                a[j * d + k] += 2.0 * x[j] * x[k] / n as f64;
+    if *loss == LossKind::Squared {
+        let mut a = vec![0.0; d * d];
+        let mut rhs = vec![0.0; d];
+        for i in 0..n {
+            let x = data.row(i);
+            for j in 0..d {
+                for k in 0..d {
+                    a[j * d + k] += 2.0 * x[j] * x[k] / n as f64;
+                }
+                rhs[j] += 2.0 * x[j] * data.y()[i] / n as f64;
             }
-            rhs[j] += 2.0 * x[j] * data.y()[i] / n as f64;
         }
+        for j in 0..d {
+            a[j * d + j] += zeta + mu0;
+            rhs[j] += -b[j] + zeta * theta0[j];
+        }
+        return solve_linear(a, rhs);
     }
-    for j in 0..d {
-        a[j * d + j] += zeta + mu0;
-        rhs[j] += -b[j] + zeta * theta0[j];
-    }
-    solve_linear(a, rhs)
-}
-
-/// Unconstrained minimiser of the perturbed logistic objective by Newton's method.
-fn logistic_newton_reference(
-    data: &Dataset,
-    b: &[f64],
-    zeta: f64,
-    theta0: &[f64],
-    mu0: f64,
-) -> Vec<f64> {
-    let (n, d) = (data.n(), data.d());
+    assert_eq!(
+        *loss,
+        LossKind::Logistic,
+        "a reference for squared or logistic"
+    );
     let l = LossKind::Logistic;
     let mut th = vec![0.0; d];
     for _ in 0..50 {
@@ -120,13 +120,6 @@ fn fw_gap(erm: &PerturbedErm, theta: &[f64]) -> f64 {
     let mut s = vec![0.0; theta.len()];
     erm.domain.lmo(&g, &mut s);
     crate::linalg::dot(&g, theta) - crate::linalg::dot(&g, &s)
-}
-
-fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
 }
 
 fn polytope(d: usize, k: usize, seed: u64) -> VertexPolytope {
@@ -375,10 +368,7 @@ fn solver_reaches_tolerance_and_matches_references() {
                 out.gradient_mapping
             );
             assert!(out.gradient_mapping <= 1e-10);
-            let reference = match loss {
-                LossKind::Squared => least_squares_reference(data, &b, z, &theta0, mu0),
-                _ => logistic_newton_reference(data, &b, z, &theta0, mu0),
-            };
+            let reference = perturbed_reference(&loss, data, &b, z, &theta0, mu0);
             let err = max_abs_diff(&out.theta, &reference);
             assert!(
                 err < 1e-8,
@@ -512,12 +502,7 @@ fn epsilon_infinity_is_the_nonprivate_erm() {
                 assert_eq!(r.weights, r2.weights);
                 if inactive {
                     assert!(crate::linalg::norm2(&r.weights) < 0.9 * big.radius);
-                    let reference = match loss {
-                        LossKind::Squared => {
-                            least_squares_reference(data, &zeros, 0.0, &theta0, mu0)
-                        }
-                        _ => logistic_newton_reference(data, &zeros, 0.0, &theta0, mu0),
-                    };
+                    let reference = perturbed_reference(&loss, data, &zeros, 0.0, &theta0, mu0);
                     let err = max_abs_diff(&r.weights, &reference);
                     assert!(err < 1e-8, "{loss:?} mu0={mu0}: {err}");
                 } else {
@@ -682,44 +667,35 @@ fn rejects_bad_configurations() {
         Err(FitError::BoundRequired { .. })
     ));
     // Parameters.
-    let mut m = ParamMap::new();
+    let parse = ObjectivePerturbation::from_params;
     assert!(matches!(
-        ObjectivePerturbation::from_params(&m),
-        Err(FitError::BoundRequired { .. })
+        refusal(parse, &[]),
+        FitError::BoundRequired { .. }
     ));
-    m.insert("bound".into(), "1".into());
-    let ok = ObjectivePerturbation::from_params(&m).unwrap();
+    let ok = parse(&params(&[("bound", "1")])).unwrap();
     assert_eq!(ok, op(1.0));
-    m.insert("eta".into(), "1".into());
-    assert!(matches!(
-        ObjectivePerturbation::from_params(&m),
-        Err(FitError::UnknownParameter { .. })
-    ));
-    m.remove("eta");
-    m.insert("calibration".into(), "kst".into());
-    assert!(matches!(
-        ObjectivePerturbation::from_params(&m),
-        Err(FitError::BadParameter { .. })
-    ));
-    m.insert("calibration".into(), "paper".into());
-    m.insert("mu0".into(), "0.5".into());
-    m.insert("max_iter".into(), "100".into());
-    let a2 = ObjectivePerturbation::from_params(&m).unwrap();
+    let e = refusal(parse, &[("bound", "1"), ("eta", "1")]);
+    assert!(matches!(e, FitError::UnknownParameter { .. }));
+    let e = refusal(parse, &[("bound", "1"), ("calibration", "kst")]);
+    assert!(matches!(e, FitError::BadParameter { .. }));
+    // calibration=paper with the given mu0 and max_iter.
+    let paper = |mu0: &'static str, max_iter: &'static str| {
+        [
+            ("bound", "1"),
+            ("calibration", "paper"),
+            ("mu0", mu0),
+            ("max_iter", max_iter),
+        ]
+    };
+    let a2 = parse(&params(&paper("0.5", "100"))).unwrap();
     assert_eq!(
         (a2.calibration, a2.mu0, a2.max_iter),
         (OpCalibration::Paper, 0.5, 100)
     );
-    m.insert("mu0".into(), "-1".into());
-    assert!(matches!(
-        ObjectivePerturbation::from_params(&m),
-        Err(FitError::BadParameter { .. })
-    ));
-    m.insert("mu0".into(), "0".into());
-    m.insert("max_iter".into(), "0".into());
-    assert!(matches!(
-        ObjectivePerturbation::from_params(&m),
-        Err(FitError::BadParameter { .. })
-    ));
+    let e = refusal(parse, &paper("-1", "100"));
+    assert!(matches!(e, FitError::BadParameter { .. }));
+    let e = refusal(parse, &paper("0", "0"));
+    assert!(matches!(e, FitError::BadParameter { .. }));
     // Registry path.
     let mut m = ParamMap::new();
     m.insert("bound".into(), "2".into());
