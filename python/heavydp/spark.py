@@ -42,7 +42,14 @@ def _numeric_type(dt):
     return isinstance(dt, T.NumericType)
 
 
-def _validated_frame(df, target, features, id_col):
+#: The CLI's message for a logistic target with another value (``LossError::BadLabel``).
+_BAD_LABEL = (
+    "logistic loss needs labels in {-1, +1} or {0, 1}: the target column holds another value"
+    " (recode it to 0/1 or -1/+1)"
+)
+
+
+def _validated_frame(df, target, features, id_col, labels=False):
     """The (features + target + id) DataFrame of doubles, with the CLI's checks."""
     from pyspark.sql import functions as F
 
@@ -82,6 +89,9 @@ def _validated_frame(df, target, features, id_col):
                 f"nonfinite:{c}"
             )
         )
+    if labels:
+        yc = F.col(target).cast("double")
+        checks.append(F.sum(F.when(~yc.isin(0.0, 1.0, -1.0), 1).otherwise(0)).alias("bad_labels"))
     checks.append(F.count(F.lit(1)).alias("n"))
     if id_col is not None:
         idc = F.col(id_col)
@@ -100,6 +110,8 @@ def _validated_frame(df, target, features, id_col):
             raise ValueError(f"{_PATH}: column '{c}': not a number (a value is null)")
         if row[f"nonfinite:{c}"]:
             raise ValueError(f"{_PATH}: column '{c}': NaN or infinite values are not allowed")
+    if labels and row["bad_labels"]:
+        raise ValueError(f"{target}: {_BAD_LABEL}")
     if id_col is not None and not (
         row["id_null"] == 0
         and row["id_min"] == 0
@@ -188,14 +200,16 @@ def _make_pass(frame, features, target, d):
 def fit(
     df,
     target="y",
-    algorithm="clipped-gd",
+    algorithm="auto",
     epsilon=1.0,
     delta=None,
     loss=None,
     domain=None,
     radius=None,
     sparsity=None,
-    scale="none",
+    fit_intercept=True,
+    scale="private",
+    preprocess_share=None,
     random_state=None,
     params=None,
     id_col=None,
@@ -205,21 +219,25 @@ def fit(
 ):
     """A private fit of a PySpark DataFrame (``heavydp fit`` on Spark).
 
+    The defaults are :class:`heavydp.PrivateRegressor`'s: ``algorithm="auto"``, private
+    scaling and a private intercept, each learned by passes over the DataFrame (grid
+    histograms and row sums; ``docs/distributed.md``) with the in-memory mechanisms, so
+    the same seed releases the same values as the in-memory fit.
+
     Parameters
     ----------
     df : pyspark.sql.DataFrame
         The records, one per row: numeric feature columns and the target.
     target : str, default "y"
-        The response column.
-    algorithm : {"clipped-gd", "ht-frank-wolfe", "dp-iht-huber"}
-        The algorithms whose data passes are row sums.
-    epsilon, delta, loss, domain, radius, sparsity, random_state, params, budget
-        As for :class:`heavydp.PrivateRegressor` (the CLI's flags). The chunked algorithms
-        use ``chunking=keyed`` (the default here; other chunkings are refused).
-    scale : {"none"} or "public:FILE.json", default "none"
-        Public column scaling, applied by the executors. ``"private"`` is not available on
-        Spark (its private quantiles are not a row sum), nor is a private intercept: the
-        model has no intercept (centre the data, or give public centres in the file).
+        The response column (0/1 or -1/+1 labels for ``loss="logistic"``).
+    algorithm : {"auto", "clipped-gd", "ht-frank-wolfe", "dp-iht-huber", "intercept-only"}
+        The algorithms whose data passes are row sums; ``auto`` is the in-memory rule
+        (it picks ``clipped-gd`` or ``intercept-only``).
+    epsilon, delta, loss, domain, radius, sparsity, fit_intercept, scale,
+    preprocess_share, random_state, params, budget
+        As for :class:`heavydp.PrivateRegressor` (the CLI's flags). ``loss="logistic"``
+        returns a :class:`heavydp.PrivateClassifier` (classes 0 and 1). The chunked
+        algorithms use ``chunking=keyed`` (the default here; other chunkings are refused).
     id_col : str or None
         A column holding each of 0..n-1 exactly once: the stable row id that decides
         chunk membership (checked). None: ids are given by ``zipWithIndex`` in the
@@ -228,17 +246,20 @@ def fit(
     features : list of str or None
         The feature columns (None: every column but the target and the id column).
     persist : bool, default True
-        Persist the prepared DataFrame (MEMORY_AND_DISK) across the T passes.
+        Persist the prepared DataFrame (MEMORY_AND_DISK) across the passes.
 
     Returns
     -------
-    PrivateRegressor, fitted (``coef_``, ``privacy_``, ``model_``, ``predict``, ``save``).
+    PrivateRegressor (PrivateClassifier for the logistic loss), fitted (``coef_``,
+    ``intercept_``, ``privacy_``, ``model_``, ``predict``, ``save``).
     """
     from pyspark import StorageLevel
 
-    if algorithm not in ALGORITHMS:
+    from ._estimators import PrivateClassifier
+
+    if algorithm not in ALGORITHMS + ("auto", "intercept-only"):
         raise ValueError(
-            f"--algorithm {algorithm}: a distributed fit supports {', '.join(ALGORITHMS)} (their data passes are row sums)"
+            f"--algorithm {algorithm}: a distributed fit supports {', '.join(ALGORITHMS)}, intercept-only and auto (their data passes are row sums)"
         )
     if not isinstance(scale, str):
         raise TypeError(f"scale must be a string; got {type(scale).__name__}")
@@ -250,7 +271,8 @@ def fit(
             raise ValueError(
                 f"{algorithm}: a Spark fit needs chunking=keyed (chunk membership computed per row from the row id); got chunking={chunking}"
             )
-    est = PrivateRegressor(
+    logistic = loss == "logistic"
+    est = (PrivateClassifier if logistic else PrivateRegressor)(
         algorithm=algorithm,
         epsilon=epsilon,
         delta=delta,
@@ -258,23 +280,17 @@ def fit(
         domain=domain,
         radius=radius,
         sparsity=sparsity,
-        fit_intercept=False,
+        fit_intercept=fit_intercept,
         scale=scale,
+        preprocess_share=preprocess_share,
         random_state=random_state,
         params=params,
         budget=budget,
     )
     opts = est._options()
-    opts.pop("intercept")
-    opts.pop("preprocess_share")
-    # the CLI's checks of names and flags come before the data (private scaling and
-    # intercept are refused by the core with their own messages)
-    _core.precheck(intercept="none", **opts)
-    if scale == "private":
-        raise ValueError(
-            "--scale private is not available for a distributed fit (its private quantiles are not a row sum): use --scale none or --scale public:FILE"
-        )
-    frame, names, n = _validated_frame(df, str(target), features, id_col)
+    # the CLI's checks of names and flags come before the data
+    _core.precheck(**opts)
+    frame, names, n = _validated_frame(df, str(target), features, id_col, logistic)
     if persist:
         frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
     try:
@@ -295,5 +311,6 @@ def fit(
     est._set_model(text, list(messages))
     est._names = list(names)
     est.feature_names_in_ = np.asarray(names, dtype=object)
+    if logistic:
+        est.classes_ = np.array([0, 1])
     return est
-

@@ -518,15 +518,17 @@ fn batch_sum<'py>(
 }
 
 /// A distributed fit (`heavydp.spark.fit`): the whole private fit of [`fit`] on n
-/// external rows of d features, whose every data pass is one call of
-/// `pass_fn(request_json, w)` returning (partial sums of shape (k·d,), rows read) in a
-/// fixed order (it runs one Spark job; the GIL is taken for the call). Noise,
+/// external rows of d features, whose every data pass (the private scaling's
+/// histograms, the algorithm's sums, the intercept's) is one call of
+/// `pass_fn(request_json, w)` returning (the batches' partial results concatenated,
+/// rows read) in a fixed order (it runs one Spark job; the GIL is taken for the call). Noise,
 /// mechanisms, the ledger and the model file are the core's, as in [`fit`].
 /// Returns (model JSON, notes).
 #[pyfunction]
 #[pyo3(signature = (n, d, feature_names, target, pass_fn, algorithm, epsilon, delta=None,
     loss=None, domain=None, radius=None, sparsity=None, params=BTreeMap::new(),
-    scale="none", seed=None, budget=None, release="fit"))]
+    intercept="private", scale="private", preprocess_share=None, seed=None, budget=None,
+    release="fit"))]
 #[allow(clippy::too_many_arguments)]
 fn fit_distributed(
     py: Python<'_>,
@@ -543,13 +545,25 @@ fn fit_distributed(
     radius: Option<f64>,
     sparsity: Option<usize>,
     params: BTreeMap<String, String>,
+    intercept: &str,
     scale: &str,
+    preprocess_share: Option<f64>,
     seed: Option<u64>,
     budget: Option<&Bound<'_, PyBudget>>,
     release: &str,
 ) -> PyResult<(String, Vec<String>)> {
     let opts = fit_options(
-        algorithm, epsilon, delta, loss, domain, radius, sparsity, params, "none", scale, None,
+        algorithm,
+        epsilon,
+        delta,
+        loss,
+        domain,
+        radius,
+        sparsity,
+        params,
+        intercept,
+        scale,
+        preprocess_share,
         seed,
     )
     .map_err(value_error)?;
