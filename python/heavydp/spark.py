@@ -1,28 +1,31 @@
 """heavydp on Apache Spark: private fits of a PySpark DataFrame (``pip install heavydp[spark]``).
 
-:func:`fit` runs ``clipped-gd``, ``ht-frank-wolfe`` or ``dp-iht-huber`` on a DataFrame
-that need not fit on one machine. What runs where (``docs/distributed.md``):
+:func:`fit` runs ``clipped-gd``, ``ht-frank-wolfe``, ``dp-iht-huber``, ``intercept-only``
+or ``auto`` on a DataFrame that need not fit on one machine, with the estimators'
+defaults (private scaling, private intercept). What runs where (``docs/distributed.md``):
 
 * the driver runs the whole private fit in the Rust core -- the plan, the noise, the
-  mechanisms, the privacy ledger and the model file, exactly as an in-memory fit;
-* every data pass of the algorithm (one per iteration) is one Spark job: the iterate w
-  is broadcast, each executor runs the Rust kernel (``heavydp._core.batch_sum``) on its
-  Arrow batches (``mapInArrow``; the float64 columns are read in place) and returns one
-  d-vector and one row count per batch; the driver adds them in a fixed order
+  mechanisms, the privacy ledger and the model file, by the in-memory fit's code;
+* every data pass is one Spark job: the private scaling's grid histograms, the
+  algorithm's per-iteration sums, the intercept's sums. The iterate w is broadcast,
+  each executor runs the Rust kernel (``heavydp._core.batch_sum``) on its Arrow batches
+  (``mapInArrow``; the float64 columns are read in place) and returns one partial
+  result and one row count per batch; the driver adds them in a fixed order
   (partition, batch). Rows never leave the executors.
 
 Chunk membership (``ht-frank-wolfe``, ``dp-iht-huber``) is ``chunking=keyed``: a keyed
 permutation of the row ids 0..n-1, its key drawn from the fit's noise generator,
 evaluated per row on the executors -- a public function of the row id, never of the
 values. With the same ``random_state`` an in-memory fit with ``params={"chunking":
-"keyed"}`` on the rows in id order releases the same values, up to the reassociation
-of the sums (relative differences of the order of 1e-12 in the weights).
+"keyed"}`` on the rows in id order releases the same values: the scales exactly
+(integer counts), the weights and intercept up to the reassociation of the sums
+(relative differences of the order of 1e-12).
 """
 
 import numpy as np
 
 from . import _core
-from ._estimators import PrivateRegressor, _check_budget, _params_to_str, _seed_of
+from ._estimators import PrivateRegressor, _check_budget, _seed_of
 
 __all__ = ["fit", "ALGORITHMS"]
 

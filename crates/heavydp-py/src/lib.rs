@@ -334,41 +334,67 @@ fn fit_options(
     Ok(opts)
 }
 
-/// Checks the options without data (the CLI's checks before reading a file).
-#[pyfunction]
-#[pyo3(signature = (algorithm, epsilon, delta=None, loss=None, domain=None, radius=None,
-    sparsity=None, params=BTreeMap::new(), intercept="private", scale="private",
-    preprocess_share=None))]
-#[allow(clippy::too_many_arguments)]
-fn precheck(
-    algorithm: &str,
+/// The fit's options as keyword arguments with the CLI's meaning (the dict of
+/// `_PrivateBase._options`); a missing key takes the CLI's default.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct OptionArgs {
+    algorithm: String,
     epsilon: f64,
+    #[pyo3(default)]
     delta: Option<f64>,
+    #[pyo3(default)]
     loss: Option<String>,
+    #[pyo3(default)]
     domain: Option<String>,
+    #[pyo3(default)]
     radius: Option<f64>,
+    #[pyo3(default)]
     sparsity: Option<usize>,
+    #[pyo3(default)]
     params: BTreeMap<String, String>,
-    intercept: &str,
-    scale: &str,
+    #[pyo3(default = "private".to_string())]
+    intercept: String,
+    #[pyo3(default = "private".to_string())]
+    scale: String,
+    #[pyo3(default)]
     preprocess_share: Option<f64>,
-) -> PyResult<()> {
-    fit_options(
-        algorithm,
-        epsilon,
-        delta,
-        loss,
-        domain,
-        radius,
-        sparsity,
-        params,
-        intercept,
-        scale,
-        preprocess_share,
-        None,
-    )
-    .map(|_| ())
-    .map_err(value_error)
+}
+
+impl OptionArgs {
+    /// The options of the keyword arguments `kw`, with the CLI's checks ([`fit_options`]).
+    fn parse(
+        kw: Option<&Bound<'_, pyo3::types::PyDict>>,
+        seed: Option<u64>,
+    ) -> PyResult<FitOptions> {
+        let kw = kw.ok_or_else(|| PyTypeError::new_err("algorithm and epsilon are required"))?;
+        let a: OptionArgs = kw.extract()?;
+        fit_options(
+            &a.algorithm,
+            a.epsilon,
+            a.delta,
+            a.loss,
+            a.domain,
+            a.radius,
+            a.sparsity,
+            a.params,
+            &a.intercept,
+            &a.scale,
+            a.preprocess_share,
+            seed,
+        )
+        .map_err(value_error)
+    }
+}
+
+/// Checks the options without data (the CLI's checks before reading a file): keyword
+/// arguments `algorithm`, `epsilon`, `delta`, `loss`, `domain`, `radius`, `sparsity`,
+/// `params`, `intercept` (default "private"), `scale` (default "private"),
+/// `preprocess_share`.
+#[pyfunction]
+#[pyo3(signature = (**options))]
+fn precheck(options: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<()> {
+    OptionArgs::parse(options, None).map(|_| ())
 }
 
 /// The whole private fit (`heavydp fit`). Returns (model JSON, notes). `x` must be a
@@ -523,12 +549,10 @@ fn batch_sum<'py>(
 /// `pass_fn(request_json, w)` returning (the batches' partial results concatenated,
 /// rows read) in a fixed order (it runs one Spark job; the GIL is taken for the call). Noise,
 /// mechanisms, the ledger and the model file are the core's, as in [`fit`].
-/// Returns (model JSON, notes).
+/// Returns (model JSON, notes). The options are [`precheck`]'s keyword arguments.
 #[pyfunction]
-#[pyo3(signature = (n, d, feature_names, target, pass_fn, algorithm, epsilon, delta=None,
-    loss=None, domain=None, radius=None, sparsity=None, params=BTreeMap::new(),
-    intercept="private", scale="private", preprocess_share=None, seed=None, budget=None,
-    release="fit"))]
+#[pyo3(signature = (n, d, feature_names, target, pass_fn, seed=None, budget=None,
+    release="fit", **options))]
 #[allow(clippy::too_many_arguments)]
 fn fit_distributed(
     py: Python<'_>,
@@ -537,36 +561,13 @@ fn fit_distributed(
     feature_names: Vec<String>,
     target: String,
     pass_fn: Py<PyAny>,
-    algorithm: &str,
-    epsilon: f64,
-    delta: Option<f64>,
-    loss: Option<String>,
-    domain: Option<String>,
-    radius: Option<f64>,
-    sparsity: Option<usize>,
-    params: BTreeMap<String, String>,
-    intercept: &str,
-    scale: &str,
-    preprocess_share: Option<f64>,
     seed: Option<u64>,
     budget: Option<&Bound<'_, PyBudget>>,
     release: &str,
+    options: Option<&Bound<'_, pyo3::types::PyDict>>,
 ) -> PyResult<(String, Vec<String>)> {
-    let opts = fit_options(
-        algorithm,
-        epsilon,
-        delta,
-        loss,
-        domain,
-        radius,
-        sparsity,
-        params,
-        intercept,
-        scale,
-        preprocess_share,
-        seed,
-    )
-    .map_err(value_error)?;
+    let opts = OptionArgs::parse(options, seed)?;
+    let epsilon = opts.epsilon;
     let ds = Dataset::remote(n, d, feature_names, target).map_err(value_error)?;
     if let Some(b) = budget {
         // Charge the whole (ε, δ) the fit may spend, before it touches the data.

@@ -513,10 +513,19 @@ fn external_pipeline_equals_the_in_memory_fit() {
         (&reg, opts("ht-frank-wolfe", &keyed)),
         (&reg, opts("intercept-only", &|_| {})),
         (&reg, opts("auto", &|o| o.epsilon = 0.002)),
-        (&cls, opts("clipped-gd", &|o| o.loss = Some("logistic".into()))),
-        (&cls, opts("intercept-only", &|o| o.loss = Some("logistic".into()))),
+        (
+            &cls,
+            opts("clipped-gd", &|o| o.loss = Some("logistic".into())),
+        ),
+        (
+            &cls,
+            opts("intercept-only", &|o| o.loss = Some("logistic".into())),
+        ),
         // absolute loss: the intercept is the private median of the residuals
-        (&reg, opts("clipped-gd", &|o| o.loss = Some("absolute".into()))),
+        (
+            &reg,
+            opts("clipped-gd", &|o| o.loss = Some("absolute".into())),
+        ),
         (&reg, opts("clipped-gd", &|o| o.scale = ScaleMode::None)),
     ];
     for (data, o) in cases {
@@ -524,26 +533,40 @@ fn external_pipeline_equals_the_in_memory_fit() {
         let want = pipeline::fit(data.clone(), &o, &mut rng_from_seed(7), &mut NoObserver)
             .unwrap()
             .model;
-        let remote =
-            Dataset::remote(n, d, data.feature_names().to_vec(), "y".into()).unwrap();
+        let remote = Dataset::remote(n, d, data.feature_names().to_vec(), "y".into()).unwrap();
         let mut ext = ExternalRowSums::new(n, d, batched_pass(data));
-        let got = pipeline::fit_external(remote, &o, &mut ext, &mut rng_from_seed(7), &mut NoObserver)
-            .unwrap()
-            .model;
+        let got =
+            pipeline::fit_external(remote, &o, &mut ext, &mut rng_from_seed(7), &mut NoObserver)
+                .unwrap()
+                .model;
         assert_eq!(got.privacy, want.privacy, "{what}");
         assert_eq!(got.hyperparameters, want.hyperparameters, "{what}");
         assert_eq!(got.selected, want.selected, "{what}");
         let (gp, wp) = (got.preprocessing.unwrap(), want.preprocessing.unwrap());
-        for key in ["centres", "scales", "target_centre", "target_scale", "intercept_method"] {
+        for key in [
+            "centres",
+            "scales",
+            "target_centre",
+            "target_scale",
+            "intercept_method",
+        ] {
             assert_eq!(gp.get(key), wp.get(key), "{what}: {key}");
         }
         let tol = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + b.abs());
         assert!(
-            got.weights.iter().zip(&want.weights).all(|(a, b)| tol(*a, *b)),
+            got.weights
+                .iter()
+                .zip(&want.weights)
+                .all(|(a, b)| tol(*a, *b)),
             "{what}: {:?} vs {:?}",
             got.weights,
             want.weights
         );
-        assert!(tol(got.intercept, want.intercept), "{what}: {} vs {}", got.intercept, want.intercept);
+        assert!(
+            tol(got.intercept, want.intercept),
+            "{what}: {} vs {}",
+            got.intercept,
+            want.intercept
+        );
     }
 }

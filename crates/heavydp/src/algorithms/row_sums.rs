@@ -614,7 +614,9 @@ impl<'a> ExternalRowSums<'a> {
     ) -> Result<(), PreprocessError> {
         let kernel = Kernel::ColumnHistogram { first, count, map };
         let w = vec![0.0; self.d];
-        let cells = self.reduce_all(kernel, None, &w).map_err(PreprocessError::Pass)?;
+        let cells = self
+            .reduce_all(kernel, None, &w)
+            .map_err(PreprocessError::Pass)?;
         let per = map.cells();
         let hists = cells
             .chunks_exact(per)
@@ -709,9 +711,7 @@ impl ScalingSource for ExternalRowSums<'_> {
         column: usize,
         map: StageMap,
     ) -> Result<Box<dyn RankCounts + '_>, PreprocessError> {
-        let cached = |h: &Option<(usize, StageMap, Vec<GridHistogram>)>| {
-            matches!(h, Some((first, m, v)) if *m == map && column >= *first && column - first < v.len())
-        };
+        let cached = |h: &Option<(usize, StageMap, Vec<GridHistogram>)>| matches!(h, Some((first, m, v)) if *m == map && column >= *first && column - first < v.len());
         if !cached(&self.histograms) {
             self.fetch_histograms(column, 1, map)?;
         }

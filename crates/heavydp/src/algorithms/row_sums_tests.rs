@@ -326,7 +326,9 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
         };
         let values = |g: &dyn Fn(usize) -> f64, len: usize| (0..len).map(g).collect();
         match map {
-            StageMap::SignedOctave => values(&|i| SignedOctaveGrid.value(i), SignedOctaveGrid.len()),
+            StageMap::SignedOctave => {
+                values(&|i| SignedOctaveGrid.value(i), SignedOctaveGrid.len())
+            }
             StageMap::SpreadOctave { .. } => values(&|i| OctaveGrid.value(i), OctaveGrid.len()),
             StageMap::Snap { half_width } | StageMap::Shift { half_width, .. } => {
                 let g = lin(half_width);
@@ -341,12 +343,19 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
             let values = grid_values(map);
             let a: Vec<(usize, usize)> = {
                 let c = local.counts(j, map).unwrap();
-                values.iter().enumerate().map(|(i, g)| c.ranks(i, *g)).collect()
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, g)| c.ranks(i, *g))
+                    .collect()
             };
             let c = ext.counts(j, map).unwrap();
             assert_eq!(c.len(), n);
-            let b: Vec<(usize, usize)> =
-                values.iter().enumerate().map(|(i, g)| c.ranks(i, *g)).collect();
+            let b: Vec<(usize, usize)> = values
+                .iter()
+                .enumerate()
+                .map(|(i, g)| c.ranks(i, *g))
+                .collect();
             assert_eq!(a, b, "column {j}, {map:?}");
         }
     }
@@ -361,8 +370,8 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
         &mut rng_from_seed(4),
     )
     .unwrap();
-    let got = private_quartiles_of(&mut ext, &features, Some(d), budget, &mut rng_from_seed(4))
-        .unwrap();
+    let got =
+        private_quartiles_of(&mut ext, &features, Some(d), budget, &mut rng_from_seed(4)).unwrap();
     assert_eq!(format!("{got:?}"), format!("{want:?}"));
     // the intercept's sums at some weights (no standardisation here)
     let w: Vec<f64> = (0..d).map(|j| 0.3 - 0.2 * j as f64).collect();
@@ -375,16 +384,28 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
         far.clipped_residual_sum(1.5).unwrap(),
     );
     assert!((a - b).abs() <= 1e-9 * (1.0 + a.abs()), "{a} vs {b}");
-    let (a, b) = (mem.logistic_scores().unwrap(), far.logistic_scores().unwrap());
+    let (a, b) = (
+        mem.logistic_scores().unwrap(),
+        far.logistic_scores().unwrap(),
+    );
     assert_eq!(a.len(), 513);
-    assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= 1e-9 * (1.0 + x.abs())));
+    assert!(a
+        .iter()
+        .zip(&b)
+        .all(|(x, y)| (x - y).abs() <= 1e-9 * (1.0 + x.abs())));
     assert_eq!(mem.positives().unwrap(), far.positives().unwrap());
     let grid = crate::preprocess::quantile::PublicGrid;
     let ra: Vec<(usize, usize)> = {
         let c = mem.residual_counts().unwrap();
-        (0..grid.len()).step_by(7).map(|i| c.ranks(i, grid.value(i))).collect()
+        (0..grid.len())
+            .step_by(7)
+            .map(|i| c.ranks(i, grid.value(i)))
+            .collect()
     };
     let c = far.residual_counts().unwrap();
-    let rb: Vec<(usize, usize)> = (0..grid.len()).step_by(7).map(|i| c.ranks(i, grid.value(i))).collect();
+    let rb: Vec<(usize, usize)> = (0..grid.len())
+        .step_by(7)
+        .map(|i| c.ranks(i, grid.value(i)))
+        .collect();
     assert_eq!(ra, rb);
 }

@@ -751,7 +751,13 @@ pub fn private_quartiles_of<R: RngCore + ?Sized>(
         for (k, level) in [0.25, 0.75].into_iter().enumerate() {
             let mech = QuantileMechanism::on_grid(level, eps0, grid)?;
             q[k] = c0
-                + release_quantile(&mut ledger, &format!("{what} quartile"), &mech, &*counts, rng)?;
+                + release_quantile(
+                    &mut ledger,
+                    &format!("{what} quartile"),
+                    &mech,
+                    &*counts,
+                    rng,
+                )?;
         }
         scales.push(if q[0] <= q[1] { q } else { [q[1], q[0]] });
     }

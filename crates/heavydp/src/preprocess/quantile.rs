@@ -737,7 +737,11 @@ mod tests {
                 &col,
                 case,
             );
-            check(OctaveGrid, &col.iter().map(|v| octave_floor(*v)).collect::<Vec<_>>(), case);
+            check(
+                OctaveGrid,
+                &col.iter().map(|v| octave_floor(*v)).collect::<Vec<_>>(),
+                case,
+            );
             check(SignedOctaveGrid, &col, case);
             check(PublicGrid, &col, case);
         }
