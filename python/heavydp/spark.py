@@ -82,37 +82,54 @@ def _validated_frame(df, target, features, id_col, labels=False):
 
         if not isinstance(schema[id_col], T.IntegralType):
             raise ValueError(f"{_PATH}: id column '{id_col}' ({types[id_col]}): not an integer")
-    # one job: nulls (the CLI's "not a number" of an empty cell), NaN/inf, and the ids
+    # the rows with their stable ids 0..n-1: the id column, or the DataFrame's partition
+    # order (zipWithIndex; the frame is persisted for the passes, so every pass sees the
+    # same ids). Nulls are kept here so that the check below can name them.
+    cols = [F.col(c).cast("double").alias(c) for c in features + [target]]
+    if id_col is None:
+        from pyspark.sql import types as T
+
+        indexed = df.select(*cols).rdd.zipWithIndex().map(lambda r: (*r[0], r[1]))
+        schema = T.StructType(
+            [T.StructField(c, T.DoubleType(), True) for c in features + [target]]
+            + [T.StructField(_ID, T.LongType(), False)]
+        )
+        frame = df.sparkSession.createDataFrame(indexed, schema)
+    else:
+        frame = df.select(*cols, F.col(id_col).cast("long").alias(_ID))
+    # one job: nulls (the CLI's "not a number" of an empty cell) and NaN/inf, each with
+    # the first row that has one (as the CLI names the data row), the labels, the ids
+    idc = F.col(_ID)
     checks = []
     for c in features + [target]:
-        col = F.col(c).cast("double")
-        checks.append(F.sum(F.when(col.isNull(), 1).otherwise(0)).alias(f"null:{c}"))
-        checks.append(
-            F.sum(F.when(F.isnan(col) | (F.abs(col) == float("inf")), 1).otherwise(0)).alias(
-                f"nonfinite:{c}"
-            )
-        )
+        col = F.col(c)
+        checks.append(F.min(F.when(col.isNull(), idc)).alias(f"null:{c}"))
+        checks.append(F.min(F.when(F.isnan(col) | (F.abs(col) == float("inf")), idc)).alias(f"nonfinite:{c}"))
     if labels:
-        yc = F.col(target).cast("double")
-        checks.append(F.sum(F.when(~yc.isin(0.0, 1.0, -1.0), 1).otherwise(0)).alias("bad_labels"))
+        checks.append(F.sum(F.when(~F.col(target).isin(0.0, 1.0, -1.0), 1).otherwise(0)).alias("bad_labels"))
     checks.append(F.count(F.lit(1)).alias("n"))
     if id_col is not None:
-        idc = F.col(id_col)
         checks += [
             F.min(idc).alias("id_min"),
             F.max(idc).alias("id_max"),
             F.countDistinct(idc).alias("id_distinct"),
             F.sum(F.when(idc.isNull(), 1).otherwise(0)).alias("id_null"),
         ]
-    row = df.agg(*checks).collect()[0].asDict()
+    row = frame.agg(*checks).collect()[0].asDict()
     n = int(row["n"])
     if n == 0:
         raise ValueError(f"{_PATH}: the file has a header but no data rows")
+
+    def where(i):
+        return f"data row {id_col} = {i}" if id_col is not None else f"data row {i} (zipWithIndex, from 0)"
+
     for c in features + [target]:
-        if row[f"null:{c}"]:
-            raise ValueError(f"{_PATH}: column '{c}': not a number (a value is null)")
-        if row[f"nonfinite:{c}"]:
-            raise ValueError(f"{_PATH}: column '{c}': NaN or infinite values are not allowed")
+        if row[f"null:{c}"] is not None:
+            raise ValueError(f"{_PATH}: {where(row[f'null:{c}'])}, column '{c}': not a number (a value is null)")
+        if row[f"nonfinite:{c}"] is not None:
+            raise ValueError(
+                f"{_PATH}: {where(row[f'nonfinite:{c}'])}, column '{c}': NaN or infinite values are not allowed"
+            )
     if labels and row["bad_labels"]:
         raise ValueError(f"{target}: {_BAD_LABEL}")
     if id_col is not None and not (
@@ -124,20 +141,6 @@ def _validated_frame(df, target, features, id_col, labels=False):
         raise ValueError(
             f"{_PATH}: the id column '{id_col}' must hold each of 0..n-1 exactly once (n = {n})"
         )
-    cols = [F.col(c).cast("double").alias(c) for c in features + [target]]
-    if id_col is None:
-        # stable ids 0..n-1 in the DataFrame's partition order (persisted below, so every
-        # pass sees the same ids)
-        indexed = df.select(*cols).rdd.zipWithIndex().map(lambda r: (*r[0], r[1]))
-        from pyspark.sql import types as T
-
-        schema = T.StructType(
-            [T.StructField(c, T.DoubleType(), False) for c in features + [target]]
-            + [T.StructField(_ID, T.LongType(), False)]
-        )
-        frame = df.sparkSession.createDataFrame(indexed, schema)
-    else:
-        frame = df.select(*cols, F.col(id_col).cast("long").alias(_ID))
     return frame, features, n
 
 

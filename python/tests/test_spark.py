@@ -250,12 +250,15 @@ def test_null_non_numeric_and_missing_target(spark, lin):
         hs.fit(df, target="z", **CASES["clipped-gd"])
     with pytest.raises(ValueError, match="column 'x1'.*not a number"):
         hs.fit(df.withColumn("x1", F.lit("a")), **CASES["clipped-gd"])
+    # the CLI names the data row and the column: here the first row's id
+    first = int(np.argmax(X[:200, 0] > 1.0))
     with_null = df.withColumn("x2", F.when(F.col("x1") > 1.0, None).otherwise(F.col("x2")))
     with pytest.raises(ValueError, match="column 'x2': not a number"):
         hs.fit(with_null, **CASES["clipped-gd"])
-    with_nan = df.withColumn("y", F.when(F.col("x1") > 1.0, float("nan")).otherwise(F.col("y")))
-    with pytest.raises(ValueError, match="NaN or infinite"):
-        hs.fit(with_nan, **CASES["clipped-gd"])
+    with_ids = frame(spark, X[:200], y[:200], ids=np.arange(200))
+    with_nan = with_ids.withColumn("y", F.when(F.col("x1") > 1.0, float("nan")).otherwise(F.col("y")))
+    with pytest.raises(ValueError, match=f"data row id = {first}, column 'y': NaN or infinite"):
+        hs.fit(with_nan, id_col="id", **CASES["clipped-gd"])
 
 
 def test_budget_overspend_and_unsupported_options(spark, lin):
