@@ -445,7 +445,7 @@ pub const DISTRIBUTED_ALGORITHMS: [&str; 3] = ["clipped-gd", "ht-frank-wolfe", "
 /// `data` is a [`Dataset::remote`] (n, d and names only) and every data pass — the
 /// private scaling's histograms, the algorithm's iterations, the intercept's sums — is a
 /// call of `sums`. The same options, ledger, mechanisms and model file as [`fit`], by the
-/// same code ([`fit_with`] reads the data only through [`preprocess::ScalingSource`],
+/// same code (`fit_with` reads the data only through [`preprocess::ScalingSource`],
 /// [`algorithms::RowSums`] and [`preprocess::InterceptSource`]); the algorithm must be
 /// one of [`DISTRIBUTED_ALGORITHMS`], `intercept-only` or `auto` (which picks one of
 /// them).
@@ -834,7 +834,7 @@ fn fit_with(
         let margins: Vec<f64>;
         let mut local;
         let mut remote;
-        let src: &mut dyn preprocess::InterceptSource = match external.as_deref_mut() {
+        let src: &mut dyn preprocess::InterceptSource = match external {
             Some(ext) => {
                 remote = ext.intercept_source(&weights_s);
                 &mut remote

@@ -246,8 +246,8 @@ fn preprocess_sum<X: RowSource + ?Sized>(
         Kernel::Positives => vec![y.iter().filter(|v| **v > 0.0).count() as f64],
         Kernel::ResidualHistogram => {
             let mut cells = vec![0u64; kernel.out_len(d)];
-            for i in 0..len {
-                let r = y[i] - margin(i);
+            for (i, yi) in y.iter().enumerate() {
+                let r = yi - margin(i);
                 cells[quantile::histogram_cell(&PublicGrid, r)] += 1;
             }
             sparse(cells)
