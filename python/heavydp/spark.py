@@ -25,7 +25,7 @@ values. With the same ``random_state`` an in-memory fit with ``params={"chunking
 import numpy as np
 
 from . import _core
-from ._estimators import PrivateRegressor, _check_budget, _seed_of
+from ._estimators import PrivateRegressor, _seed_of
 
 __all__ = ["fit", "ALGORITHMS"]
 
@@ -203,32 +203,14 @@ def _make_pass(frame, features, target, d):
     return run_pass
 
 
-def fit(
-    df,
-    target="y",
-    algorithm="auto",
-    epsilon=1.0,
-    delta=None,
-    loss=None,
-    domain=None,
-    radius=None,
-    sparsity=None,
-    fit_intercept=True,
-    scale="private",
-    preprocess_share=None,
-    random_state=None,
-    params=None,
-    id_col=None,
-    features=None,
-    budget=None,
-    persist=True,
-):
+def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_params):
     """A private fit of a PySpark DataFrame (``heavydp fit`` on Spark).
 
-    The defaults are :class:`heavydp.PrivateRegressor`'s: ``algorithm="auto"``, private
-    scaling and a private intercept, each learned by passes over the DataFrame (grid
-    histograms and row sums; ``docs/distributed.md``) with the in-memory mechanisms, so
-    the same seed releases the same values as the in-memory fit.
+    The options and their defaults are :class:`heavydp.PrivateRegressor`'s (the
+    estimator is built from ``estimator_params``): ``algorithm="auto"``, private scaling
+    and a private intercept, each learned by passes over the DataFrame (grid histograms
+    and row sums; ``docs/distributed.md``) with the in-memory mechanisms, so the same
+    seed releases the same values as the in-memory fit.
 
     Parameters
     ----------
@@ -236,14 +218,6 @@ def fit(
         The records, one per row: numeric feature columns and the target.
     target : str, default "y"
         The response column (0/1 or -1/+1 labels for ``loss="logistic"``).
-    algorithm : {"auto", "clipped-gd", "ht-frank-wolfe", "dp-iht-huber", "intercept-only"}
-        The algorithms whose data passes are row sums; ``auto`` is the in-memory rule
-        (it picks ``clipped-gd`` or ``intercept-only``).
-    epsilon, delta, loss, domain, radius, sparsity, fit_intercept, scale,
-    preprocess_share, random_state, params, budget
-        As for :class:`heavydp.PrivateRegressor` (the CLI's flags). ``loss="logistic"``
-        returns a :class:`heavydp.PrivateClassifier` (classes 0 and 1). The chunked
-        algorithms use ``chunking=keyed`` (the default here; other chunkings are refused).
     id_col : str or None
         A column holding each of 0..n-1 exactly once: the stable row id that decides
         chunk membership (checked). None: ids are given by ``zipWithIndex`` in the
@@ -253,6 +227,15 @@ def fit(
         The feature columns (None: every column but the target and the id column).
     persist : bool, default True
         Persist the prepared DataFrame (MEMORY_AND_DISK) across the passes.
+    **estimator_params
+        :class:`heavydp.PrivateRegressor`'s parameters (``algorithm``, ``epsilon``,
+        ``delta``, ``loss``, ``domain``, ``radius``, ``sparsity``, ``fit_intercept``,
+        ``scale``, ``preprocess_share``, ``random_state``, ``params``, ``budget``; the
+        CLI's flags). ``algorithm`` is one of ``ALGORITHMS`` (the algorithms whose data
+        passes are row sums), ``intercept-only`` or ``auto`` (the in-memory rule: it picks
+        ``clipped-gd`` or ``intercept-only``). ``loss="logistic"`` returns a
+        :class:`heavydp.PrivateClassifier` (classes 0 and 1). The chunked algorithms use
+        ``chunking=keyed`` (the default here; other chunkings are refused).
 
     Returns
     -------
@@ -263,39 +246,25 @@ def fit(
 
     from ._estimators import PrivateClassifier
 
+    logistic = estimator_params.get("loss") == "logistic"
+    est = (PrivateClassifier if logistic else PrivateRegressor)(**estimator_params)
+    algorithm = est.algorithm
     if algorithm not in ALGORITHMS + ("auto", "intercept-only"):
         raise ValueError(
             f"--algorithm {algorithm}: a distributed fit supports {', '.join(ALGORITHMS)}, intercept-only and auto (their data passes are row sums)"
         )
-    if not isinstance(scale, str):
-        raise TypeError(f"scale must be a string; got {type(scale).__name__}")
-    _check_budget(budget)
-    params = dict(params or {})
+    params = dict(est.params or {})
     if algorithm in _CHUNKED:
         chunking = params.setdefault("chunking", "keyed")
         if chunking != "keyed":
             raise ValueError(
                 f"{algorithm}: a Spark fit needs chunking=keyed (chunk membership computed per row from the row id); got chunking={chunking}"
             )
-    logistic = loss == "logistic"
-    est = (PrivateClassifier if logistic else PrivateRegressor)(
-        algorithm=algorithm,
-        epsilon=epsilon,
-        delta=delta,
-        loss=loss,
-        domain=domain,
-        radius=radius,
-        sparsity=sparsity,
-        fit_intercept=fit_intercept,
-        scale=scale,
-        preprocess_share=preprocess_share,
-        random_state=random_state,
-        params=params,
-        budget=budget,
-    )
+    est.set_params(params=params)
     opts = est._options()
     # the CLI's checks of names and flags come before the data
     _core.precheck(**opts)
+    budget, random_state = est.budget, est.random_state
     frame, names, n = _validated_frame(df, str(target), features, id_col, logistic)
     if persist:
         frame = frame.persist(StorageLevel.MEMORY_AND_DISK)

@@ -148,25 +148,31 @@ def test_ids_from_the_partition_order_when_no_id_column(spark, lin):
 # --- privacy of the partitioning -----------------------------------------------------
 
 
+def chunk_request(key, n, m, T, index, d, radius=1e18):
+    """The JSON SumRequest of one chunk's clipped-gradient sum (what the driver sends)."""
+    return json.dumps(
+        {
+            "kernel": {"kernel": "clipped_gradient", "loss": {"name": "squared"}, "radius": radius},
+            "rows": {"rows": "chunk", "key": key, "n": n, "m": m, "chunks": T, "index": index},
+            "d": d,
+            "transform": None,
+        }
+    )
+
+
 def chunk_sizes(spark, X, y, ids, key, T):
     """Rows per chunk as the executors count them (one batch_sum per chunk)."""
     n, d = X.shape
     m = n // T
     counts = []
     for index in range(T):
-        req = {
-            "kernel": {"kernel": "clipped_gradient", "loss": {"name": "squared"}, "radius": 1e18},
-            "rows": {"rows": "chunk", "key": key, "n": n, "m": m, "chunks": T, "index": index},
-            "d": d,
-            "transform": None,
-        }
         run = hs._make_pass(
             frame(spark, X, y, ids=ids).select(*[f"x{j}" for j in range(1, d + 1)], "y", spark_col("id")),
             [f"x{j}" for j in range(1, d + 1)],
             "y",
             d,
         )
-        parts, rows = run(json.dumps(req), np.zeros(d))
+        parts, rows = run(chunk_request(key, n, m, T, index, d), np.zeros(d))
         counts.append((rows, parts.reshape(-1, d).sum(axis=0)))
     return counts, m
 
@@ -191,13 +197,8 @@ def test_every_row_in_exactly_one_chunk_of_public_size(spark):
     in_chunk = np.zeros(n, dtype=int)
     for i in range(n):
         for index in range(T):
-            req = {
-                "kernel": {"kernel": "clipped_gradient", "loss": {"name": "squared"}, "radius": 1e9},
-                "rows": {"rows": "chunk", "key": key, "n": n, "m": m, "chunks": T, "index": index},
-                "d": 1,
-                "transform": None,
-            }
-            _, r = _core.batch_sum(json.dumps(req), np.zeros(1), [X1[i : i + 1, 0].copy()], np.ones(1), np.array([i]))
+            req = chunk_request(key, n, m, T, index, 1, radius=1e9)
+            _, r = _core.batch_sum(req, np.zeros(1), [X1[i : i + 1, 0].copy()], np.ones(1), np.array([i]))
             in_chunk[i] += r
     assert in_chunk.max() == 1 and in_chunk.sum() == T * m
 
@@ -217,15 +218,10 @@ def test_chunks_do_not_depend_on_the_values(spark):
     # each chunk's members by id (the executor's rule, asked row by row)
     members = []
     for index in range(T):
-        req = {
-            "kernel": {"kernel": "clipped_gradient", "loss": {"name": "squared"}, "radius": 1e18},
-            "rows": {"rows": "chunk", "key": key, "n": n, "m": m, "chunks": T, "index": index},
-            "d": 1,
-            "transform": None,
-        }
+        req = chunk_request(key, n, m, T, index, 1)
         sel = []
         for i in range(n):
-            _, r = _core.batch_sum(json.dumps(req), np.zeros(1), [np.ones(1)], np.ones(1), np.array([i]))
+            _, r = _core.batch_sum(req, np.zeros(1), [np.ones(1)], np.ones(1), np.array([i]))
             if r:
                 sel.append(i)
         members.append(sel)

@@ -387,6 +387,27 @@ impl OptionArgs {
     }
 }
 
+/// Charges the whole (ε, δ) a fit with `opts` on n × d data may spend to `budget`,
+/// before it touches the data (a non-private fit: ε = ∞).
+fn charge_fit(
+    budget: Option<&Bound<'_, PyBudget>>,
+    opts: &FitOptions,
+    n: usize,
+    d: usize,
+    release: &str,
+) -> PyResult<()> {
+    let Some(b) = budget else { return Ok(()) };
+    let model = privacy_model_of(opts, n, d);
+    let (dl, _) = pipeline::resolve_delta(&opts.algorithm, model, n, opts.delta, opts.epsilon)
+        .map_err(value_error)?;
+    let (ce, cd) = if model == PrivacyModel::None {
+        (f64::INFINITY, 0.0)
+    } else {
+        (opts.epsilon, dl)
+    };
+    charge(&mut b.borrow_mut().ledger, release, ce, cd)
+}
+
 /// Checks the options without data (the CLI's checks before reading a file): keyword
 /// arguments `algorithm`, `epsilon`, `delta`, `loss`, `domain`, `radius`, `sparsity`,
 /// `params`, `intercept` (default "private"), `scale` (default "private"),
@@ -400,12 +421,10 @@ fn precheck(options: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<()> {
 /// The whole private fit (`heavydp fit`). Returns (model JSON, notes). `x` must be a
 /// C-contiguous float64 (n, d) array; it is copied once, or used and overwritten in
 /// place when `in_place` (then it must be writable). `seed` gives the CLI's `--seed`
-/// stream; `None` seeds from the OS.
+/// stream; `None` seeds from the OS. The options are [`precheck`]'s keyword arguments.
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, target, algorithm, epsilon, delta=None, loss=None,
-    domain=None, radius=None, sparsity=None, params=BTreeMap::new(), intercept="private",
-    scale="private", preprocess_share=None, seed=None, in_place=false, n_jobs=None,
-    budget=None, release="fit"))]
+#[pyo3(signature = (x, y, feature_names, target, seed=None, in_place=false, n_jobs=None,
+    budget=None, release="fit", **options))]
 #[allow(clippy::too_many_arguments)]
 fn fit(
     py: Python<'_>,
@@ -413,38 +432,14 @@ fn fit(
     y: PyReadonlyArray1<'_, f64>,
     feature_names: Vec<String>,
     target: String,
-    algorithm: &str,
-    epsilon: f64,
-    delta: Option<f64>,
-    loss: Option<String>,
-    domain: Option<String>,
-    radius: Option<f64>,
-    sparsity: Option<usize>,
-    params: BTreeMap<String, String>,
-    intercept: &str,
-    scale: &str,
-    preprocess_share: Option<f64>,
     seed: Option<u64>,
     in_place: bool,
     n_jobs: Option<usize>,
     budget: Option<&Bound<'_, PyBudget>>,
     release: &str,
+    options: Option<&Bound<'_, pyo3::types::PyDict>>,
 ) -> PyResult<(String, Vec<String>)> {
-    let opts = fit_options(
-        algorithm,
-        epsilon,
-        delta,
-        loss,
-        domain,
-        radius,
-        sparsity,
-        params,
-        intercept,
-        scale,
-        preprocess_share,
-        seed,
-    )
-    .map_err(value_error)?;
+    let opts = OptionArgs::parse(options, seed)?;
     let (n, d) = shape2(x)?;
     let y = y.as_slice().map_err(value_error)?.to_vec();
     if y.len() != n {
@@ -489,18 +484,7 @@ fn fit(
     };
     let ds =
         Dataset::from_buffer(Box::new(buf), y, d, feature_names, target).map_err(value_error)?;
-    if let Some(b) = budget {
-        // Charge the whole (ε, δ) the fit may spend, before it touches the data.
-        let model = privacy_model_of(&opts, n, d);
-        let (dl, _) = pipeline::resolve_delta(&opts.algorithm, model, n, opts.delta, epsilon)
-            .map_err(value_error)?;
-        let (ce, cd) = if model == PrivacyModel::None {
-            (f64::INFINITY, 0.0)
-        } else {
-            (epsilon, dl)
-        };
-        charge(&mut b.borrow_mut().ledger, release, ce, cd)?;
-    }
+    charge_fit(budget, &opts, n, d, release)?;
     let out = run_interruptible(py, n_jobs, move |obs| {
         let mut rng = heavydp::noise::make_rng(seed);
         pipeline::fit(ds, &opts, &mut rng, obs)
@@ -567,15 +551,8 @@ fn fit_distributed(
     options: Option<&Bound<'_, pyo3::types::PyDict>>,
 ) -> PyResult<(String, Vec<String>)> {
     let opts = OptionArgs::parse(options, seed)?;
-    let epsilon = opts.epsilon;
     let ds = Dataset::remote(n, d, feature_names, target).map_err(value_error)?;
-    if let Some(b) = budget {
-        // Charge the whole (ε, δ) the fit may spend, before it touches the data.
-        let model = privacy_model_of(&opts, n, d);
-        let (dl, _) = pipeline::resolve_delta(&opts.algorithm, model, n, opts.delta, epsilon)
-            .map_err(value_error)?;
-        charge(&mut b.borrow_mut().ledger, release, epsilon, dl)?;
-    }
+    charge_fit(budget, &opts, n, d, release)?;
     // the first Python exception of a pass (a failed Spark job, Ctrl-C), re-raised as is
     let raised: std::sync::Arc<std::sync::Mutex<Option<PyErr>>> = Default::default();
     let slot = raised.clone();
