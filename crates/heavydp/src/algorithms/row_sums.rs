@@ -110,6 +110,9 @@ impl Kernel {
     }
 }
 
+/// Grid histograms of consecutive columns: (first column, stage map, one per column).
+type Histograms = (usize, StageMap, Vec<GridHistogram>);
+
 /// The number of points of [`preprocess::logistic_grid`].
 const LOGISTIC_GRID_LEN: usize = 513;
 
@@ -536,9 +539,9 @@ pub struct ExternalRowSums<'a> {
     d: usize,
     transform: Option<RowTransform>,
     labels: bool,
-    /// The last histograms of the private scaling: (first column, stage map, one
-    /// histogram per column).
-    histograms: Option<(usize, StageMap, Vec<GridHistogram>)>,
+    /// Histograms of the private scaling: [the prefetched stage (all columns), the
+    /// last single-column pass].
+    histograms: [Option<Histograms>; 2],
 }
 
 impl<'a> ExternalRowSums<'a> {
@@ -550,7 +553,7 @@ impl<'a> ExternalRowSums<'a> {
             d,
             transform: None,
             labels: false,
-            histograms: None,
+            histograms: [None, None],
         }
     }
     /// Whether the executors read the response as logistic labels (0 → −1, checked).
@@ -605,9 +608,11 @@ impl<'a> ExternalRowSums<'a> {
         }
         Ok(out)
     }
-    /// The histograms of `map` of columns `first..first + count` (one pass, raw rows).
+    /// The histograms of `map` of columns `first..first + count` (one pass, raw rows),
+    /// kept in slot `slot` of `histograms`.
     fn fetch_histograms(
         &mut self,
+        slot: usize,
         first: usize,
         count: usize,
         map: StageMap,
@@ -622,7 +627,7 @@ impl<'a> ExternalRowSums<'a> {
             .chunks_exact(per)
             .map(|c| GridHistogram::from_cells(&c.iter().map(|v| *v as u64).collect::<Vec<_>>()))
             .collect();
-        self.histograms = Some((first, map, hists));
+        self.histograms[slot] = Some((first, map, hists));
         Ok(())
     }
     /// The private intercept's source: the rows at the scaled-model weights `w` (read
@@ -700,7 +705,7 @@ impl ScalingSource for ExternalRowSums<'_> {
     /// One pass for the columns' range (the first stage, which depends on nothing).
     fn prefetch(&mut self, columns: &[usize], map: StageMap) -> Result<(), PreprocessError> {
         match (columns.iter().min(), columns.iter().max()) {
-            (Some(&lo), Some(&hi)) => self.fetch_histograms(lo, hi - lo + 1, map),
+            (Some(&lo), Some(&hi)) => self.fetch_histograms(0, lo, hi - lo + 1, map),
             _ => Ok(()),
         }
     }
@@ -711,11 +716,15 @@ impl ScalingSource for ExternalRowSums<'_> {
         column: usize,
         map: StageMap,
     ) -> Result<Box<dyn RankCounts + '_>, PreprocessError> {
-        let cached = |h: &Option<(usize, StageMap, Vec<GridHistogram>)>| matches!(h, Some((first, m, v)) if *m == map && column >= *first && column - first < v.len());
-        if !cached(&self.histograms) {
-            self.fetch_histograms(column, 1, map)?;
-        }
-        let (first, _, hists) = self.histograms.as_ref().expect("fetched");
+        let holds = |h: &Option<Histograms>| matches!(h, Some((first, m, v)) if *m == map && column >= *first && column - first < v.len());
+        let slot = match self.histograms.iter().position(holds) {
+            Some(slot) => slot,
+            None => {
+                self.fetch_histograms(1, column, 1, map)?;
+                1
+            }
+        };
+        let (first, _, hists) = self.histograms[slot].as_ref().expect("fetched");
         Ok(Box::new(hists[column - first].clone()))
     }
 }

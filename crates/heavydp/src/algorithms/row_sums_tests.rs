@@ -370,9 +370,25 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
         &mut rng_from_seed(4),
     )
     .unwrap();
-    let got =
-        private_quartiles_of(&mut ext, &features, Some(d), budget, &mut rng_from_seed(4)).unwrap();
+    // (a source that counts its passes: 1 for the first stage, 3 per column after it)
+    let passes = std::cell::Cell::new(0);
+    let mut inner = batched_pass(&data, (0..n as i64).collect(), &sizes);
+    let counting: Box<Pass> = Box::new(|req: &SumRequest, w: &[f64]| {
+        passes.set(passes.get() + 1);
+        inner(req, w)
+    });
+    let mut fresh = ExternalRowSums::new(n, d, counting);
+    let got = private_quartiles_of(
+        &mut fresh,
+        &features,
+        Some(d),
+        budget,
+        &mut rng_from_seed(4),
+    )
+    .unwrap();
     assert_eq!(format!("{got:?}"), format!("{want:?}"));
+    drop(fresh);
+    assert_eq!(passes.get(), 1 + 3 * (d + 1));
     // the intercept's sums at some weights (no standardisation here)
     let w: Vec<f64> = (0..d).map(|j| 0.3 - 0.2 * j as f64).collect();
     let margins = data.margins(&w);
