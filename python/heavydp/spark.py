@@ -52,8 +52,9 @@ _BAD_LABEL = (
 )
 
 
-def _validated_frame(df, target, features, id_col, labels=False):
-    """The (features + target + id) DataFrame of doubles, with the CLI's checks."""
+def _validated_frame(df, target, features, id_col, labels=False, persist=False):
+    """The (features + target + id) DataFrame of doubles, with the CLI's checks;
+    persisted (MEMORY_AND_DISK) by the check job when ``persist``, for the passes."""
     from pyspark.sql import functions as F
 
     columns = list(df.columns)
@@ -97,6 +98,23 @@ def _validated_frame(df, target, features, id_col, labels=False):
         frame = df.sparkSession.createDataFrame(indexed, schema)
     else:
         frame = df.select(*cols, F.col(id_col).cast("long").alias(_ID))
+    if persist:
+        from pyspark import StorageLevel
+
+        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        n = _check_frame(frame, features, target, id_col, labels)
+    except Exception:
+        if persist:
+            frame.unpersist()
+        raise
+    return frame, features, n
+
+
+def _check_frame(frame, features, target, id_col, labels):
+    """The CLI's checks of the values, in one job; returns n."""
+    from pyspark.sql import functions as F
+
     # one job: nulls (the CLI's "not a number" of an empty cell) and NaN/inf, each with
     # the first row that has one (as the CLI names the data row), the labels, the ids
     idc = F.col(_ID)
@@ -141,7 +159,7 @@ def _validated_frame(df, target, features, id_col, labels=False):
         raise ValueError(
             f"{_PATH}: the id column '{id_col}' must hold each of 0..n-1 exactly once (n = {n})"
         )
-    return frame, features, n
+    return n
 
 
 def _make_pass(frame, features, target, d):
@@ -242,8 +260,6 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
     PrivateRegressor (PrivateClassifier for the logistic loss), fitted (``coef_``,
     ``intercept_``, ``privacy_``, ``model_``, ``predict``, ``save``).
     """
-    from pyspark import StorageLevel
-
     from ._estimators import PrivateClassifier
 
     logistic = estimator_params.get("loss") == "logistic"
@@ -265,9 +281,7 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
     # the CLI's checks of names and flags come before the data
     _core.precheck(**opts)
     budget, random_state = est.budget, est.random_state
-    frame, names, n = _validated_frame(df, str(target), features, id_col, logistic)
-    if persist:
-        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    frame, names, n = _validated_frame(df, str(target), features, id_col, logistic, persist)
     try:
         text, messages = _core.fit_distributed(
             n,
