@@ -101,8 +101,10 @@ def main():
         kw.update(sparsity=5, radius=2.0)
     elif args.algorithm == "clipped-gd":
         params["T"] = 5
+    # the documented run: the algorithm alone on raw columns (the data are centred and
+    # of unit scale), as before the Spark defaults became the estimators'
     est = hs.fit(df, target="y", algorithm=args.algorithm, id_col="row_id", random_state=1,
-                 params=params, persist=False, **kw)
+                 params=params, persist=False, scale="none", fit_intercept=False, **kw)
     wall = time.time() - t1
     stop.set()
     err = float(np.linalg.norm(est.coef_ - w_star))

@@ -1,28 +1,31 @@
 """heavydp on Apache Spark: private fits of a PySpark DataFrame (``pip install heavydp[spark]``).
 
-:func:`fit` runs ``clipped-gd``, ``ht-frank-wolfe`` or ``dp-iht-huber`` on a DataFrame
-that need not fit on one machine. What runs where (``docs/distributed.md``):
+:func:`fit` runs ``clipped-gd``, ``ht-frank-wolfe``, ``dp-iht-huber``, ``intercept-only``
+or ``auto`` on a DataFrame that need not fit on one machine, with the estimators'
+defaults (private scaling, private intercept). What runs where (``docs/distributed.md``):
 
 * the driver runs the whole private fit in the Rust core -- the plan, the noise, the
-  mechanisms, the privacy ledger and the model file, exactly as an in-memory fit;
-* every data pass of the algorithm (one per iteration) is one Spark job: the iterate w
-  is broadcast, each executor runs the Rust kernel (``heavydp._core.batch_sum``) on its
-  Arrow batches (``mapInArrow``; the float64 columns are read in place) and returns one
-  d-vector and one row count per batch; the driver adds them in a fixed order
+  mechanisms, the privacy ledger and the model file, by the in-memory fit's code;
+* every data pass is one Spark job: the private scaling's grid histograms, the
+  algorithm's per-iteration sums, the intercept's sums. The iterate w is broadcast,
+  each executor runs the Rust kernel (``heavydp._core.batch_sum``) on its Arrow batches
+  (``mapInArrow``; the float64 columns are read in place) and returns one partial
+  result and one row count per batch; the driver adds them in a fixed order
   (partition, batch). Rows never leave the executors.
 
 Chunk membership (``ht-frank-wolfe``, ``dp-iht-huber``) is ``chunking=keyed``: a keyed
 permutation of the row ids 0..n-1, its key drawn from the fit's noise generator,
 evaluated per row on the executors -- a public function of the row id, never of the
 values. With the same ``random_state`` an in-memory fit with ``params={"chunking":
-"keyed"}`` on the rows in id order releases the same values, up to the reassociation
-of the sums (relative differences of the order of 1e-12 in the weights).
+"keyed"}`` on the rows in id order releases the same values: the scales exactly
+(integer counts), the weights and intercept up to the reassociation of the sums
+(relative differences of the order of 1e-12).
 """
 
 import numpy as np
 
 from . import _core
-from ._estimators import PrivateRegressor, _check_budget, _params_to_str, _seed_of
+from ._estimators import PrivateRegressor, _seed_of
 
 __all__ = ["fit", "ALGORITHMS"]
 
@@ -42,8 +45,16 @@ def _numeric_type(dt):
     return isinstance(dt, T.NumericType)
 
 
-def _validated_frame(df, target, features, id_col):
-    """The (features + target + id) DataFrame of doubles, with the CLI's checks."""
+#: The CLI's message for a logistic target with another value (``LossError::BadLabel``).
+_BAD_LABEL = (
+    "logistic loss needs labels in {-1, +1} or {0, 1}: the target column holds another value"
+    " (recode it to 0/1 or -1/+1)"
+)
+
+
+def _validated_frame(df, target, features, id_col, labels=False, persist=False):
+    """The (features + target + id) DataFrame of doubles, with the CLI's checks;
+    persisted (MEMORY_AND_DISK) by the check job when ``persist``, for the passes."""
     from pyspark.sql import functions as F
 
     columns = list(df.columns)
@@ -72,34 +83,73 @@ def _validated_frame(df, target, features, id_col):
 
         if not isinstance(schema[id_col], T.IntegralType):
             raise ValueError(f"{_PATH}: id column '{id_col}' ({types[id_col]}): not an integer")
-    # one job: nulls (the CLI's "not a number" of an empty cell), NaN/inf, and the ids
+    # the rows with their stable ids 0..n-1: the id column, or the DataFrame's partition
+    # order (zipWithIndex; the frame is persisted for the passes, so every pass sees the
+    # same ids). Nulls are kept here so that the check below can name them.
+    cols = [F.col(c).cast("double").alias(c) for c in features + [target]]
+    if id_col is None:
+        from pyspark.sql import types as T
+
+        indexed = df.select(*cols).rdd.zipWithIndex().map(lambda r: (*r[0], r[1]))
+        schema = T.StructType(
+            [T.StructField(c, T.DoubleType(), True) for c in features + [target]]
+            + [T.StructField(_ID, T.LongType(), False)]
+        )
+        frame = df.sparkSession.createDataFrame(indexed, schema)
+    else:
+        frame = df.select(*cols, F.col(id_col).cast("long").alias(_ID))
+    if persist:
+        from pyspark import StorageLevel
+
+        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        n = _check_frame(frame, features, target, id_col, labels)
+    except Exception:
+        if persist:
+            frame.unpersist()
+        raise
+    return frame, features, n
+
+
+def _check_frame(frame, features, target, id_col, labels):
+    """The CLI's checks of the values, in one job; returns n."""
+    from pyspark.sql import functions as F
+
+    # one job: nulls (the CLI's "not a number" of an empty cell) and NaN/inf, each with
+    # the first row that has one (as the CLI names the data row), the labels, the ids
+    idc = F.col(_ID)
     checks = []
     for c in features + [target]:
-        col = F.col(c).cast("double")
-        checks.append(F.sum(F.when(col.isNull(), 1).otherwise(0)).alias(f"null:{c}"))
-        checks.append(
-            F.sum(F.when(F.isnan(col) | (F.abs(col) == float("inf")), 1).otherwise(0)).alias(
-                f"nonfinite:{c}"
-            )
-        )
+        col = F.col(c)
+        checks.append(F.min(F.when(col.isNull(), idc)).alias(f"null:{c}"))
+        checks.append(F.min(F.when(F.isnan(col) | (F.abs(col) == float("inf")), idc)).alias(f"nonfinite:{c}"))
+    if labels:
+        checks.append(F.sum(F.when(~F.col(target).isin(0.0, 1.0, -1.0), 1).otherwise(0)).alias("bad_labels"))
     checks.append(F.count(F.lit(1)).alias("n"))
     if id_col is not None:
-        idc = F.col(id_col)
         checks += [
             F.min(idc).alias("id_min"),
             F.max(idc).alias("id_max"),
             F.countDistinct(idc).alias("id_distinct"),
             F.sum(F.when(idc.isNull(), 1).otherwise(0)).alias("id_null"),
         ]
-    row = df.agg(*checks).collect()[0].asDict()
+    row = frame.agg(*checks).collect()[0].asDict()
     n = int(row["n"])
     if n == 0:
         raise ValueError(f"{_PATH}: the file has a header but no data rows")
+
+    def where(i):
+        return f"data row {id_col} = {i}" if id_col is not None else f"data row {i} (zipWithIndex, from 0)"
+
     for c in features + [target]:
-        if row[f"null:{c}"]:
-            raise ValueError(f"{_PATH}: column '{c}': not a number (a value is null)")
-        if row[f"nonfinite:{c}"]:
-            raise ValueError(f"{_PATH}: column '{c}': NaN or infinite values are not allowed")
+        if row[f"null:{c}"] is not None:
+            raise ValueError(f"{_PATH}: {where(row[f'null:{c}'])}, column '{c}': not a number (a value is null)")
+        if row[f"nonfinite:{c}"] is not None:
+            raise ValueError(
+                f"{_PATH}: {where(row[f'nonfinite:{c}'])}, column '{c}': NaN or infinite values are not allowed"
+            )
+    if labels and row["bad_labels"]:
+        raise ValueError(f"{target}: {_BAD_LABEL}")
     if id_col is not None and not (
         row["id_null"] == 0
         and row["id_min"] == 0
@@ -109,21 +159,7 @@ def _validated_frame(df, target, features, id_col):
         raise ValueError(
             f"{_PATH}: the id column '{id_col}' must hold each of 0..n-1 exactly once (n = {n})"
         )
-    cols = [F.col(c).cast("double").alias(c) for c in features + [target]]
-    if id_col is None:
-        # stable ids 0..n-1 in the DataFrame's partition order (persisted below, so every
-        # pass sees the same ids)
-        indexed = df.select(*cols).rdd.zipWithIndex().map(lambda r: (*r[0], r[1]))
-        from pyspark.sql import types as T
-
-        schema = T.StructType(
-            [T.StructField(c, T.DoubleType(), False) for c in features + [target]]
-            + [T.StructField(_ID, T.LongType(), False)]
-        )
-        frame = df.sparkSession.createDataFrame(indexed, schema)
-    else:
-        frame = df.select(*cols, F.col(id_col).cast("long").alias(_ID))
-    return frame, features, n
+    return n
 
 
 def _make_pass(frame, features, target, d):
@@ -185,41 +221,21 @@ def _make_pass(frame, features, target, d):
     return run_pass
 
 
-def fit(
-    df,
-    target="y",
-    algorithm="clipped-gd",
-    epsilon=1.0,
-    delta=None,
-    loss=None,
-    domain=None,
-    radius=None,
-    sparsity=None,
-    scale="none",
-    random_state=None,
-    params=None,
-    id_col=None,
-    features=None,
-    budget=None,
-    persist=True,
-):
+def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_params):
     """A private fit of a PySpark DataFrame (``heavydp fit`` on Spark).
+
+    The options and their defaults are :class:`heavydp.PrivateRegressor`'s (the
+    estimator is built from ``estimator_params``): ``algorithm="auto"``, private scaling
+    and a private intercept, each learned by passes over the DataFrame (grid histograms
+    and row sums; ``docs/distributed.md``) with the in-memory mechanisms, so the same
+    seed releases the same values as the in-memory fit.
 
     Parameters
     ----------
     df : pyspark.sql.DataFrame
         The records, one per row: numeric feature columns and the target.
     target : str, default "y"
-        The response column.
-    algorithm : {"clipped-gd", "ht-frank-wolfe", "dp-iht-huber"}
-        The algorithms whose data passes are row sums.
-    epsilon, delta, loss, domain, radius, sparsity, random_state, params, budget
-        As for :class:`heavydp.PrivateRegressor` (the CLI's flags). The chunked algorithms
-        use ``chunking=keyed`` (the default here; other chunkings are refused).
-    scale : {"none"} or "public:FILE.json", default "none"
-        Public column scaling, applied by the executors. ``"private"`` is not available on
-        Spark (its private quantiles are not a row sum), nor is a private intercept: the
-        model has no intercept (centre the data, or give public centres in the file).
+        The response column (0/1 or -1/+1 labels for ``loss="logistic"``).
     id_col : str or None
         A column holding each of 0..n-1 exactly once: the stable row id that decides
         chunk membership (checked). None: ids are given by ``zipWithIndex`` in the
@@ -228,55 +244,44 @@ def fit(
     features : list of str or None
         The feature columns (None: every column but the target and the id column).
     persist : bool, default True
-        Persist the prepared DataFrame (MEMORY_AND_DISK) across the T passes.
+        Persist the prepared DataFrame (MEMORY_AND_DISK) across the passes.
+    **estimator_params
+        :class:`heavydp.PrivateRegressor`'s parameters (``algorithm``, ``epsilon``,
+        ``delta``, ``loss``, ``domain``, ``radius``, ``sparsity``, ``fit_intercept``,
+        ``scale``, ``preprocess_share``, ``random_state``, ``params``, ``budget``; the
+        CLI's flags). ``algorithm`` is one of ``ALGORITHMS`` (the algorithms whose data
+        passes are row sums), ``intercept-only`` or ``auto`` (the in-memory rule: it picks
+        ``clipped-gd`` or ``intercept-only``). ``loss="logistic"`` returns a
+        :class:`heavydp.PrivateClassifier` (classes 0 and 1). The chunked algorithms use
+        ``chunking=keyed`` (the default here; other chunkings are refused).
 
     Returns
     -------
-    PrivateRegressor, fitted (``coef_``, ``privacy_``, ``model_``, ``predict``, ``save``).
+    PrivateRegressor (PrivateClassifier for the logistic loss), fitted (``coef_``,
+    ``intercept_``, ``privacy_``, ``model_``, ``predict``, ``save``).
     """
-    from pyspark import StorageLevel
+    from ._estimators import PrivateClassifier
 
-    if algorithm not in ALGORITHMS:
+    logistic = estimator_params.get("loss") == "logistic"
+    est = (PrivateClassifier if logistic else PrivateRegressor)(**estimator_params)
+    algorithm = est.algorithm
+    if algorithm not in ALGORITHMS + ("auto", "intercept-only"):
         raise ValueError(
-            f"--algorithm {algorithm}: a distributed fit supports {', '.join(ALGORITHMS)} (their data passes are row sums)"
+            f"--algorithm {algorithm}: a distributed fit supports {', '.join(ALGORITHMS)}, intercept-only and auto (their data passes are row sums)"
         )
-    if not isinstance(scale, str):
-        raise TypeError(f"scale must be a string; got {type(scale).__name__}")
-    _check_budget(budget)
-    params = dict(params or {})
+    params = dict(est.params or {})
     if algorithm in _CHUNKED:
         chunking = params.setdefault("chunking", "keyed")
         if chunking != "keyed":
             raise ValueError(
                 f"{algorithm}: a Spark fit needs chunking=keyed (chunk membership computed per row from the row id); got chunking={chunking}"
             )
-    est = PrivateRegressor(
-        algorithm=algorithm,
-        epsilon=epsilon,
-        delta=delta,
-        loss=loss,
-        domain=domain,
-        radius=radius,
-        sparsity=sparsity,
-        fit_intercept=False,
-        scale=scale,
-        random_state=random_state,
-        params=params,
-        budget=budget,
-    )
+    est.set_params(params=params)
     opts = est._options()
-    opts.pop("intercept")
-    opts.pop("preprocess_share")
-    # the CLI's checks of names and flags come before the data (private scaling and
-    # intercept are refused by the core with their own messages)
-    _core.precheck(intercept="none", **opts)
-    if scale == "private":
-        raise ValueError(
-            "--scale private is not available for a distributed fit (its private quantiles are not a row sum): use --scale none or --scale public:FILE"
-        )
-    frame, names, n = _validated_frame(df, str(target), features, id_col)
-    if persist:
-        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    # the CLI's checks of names and flags come before the data
+    _core.precheck(**opts)
+    budget, random_state = est.budget, est.random_state
+    frame, names, n = _validated_frame(df, str(target), features, id_col, logistic, persist)
     try:
         text, messages = _core.fit_distributed(
             n,
@@ -295,5 +300,6 @@ def fit(
     est._set_model(text, list(messages))
     est._names = list(names)
     est.feature_names_in_ = np.asarray(names, dtype=object)
+    if logistic:
+        est.classes_ = np.array([0, 1])
     return est
-

@@ -83,16 +83,17 @@ def sparse():
 
 
 def in_memory(X, y, **kw):
-    kw.setdefault("scale", "none")
-    return heavydp.PrivateRegressor(fit_intercept=False, **kw).fit(X, y)
+    return heavydp.PrivateRegressor(**kw).fit(X, y)
 
 
+# the algorithm alone (no private preprocessing); the defaults are tested below
+PLAIN = dict(scale="none", fit_intercept=False)
 CASES = {
-    "ht-frank-wolfe": dict(algorithm="ht-frank-wolfe", epsilon=1.0, params={"T": 6}),
+    "ht-frank-wolfe": dict(algorithm="ht-frank-wolfe", epsilon=1.0, params={"T": 6}, **PLAIN),
     "dp-iht-huber": dict(
-        algorithm="dp-iht-huber", epsilon=1.0, delta=1e-5, sparsity=2, radius=3.0, params={"T": 5}
+        algorithm="dp-iht-huber", epsilon=1.0, delta=1e-5, sparsity=2, radius=3.0, params={"T": 5}, **PLAIN
     ),
-    "clipped-gd": dict(algorithm="clipped-gd", epsilon=1.0, delta=1e-5, params={"T": 4, "M": 2}),
+    "clipped-gd": dict(algorithm="clipped-gd", epsilon=1.0, delta=1e-5, params={"T": 4, "M": 2}, **PLAIN),
 }
 
 
@@ -129,7 +130,9 @@ def test_public_scales_are_applied_by_the_executors(spark, lin, tmp_path):
     assert got.model_["preprocessing"]["scale"] == want.model_["preprocessing"]["scale"]
     np.testing.assert_allclose(got.coef_, want.coef_, rtol=TOL, atol=TOL)
     # the unscaled fit differs: the transform did reach the executors
-    plain = hs.fit(frame(spark, X, y, ids=np.arange(len(y))), id_col="id", random_state=8, **CASES["ht-frank-wolfe"])
+    plain = hs.fit(
+        frame(spark, X, y, ids=np.arange(len(y))), id_col="id", random_state=8, **CASES["ht-frank-wolfe"]
+    )
     assert not np.allclose(plain.coef_, got.coef_)
 
 
@@ -145,25 +148,31 @@ def test_ids_from_the_partition_order_when_no_id_column(spark, lin):
 # --- privacy of the partitioning -----------------------------------------------------
 
 
+def chunk_request(key, n, m, T, index, d, radius=1e18):
+    """The JSON SumRequest of one chunk's clipped-gradient sum (what the driver sends)."""
+    return json.dumps(
+        {
+            "kernel": {"kernel": "clipped_gradient", "loss": {"name": "squared"}, "radius": radius},
+            "rows": {"rows": "chunk", "key": key, "n": n, "m": m, "chunks": T, "index": index},
+            "d": d,
+            "transform": None,
+        }
+    )
+
+
 def chunk_sizes(spark, X, y, ids, key, T):
     """Rows per chunk as the executors count them (one batch_sum per chunk)."""
     n, d = X.shape
     m = n // T
     counts = []
     for index in range(T):
-        req = {
-            "kernel": {"kernel": "clipped_gradient", "loss": {"name": "squared"}, "radius": 1e18},
-            "rows": {"rows": "chunk", "key": key, "n": n, "m": m, "chunks": T, "index": index},
-            "d": d,
-            "transform": None,
-        }
         run = hs._make_pass(
             frame(spark, X, y, ids=ids).select(*[f"x{j}" for j in range(1, d + 1)], "y", spark_col("id")),
             [f"x{j}" for j in range(1, d + 1)],
             "y",
             d,
         )
-        parts, rows = run(json.dumps(req), np.zeros(d))
+        parts, rows = run(chunk_request(key, n, m, T, index, d), np.zeros(d))
         counts.append((rows, parts.reshape(-1, d).sum(axis=0)))
     return counts, m
 
@@ -188,13 +197,8 @@ def test_every_row_in_exactly_one_chunk_of_public_size(spark):
     in_chunk = np.zeros(n, dtype=int)
     for i in range(n):
         for index in range(T):
-            req = {
-                "kernel": {"kernel": "clipped_gradient", "loss": {"name": "squared"}, "radius": 1e9},
-                "rows": {"rows": "chunk", "key": key, "n": n, "m": m, "chunks": T, "index": index},
-                "d": 1,
-                "transform": None,
-            }
-            _, r = _core.batch_sum(json.dumps(req), np.zeros(1), [X1[i : i + 1, 0].copy()], np.ones(1), np.array([i]))
+            req = chunk_request(key, n, m, T, index, 1, radius=1e9)
+            _, r = _core.batch_sum(req, np.zeros(1), [X1[i : i + 1, 0].copy()], np.ones(1), np.array([i]))
             in_chunk[i] += r
     assert in_chunk.max() == 1 and in_chunk.sum() == T * m
 
@@ -214,15 +218,10 @@ def test_chunks_do_not_depend_on_the_values(spark):
     # each chunk's members by id (the executor's rule, asked row by row)
     members = []
     for index in range(T):
-        req = {
-            "kernel": {"kernel": "clipped_gradient", "loss": {"name": "squared"}, "radius": 1e18},
-            "rows": {"rows": "chunk", "key": key, "n": n, "m": m, "chunks": T, "index": index},
-            "d": 1,
-            "transform": None,
-        }
+        req = chunk_request(key, n, m, T, index, 1)
         sel = []
         for i in range(n):
-            _, r = _core.batch_sum(json.dumps(req), np.zeros(1), [np.ones(1)], np.ones(1), np.array([i]))
+            _, r = _core.batch_sum(req, np.zeros(1), [np.ones(1)], np.ones(1), np.array([i]))
             if r:
                 sel.append(i)
         members.append(sel)
@@ -247,12 +246,15 @@ def test_null_non_numeric_and_missing_target(spark, lin):
         hs.fit(df, target="z", **CASES["clipped-gd"])
     with pytest.raises(ValueError, match="column 'x1'.*not a number"):
         hs.fit(df.withColumn("x1", F.lit("a")), **CASES["clipped-gd"])
+    # the CLI names the data row and the column: here the first row's id
+    first = int(np.argmax(X[:200, 0] > 1.0))
     with_null = df.withColumn("x2", F.when(F.col("x1") > 1.0, None).otherwise(F.col("x2")))
     with pytest.raises(ValueError, match="column 'x2': not a number"):
         hs.fit(with_null, **CASES["clipped-gd"])
-    with_nan = df.withColumn("y", F.when(F.col("x1") > 1.0, float("nan")).otherwise(F.col("y")))
-    with pytest.raises(ValueError, match="NaN or infinite"):
-        hs.fit(with_nan, **CASES["clipped-gd"])
+    with_ids = frame(spark, X[:200], y[:200], ids=np.arange(200))
+    with_nan = with_ids.withColumn("y", F.when(F.col("x1") > 1.0, float("nan")).otherwise(F.col("y")))
+    with pytest.raises(ValueError, match=f"data row id = {first}, column 'y': NaN or infinite"):
+        hs.fit(with_nan, id_col="id", **CASES["clipped-gd"])
 
 
 def test_budget_overspend_and_unsupported_options(spark, lin):
@@ -264,8 +266,6 @@ def test_budget_overspend_and_unsupported_options(spark, lin):
     with pytest.raises(ValueError, match="exceed|overspen|budget"):
         hs.fit(df, budget=b, random_state=1, **CASES["clipped-gd"])
     assert b.spent[0] == pytest.approx(1.0)  # nothing charged by the refused fit
-    with pytest.raises(ValueError, match="scale private is not available"):
-        hs.fit(df, scale="private", **CASES["clipped-gd"])
     with pytest.raises(ValueError, match="supports clipped-gd"):
         hs.fit(df, algorithm="adassp", epsilon=1.0)
     with pytest.raises(ValueError, match="chunking=keyed"):
@@ -273,3 +273,68 @@ def test_budget_overspend_and_unsupported_options(spark, lin):
     bad = frame(spark, X[:300], y[:300], ids=np.r_[0, np.arange(299)])  # 0 twice, 299 missing
     with pytest.raises(ValueError, match="exactly once"):
         hs.fit(bad, id_col="id", **CASES["ht-frank-wolfe"])
+
+
+# --- the private preprocessing on Spark (the defaults) -------------------------------
+
+
+@pytest.fixture(scope="module")
+def small():
+    # three raw-unit columns (scales 1, 100 and 1e-3, offsets) so that the private
+    # scaling has something to find; 2 000 rows
+    X, y, _ = heavydp.simulate("hu-linear-lognormal", 2000, 3, random_state=6)
+    X = X * np.array([1.0, 100.0, 1e-3]) + np.array([0.0, 1990.0, 5.0])
+    return X, 3.0 * y + 40.0
+
+
+def _same_release(got, want):
+    """The released values of two fits: the scales and the privacy report exactly (the
+    histograms are integer counts: the same utilities and draws), the weights and
+    intercept up to the reassociation of the sums."""
+    assert got.privacy_ == want.privacy_
+    pg, pw = got.model_["preprocessing"], want.model_["preprocessing"]
+    for key in ("scale", "intercept", "centres", "scales", "target_centre", "target_scale", "intercept_method"):
+        assert pg.get(key) == pw.get(key), key
+    assert dict(got.hyperparameters_) == dict(want.hyperparameters_)
+    np.testing.assert_allclose(got.coef_, want.coef_, rtol=TOL, atol=TOL)
+    np.testing.assert_allclose(got.intercept_, want.intercept_, rtol=TOL, atol=TOL)
+
+
+DEFAULTS = {
+    "clipped-gd": dict(algorithm="clipped-gd", epsilon=2.0, params={"T": 3}),
+    "dp-iht-huber": dict(algorithm="dp-iht-huber", epsilon=2.0, sparsity=2, params={"T": 3}),
+}
+
+
+@pytest.mark.parametrize("name", list(DEFAULTS))
+def test_private_scale_and_intercept_equal_the_in_memory_fit(spark, small, name):
+    X, y = small
+    kw = DEFAULTS[name]
+    got = hs.fit(frame(spark, X, y, ids=np.arange(len(y))), id_col="id", random_state=13, **kw)
+    params = dict(kw["params"], **({"chunking": "keyed"} if name == "dp-iht-huber" else {}))
+    want = in_memory(X, y, random_state=13, **{**kw, "params": params})
+    assert want.model_["preprocessing"]["scale"] == "private"
+    assert want.model_["preprocessing"]["intercept"] == "private"
+    _same_release(got, want)
+    # the scales did their work: the raw-unit model predicts on the raw scale
+    assert abs(np.mean(got.predict(X)) - np.mean(y)) < 0.5 * np.std(y)
+
+
+def test_logistic_and_intercept_only_fits(spark, small):
+    X, y = small
+    labels = (y > np.median(y)).astype(float)
+    df = frame(spark, X, labels, ids=np.arange(len(y)))
+    kw = dict(algorithm="clipped-gd", epsilon=2.0, params={"T": 3})
+    got = hs.fit(df, id_col="id", loss="logistic", random_state=3, **kw)
+    want = heavydp.PrivateClassifier(random_state=3, **kw).fit(X, labels)
+    assert isinstance(got, heavydp.PrivateClassifier)
+    _same_release(got, want)
+    assert list(got.classes_) == [0, 1]
+    # a label other than 0/1/-1: the CLI's message
+    with pytest.raises(ValueError, match="y: logistic loss needs labels"):
+        hs.fit(frame(spark, X, labels * 2.0), loss="logistic", **kw)
+    # auto at a small n*epsilon: the private intercept alone (scaled target)
+    got = hs.fit(frame(spark, X, y, ids=np.arange(len(y))), id_col="id", epsilon=0.01, random_state=4)
+    want = in_memory(X, y, epsilon=0.01, random_state=4)
+    assert got.model_["selected"]["algorithm"] == "intercept-only"
+    _same_release(got, want)

@@ -334,52 +334,97 @@ fn fit_options(
     Ok(opts)
 }
 
-/// Checks the options without data (the CLI's checks before reading a file).
-#[pyfunction]
-#[pyo3(signature = (algorithm, epsilon, delta=None, loss=None, domain=None, radius=None,
-    sparsity=None, params=BTreeMap::new(), intercept="private", scale="private",
-    preprocess_share=None))]
-#[allow(clippy::too_many_arguments)]
-fn precheck(
-    algorithm: &str,
+/// The fit's options as keyword arguments with the CLI's meaning (the dict of
+/// `_PrivateBase._options`); a missing key takes the CLI's default.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct OptionArgs {
+    algorithm: String,
     epsilon: f64,
+    #[pyo3(default)]
     delta: Option<f64>,
+    #[pyo3(default)]
     loss: Option<String>,
+    #[pyo3(default)]
     domain: Option<String>,
+    #[pyo3(default)]
     radius: Option<f64>,
+    #[pyo3(default)]
     sparsity: Option<usize>,
+    #[pyo3(default)]
     params: BTreeMap<String, String>,
-    intercept: &str,
-    scale: &str,
+    #[pyo3(default = "private".to_string())]
+    intercept: String,
+    #[pyo3(default = "private".to_string())]
+    scale: String,
+    #[pyo3(default)]
     preprocess_share: Option<f64>,
+}
+
+impl OptionArgs {
+    /// The options of the keyword arguments `kw`, with the CLI's checks ([`fit_options`]).
+    fn parse(
+        kw: Option<&Bound<'_, pyo3::types::PyDict>>,
+        seed: Option<u64>,
+    ) -> PyResult<FitOptions> {
+        let kw = kw.ok_or_else(|| PyTypeError::new_err("algorithm and epsilon are required"))?;
+        let a: OptionArgs = kw.extract()?;
+        fit_options(
+            &a.algorithm,
+            a.epsilon,
+            a.delta,
+            a.loss,
+            a.domain,
+            a.radius,
+            a.sparsity,
+            a.params,
+            &a.intercept,
+            &a.scale,
+            a.preprocess_share,
+            seed,
+        )
+        .map_err(value_error)
+    }
+}
+
+/// Charges the whole (ε, δ) a fit with `opts` on n × d data may spend to `budget`,
+/// before it touches the data (a non-private fit: ε = ∞).
+fn charge_fit(
+    budget: Option<&Bound<'_, PyBudget>>,
+    opts: &FitOptions,
+    n: usize,
+    d: usize,
+    release: &str,
 ) -> PyResult<()> {
-    fit_options(
-        algorithm,
-        epsilon,
-        delta,
-        loss,
-        domain,
-        radius,
-        sparsity,
-        params,
-        intercept,
-        scale,
-        preprocess_share,
-        None,
-    )
-    .map(|_| ())
-    .map_err(value_error)
+    let Some(b) = budget else { return Ok(()) };
+    let model = privacy_model_of(opts, n, d);
+    let (dl, _) = pipeline::resolve_delta(&opts.algorithm, model, n, opts.delta, opts.epsilon)
+        .map_err(value_error)?;
+    let (ce, cd) = if model == PrivacyModel::None {
+        (f64::INFINITY, 0.0)
+    } else {
+        (opts.epsilon, dl)
+    };
+    charge(&mut b.borrow_mut().ledger, release, ce, cd)
+}
+
+/// Checks the options without data (the CLI's checks before reading a file): keyword
+/// arguments `algorithm`, `epsilon`, `delta`, `loss`, `domain`, `radius`, `sparsity`,
+/// `params`, `intercept` (default "private"), `scale` (default "private"),
+/// `preprocess_share`.
+#[pyfunction]
+#[pyo3(signature = (**options))]
+fn precheck(options: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<()> {
+    OptionArgs::parse(options, None).map(|_| ())
 }
 
 /// The whole private fit (`heavydp fit`). Returns (model JSON, notes). `x` must be a
 /// C-contiguous float64 (n, d) array; it is copied once, or used and overwritten in
 /// place when `in_place` (then it must be writable). `seed` gives the CLI's `--seed`
-/// stream; `None` seeds from the OS.
+/// stream; `None` seeds from the OS. The options are [`precheck`]'s keyword arguments.
 #[pyfunction]
-#[pyo3(signature = (x, y, feature_names, target, algorithm, epsilon, delta=None, loss=None,
-    domain=None, radius=None, sparsity=None, params=BTreeMap::new(), intercept="private",
-    scale="private", preprocess_share=None, seed=None, in_place=false, n_jobs=None,
-    budget=None, release="fit"))]
+#[pyo3(signature = (x, y, feature_names, target, seed=None, in_place=false, n_jobs=None,
+    budget=None, release="fit", **options))]
 #[allow(clippy::too_many_arguments)]
 fn fit(
     py: Python<'_>,
@@ -387,38 +432,14 @@ fn fit(
     y: PyReadonlyArray1<'_, f64>,
     feature_names: Vec<String>,
     target: String,
-    algorithm: &str,
-    epsilon: f64,
-    delta: Option<f64>,
-    loss: Option<String>,
-    domain: Option<String>,
-    radius: Option<f64>,
-    sparsity: Option<usize>,
-    params: BTreeMap<String, String>,
-    intercept: &str,
-    scale: &str,
-    preprocess_share: Option<f64>,
     seed: Option<u64>,
     in_place: bool,
     n_jobs: Option<usize>,
     budget: Option<&Bound<'_, PyBudget>>,
     release: &str,
+    options: Option<&Bound<'_, pyo3::types::PyDict>>,
 ) -> PyResult<(String, Vec<String>)> {
-    let opts = fit_options(
-        algorithm,
-        epsilon,
-        delta,
-        loss,
-        domain,
-        radius,
-        sparsity,
-        params,
-        intercept,
-        scale,
-        preprocess_share,
-        seed,
-    )
-    .map_err(value_error)?;
+    let opts = OptionArgs::parse(options, seed)?;
     let (n, d) = shape2(x)?;
     let y = y.as_slice().map_err(value_error)?.to_vec();
     if y.len() != n {
@@ -463,18 +484,7 @@ fn fit(
     };
     let ds =
         Dataset::from_buffer(Box::new(buf), y, d, feature_names, target).map_err(value_error)?;
-    if let Some(b) = budget {
-        // Charge the whole (ε, δ) the fit may spend, before it touches the data.
-        let model = privacy_model_of(&opts, n, d);
-        let (dl, _) = pipeline::resolve_delta(&opts.algorithm, model, n, opts.delta, epsilon)
-            .map_err(value_error)?;
-        let (ce, cd) = if model == PrivacyModel::None {
-            (f64::INFINITY, 0.0)
-        } else {
-            (epsilon, dl)
-        };
-        charge(&mut b.borrow_mut().ledger, release, ce, cd)?;
-    }
+    charge_fit(budget, &opts, n, d, release)?;
     let out = run_interruptible(py, n_jobs, move |obs| {
         let mut rng = heavydp::noise::make_rng(seed);
         pipeline::fit(ds, &opts, &mut rng, obs)
@@ -518,15 +528,15 @@ fn batch_sum<'py>(
 }
 
 /// A distributed fit (`heavydp.spark.fit`): the whole private fit of [`fit`] on n
-/// external rows of d features, whose every data pass is one call of
-/// `pass_fn(request_json, w)` returning (partial sums of shape (k·d,), rows read) in a
-/// fixed order (it runs one Spark job; the GIL is taken for the call). Noise,
+/// external rows of d features, whose every data pass (the private scaling's
+/// histograms, the algorithm's sums, the intercept's) is one call of
+/// `pass_fn(request_json, w)` returning (the batches' partial results concatenated,
+/// rows read) in a fixed order (it runs one Spark job; the GIL is taken for the call). Noise,
 /// mechanisms, the ledger and the model file are the core's, as in [`fit`].
-/// Returns (model JSON, notes).
+/// Returns (model JSON, notes). The options are [`precheck`]'s keyword arguments.
 #[pyfunction]
-#[pyo3(signature = (n, d, feature_names, target, pass_fn, algorithm, epsilon, delta=None,
-    loss=None, domain=None, radius=None, sparsity=None, params=BTreeMap::new(),
-    scale="none", seed=None, budget=None, release="fit"))]
+#[pyo3(signature = (n, d, feature_names, target, pass_fn, seed=None, budget=None,
+    release="fit", **options))]
 #[allow(clippy::too_many_arguments)]
 fn fit_distributed(
     py: Python<'_>,
@@ -535,32 +545,14 @@ fn fit_distributed(
     feature_names: Vec<String>,
     target: String,
     pass_fn: Py<PyAny>,
-    algorithm: &str,
-    epsilon: f64,
-    delta: Option<f64>,
-    loss: Option<String>,
-    domain: Option<String>,
-    radius: Option<f64>,
-    sparsity: Option<usize>,
-    params: BTreeMap<String, String>,
-    scale: &str,
     seed: Option<u64>,
     budget: Option<&Bound<'_, PyBudget>>,
     release: &str,
+    options: Option<&Bound<'_, pyo3::types::PyDict>>,
 ) -> PyResult<(String, Vec<String>)> {
-    let opts = fit_options(
-        algorithm, epsilon, delta, loss, domain, radius, sparsity, params, "none", scale, None,
-        seed,
-    )
-    .map_err(value_error)?;
+    let opts = OptionArgs::parse(options, seed)?;
     let ds = Dataset::remote(n, d, feature_names, target).map_err(value_error)?;
-    if let Some(b) = budget {
-        // Charge the whole (ε, δ) the fit may spend, before it touches the data.
-        let model = privacy_model_of(&opts, n, d);
-        let (dl, _) = pipeline::resolve_delta(&opts.algorithm, model, n, opts.delta, epsilon)
-            .map_err(value_error)?;
-        charge(&mut b.borrow_mut().ledger, release, epsilon, dl)?;
-    }
+    charge_fit(budget, &opts, n, d, release)?;
     // the first Python exception of a pass (a failed Spark job, Ctrl-C), re-raised as is
     let raised: std::sync::Arc<std::sync::Mutex<Option<PyErr>>> = Default::default();
     let slot = raised.clone();

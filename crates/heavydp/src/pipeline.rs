@@ -442,10 +442,13 @@ pub fn fit(
 pub const DISTRIBUTED_ALGORITHMS: [&str; 3] = ["clipped-gd", "ht-frank-wolfe", "dp-iht-huber"];
 
 /// [`fit`] of rows that live elsewhere (a Spark DataFrame, `docs/distributed.md`):
-/// `data` is a [`Dataset::remote`] (n, d and names only) and every data pass of the
-/// algorithm is a call of `sums`. The same options, ledger, mechanisms and model file
-/// as [`fit`]; only the data-free preprocessing is available (`--scale none` or
-/// `public:FILE`, `--intercept none`), and only [`DISTRIBUTED_ALGORITHMS`].
+/// `data` is a [`Dataset::remote`] (n, d and names only) and every data pass — the
+/// private scaling's histograms, the algorithm's iterations, the intercept's sums — is a
+/// call of `sums`. The same options, ledger, mechanisms and model file as [`fit`], by the
+/// same code (`fit_with` reads the data only through [`preprocess::ScalingSource`],
+/// [`algorithms::RowSums`] and [`preprocess::InterceptSource`]); the algorithm must be
+/// one of [`DISTRIBUTED_ALGORITHMS`], `intercept-only` or `auto` (which picks one of
+/// them).
 pub fn fit_external(
     data: Dataset,
     opts: &FitOptions,
@@ -453,21 +456,12 @@ pub fn fit_external(
     rng: &mut dyn RngCore,
     observer: &mut dyn Observer,
 ) -> Result<FitOutcome, String> {
-    if !DISTRIBUTED_ALGORITHMS.contains(&opts.algorithm.as_str()) {
+    let name = opts.algorithm.as_str();
+    if !(DISTRIBUTED_ALGORITHMS.contains(&name) || name == "auto" || name == INTERCEPT_ONLY) {
         return Err(format!(
-            "--algorithm {}: a distributed fit supports {} (their data passes are row sums)",
-            opts.algorithm,
+            "--algorithm {name}: a distributed fit supports {}, {INTERCEPT_ONLY} and auto (their data passes are row sums)",
             DISTRIBUTED_ALGORITHMS.join(", ")
         ));
-    }
-    if matches!(opts.scale, ScaleMode::Private) {
-        return Err("--scale private is not available for a distributed fit (its private quantiles are not a row sum): use --scale none or --scale public:FILE".into());
-    }
-    if opts.intercept == InterceptMode::Private {
-        return Err("--intercept private is not available for a distributed fit (it needs the margins of every row): use --intercept none".into());
-    }
-    if opts.loss.as_deref() == Some("logistic") {
-        return Err("--loss logistic is not available for a distributed fit (its labels are prepared in memory)".into());
     }
     fit_with(data, opts, Some(sums), rng, observer)
 }
@@ -502,6 +496,14 @@ fn fit_with(
             params.entry(k.clone()).or_insert_with(|| v.clone());
         }
         name = choice.algorithm.clone();
+        if external.is_some()
+            && !(DISTRIBUTED_ALGORITHMS.contains(&name.as_str()) || name == INTERCEPT_ONLY)
+        {
+            return Err(format!(
+                "--algorithm auto chose {name}, which a distributed fit does not support ({}, {INTERCEPT_ONLY})",
+                DISTRIBUTED_ALGORITHMS.join(", ")
+            ));
+        }
         messages.push(format!("--algorithm auto: {} ({})", name, choice.reason));
         auto = Some(choice);
     }
@@ -595,9 +597,14 @@ fn fit_with(
     } else {
         budget
     };
-    loss.prepare_labels(data.y_mut())
-        .map_err(|e| format!("{}: {e}", data.target_name()))?;
     let logistic = matches!(loss, LossKind::Logistic);
+    match external.as_deref_mut() {
+        // the executors check and map each label as they read it (the same function)
+        Some(ext) => ext.set_labels(logistic),
+        None => loss
+            .prepare_labels(data.y_mut())
+            .map_err(|e| format!("{}: {e}", data.target_name()))?,
+    }
     // 3. budget split and scales
     let private_scale = matches!(opts.scale, ScaleMode::Private);
     let private_intercept = opts.intercept == InterceptMode::Private;
@@ -695,16 +702,10 @@ fn fit_with(
                             .summary(PrivacyModel::Pure),
                     )
                 } else {
-                    let probe = Dataset::new(
-                        data.y().to_vec(),
-                        data.y().to_vec(),
-                        1,
-                        vec![data.target_name().to_string()],
-                        data.target_name().to_string(),
-                    )
-                    .map_err(|e| e.to_string())?;
-                    let (s, spent) = preprocess::private_scales(&probe, false, b, rng)
-                        .map_err(|e| e.to_string())?;
+                    // the target as the one scaled "feature" (column d of the source)
+                    let (s, spent) = with_scaling_source(&data, external.as_deref_mut(), |src| {
+                        preprocess::private_scales_of(src, &[d], None, b, rng)
+                    })?;
                     (s.features[0], spent)
                 };
                 (
@@ -716,7 +717,10 @@ fn fit_with(
                     spent,
                 )
             } else {
-                preprocess::private_scales(&data, !logistic, b, rng).map_err(|e| e.to_string())?
+                let features: Vec<usize> = (0..d).collect();
+                with_scaling_source(&data, external.as_deref_mut(), |src| {
+                    preprocess::private_scales_of(src, &features, (!logistic).then_some(d), b, rng)
+                })?
             };
             if spent.releases > 0 {
                 ledger
@@ -801,7 +805,7 @@ fn fit_with(
                 loss: r.loss,
                 domain: domain.as_ref(),
             };
-            let report = match external {
+            let report = match external.as_deref_mut() {
                 Some(ext) => r
                     .algorithm
                     .fit_with_sums(&problem, ext, alg_budget, rng, observer),
@@ -827,14 +831,26 @@ fn fit_with(
     // 5. intercept
     let mut b_s = 0.0;
     if private_intercept {
-        let margins = data.margins(&weights_s);
+        let margins: Vec<f64>;
+        let mut local;
+        let mut remote;
+        let src: &mut dyn preprocess::InterceptSource = match external {
+            Some(ext) => {
+                remote = ext.intercept_source(&weights_s);
+                &mut remote
+            }
+            None => {
+                margins = data.margins(&weights_s);
+                local = preprocess::Residuals::new(&margins, data.y());
+                &mut local
+            }
+        };
         let (b, spent, how) = if logistic && weights_s.iter().all(|w| *w == 0.0) {
-            preprocess::private_base_rate_intercept(data.y(), intercept_budget, rng)
+            preprocess::private_base_rate_intercept_of(src, intercept_budget, rng)
         } else {
-            preprocess::private_intercept(
+            preprocess::private_intercept_of(
                 &loss,
-                &margins,
-                data.y(),
+                src,
                 scaled && !raw_target_intercept,
                 intercept_budget,
                 rng,
@@ -886,6 +902,20 @@ fn fit_with(
             .push("a weight is not finite after mapping back to raw units".into());
     }
     Ok(FitOutcome { model, messages })
+}
+
+/// Runs `f` on the scaling source of the fit: the external rows when there are, else
+/// the in-memory columns of `data` (raw: the scaling comes before the standardisation).
+fn with_scaling_source<T>(
+    data: &Dataset,
+    external: Option<&mut ExternalRowSums>,
+    f: impl FnOnce(&mut dyn preprocess::ScalingSource) -> Result<T, preprocess::PreprocessError>,
+) -> Result<T, String> {
+    match external {
+        Some(ext) => f(ext),
+        None => f(&mut preprocess::LocalColumns::new(data)),
+    }
+    .map_err(|e| e.to_string())
 }
 
 /// `heavydp algorithms --json` (and `heavydp.algorithms()`): the catalogue, each entry

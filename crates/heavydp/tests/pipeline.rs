@@ -453,3 +453,120 @@ fn read_only_loan_fits_bit_identically_without_writing() {
         "{fitted:?}"
     );
 }
+
+/// A stand-in for Spark: the rows of `data` as column batches of uneven sizes, each
+/// batch's partial result from `row_sums::batch_sum` (after a JSON round trip of the
+/// request), in a fixed order.
+fn batched_pass(data: &Dataset) -> Box<heavydp::algorithms::row_sums::Pass<'_>> {
+    use heavydp::algorithms::row_sums::{batch_sum, Partials, SumRequest};
+    let (n, d) = (data.n(), data.d());
+    let cols: Vec<Vec<f64>> = (0..d)
+        .map(|j| (0..n).map(|i| data.row(i)[j]).collect())
+        .collect();
+    let ids: Vec<i64> = (0..n as i64).collect();
+    let sizes = [700, 333, 1024];
+    Box::new(move |req: &SumRequest, w: &[f64]| {
+        let req: SumRequest = serde_json::from_str(&serde_json::to_string(req).unwrap()).unwrap();
+        let (mut partials, mut rows, mut start, mut b) = (Vec::new(), 0, 0, 0);
+        while start < n {
+            let end = (start + sizes[b % sizes.len()]).min(n);
+            let c: Vec<&[f64]> = cols.iter().map(|c| &c[start..end]).collect();
+            let (p, r) = batch_sum(&req, w, &c, &data.y()[start..end], &ids[start..end])?;
+            partials.extend(p);
+            rows += r;
+            (start, b) = (end, b + 1);
+        }
+        Ok(Partials { partials, rows })
+    })
+}
+
+/// The whole pipeline on external rows (private scales, the algorithm, the private
+/// intercept; every data pass a batched row sum or grid histogram) releases what the
+/// in-memory fit releases with the same seed: the scales and the privacy report to the
+/// bit (integer counts: the same utilities, the same draws), the weights and intercept
+/// up to the reassociation of floating-point sums.
+#[test]
+fn external_pipeline_equals_the_in_memory_fit() {
+    use heavydp::algorithms::row_sums::ExternalRowSums;
+    let reg = cps(3000);
+    // a classification target on the same columns: wage above 600 (0/1 labels)
+    let labels: Vec<f64> = reg
+        .y()
+        .iter()
+        .map(|v| if *v > 600.0 { 1.0 } else { 0.0 })
+        .collect();
+    let (n, d) = (reg.n(), reg.d());
+    let x: Vec<f64> = (0..n).flat_map(|i| reg.row(i).to_vec()).collect();
+    let cls = Dataset::new(x, labels, d, reg.feature_names().to_vec(), "y".into()).unwrap();
+    let opts = |alg: &str, f: &dyn Fn(&mut FitOptions)| {
+        let mut o = FitOptions::new(alg, 1.0);
+        f(&mut o);
+        o
+    };
+    let keyed = |o: &mut FitOptions| {
+        o.params.insert("chunking".into(), "keyed".into());
+        o.sparsity = Some(3);
+    };
+    let cases: Vec<(&Dataset, FitOptions)> = vec![
+        (&reg, opts("clipped-gd", &|_| {})),
+        (&reg, opts("dp-iht-huber", &keyed)),
+        (&reg, opts("ht-frank-wolfe", &keyed)),
+        (&reg, opts("intercept-only", &|_| {})),
+        (&reg, opts("auto", &|o| o.epsilon = 0.002)),
+        (
+            &cls,
+            opts("clipped-gd", &|o| o.loss = Some("logistic".into())),
+        ),
+        (
+            &cls,
+            opts("intercept-only", &|o| o.loss = Some("logistic".into())),
+        ),
+        // absolute loss: the intercept is the private median of the residuals
+        (
+            &reg,
+            opts("clipped-gd", &|o| o.loss = Some("absolute".into())),
+        ),
+        (&reg, opts("clipped-gd", &|o| o.scale = ScaleMode::None)),
+    ];
+    for (data, o) in cases {
+        let what = format!("{} {:?} {}", o.algorithm, o.loss, o.scale.name());
+        let want = pipeline::fit(data.clone(), &o, &mut rng_from_seed(7), &mut NoObserver)
+            .unwrap()
+            .model;
+        let remote = Dataset::remote(n, d, data.feature_names().to_vec(), "y".into()).unwrap();
+        let mut ext = ExternalRowSums::new(n, d, batched_pass(data));
+        let got =
+            pipeline::fit_external(remote, &o, &mut ext, &mut rng_from_seed(7), &mut NoObserver)
+                .unwrap()
+                .model;
+        assert_eq!(got.privacy, want.privacy, "{what}");
+        assert_eq!(got.hyperparameters, want.hyperparameters, "{what}");
+        assert_eq!(got.selected, want.selected, "{what}");
+        let (gp, wp) = (got.preprocessing.unwrap(), want.preprocessing.unwrap());
+        for key in [
+            "centres",
+            "scales",
+            "target_centre",
+            "target_scale",
+            "intercept_method",
+        ] {
+            assert_eq!(gp.get(key), wp.get(key), "{what}: {key}");
+        }
+        let tol = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + b.abs());
+        assert!(
+            got.weights
+                .iter()
+                .zip(&want.weights)
+                .all(|(a, b)| tol(*a, *b)),
+            "{what}: {:?} vs {:?}",
+            got.weights,
+            want.weights
+        );
+        assert!(
+            tol(got.intercept, want.intercept),
+            "{what}: {} vs {}",
+            got.intercept,
+            want.intercept
+        );
+    }
+}

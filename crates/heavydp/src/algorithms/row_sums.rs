@@ -30,6 +30,11 @@ use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
 use crate::estimators::clip::clipped_row_sum;
 use crate::linalg::{dot, Rows};
 use crate::loss::{Loss, LossKind};
+use crate::preprocess::{
+    self,
+    quantile::{self, GridHistogram, PublicGrid, RankCounts},
+    InterceptSource, PreprocessError, ScalingSource, StageMap,
+};
 use serde::{Deserialize, Serialize};
 
 /// The name external-pass errors are reported under.
@@ -55,7 +60,61 @@ pub enum Kernel {
         tau: f64,
         y_clip: Option<f64>,
     },
+    /// Σ clamp(yᵢ − ⟨x̃ᵢ, w⟩, ±c) (one value): the private intercept's clipped sum of
+    /// residuals ([`preprocess::private_intercept_of`]).
+    ClippedResidual { c: f64 },
+    /// S(b) = Σ σ(⟨x̃ᵢ, w⟩ + b) − 1{yᵢ > 0} for the 513 points b of
+    /// [`preprocess::logistic_grid`]: the logistic intercept's scores.
+    LogisticScores,
+    /// #{i: yᵢ > 0} (one value): the logistic base rate's count.
+    Positives,
+    /// The histogram of the residuals yᵢ − ⟨x̃ᵢ, w⟩ over the cells of the
+    /// [`PublicGrid`] ([`quantile::histogram_cell`]): the private median intercept.
+    ResidualHistogram,
+    /// The histograms of `map` applied to the **raw** columns `first..first + count`
+    /// (column d: the response) over the stage grid's cells, column after column: a
+    /// stage of the private scaling ([`preprocess::private_quartiles_of`]).
+    ColumnHistogram {
+        first: usize,
+        count: usize,
+        map: StageMap,
+    },
 }
+
+impl Kernel {
+    /// The length of the reduced result for d features.
+    pub fn out_len(&self, d: usize) -> usize {
+        match *self {
+            Kernel::ClippedResidual { .. } | Kernel::Positives => 1,
+            Kernel::LogisticScores => LOGISTIC_GRID_LEN,
+            Kernel::ResidualHistogram => quantile::histogram_cells(PublicGrid::LEN),
+            Kernel::ColumnHistogram { count, map, .. } => count * map.cells(),
+            _ => d,
+        }
+    }
+    /// Whether the kernel is a preprocessing pass (the intercept, the scaling) rather
+    /// than an algorithm's per-iteration sum.
+    pub fn preprocessing(&self) -> bool {
+        !matches!(
+            self,
+            Kernel::ClippedGradient { .. } | Kernel::CatoniPsi { .. } | Kernel::ClippedHuber { .. }
+        )
+    }
+    /// Whether a partial result is sparse: (cell, count) pairs rather than a dense
+    /// vector (the histograms: a batch fills few of their cells).
+    pub fn sparse(&self) -> bool {
+        matches!(
+            self,
+            Kernel::ResidualHistogram | Kernel::ColumnHistogram { .. }
+        )
+    }
+}
+
+/// Grid histograms of consecutive columns: (first column, stage map, one per column).
+type Histograms = (usize, StageMap, Vec<GridHistogram>);
+
+/// The number of points of [`preprocess::logistic_grid`].
+const LOGISTIC_GRID_LEN: usize = 513;
 
 /// The per-record weight g = ψ_τ(clip_R(y) − ⟨x̃, w⟩) of DP-IHT-H (Tian Alg. 1), in the
 /// argument order of [`clipped_weighted_sum`] (clipped margin, raw margin, y).
@@ -133,8 +192,82 @@ fn kernel_sum<X: RowSource + ?Sized>(
             let support = support_of(w);
             clipped_weighted_sum(x, y, rows, &support, k, huber_weight(tau, y_clip), out);
         }
+        _ => {
+            return Err(FitError::Unsupported {
+                algorithm: EXTERNAL,
+                reason: "not an algorithm's row sum".into(),
+            })
+        }
     }
     Ok(())
+}
+
+/// The preprocessing kernels of one batch (all rows; see [`Kernel`]): dense results
+/// into `out` (length [`Kernel::out_len`]), histograms as sparse (cell, count) pairs.
+/// The per-row functions are the in-memory path's ([`preprocess::clipped_residual`],
+/// [`preprocess::logistic_score_term`], [`StageMap::cell`], [`quantile::histogram_cell`]).
+fn preprocess_sum<X: RowSource + ?Sized>(
+    kernel: &Kernel,
+    x: &X,
+    raw: &[&[f64]],
+    y: &[f64],
+    raw_y: &[f64],
+    w: &[f64],
+) -> Vec<f64> {
+    let (len, d) = (y.len(), x.width());
+    let mut buf = vec![0.0; d];
+    let mut margin = |i: usize| {
+        x.read_into(i, &mut buf);
+        dot(&buf, w)
+    };
+    let sparse = |cells: Vec<u64>| -> Vec<f64> {
+        cells
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .flat_map(|(k, c)| [k as f64, *c as f64])
+            .collect()
+    };
+    match *kernel {
+        Kernel::ClippedResidual { c } => {
+            vec![(0..len)
+                .map(|i| preprocess::clipped_residual(margin(i), y[i], c))
+                .sum::<f64>()]
+        }
+        Kernel::LogisticScores => {
+            let margins: Vec<f64> = (0..len).map(margin).collect();
+            preprocess::logistic_grid()
+                .map(|b| {
+                    margins
+                        .iter()
+                        .zip(y)
+                        .map(|(m, yi)| preprocess::logistic_score_term(*m, b, *yi))
+                        .sum()
+                })
+                .collect()
+        }
+        Kernel::Positives => vec![y.iter().filter(|v| **v > 0.0).count() as f64],
+        Kernel::ResidualHistogram => {
+            let mut cells = vec![0u64; kernel.out_len(d)];
+            for (i, yi) in y.iter().enumerate() {
+                let r = yi - margin(i);
+                cells[quantile::histogram_cell(&PublicGrid, r)] += 1;
+            }
+            sparse(cells)
+        }
+        Kernel::ColumnHistogram { first, count, map } => {
+            let cells_per = map.cells();
+            let mut cells = vec![0u64; count * cells_per];
+            for (k, j) in (first..first + count).enumerate() {
+                let col = if j < d { raw[j] } else { raw_y };
+                for v in col {
+                    cells[k * cells_per + map.cell(*v)] += 1;
+                }
+            }
+            sparse(cells)
+        }
+        _ => unreachable!("an algorithm kernel"),
+    }
 }
 
 /// Row sums of an in-memory dataset: the kernels the algorithms used before this seam,
@@ -231,6 +364,10 @@ pub struct SumRequest {
     /// The number of features d.
     pub d: usize,
     pub transform: Option<RowTransform>,
+    /// Logistic labels: each response must be 0, 1 or ±1 and 0 is read as −1
+    /// ([`LossKind::prepare_labels`], per row on the executors).
+    #[serde(default)]
+    pub labels: bool,
 }
 
 /// Column-major rows (one slice per feature, as Arrow stores a batch), read through an
@@ -284,11 +421,11 @@ pub fn batch_sum(
     req: &SumRequest,
     w: &[f64],
     columns: &[&[f64]],
-    y: &[f64],
+    raw_y: &[f64],
     ids: &[i64],
 ) -> Result<(Vec<f64>, u64), String> {
     let d = req.d;
-    let len = y.len();
+    let len = raw_y.len();
     if columns.len() != d || w.len() != d {
         return Err(format!(
             "the batch has {} feature columns and the iterate {} values, expected d = {d}",
@@ -304,6 +441,17 @@ pub fn batch_sum(
         scale: t.scale.clone(),
         bound: t.bound.unwrap_or(f64::INFINITY),
     });
+    let labels: Vec<f64>;
+    let y = if req.labels {
+        let mut l = raw_y.to_vec();
+        LossKind::Logistic
+            .prepare_labels(&mut l)
+            .map_err(|e| e.to_string())?;
+        labels = l;
+        &labels[..]
+    } else {
+        raw_y
+    };
     let y_scaled: Vec<f64>;
     let y = match &req.transform {
         Some(t) if (t.target_centre, t.target_scale) != (0.0, 1.0) => {
@@ -344,6 +492,12 @@ pub fn batch_sum(
         }
     };
     let count = selected.as_ref().map_or(len, |r| r.len()) as u64;
+    if req.kernel.preprocessing() {
+        if selected.is_some() {
+            return Err("a preprocessing pass reads all rows".into());
+        }
+        return Ok((preprocess_sum(&req.kernel, &x, columns, y, raw_y, w), count));
+    }
     let mut out = vec![0.0; d];
     if count > 0 {
         kernel_sum(
@@ -384,6 +538,10 @@ pub struct ExternalRowSums<'a> {
     n: usize,
     d: usize,
     transform: Option<RowTransform>,
+    labels: bool,
+    /// Histograms of the private scaling: [the prefetched stage (all columns), the
+    /// last single-column pass].
+    histograms: [Option<Histograms>; 2],
 }
 
 impl<'a> ExternalRowSums<'a> {
@@ -394,6 +552,90 @@ impl<'a> ExternalRowSums<'a> {
             n,
             d,
             transform: None,
+            labels: false,
+            histograms: [None, None],
+        }
+    }
+    /// Whether the executors read the response as logistic labels (0 → −1, checked).
+    pub fn set_labels(&mut self, labels: bool) {
+        self.labels = labels;
+    }
+    /// The reduced result of `kernel` over all n rows at iterate `w` (one pass): the
+    /// dense partials added in the order the pass returns them, or the sparse (cell,
+    /// count) pairs added into the kernel's cells. Checks that the pass read n rows.
+    fn reduce_all(
+        &mut self,
+        kernel: Kernel,
+        transform: Option<RowTransform>,
+        w: &[f64],
+    ) -> Result<Vec<f64>, String> {
+        let req = SumRequest {
+            kernel,
+            rows: WireSelection::All,
+            d: self.d,
+            transform,
+            labels: self.labels,
+        };
+        let got = (self.pass)(&req, w)?;
+        if got.rows != self.n as u64 {
+            return Err(format!(
+                "the pass read {} rows where the data have {}: the id column must hold each of 0..n-1 exactly once",
+                got.rows, self.n
+            ));
+        }
+        let len = kernel.out_len(self.d);
+        let mut out = vec![0.0; len];
+        if kernel.sparse() {
+            if got.partials.len() % 2 != 0 {
+                return Err("a histogram's partials are not (cell, count) pairs".into());
+            }
+            for p in got.partials.chunks_exact(2) {
+                let cell = p[0] as usize;
+                if cell as f64 != p[0] || cell >= len {
+                    return Err("a histogram cell is out of range".into());
+                }
+                out[cell] += p[1];
+            }
+        } else {
+            if got.partials.len() % len != 0 {
+                return Err("a partial result does not have the kernel's length".into());
+            }
+            for p in got.partials.chunks_exact(len) {
+                for (o, v) in out.iter_mut().zip(p) {
+                    *o += v;
+                }
+            }
+        }
+        Ok(out)
+    }
+    /// The histograms of `map` of columns `first..first + count` (one pass, raw rows),
+    /// kept in slot `slot` of `histograms`.
+    fn fetch_histograms(
+        &mut self,
+        slot: usize,
+        first: usize,
+        count: usize,
+        map: StageMap,
+    ) -> Result<(), PreprocessError> {
+        let kernel = Kernel::ColumnHistogram { first, count, map };
+        let w = vec![0.0; self.d];
+        let cells = self
+            .reduce_all(kernel, None, &w)
+            .map_err(PreprocessError::Pass)?;
+        let per = map.cells();
+        let hists = cells
+            .chunks_exact(per)
+            .map(|c| GridHistogram::from_cells(&c.iter().map(|v| *v as u64).collect::<Vec<_>>()))
+            .collect();
+        self.histograms[slot] = Some((first, map, hists));
+        Ok(())
+    }
+    /// The private intercept's source: the rows at the scaled-model weights `w` (read
+    /// through the public standardisation, as the fit saw them).
+    pub fn intercept_source<'s>(&'s mut self, w: &[f64]) -> ExternalIntercept<'s, 'a> {
+        ExternalIntercept {
+            sums: self,
+            w: w.to_vec(),
         }
     }
     /// The public standardisation the executors apply before the kernels.
@@ -437,6 +679,7 @@ impl RowSums for ExternalRowSums<'_> {
             rows: selection,
             d: self.d,
             transform: self.transform.clone(),
+            labels: self.labels,
         };
         let got = (self.pass)(&req, w).map_err(fail)?;
         if got.rows != expected as u64 {
@@ -455,6 +698,71 @@ impl RowSums for ExternalRowSums<'_> {
             }
         }
         Ok(())
+    }
+}
+
+impl ScalingSource for ExternalRowSums<'_> {
+    /// One pass for the columns' range (the first stage, which depends on nothing).
+    fn prefetch(&mut self, columns: &[usize], map: StageMap) -> Result<(), PreprocessError> {
+        match (columns.iter().min(), columns.iter().max()) {
+            (Some(&lo), Some(&hi)) => self.fetch_histograms(0, lo, hi - lo + 1, map),
+            _ => Ok(()),
+        }
+    }
+    /// The cached histogram when the last pass covered (column, map); else one pass for
+    /// this column (the later stages depend on the column's own earlier releases).
+    fn counts(
+        &mut self,
+        column: usize,
+        map: StageMap,
+    ) -> Result<Box<dyn RankCounts + '_>, PreprocessError> {
+        let holds = |h: &Option<Histograms>| matches!(h, Some((first, m, v)) if *m == map && column >= *first && column - first < v.len());
+        let slot = match self.histograms.iter().position(holds) {
+            Some(slot) => slot,
+            None => {
+                self.fetch_histograms(1, column, 1, map)?;
+                1
+            }
+        };
+        let (first, _, hists) = self.histograms[slot].as_ref().expect("fetched");
+        Ok(Box::new(hists[column - first].clone()))
+    }
+}
+
+/// The private intercept's [`InterceptSource`] on external rows: each quantity is one
+/// pass ([`Kernel::ClippedResidual`], [`Kernel::LogisticScores`], [`Kernel::Positives`],
+/// [`Kernel::ResidualHistogram`]) at the weights w, through the public standardisation.
+pub struct ExternalIntercept<'s, 'a> {
+    sums: &'s mut ExternalRowSums<'a>,
+    w: Vec<f64>,
+}
+
+impl ExternalIntercept<'_, '_> {
+    fn get(&mut self, kernel: Kernel) -> Result<Vec<f64>, PreprocessError> {
+        let t = self.sums.transform.clone();
+        self.sums
+            .reduce_all(kernel, t, &self.w)
+            .map_err(PreprocessError::Pass)
+    }
+}
+
+impl InterceptSource for ExternalIntercept<'_, '_> {
+    fn rows(&self) -> usize {
+        self.sums.n
+    }
+    fn clipped_residual_sum(&mut self, c: f64) -> Result<f64, PreprocessError> {
+        Ok(self.get(Kernel::ClippedResidual { c })?[0])
+    }
+    fn logistic_scores(&mut self) -> Result<Vec<f64>, PreprocessError> {
+        self.get(Kernel::LogisticScores)
+    }
+    fn residual_counts(&mut self) -> Result<Box<dyn RankCounts + '_>, PreprocessError> {
+        let cells = self.get(Kernel::ResidualHistogram)?;
+        let cells: Vec<u64> = cells.iter().map(|v| *v as u64).collect();
+        Ok(Box::new(GridHistogram::from_cells(&cells)))
+    }
+    fn positives(&mut self) -> Result<f64, PreprocessError> {
+        Ok(self.get(Kernel::Positives)?[0])
     }
 }
 

@@ -283,3 +283,145 @@ fn external_fits_equal_local_fits_up_to_reassociation() {
     );
     assert!(e.unwrap_err().to_string().contains("chunking=keyed"));
 }
+
+/// The preprocessing kernels on batches equal the in-memory sources: the scaling's
+/// grid histograms give the sorted columns' ranks at every grid point (so the same
+/// releases, bit for bit), and the intercept's sums are the in-memory sums up to
+/// reassociation (the counts exactly).
+#[test]
+fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
+    use crate::preprocess::quantile::{Grid1D, LinearGrid, OctaveGrid, SignedOctaveGrid};
+    use crate::preprocess::{
+        private_quartiles_of, InterceptSource, LocalColumns, Residuals, ScalingSource,
+    };
+    let (base, _) = hu_lognormal(2500, 4, 8);
+    let (n, d) = (base.n(), base.d());
+    // ties and a signed zero: a dummy column and an integer response
+    let x: Vec<f64> = (0..n)
+        .flat_map(|i| {
+            let mut r = base.row(i).to_vec();
+            r[1] = if i % 3 == 0 { -0.0 } else { 1.0 };
+            r
+        })
+        .collect();
+    let y: Vec<f64> = base.y().iter().map(|v| v.round()).collect();
+    let data = Dataset::from_rows(x, y, d).unwrap();
+    let ids: Vec<i64> = (0..n as i64).collect();
+    let sizes = [700, 333, 1024];
+    let mut ext = ExternalRowSums::new(n, d, batched_pass(&data, ids, &sizes));
+    let mut local = LocalColumns::new(&data);
+    let maps = [
+        StageMap::SignedOctave,
+        StageMap::Snap { half_width: 8.0 },
+        StageMap::SpreadOctave { c0: 0.75 },
+        StageMap::Shift {
+            c0: -0.5,
+            half_width: 2.0,
+        },
+    ];
+    let grid_values = |map: StageMap| -> Vec<f64> {
+        let lin = |h: f64| LinearGrid {
+            half_width: h,
+            steps: 2048,
+        };
+        let values = |g: &dyn Fn(usize) -> f64, len: usize| (0..len).map(g).collect();
+        match map {
+            StageMap::SignedOctave => {
+                values(&|i| SignedOctaveGrid.value(i), SignedOctaveGrid.len())
+            }
+            StageMap::SpreadOctave { .. } => values(&|i| OctaveGrid.value(i), OctaveGrid.len()),
+            StageMap::Snap { half_width } | StageMap::Shift { half_width, .. } => {
+                let g = lin(half_width);
+                values(&|i| g.value(i), g.len())
+            }
+        }
+    };
+    ext.prefetch(&(0..=d).collect::<Vec<_>>(), StageMap::SignedOctave)
+        .unwrap();
+    for j in 0..=d {
+        for map in maps {
+            let values = grid_values(map);
+            let a: Vec<(usize, usize)> = {
+                let c = local.counts(j, map).unwrap();
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, g)| c.ranks(i, *g))
+                    .collect()
+            };
+            let c = ext.counts(j, map).unwrap();
+            assert_eq!(c.len(), n);
+            let b: Vec<(usize, usize)> = values
+                .iter()
+                .enumerate()
+                .map(|(i, g)| c.ranks(i, *g))
+                .collect();
+            assert_eq!(a, b, "column {j}, {map:?}");
+        }
+    }
+    // the whole scaling: the same releases with the same seed
+    let budget = Budget::new(0.5, 1e-6).unwrap();
+    let features: Vec<usize> = (0..d).collect();
+    let want = private_quartiles_of(
+        &mut LocalColumns::new(&data),
+        &features,
+        Some(d),
+        budget,
+        &mut rng_from_seed(4),
+    )
+    .unwrap();
+    // (a source that counts its passes: 1 for the first stage, 3 per column after it)
+    let passes = std::cell::Cell::new(0);
+    let mut inner = batched_pass(&data, (0..n as i64).collect(), &sizes);
+    let counting: Box<Pass> = Box::new(|req: &SumRequest, w: &[f64]| {
+        passes.set(passes.get() + 1);
+        inner(req, w)
+    });
+    let mut fresh = ExternalRowSums::new(n, d, counting);
+    let got = private_quartiles_of(
+        &mut fresh,
+        &features,
+        Some(d),
+        budget,
+        &mut rng_from_seed(4),
+    )
+    .unwrap();
+    assert_eq!(format!("{got:?}"), format!("{want:?}"));
+    drop(fresh);
+    assert_eq!(passes.get(), 1 + 3 * (d + 1));
+    // the intercept's sums at some weights (no standardisation here)
+    let w: Vec<f64> = (0..d).map(|j| 0.3 - 0.2 * j as f64).collect();
+    let margins = data.margins(&w);
+    let mut mem = Residuals::new(&margins, data.y());
+    let mut far = ext.intercept_source(&w);
+    assert_eq!(far.rows(), n);
+    let (a, b) = (
+        mem.clipped_residual_sum(1.5).unwrap(),
+        far.clipped_residual_sum(1.5).unwrap(),
+    );
+    assert!((a - b).abs() <= 1e-9 * (1.0 + a.abs()), "{a} vs {b}");
+    let (a, b) = (
+        mem.logistic_scores().unwrap(),
+        far.logistic_scores().unwrap(),
+    );
+    assert_eq!(a.len(), 513);
+    assert!(a
+        .iter()
+        .zip(&b)
+        .all(|(x, y)| (x - y).abs() <= 1e-9 * (1.0 + x.abs())));
+    assert_eq!(mem.positives().unwrap(), far.positives().unwrap());
+    let grid = crate::preprocess::quantile::PublicGrid;
+    let ra: Vec<(usize, usize)> = {
+        let c = mem.residual_counts().unwrap();
+        (0..grid.len())
+            .step_by(7)
+            .map(|i| c.ranks(i, grid.value(i)))
+            .collect()
+    };
+    let c = far.residual_counts().unwrap();
+    let rb: Vec<(usize, usize)> = (0..grid.len())
+        .step_by(7)
+        .map(|i| c.ranks(i, grid.value(i)))
+        .collect();
+    assert_eq!(ra, rb);
+}

@@ -76,7 +76,9 @@ use crate::privacy::{
     approx_to_zcdp_rho, calibration_target, Accountant, Budget, PrivacyError, PrivacyLedger,
     PrivacyModel, PrivacySpent,
 };
-use quantile::{Grid1D, LinearGrid, OctaveGrid, QuantileMechanism, SignedOctaveGrid};
+use quantile::{
+    Grid1D, LinearGrid, OctaveGrid, QuantileMechanism, RankCounts, SignedOctaveGrid, SortedColumn,
+};
 use rand::RngCore;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -102,6 +104,9 @@ pub enum PreprocessError {
     PublicScales { path: String, reason: String },
     #[error("--preprocess-share must be in (0, 1); got {0}")]
     BadShare(f64),
+    /// A data pass of a distributed fit failed (its message names no data value).
+    #[error("{0}")]
+    Pass(String),
 }
 
 /// `--scale`.
@@ -452,8 +457,23 @@ pub fn private_scales<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(Standardization, PrivacySpent), PreprocessError> {
-    let (mut quartiles, spent) = private_quartiles(data, scale_target, budget, rng)?;
-    let target = if scale_target {
+    let d = data.d();
+    let features: Vec<usize> = (0..d).collect();
+    let mut src = LocalColumns::new(data);
+    private_scales_of(&mut src, &features, scale_target.then_some(d), budget, rng)
+}
+
+/// [`private_scales`] of the columns of any [`ScalingSource`]: `features` (source
+/// columns) and the `target` column (none: the target is not scaled).
+pub fn private_scales_of<R: RngCore + ?Sized>(
+    src: &mut dyn ScalingSource,
+    features: &[usize],
+    target: Option<usize>,
+    budget: Budget,
+    rng: &mut R,
+) -> Result<(Standardization, PrivacySpent), PreprocessError> {
+    let (mut quartiles, spent) = private_quartiles_of(src, features, target, budget, rng)?;
+    let target = if target.is_some() {
         scale_from_quantiles(quartiles.pop().expect("target column"))
     } else {
         ColumnScale::IDENTITY
@@ -477,104 +497,267 @@ pub fn private_quartiles<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(Vec<[f64; 2]>, PrivacySpent), PreprocessError> {
-    let (n, d) = (data.n(), data.d());
-    let columns = d + usize::from(scale_target);
-    let (eps_feature, eps_target, accountant) = scaling_epsilons(budget, d, scale_target);
-    let mut ledger = PrivacyLedger::new(budget, accountant);
-    let mut col = vec![0.0; n];
-    let mut work = vec![0.0; n];
-    let mut group = ColumnGroup::new(n, d);
-    let mut scales = Vec::with_capacity(columns);
-    for j in 0..columns {
-        if j < d {
-            group.column(data.x(), j, &mut col);
-        } else {
-            col.copy_from_slice(data.y());
+    let d = data.d();
+    let features: Vec<usize> = (0..d).collect();
+    let mut src = LocalColumns::new(data);
+    private_quartiles_of(&mut src, &features, scale_target.then_some(d), budget, rng)
+}
+
+/// The row-wise public map a scaling stage applies to a column before its quantile,
+/// and the public grid the stage releases on ([`private_scales`], module table). Given
+/// the earlier releases of the column it is a fixed function of one value, so rank counts
+/// of the mapped column are either read off the sorted column (in memory) or summed
+/// over rows as histograms of the grid's cells (a distributed fit: the executors apply
+/// [`StageMap::cell`], this same code).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "stage", rename_all = "snake_case")]
+pub enum StageMap {
+    /// Stage 1: sign(x)·2^⌊log₂|x|⌋ on the [`SignedOctaveGrid`].
+    SignedOctave,
+    /// Stage 2: x snapped down to the centre grid of half-width `half_width` (2·2048 + 1
+    /// points), on that grid.
+    Snap { half_width: f64 },
+    /// Stage 3: 2^⌊log₂|x − c₀|⌋ on the [`OctaveGrid`].
+    SpreadOctave { c0: f64 },
+    /// Stages 4–5: x − c₀ on the linear grid of half-width `half_width` (2·2048 + 1 points).
+    Shift { c0: f64, half_width: f64 },
+}
+
+impl StageMap {
+    fn coarse(half_width: f64) -> LinearGrid {
+        LinearGrid {
+            half_width,
+            steps: COARSE_STEPS,
         }
-        col.par_sort_unstable_by(f64::total_cmp);
-        let what = if j < d { "column" } else { "target" };
-        let eps0 = if j < d { eps_feature } else { eps_target };
+    }
+    fn linear(half_width: f64) -> LinearGrid {
+        LinearGrid {
+            half_width,
+            steps: LINEAR_STEPS,
+        }
+    }
+
+    /// The mapped value of x.
+    #[inline]
+    pub fn apply(&self, x: f64) -> f64 {
+        match *self {
+            StageMap::SignedOctave => quantile::signed_octave_floor(x),
+            StageMap::Snap { half_width } => quantile::snap_down(&Self::coarse(half_width), x),
+            StageMap::SpreadOctave { c0 } => quantile::octave_floor(x - c0),
+            StageMap::Shift { c0, .. } => x - c0,
+        }
+    }
+
+    /// The number of histogram cells of the stage's grid ([`quantile::histogram_cells`]).
+    pub fn cells(&self) -> usize {
+        quantile::histogram_cells(match *self {
+            StageMap::SignedOctave => SignedOctaveGrid.len(),
+            StageMap::SpreadOctave { .. } => OctaveGrid.len(),
+            StageMap::Snap { half_width } => Self::coarse(half_width).len(),
+            StageMap::Shift { half_width, .. } => Self::linear(half_width).len(),
+        })
+    }
+
+    /// The histogram cell of the mapped value of x on the stage's grid
+    /// ([`quantile::histogram_cell`]). `x` must not be NaN.
+    #[inline]
+    pub fn cell(&self, x: f64) -> usize {
+        let v = self.apply(x);
+        match *self {
+            StageMap::SignedOctave => quantile::histogram_cell(&SignedOctaveGrid, v),
+            StageMap::SpreadOctave { .. } => quantile::histogram_cell(&OctaveGrid, v),
+            StageMap::Snap { half_width } => quantile::histogram_cell(&Self::coarse(half_width), v),
+            StageMap::Shift { half_width, .. } => {
+                quantile::histogram_cell(&Self::linear(half_width), v)
+            }
+        }
+    }
+}
+
+/// The columns the private scaling reads, as rank counts of a stage's map
+/// ([`StageMap`]): an in-memory dataset ([`LocalColumns`], sorted columns) or the rows
+/// of a distributed fit (grid histograms summed over the executors).
+pub trait ScalingSource {
+    /// Announces that [`ScalingSource::counts`] will be asked for `map` of each of
+    /// `columns` (a distributed source reads them in one pass). The default does nothing.
+    fn prefetch(&mut self, _columns: &[usize], _map: StageMap) -> Result<(), PreprocessError> {
+        Ok(())
+    }
+    /// The rank counts of `map` applied to column `column` (0..d: a feature; d: the
+    /// target).
+    fn counts(
+        &mut self,
+        column: usize,
+        map: StageMap,
+    ) -> Result<Box<dyn RankCounts + '_>, PreprocessError>;
+}
+
+/// The columns of an in-memory dataset: each is copied once, sorted, and mapped for a
+/// stage (the maps are monotone, or counted into sorted order), so the ranks are binary
+/// searches of a sorted array.
+pub struct LocalColumns<'a> {
+    data: &'a Dataset,
+    col: Vec<f64>,
+    work: Vec<f64>,
+    group: ColumnGroup,
+    loaded: Option<usize>,
+}
+
+impl<'a> LocalColumns<'a> {
+    /// The columns of `data` (column d: the target).
+    pub fn new(data: &'a Dataset) -> Self {
+        let (n, d) = (data.n(), data.d());
+        LocalColumns {
+            data,
+            col: vec![0.0; n],
+            work: vec![0.0; n],
+            group: ColumnGroup::new(n, d),
+            loaded: None,
+        }
+    }
+}
+
+impl ScalingSource for LocalColumns<'_> {
+    fn counts(
+        &mut self,
+        column: usize,
+        map: StageMap,
+    ) -> Result<Box<dyn RankCounts + '_>, PreprocessError> {
+        let (col, work) = (&mut self.col, &mut self.work);
+        if self.loaded != Some(column) {
+            if column < self.data.d() {
+                self.group.column(self.data.x(), column, col);
+            } else {
+                col.copy_from_slice(self.data.y());
+            }
+            col.par_sort_unstable_by(f64::total_cmp);
+            self.loaded = Some(column);
+        }
+        match map {
+            StageMap::SpreadOctave { .. } => {
+                // |x − c0| is not monotone in x; its 62 possible octaves are sorted by
+                // counting (the same array a sort gives)
+                let octaves = OctaveGrid.len();
+                let counts = col
+                    .par_chunks(1 << 14)
+                    .fold(
+                        || vec![0usize; octaves],
+                        |mut c, chunk| {
+                            for v in chunk {
+                                let o = map.apply(*v);
+                                c[OctaveGrid
+                                    .floor_index(o)
+                                    .expect("an octave is a grid point")] += 1;
+                            }
+                            c
+                        },
+                    )
+                    .reduce(
+                        || vec![0usize; octaves],
+                        |mut a, b| {
+                            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                            a
+                        },
+                    );
+                let mut at = 0;
+                for (i, c) in counts.into_iter().enumerate() {
+                    work[at..at + c].fill(OctaveGrid.value(i));
+                    at += c;
+                }
+            }
+            // monotone maps: the sorted order is kept
+            _ => work
+                .par_iter_mut()
+                .zip(&col[..])
+                .for_each(|(a, v)| *a = map.apply(*v)),
+        }
+        Ok(Box::new(SortedColumn(&self.work)))
+    }
+}
+
+/// Charges `mech` to `ledger` and releases it on `counts`
+/// ([`QuantileMechanism::run_on_counts`]; [`mechanisms::release`] for rank counts).
+fn release_quantile<G: Grid1D, R: RngCore + ?Sized>(
+    ledger: &mut PrivacyLedger,
+    label: &str,
+    mech: &QuantileMechanism<G>,
+    counts: &dyn RankCounts,
+    rng: &mut R,
+) -> Result<f64, PreprocessError> {
+    use crate::mechanisms::Mechanism;
+    ledger.charge(label, mech.cost())?;
+    Ok(mech.run_on_counts(counts, rng))
+}
+
+/// [`private_quartiles`] of the columns `features` and (last) `target` of any
+/// [`ScalingSource`]. The releases come column by column, in the order of the module
+/// table, whatever the source: the same counts give the same draws.
+pub fn private_quartiles_of<R: RngCore + ?Sized>(
+    src: &mut dyn ScalingSource,
+    features: &[usize],
+    target: Option<usize>,
+    budget: Budget,
+    rng: &mut R,
+) -> Result<(Vec<[f64; 2]>, PrivacySpent), PreprocessError> {
+    let (eps_feature, eps_target, accountant) =
+        scaling_epsilons(budget, features.len(), target.is_some());
+    let mut ledger = PrivacyLedger::new(budget, accountant);
+    let columns: Vec<(usize, bool)> = features
+        .iter()
+        .map(|&j| (j, false))
+        .chain(target.map(|j| (j, true)))
+        .collect();
+    let all: Vec<usize> = columns.iter().map(|c| c.0).collect();
+    src.prefetch(&all, StageMap::SignedOctave)?;
+    let mut scales = Vec::with_capacity(columns.len());
+    for (j, is_target) in columns {
+        let what = if is_target { "target" } else { "column" };
+        let eps0 = if is_target { eps_target } else { eps_feature };
         let magnitude_median = QuantileMechanism::on_grid(0.5, eps0, SignedOctaveGrid)?;
         let spread = QuantileMechanism::on_grid(MAGNITUDE_LEVEL, eps0, OctaveGrid)?;
         // 1. the median's signed octave O (123-point grid; data snapped to octaves)
-        work.par_iter_mut()
-            .zip(&col[..])
-            .for_each(|(a, v)| *a = quantile::signed_octave_floor(*v));
-        let o = mechanisms::release(
+        let o = release_quantile(
             &mut ledger,
             &format!("{what} median octave"),
             &magnitude_median,
-            &work,
+            &*src.counts(j, StageMap::SignedOctave)?,
             rng,
         )?;
         // 2. a centre c0: the median on the 4097-point grid over [−4|O|, 4|O|]
         //    (spacing |O|/512), data snapped down to it
-        let coarse = LinearGrid {
-            half_width: (4.0 * o.abs()).max(libm::ldexp(1.0, -18)),
-            steps: COARSE_STEPS,
-        };
-        work.par_iter_mut()
-            .zip(&col[..])
-            .for_each(|(a, v)| *a = quantile::snap_down(&coarse, *v));
-        let mech = QuantileMechanism::on_grid(0.5, eps0, coarse)?;
-        let c0 = mechanisms::release(
+        let half_width = (4.0 * o.abs()).max(libm::ldexp(1.0, -18));
+        let mech = QuantileMechanism::on_grid(0.5, eps0, StageMap::coarse(half_width))?;
+        let c0 = release_quantile(
             &mut ledger,
             &format!("{what} coarse centre"),
             &mech,
-            &work,
+            &*src.counts(j, StageMap::Snap { half_width })?,
             rng,
         )?;
         // 3. spread magnitude M: the median of the octaves of |x − c0| (the MAD's octave;
         //    a median, because its rank distance to the 61 empty octaves is n/2)
-        //    (62 possible values: sorted by counting, the same array a sort gives)
-        let octaves = OctaveGrid.len();
-        let counts = col
-            .par_chunks(1 << 14)
-            .fold(
-                || vec![0usize; octaves],
-                |mut c, chunk| {
-                    for v in chunk {
-                        let o = quantile::octave_floor(v - c0);
-                        c[OctaveGrid
-                            .floor_index(o)
-                            .expect("an octave is a grid point")] += 1;
-                    }
-                    c
-                },
-            )
-            .reduce(
-                || vec![0usize; octaves],
-                |mut a, b| {
-                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                    a
-                },
-            );
-        let mut at = 0;
-        for (i, c) in counts.into_iter().enumerate() {
-            work[at..at + c].fill(OctaveGrid.value(i));
-            at += c;
-        }
-        let m = mechanisms::release(
+        let m = release_quantile(
             &mut ledger,
             &format!("{what} spread octave"),
             &spread,
-            &work,
+            &*src.counts(j, StageMap::SpreadOctave { c0 })?,
             rng,
         )?;
-        // 4–5. quartiles of x − c0 on the linear grid [−4M, 4M] (x − c0 is monotone in x,
-        // so the sorted order is kept)
-        work.par_iter_mut()
-            .zip(&col[..])
-            .for_each(|(a, v)| *a = v - c0);
-        let grid = LinearGrid {
-            half_width: (4.0 * m).max(libm::ldexp(1.0, -18)),
-            steps: LINEAR_STEPS,
-        };
+        // 4–5. quartiles of x − c0 on the linear grid [−4M, 4M]
+        let half_width = (4.0 * m).max(libm::ldexp(1.0, -18));
+        let grid = StageMap::linear(half_width);
+        let counts = src.counts(j, StageMap::Shift { c0, half_width })?;
         let mut q = [0.0; 2];
         for (k, level) in [0.25, 0.75].into_iter().enumerate() {
             let mech = QuantileMechanism::on_grid(level, eps0, grid)?;
             q[k] = c0
-                + mechanisms::release(&mut ledger, &format!("{what} quartile"), &mech, &work, rng)?;
+                + release_quantile(
+                    &mut ledger,
+                    &format!("{what} quartile"),
+                    &mech,
+                    &*counts,
+                    rng,
+                )?;
         }
         scales.push(if q[0] <= q[1] { q } else { [q[1], q[0]] });
     }
@@ -679,8 +862,95 @@ pub fn intercept_clip(n: usize, epsilon: f64) -> f64 {
 }
 
 /// The logistic intercept grid: b ∈ [−8, 8] in steps of 1/32 (513 points).
-fn logistic_grid() -> impl Iterator<Item = f64> {
+pub fn logistic_grid() -> impl Iterator<Item = f64> {
     (0..=512).map(|k| -8.0 + k as f64 / 32.0)
+}
+
+/// The per-row quantities the private intercept reads, all sums over rows of a fixed
+/// function of (margin mᵢ = x̃ᵢ·w̃, response yᵢ), or rank counts of the residuals: the
+/// in-memory margins ([`Residuals`]) or the rows of a distributed fit (one pass each).
+pub trait InterceptSource {
+    /// The number of rows n (public).
+    fn rows(&self) -> usize;
+    /// Σᵢ clamp(yᵢ − mᵢ, −c, c).
+    fn clipped_residual_sum(&mut self, c: f64) -> Result<f64, PreprocessError>;
+    /// S(b) = Σᵢ (σ(mᵢ + b) − 1{yᵢ > 0}) for every b of [`logistic_grid`].
+    fn logistic_scores(&mut self) -> Result<Vec<f64>, PreprocessError>;
+    /// The rank counts of the residuals yᵢ − mᵢ on the [`quantile::PublicGrid`].
+    fn residual_counts(&mut self) -> Result<Box<dyn RankCounts + '_>, PreprocessError>;
+    /// #{i: yᵢ > 0}.
+    fn positives(&mut self) -> Result<f64, PreprocessError>;
+}
+
+/// A row's term of the intercept's clipped sum: clamp(y − m, −c, c).
+#[inline]
+pub fn clipped_residual(margin: f64, y: f64, c: f64) -> f64 {
+    (y - margin).clamp(-c, c)
+}
+
+/// A row's term of the logistic intercept's score S(b): σ(m + b) − 1{y > 0}.
+#[inline]
+pub fn logistic_score_term(margin: f64, b: f64, y: f64) -> f64 {
+    sigmoid(margin + b) - if y > 0.0 { 1.0 } else { 0.0 }
+}
+
+/// The in-memory [`InterceptSource`]: margins and responses.
+pub struct Residuals<'a> {
+    margins: &'a [f64],
+    y: &'a [f64],
+    sorted: Vec<f64>,
+}
+
+impl<'a> Residuals<'a> {
+    /// Margins mᵢ and responses yᵢ (the same length).
+    pub fn new(margins: &'a [f64], y: &'a [f64]) -> Self {
+        Residuals {
+            margins,
+            y,
+            sorted: Vec::new(),
+        }
+    }
+}
+
+impl InterceptSource for Residuals<'_> {
+    fn rows(&self) -> usize {
+        self.margins.len()
+    }
+    fn clipped_residual_sum(&mut self, c: f64) -> Result<f64, PreprocessError> {
+        Ok(self
+            .margins
+            .iter()
+            .zip(self.y)
+            .map(|(m, yi)| clipped_residual(*m, *yi, c))
+            .sum::<f64>())
+    }
+    fn logistic_scores(&mut self) -> Result<Vec<f64>, PreprocessError> {
+        let grid: Vec<f64> = logistic_grid().collect();
+        let (margins, y) = (self.margins, self.y);
+        Ok(grid
+            .par_iter()
+            .map(|&b| {
+                margins
+                    .iter()
+                    .zip(y)
+                    .map(|(m, yi)| logistic_score_term(*m, b, *yi))
+                    .sum()
+            })
+            .collect())
+    }
+    fn residual_counts(&mut self) -> Result<Box<dyn RankCounts + '_>, PreprocessError> {
+        self.sorted = self
+            .margins
+            .iter()
+            .zip(self.y)
+            .map(|(m, yi)| yi - m)
+            .collect();
+        self.sorted.sort_unstable_by(f64::total_cmp);
+        Ok(Box::new(SortedColumn(&self.sorted)))
+    }
+    fn positives(&mut self) -> Result<f64, PreprocessError> {
+        Ok(self.y.iter().filter(|v| **v > 0.0).count() as f64)
+    }
 }
 
 /// The private intercept b̃ of the (scaled) model: margins `m` = x̃·w̃ and responses
@@ -694,7 +964,18 @@ pub fn private_intercept<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(f64, PrivacySpent, String), PreprocessError> {
-    let n = margins.len();
+    private_intercept_of(loss, &mut Residuals::new(margins, y), scaled, budget, rng)
+}
+
+/// [`private_intercept`] on any [`InterceptSource`] (the module table's mechanisms).
+pub fn private_intercept_of<R: RngCore + ?Sized>(
+    loss: &LossKind,
+    src: &mut dyn InterceptSource,
+    scaled: bool,
+    budget: Budget,
+    rng: &mut R,
+) -> Result<(f64, PrivacySpent, String), PreprocessError> {
+    let n = src.rows();
     let mut ledger = PrivacyLedger::new(budget, Accountant::Basic);
     let eps = if budget.is_non_private() {
         f64::INFINITY
@@ -704,17 +985,7 @@ pub fn private_intercept<R: RngCore + ?Sized>(
     let (b, how) = match loss {
         LossKind::Logistic => {
             let grid: Vec<f64> = logistic_grid().collect();
-            let utilities: Vec<f64> = grid
-                .par_iter()
-                .map(|&b| {
-                    let s: f64 = margins
-                        .iter()
-                        .zip(y)
-                        .map(|(m, yi)| sigmoid(m + b) - if *yi > 0.0 { 1.0 } else { 0.0 })
-                        .sum();
-                    -s.abs()
-                })
-                .collect();
+            let utilities: Vec<f64> = src.logistic_scores()?.iter().map(|s| -s.abs()).collect();
             let em = ExponentialMechanism::new(2.0, eps)?;
             let k = mechanisms::release(&mut ledger, "intercept", &em, &utilities, rng)?;
             (
@@ -722,16 +993,11 @@ pub fn private_intercept<R: RngCore + ?Sized>(
                 "logistic score root on the public grid [-8, 8] step 1/32 (exponential mechanism, sensitivity 2)".to_string(),
             )
         }
-        LossKind::Absolute => median_intercept(margins, y, eps, &mut ledger, rng)?,
-        _ if !scaled => median_intercept(margins, y, eps, &mut ledger, rng)?,
+        LossKind::Absolute => median_intercept(src, eps, &mut ledger, rng)?,
+        _ if !scaled => median_intercept(src, eps, &mut ledger, rng)?,
         _ => {
             let c = intercept_clip(n, eps);
-            let mean = margins
-                .iter()
-                .zip(y)
-                .map(|(m, yi)| (yi - m).clamp(-c, c))
-                .sum::<f64>()
-                / n as f64;
+            let mean = src.clipped_residual_sum(c)? / n as f64;
             let lap = LaplaceMechanism::new(2.0 * c / n as f64, eps)?;
             let v = mechanisms::release(&mut ledger, "intercept", &lap, &[mean], rng)?;
             (
@@ -755,14 +1021,24 @@ pub fn private_base_rate_intercept<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(f64, PrivacySpent, String), PreprocessError> {
-    let n = y.len() as f64;
+    let zeros = vec![0.0; y.len()];
+    private_base_rate_intercept_of(&mut Residuals::new(&zeros, y), budget, rng)
+}
+
+/// [`private_base_rate_intercept`] on any [`InterceptSource`] (its count of positives).
+pub fn private_base_rate_intercept_of<R: RngCore + ?Sized>(
+    src: &mut dyn InterceptSource,
+    budget: Budget,
+    rng: &mut R,
+) -> Result<(f64, PrivacySpent, String), PreprocessError> {
+    let n = src.rows() as f64;
     let mut ledger = PrivacyLedger::new(budget, Accountant::Basic);
     let eps = if budget.is_non_private() {
         f64::INFINITY
     } else {
         calibration_target(budget.epsilon)
     };
-    let count = y.iter().filter(|v| **v > 0.0).count() as f64;
+    let count = src.positives()?;
     let lap = LaplaceMechanism::new(1.0, eps)?;
     let c = mechanisms::release(&mut ledger, "intercept (base rate)", &lap, &[count], rng)?[0];
     let lo = 1.0 / (n + 2.0);
@@ -775,16 +1051,13 @@ pub fn private_base_rate_intercept<R: RngCore + ?Sized>(
 }
 
 fn median_intercept<R: RngCore + ?Sized>(
-    margins: &[f64],
-    y: &[f64],
+    src: &mut dyn InterceptSource,
     eps: f64,
     ledger: &mut PrivacyLedger,
     rng: &mut R,
 ) -> Result<(f64, String), PreprocessError> {
-    let mut r: Vec<f64> = margins.iter().zip(y).map(|(m, yi)| yi - m).collect();
-    r.sort_unstable_by(f64::total_cmp);
     let qm = QuantileMechanism::new(0.5, eps)?;
-    let v = mechanisms::release(ledger, "intercept", &qm, &r, rng)?;
+    let v = release_quantile(ledger, "intercept", &qm, &*src.residual_counts()?, rng)?;
     Ok((
         v,
         "median of the residuals on the public grid (exponential mechanism, sensitivity 1)"

@@ -338,14 +338,17 @@ impl<G: Grid1D> QuantileMechanism<G> {
     /// are those of [`QuantileMechanism::utility`] to the bit (same formula on the same
     /// counts).
     pub fn best(&self, sorted: &[f64]) -> (usize, f64) {
-        let target = self.q * sorted.len() as f64;
+        self.best_of(&SortedColumn(sorted))
+    }
+
+    /// [`QuantileMechanism::best`] on any [`RankCounts`] of the column (the same
+    /// utilities, to the bit, for the same counts).
+    pub fn best_of<C: RankCounts + ?Sized>(&self, counts: &C) -> (usize, f64) {
+        let target = self.q * counts.len() as f64;
         let g = &self.grid;
         let counts = |i: usize| {
-            let v = g.value(i);
-            (
-                sorted.partition_point(|&x| x < v) as f64,
-                sorted.partition_point(|&x| x <= v) as f64,
-            )
+            let (a, b) = counts.ranks(i, g.value(i));
+            (a as f64, b as f64)
         };
         let u = |i: usize| {
             let (a, b) = counts(i);
@@ -363,6 +366,134 @@ impl<G: Grid1D> QuantileMechanism<G> {
             (_, Some(r)) => (i0, r),
             (_, None) => unreachable!("the grid is not empty"),
         }
+    }
+
+    /// The release on rank counts of the column: the mechanism of the module
+    /// documentation, whose utility reads only #{xᵢ < g} and #{xᵢ ≤ g} at grid points.
+    /// [`Mechanism::run_uncharged`] is this on the sorted column; a distributed fit
+    /// passes a [`GridHistogram`] (the same counts, hence the same draws and output).
+    /// Uncharged: the caller charges [`Mechanism::cost`] first.
+    pub fn run_on_counts<C: RankCounts + ?Sized, R: RngCore + ?Sized>(
+        &self,
+        counts: &C,
+        rng: &mut R,
+    ) -> f64 {
+        let (best_idx, best_u) = self.best_of(counts);
+        let grid = &self.grid;
+        if self.epsilon.is_infinite() {
+            return grid.value(best_idx);
+        }
+        let em = ExponentialMechanism {
+            sensitivity: 1.0,
+            epsilon: self.epsilon,
+        };
+        let lambda = em.lambda();
+        let max_score = em.scores(&[best_u])[0];
+        let target = self.q * counts.len() as f64;
+        let mut exact = ExactRng::new(rng);
+        loop {
+            let i = exact.uniform_below(grid.len() as u128) as usize;
+            let g = grid.value(i);
+            let (a, b) = counts.ranks(i, g);
+            let s = em.scores(&[Self::utility_from_counts(target, a as f64, b as f64)])[0];
+            debug_assert!(s <= max_score);
+            let w = (max_score - s) as u128;
+            if exact.bernoulli_exp_neg_dyadic(lambda.mantissa as u128 * w, lambda.exponent) {
+                return g;
+            }
+        }
+    }
+}
+
+/// What the quantile utility reads of a column: its length n and, at grid point i of
+/// value g, the ranks (#{xᵢ < g}, #{xᵢ ≤ g}).
+pub trait RankCounts {
+    /// The number of values n.
+    fn len(&self) -> usize;
+    /// Whether the column is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// (#{x < g}, #{x ≤ g}) at grid point `i`, whose value is `g`.
+    fn ranks(&self, i: usize, g: f64) -> (usize, usize);
+}
+
+/// A column sorted ascending (no NaN): ranks by binary search.
+pub struct SortedColumn<'a>(pub &'a [f64]);
+
+impl RankCounts for SortedColumn<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn ranks(&self, _i: usize, g: f64) -> (usize, usize) {
+        (
+            self.0.partition_point(|&x| x < g),
+            self.0.partition_point(|&x| x <= g),
+        )
+    }
+}
+
+/// The cell of value `x` in the histogram of a grid of L points: 2i + 1 when x is grid
+/// point i, 2i + 2 when it lies strictly between points i and i + 1 (or above the last,
+/// cell 2L), 0 below the first point. `x` must not be NaN. The cells of a public grid
+/// are public, so a histogram over them is a sum over rows of one-hot vectors.
+pub fn histogram_cell<G: Grid1D>(grid: &G, x: f64) -> usize {
+    match grid.floor_index(x) {
+        None => 0,
+        Some(i) if grid.value(i) == x => 2 * i + 1,
+        Some(i) => 2 * i + 2,
+    }
+}
+
+/// The number of cells of the histogram of a grid of `points` points (2L + 1).
+pub fn histogram_cells(points: usize) -> usize {
+    2 * points + 1
+}
+
+/// Rank counts from a histogram over a grid's cells ([`histogram_cell`]): A(gᵢ) is the
+/// count of cells 0..=2i, B(gᵢ) of cells 0..=2i+1 (prefix sums, exact in integers).
+/// The ranks are those a sorted column would give, so [`QuantileMechanism::run_on_counts`]
+/// releases the same value with the same draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridHistogram {
+    /// prefix[k] = the count of cells 0..k (length 2L + 2).
+    prefix: Vec<u64>,
+}
+
+impl GridHistogram {
+    /// From per-cell counts (length 2L + 1).
+    pub fn from_cells(cells: &[u64]) -> Self {
+        let mut prefix = Vec::with_capacity(cells.len() + 1);
+        let mut acc = 0u64;
+        prefix.push(0);
+        for c in cells {
+            acc += c;
+            prefix.push(acc);
+        }
+        GridHistogram { prefix }
+    }
+
+    /// The histogram of `values` (no NaN) over `grid`.
+    pub fn of<G: Grid1D>(grid: &G, values: &[f64]) -> Self {
+        let mut cells = vec![0u64; histogram_cells(grid.len())];
+        for &v in values {
+            cells[histogram_cell(grid, v)] += 1;
+        }
+        Self::from_cells(&cells)
+    }
+}
+
+impl RankCounts for GridHistogram {
+    fn len(&self) -> usize {
+        *self.prefix.last().expect("non-empty") as usize
+    }
+    #[inline]
+    fn ranks(&self, i: usize, _g: f64) -> (usize, usize) {
+        (
+            self.prefix[2 * i + 1] as usize,
+            self.prefix[2 * i + 2] as usize,
+        )
     }
 }
 
@@ -391,28 +522,7 @@ impl<G: Grid1D> Mechanism for QuantileMechanism<G> {
     }
 
     fn run_uncharged<R: RngCore + ?Sized>(&self, sorted: &[f64], rng: &mut R) -> f64 {
-        let (best_idx, best_u) = self.best(sorted);
-        let grid = &self.grid;
-        if self.epsilon.is_infinite() {
-            return grid.value(best_idx);
-        }
-        let em = ExponentialMechanism {
-            sensitivity: 1.0,
-            epsilon: self.epsilon,
-        };
-        let lambda = em.lambda();
-        let max_score = em.scores(&[best_u])[0];
-        let mut exact = ExactRng::new(rng);
-        loop {
-            let i = exact.uniform_below(grid.len() as u128) as usize;
-            let g = grid.value(i);
-            let s = em.scores(&[self.utility(sorted, g)])[0];
-            debug_assert!(s <= max_score);
-            let w = (max_score - s) as u128;
-            if exact.bernoulli_exp_neg_dyadic(lambda.mantissa as u128 * w, lambda.exponent) {
-                return g;
-            }
-        }
+        self.run_on_counts(&SortedColumn(sorted), rng)
     }
 }
 
@@ -564,6 +674,76 @@ mod tests {
                     "{col:?}, q = {q}"
                 );
             }
+        }
+    }
+
+    /// The count-based path (a histogram over the grid's cells, as a distributed fit
+    /// builds it) gives the sorted path's best index and utility to the bit and the same
+    /// release with the same draws, on random columns with ties, on every grid kind.
+    #[test]
+    fn histogram_counts_match_the_sorted_column_bit_for_bit() {
+        use rand::Rng;
+        fn check<G: Grid1D + Copy + std::fmt::Debug>(grid: G, col: &[f64], seed: u64) {
+            let mut sorted = col.to_vec();
+            sorted.sort_by(f64::total_cmp);
+            // the histogram summed over three "partitions" in a fixed order
+            let mut cells = vec![0u64; histogram_cells(grid.len())];
+            for part in col.chunks(col.len().div_ceil(3).max(1)) {
+                for &v in part {
+                    cells[histogram_cell(&grid, v)] += 1;
+                }
+            }
+            let hist = GridHistogram::from_cells(&cells);
+            assert_eq!(hist, GridHistogram::of(&grid, col));
+            assert_eq!(hist.len(), col.len());
+            for i in (0..grid.len()).step_by(grid.len() / 97 + 1) {
+                let g = grid.value(i);
+                assert_eq!(hist.ranks(i, g), SortedColumn(&sorted).ranks(i, g));
+            }
+            for &q in &[0.1, 0.25, 0.5, 0.75, 0.9] {
+                for eps in [0.3, 2.0, f64::INFINITY] {
+                    let m = QuantileMechanism::on_grid(q, eps, grid).unwrap();
+                    let (bi, bu) = m.best(&sorted);
+                    let (hi, hu) = m.best_of(&hist);
+                    assert_eq!((bi, bu.to_bits()), (hi, hu.to_bits()), "{grid:?} q = {q}");
+                    let (mut r1, mut r2) = (rng_from_seed(seed), rng_from_seed(seed));
+                    let a = m.run_uncharged(&sorted, &mut r1);
+                    let b = m.run_on_counts(&hist, &mut r2);
+                    assert_eq!(a.to_bits(), b.to_bits());
+                    assert_eq!(r1, r2, "the same draws");
+                }
+            }
+        }
+        let mut rng = rng_from_seed(23);
+        for case in 0..60u64 {
+            let n = rng.random_range(1..60);
+            let atoms = rng.random_range(1..6);
+            let scale = [0.37, 1.0, 300.0, 1e-7][case as usize % 4];
+            let col: Vec<f64> = (0..n)
+                .map(|_| {
+                    let a = (rng.random_range(0..atoms) as f64 - 2.0) * scale;
+                    match rng.random_range(0..3) {
+                        0 => a,
+                        1 => a + scale * rng.random::<f64>(),
+                        _ => -0.0 * a, // signed zeros
+                    }
+                })
+                .collect();
+            check(
+                LinearGrid {
+                    half_width: [0.5, 2.0, 1024.0][case as usize % 3],
+                    steps: 16,
+                },
+                &col,
+                case,
+            );
+            check(
+                OctaveGrid,
+                &col.iter().map(|v| octave_floor(*v)).collect::<Vec<_>>(),
+                case,
+            );
+            check(SignedOctaveGrid, &col, case);
+            check(PublicGrid, &col, case);
         }
     }
 
