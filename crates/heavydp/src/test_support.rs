@@ -297,6 +297,7 @@ pub fn parquet_bytes(cols: &[Column<'_>], text: Option<&str>) -> Vec<u8> {
 
 /// [`parquet_bytes`] written in row groups of at most `group` rows (≥ 1), so that a
 /// reader crosses row groups.
+#[cfg(feature = "columnar")]
 pub fn parquet_bytes_grouped(cols: &[Column<'_>], text: Option<&str>, group: usize) -> Vec<u8> {
     use parquet::basic::{LogicalType, Repetition, Type as Physical};
     use parquet::data_type::{ByteArray, ByteArrayType, DoubleType};
