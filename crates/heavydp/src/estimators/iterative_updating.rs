@@ -952,8 +952,9 @@ pub(crate) fn wolfe(pts: &[f64], d: usize, idx: &[usize]) -> Vec<f64> {
 /// [`wolfe`], with the inner products ⟨p_a, p_b⟩ of the rows read from `gram` (k × k,
 /// row-major) when the caller has it: every Wolfe call of one Estimate works on rows of
 /// the same k points, so [`Problem`] computes their Gram matrix once, and the per-cycle
-/// work becomes O(|corral|·|idx|) lookups instead of O(|idx|·d) flops; x = Σ w_c p_c is
-/// then formed only at the end. Without `gram` x is kept in ℝ^d as before.
+/// work becomes O(|corral|·k) reads of contiguous Gram rows instead of O(|idx|·d) flops;
+/// x = Σ w_c p_c is then formed only at the end. Without `gram` x is kept in ℝ^d as
+/// before.
 pub(crate) fn wolfe_with(
     pts: &[f64],
     d: usize,
