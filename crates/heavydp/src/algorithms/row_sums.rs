@@ -560,26 +560,38 @@ impl<'a> ExternalRowSums<'a> {
     pub fn set_labels(&mut self, labels: bool) {
         self.labels = labels;
     }
-    /// The reduced result of `kernel` over all n rows at iterate `w` (one pass): the
-    /// dense partials added in the order the pass returns them, or the sparse (cell,
-    /// count) pairs added into the kernel's cells. Checks that the pass read n rows.
+    /// The reduced result of `kernel` over all n rows at iterate `w` (one pass).
     fn reduce_all(
         &mut self,
         kernel: Kernel,
         transform: Option<RowTransform>,
         w: &[f64],
     ) -> Result<Vec<f64>, String> {
+        self.reduce(kernel, WireSelection::All, self.n, transform, w)
+    }
+    /// The reduced result of `kernel` over the rows of `rows` at iterate `w` (one pass):
+    /// the dense partials added in the order the pass returns them, or the sparse (cell,
+    /// count) pairs added into the kernel's cells. Checks that the pass read the
+    /// `expected` rows the public selection has.
+    fn reduce(
+        &mut self,
+        kernel: Kernel,
+        rows: WireSelection,
+        expected: usize,
+        transform: Option<RowTransform>,
+        w: &[f64],
+    ) -> Result<Vec<f64>, String> {
         let req = SumRequest {
             kernel,
-            rows: WireSelection::All,
+            rows,
             d: self.d,
             transform,
             labels: self.labels,
         };
         let got = (self.pass)(&req, w)?;
-        if got.rows != self.n as u64 {
+        if got.rows != expected as u64 {
             return Err(format!(
-                "the pass read {} rows where the data have {}: the id column must hold each of 0..n-1 exactly once",
+                "the pass read {} rows where the public selection has {expected}: the id column must hold each of 0..n-1 exactly once (n = {})",
                 got.rows, self.n
             ));
         }
@@ -597,10 +609,10 @@ impl<'a> ExternalRowSums<'a> {
                 out[cell] += p[1];
             }
         } else {
-            if got.partials.len() % len != 0 {
+            if got.partials.len() % len.max(1) != 0 {
                 return Err("a partial result does not have the kernel's length".into());
             }
-            for p in got.partials.chunks_exact(len) {
+            for p in got.partials.chunks_exact(len.max(1)) {
                 for (o, v) in out.iter_mut().zip(p) {
                     *o += v;
                 }
@@ -674,29 +686,13 @@ impl RowSums for ExternalRowSums<'_> {
                 )
             }
         };
-        let req = SumRequest {
-            kernel: *kernel,
-            rows: selection,
-            d: self.d,
-            transform: self.transform.clone(),
-            labels: self.labels,
-        };
-        let got = (self.pass)(&req, w).map_err(fail)?;
-        if got.rows != expected as u64 {
-            return Err(fail(format!(
-                "the pass read {} rows where the public selection has {expected}: the id column must hold each of 0..n-1 exactly once (n = {})",
-                got.rows, self.n
-            )));
-        }
-        if got.partials.len() % self.d.max(1) != 0 {
+        let reduced = self
+            .reduce(*kernel, selection, expected, self.transform.clone(), w)
+            .map_err(fail)?;
+        if out.len() != reduced.len() {
             return Err(fail("a partial sum does not have d values".into()));
         }
-        out.iter_mut().for_each(|o| *o = 0.0);
-        for p in got.partials.chunks_exact(self.d) {
-            for (o, v) in out.iter_mut().zip(p) {
-                *o += v;
-            }
-        }
+        out.copy_from_slice(&reduced);
         Ok(())
     }
 }
