@@ -464,7 +464,10 @@ def test_fit_releases_the_gil():
 
 CTRL_C_SCRIPT = textwrap.dedent(
     """
-    import sys, time, numpy as np, heavydp
+    import signal, sys, time, numpy as np, heavydp
+    # an interactive Python's Ctrl-C handler, even when the test runner was started in
+    # the background by a non-interactive shell (whose children start with SIGINT ignored)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     rng = np.random.default_rng(1)
     X = rng.standard_normal((100000, 30)); y = X[:, 0] + rng.standard_normal(100000)
     est = heavydp.PrivateRegressor(algorithm="clipped-gd", params={"T": 10000, "max_steps": 10000},
