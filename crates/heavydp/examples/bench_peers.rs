@@ -103,6 +103,11 @@ fn read_f64(path: &str, len: usize) -> Vec<f64> {
         .collect()
 }
 
+/// A checksum of the bits of `v`, to compare builds (bit-identical results).
+fn bits_checksum(v: &[f64]) -> u64 {
+    v.iter().fold(0u64, |h, x| h.rotate_left(5) ^ x.to_bits())
+}
+
 fn report(seconds: &[f64], extra: &str) {
     let min = seconds.iter().copied().fold(f64::INFINITY, f64::min);
     let list: Vec<String> = seconds.iter().map(|s| format!("{s:.6}")).collect();
@@ -144,7 +149,7 @@ fn fit(a: &Args) {
     };
     let seed: u64 = a.num_or("seed", 1);
     let mut seconds = Vec::new();
-    let mut nnz = 0;
+    let (mut nnz, mut checksum) = (0, 0u64);
     for rep in 0..a.num_or("reps", 3usize) {
         let mut rng = rng_from_seed(seed + rep as u64);
         let start = Instant::now();
@@ -153,8 +158,14 @@ fn fit(a: &Args) {
             .expect("fit");
         seconds.push(start.elapsed().as_secs_f64());
         nnz = fitted.weights.iter().filter(|w| **w != 0.0).count();
+        checksum = bits_checksum(&fitted.weights);
     }
-    report(&seconds, &format!(", \"nonzero_weights\": {nnz}"));
+    // The last repetition's weights (seed + reps − 1): equal checksums across builds
+    // mean bit-identical fits.
+    report(
+        &seconds,
+        &format!(", \"nonzero_weights\": {nnz}, \"checksum\": \"{checksum:016x}\""),
+    );
 }
 
 fn peeling(a: &Args) {
@@ -228,7 +239,7 @@ fn robust(a: &Args) {
         seconds.push(start.elapsed().as_secs_f64());
     }
     // A checksum of the bits, to compare builds (bit-identical results).
-    let sum = g.iter().fold(0u64, |h, v| h.rotate_left(5) ^ v.to_bits());
+    let sum = bits_checksum(&g);
     let best = seconds.iter().copied().fold(f64::INFINITY, f64::min);
     report(
         &seconds,

@@ -55,6 +55,12 @@ use rayon::prelude::*;
 /// A zero weight skips the row's d-vector update.
 /// `x` is any [`Rows`]: a raw slice ([`RawRows`]) or a dataset, read through its lazy
 /// standardisation when it has one (the same values as the standardised copy).
+///
+/// Within a block the rows are taken in groups of 8: the margins and weights of the
+/// group first, then one pass over the d coordinates that adds the group's rows (register
+/// blocking: the accumulator is read and written once per group, not once per row).
+/// Each coordinate's sum still adds the rows one at a time in row order, so the result
+/// is the same, bit for bit, as a row-at-a-time loop.
 pub fn clipped_weighted_sum<R, F>(
     x: &R,
     y: &[f64],
@@ -69,36 +75,108 @@ pub fn clipped_weighted_sum<R, F>(
 {
     let d = x.width();
     debug_assert_eq!(out.len(), d);
+    out.iter_mut().for_each(|o| *o = 0.0);
+    if d == 0 {
+        return;
+    }
     let partials: Vec<Vec<f64>> = rows
         .par_chunks(block_rows(d))
         .map(|blk| {
             let mut acc = vec![0.0; d];
-            let mut scratch = vec![0.0; d];
-            for &i in blk {
-                let row = x.get(i, &mut scratch);
-                let (mut clipped, mut raw) = (0.0, 0.0);
-                for &(j, wj) in support {
-                    clipped += row[j].clamp(-k, k) * wj;
-                    raw += row[j] * wj;
-                }
-                let g = weight(clipped, raw, y[i]);
-                if g != 0.0 {
-                    // max/min, not clamp: the same value for finite v (−0.0 kept), and
-                    // the loop vectorises (clamp's per-element branch kept it scalar:
-                    // 67 % of a DP-IHT-H fit stalled on one maxsd)
-                    for (a, v) in acc.iter_mut().zip(row) {
-                        *a += g * v.max(-k).min(k);
+            // One row buffer per member of a group (used when `x` maps its rows).
+            let mut scratch = vec![0.0; ROW_GROUP.min(blk.len()) * d];
+            for group in blk.chunks(ROW_GROUP) {
+                let mut slots = scratch.chunks_exact_mut(d);
+                let mut kept: [&[f64]; ROW_GROUP] = [&[]; ROW_GROUP];
+                let mut g = [0.0; ROW_GROUP];
+                let mut len = 0;
+                for &i in group {
+                    let slot = slots.next().expect("a buffer per row of the group");
+                    let row = x.get(i, slot);
+                    let (mut clipped, mut raw) = (0.0, 0.0);
+                    for &(j, wj) in support {
+                        clipped += row[j].clamp(-k, k) * wj;
+                        raw += row[j] * wj;
+                    }
+                    let gi = weight(clipped, raw, y[i]);
+                    if gi != 0.0 {
+                        (kept[len], g[len]) = (row, gi);
+                        len += 1;
                     }
                 }
+                add_clipped_rows(&mut acc, &kept[..len], &g[..len], k);
             }
             acc
         })
         .collect();
-    out.iter_mut().for_each(|o| *o = 0.0);
     for p in partials {
         for (o, v) in out.iter_mut().zip(p) {
             *o += v;
         }
+    }
+}
+
+/// The rows whose updates [`clipped_weighted_sum`] makes in one pass over the
+/// coordinates. At d = 800 the accumulator (6.4 kB) is read and written once per row
+/// in a row-at-a-time loop — as many bytes as the row itself; a group of 8 divides that
+/// traffic by 8 and keeps 8 independent streams of X in flight. The 8 weights, ±K and
+/// the sum almost fit the 16 SSE2 registers of baseline x86-64 (the compiler reads two
+/// weights from the stack, i.e. from L1). Measured at
+/// 90 000 × 800 (`docs/performance.md`, seventh session): 4 rows gained most of it, 8
+/// a little more, 16 nothing beyond the noise.
+const ROW_GROUP: usize = 8;
+
+/// acc_j ← (((acc_j + g₀·clip(r₀ⱼ)) + g₁·clip(r₁ⱼ)) + …) for every coordinate j: the
+/// rows added in order, each product rounded and added exactly as in a row-at-a-time
+/// loop (same bits), with acc_j loaded and stored once per group of up to
+/// [`ROW_GROUP`] rows. Groups of 8, then at most one each of 4, 2 and 1 rows.
+fn add_clipped_rows(acc: &mut [f64], rows: &[&[f64]], g: &[f64], k: f64) {
+    debug_assert_eq!(rows.len(), g.len());
+    let mut q = 0;
+    while rows.len() - q >= ROW_GROUP {
+        add_clipped::<ROW_GROUP>(acc, &rows[q..], &g[q..], k);
+        q += ROW_GROUP;
+    }
+    for len in [4, 2, 1] {
+        if rows.len() - q >= len {
+            match len {
+                4 => add_clipped::<4>(acc, &rows[q..], &g[q..], k),
+                2 => add_clipped::<2>(acc, &rows[q..], &g[q..], k),
+                _ => add_clipped::<1>(acc, &rows[q..], &g[q..], k),
+            }
+            q += len;
+        }
+    }
+}
+
+/// [`add_clipped_rows`] for the first `N` rows (a fixed count, so the compiler keeps
+/// the N weights in registers and vectorises over j).
+#[inline]
+fn add_clipped<const N: usize>(acc: &mut [f64], rows: &[&[f64]], g: &[f64], k: f64) {
+    let d = acc.len();
+    let rows: [&[f64]; N] = std::array::from_fn(|r| &rows[r][..d]);
+    let g: [f64; N] = std::array::from_fn(|r| g[r]);
+    for (j, a) in acc.iter_mut().enumerate() {
+        let mut v = *a;
+        for r in 0..N {
+            v += g[r] * clip(rows[r][j], k);
+        }
+        *a = v;
+    }
+}
+
+/// `v.clamp(−K, K)` for K ≥ 0 (the same value for every v, NaN and −0.0 included),
+/// written as two compare-selects: they compile to `maxpd`/`minpd` and the loop of
+/// [`add_clipped`] vectorises. `f64::clamp` kept a branch per element (67 % of a
+/// DP-IHT-H fit stalled on one scalar `maxsd`, fifth session), and `max`/`min` add a
+/// NaN test of three instructions each.
+#[inline]
+fn clip(v: f64, k: f64) -> f64 {
+    let v = if v < -k { -k } else { v };
+    if v > k {
+        k
+    } else {
+        v
     }
 }
 
@@ -676,3 +754,141 @@ pub(crate) fn project_l2(w: &mut [f64], radius: f64) {
 mod tests;
 #[cfg(test)]
 mod tian_tests;
+
+#[cfg(test)]
+mod kernel_tests {
+    use super::*;
+    use crate::data::Dataset;
+    use crate::noise::{gaussian, rng_from_seed};
+    use crate::test_support::{bits, on_threads};
+
+    /// The kernel written one row at a time (the form before rows were grouped): per
+    /// block of `block_rows(d)` rows an accumulator, acc += g·clamp(x, −K, K) row after
+    /// row, then the blocks' sums added in block order.
+    fn row_at_a_time<F: Fn(f64, f64, f64) -> f64>(
+        x: &Dataset,
+        rows: &[usize],
+        support: &[(usize, f64)],
+        k: f64,
+        weight: F,
+    ) -> Vec<f64> {
+        let d = x.d();
+        let (mut out, mut row) = (vec![0.0; d], vec![0.0; d]);
+        for blk in rows.chunks(block_rows(d)) {
+            let mut acc = vec![0.0; d];
+            for &i in blk {
+                x.read_row(i, &mut row);
+                let c: f64 = support
+                    .iter()
+                    .fold(0.0, |s, &(j, w)| s + row[j].clamp(-k, k) * w);
+                let raw: f64 = support.iter().fold(0.0, |s, &(j, w)| s + row[j] * w);
+                let g = weight(c, raw, x.y()[i]);
+                if g != 0.0 {
+                    for (a, v) in acc.iter_mut().zip(&row) {
+                        *a += g * v.clamp(-k, k);
+                    }
+                }
+            }
+            for (o, a) in out.iter_mut().zip(&acc) {
+                *o += a;
+            }
+        }
+        out
+    }
+
+    /// The grouped kernel gives the row-at-a-time sums bit for bit: blocks of
+    /// block_rows(1500) = 174 rows (21 groups of 8, then 4 + 2) and a last block of
+    /// 73 (9 groups of 8, then 1), zero weights inside groups (groups of 1 to 7 updates),
+    /// values beyond ±K and −0.0 features, a raw and a lazily clipped (mapped) dataset,
+    /// 1 and 2 threads.
+    #[test]
+    fn grouped_rows_give_the_row_at_a_time_sum_bit_for_bit() {
+        let (n, d) = (1100, 1500);
+        let mut rng = rng_from_seed(7);
+        let mut x: Vec<f64> = (0..n * d)
+            .map(|_| gaussian(1.0, &mut rng).powi(3))
+            .collect();
+        x.iter_mut().step_by(97).for_each(|v| *v = -0.0);
+        let y: Vec<f64> = (0..n).map(|_| gaussian(2.0, &mut rng)).collect();
+        let data = Dataset::from_rows(x, y, d).unwrap();
+        let rows: Vec<usize> = (0..n).rev().filter(|i| i % 7 != 3).collect();
+        assert_eq!((rows.len(), block_rows(d)), (943, 174));
+        let support = vec![(0usize, 0.4), (13, -1.1), (700, 0.25), (1499, 2.0)];
+        let k = 1.5;
+        // Zero for about a third of the rows (y > 1).
+        let weight = |c: f64, raw: f64, y: f64| {
+            if y > 1.0 {
+                0.0
+            } else {
+                (y - c).clamp(-1.0, 1.0) + 0.1 * raw
+            }
+        };
+        for x in [data.clone(), data.clipped_view(2.5, false)] {
+            let expect = row_at_a_time(&x, &rows, &support, k, weight);
+            for threads in [1, 2] {
+                let mut out = vec![f64::NAN; d];
+                on_threads(threads, || {
+                    clipped_weighted_sum(&x, x.y(), &rows, &support, k, weight, &mut out)
+                });
+                assert_eq!(
+                    bits(&out),
+                    bits(&expect),
+                    "{threads} threads, mapped: {}",
+                    x.is_mapped()
+                );
+            }
+        }
+    }
+
+    /// `clip` is `f64::clamp` for every value class, NaN and ±0.0 included.
+    #[test]
+    fn clip_is_clamp() {
+        let values = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -1.5,
+            -1.0,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            5e-324,
+            1.0,
+            1.5,
+            2.5,
+            1e300,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for k in [0.0, 1.5, f64::INFINITY] {
+            for v in values {
+                assert_eq!(
+                    clip(v, k).to_bits(),
+                    v.clamp(-k, k).to_bits(),
+                    "clip({v}, {k})"
+                );
+            }
+        }
+    }
+
+    /// No rows, or rows that all weigh zero: the sum is +0.0 everywhere (`out` is
+    /// overwritten).
+    #[test]
+    fn empty_and_all_zero_weights_give_zeros() {
+        let data =
+            Dataset::from_rows(vec![1.0, -2.0, 3.0, 4.0, 5.0, -6.0], vec![0.0; 3], 2).unwrap();
+        for rows in [vec![], vec![0, 1, 2]] {
+            let mut out = vec![f64::NAN; 2];
+            clipped_weighted_sum(
+                &data,
+                data.y(),
+                &rows,
+                &[(0, 1.0)],
+                1.0,
+                |_, _, _| 0.0,
+                &mut out,
+            );
+            assert_eq!(bits(&out), bits(&[0.0, 0.0]));
+        }
+    }
+}
