@@ -80,7 +80,7 @@
 //! A loss that is not convex; a non-convex domain (`sparse`); p < 2; ε = 0; δ ∉ (0, 1);
 //! k > n/2 (groups of fewer than two records); `accounting=shuffle` outside Theorem 6's range.
 
-use super::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
+use super::row_sums::{fit_locally, Kernel, RowSums, Selection};
 use super::*;
 use crate::estimators::clip::clip_sigma;
 use crate::estimators::iterative_updating::{
@@ -514,9 +514,7 @@ impl PrivateAlgorithm for PrivateGd {
         Ok(())
     }
     fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
-        let (problem, budget, rng, observer) = inputs.parts();
-        let mut sums = LocalRowSums::new(problem.data);
-        self.fit_with_sums(problem, &mut sums, budget, rng, observer)
+        fit_locally(self, inputs)
     }
     fn fit_with_sums(
         &self,

@@ -70,7 +70,7 @@
 //! assert!(report.weights.iter().map(|w| w.abs()).sum::<f64>() <= 1.0 + 1e-12);
 //! ```
 
-use super::super::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
+use super::super::row_sums::{fit_locally, Kernel, RowSums, Selection};
 use super::super::*;
 use crate::mechanisms::{release_on_chunk, ExponentialMechanism};
 use crate::privacy::{Accountant, PrivacyLedger};
@@ -395,9 +395,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
         self.plan(problem, budget).map(|_| ())
     }
     fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
-        let (problem, budget, rng, observer) = inputs.parts();
-        let mut sums = LocalRowSums::new(problem.data);
-        self.fit_with_sums(problem, &mut sums, budget, rng, observer)
+        fit_locally(self, inputs)
     }
     fn fit_with_sums(
         &self,
