@@ -776,6 +776,17 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
     })
 }
 
+/// The constants of the Catoni–Giulini robust gradient that Hu et al. leave open,
+/// shared by `ht-frank-wolfe` and `ht-sparse-opt` (spec H19).
+fn robust_gradient_constants() -> Choice {
+    Choice::new(
+        "beta, tau, zeta",
+        "beta = 1, tau = 1, zeta = 0.05",
+        true,
+        "spec H19",
+    )
+}
+
 /// Hyperparameter choices specific to each algorithm (spec §X.2, H19–H21), as the
 /// default presets of the algorithms resolve them.
 fn push_alg_choices(choices: &mut Vec<Choice>, algorithm: &str, preset: &Preset) {
@@ -791,12 +802,7 @@ fn push_alg_choices(choices: &mut Vec<Choice>, algorithm: &str, preset: &Preset)
                 true,
                 "spec H20",
             ));
-            choices.push(Choice::new(
-                "beta, tau, zeta",
-                "beta = 1, tau = 1, zeta = 0.05",
-                true,
-                "spec H19",
-            ));
+            choices.push(robust_gradient_constants());
             choices.push(Choice::new(
                 "T, step",
                 "T = floor((n eps)^(1/3)), eta_t = 2/(t+2)",
@@ -822,12 +828,7 @@ fn push_alg_choices(choices: &mut Vec<Choice>, algorithm: &str, preset: &Preset)
             ));
         }
         "ht-sparse-opt" => {
-            choices.push(Choice::new(
-                "beta, tau, zeta",
-                "beta = 1, tau = 1, zeta = 0.05",
-                true,
-                "spec H19",
-            ));
+            choices.push(robust_gradient_constants());
             choices.push(Choice::new(
                 "k (Peeling truncation)",
                 format!("default preset heavydp: the proof's k, NOT the printed k = c2 n eps, which swamps the signal (preset=paper uses it and the summary flags it){note}"),
