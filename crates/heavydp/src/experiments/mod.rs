@@ -409,6 +409,22 @@ impl Plan {
     }
 }
 
+/// Mean and sample standard deviation (n − 1 denominator) of repeated measurements:
+/// sd 0 for one value, both NaN for none. Every summary row of the experiments
+/// (`results.csv`, the benchmark, the genomics and rate tables) uses it.
+pub fn mean_sd(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    if v.len() == 1 {
+        return (m, 0.0);
+    }
+    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
+    (m, var.sqrt())
+}
+
 /// One row of `results.csv`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResultRow {
