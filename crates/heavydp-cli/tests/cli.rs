@@ -217,15 +217,13 @@ fn algorithms_json_lists_parameters() {
 
 // ------------------------------------------------------------------ bad input
 
-/// Runs `fit` on `data` and asserts failure with `msg` in stderr and no output file.
-fn fit_fails(dir: &TempDir, data: &str, extra: &[&str], msg: &str) {
+/// Runs `fit --algorithm alg` with exactly `args`; asserts a one-line error with `msg`,
+/// no output file and no temporary file left behind.
+fn fit_fails_with(dir: &TempDir, data: &str, alg: &str, args: &[&str], msg: &str) {
     let out = p(dir, "model.json");
-    let mut args = words("--epsilon 1 --delta 1e-5 --param bound=2");
-    // later flags may override nothing: clap rejects duplicates, so extra holds other flags only
-    args.extend_from_slice(extra);
-    let a = fit(data, &out, "dp-frank-wolfe", &args).failure();
+    let a = fit(data, &out, alg, args).failure();
     let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
-    assert!(err.contains(msg), "expected '{msg}' in: {err}");
+    assert!(err.contains(msg), "{alg}: expected '{msg}' in: {err}");
     assert_eq!(
         err.trim().lines().count(),
         1,
@@ -238,6 +236,14 @@ fn fit_fails(dir: &TempDir, data: &str, extra: &[&str], msg: &str) {
         .filter(|p| p.file_name().unwrap().to_string_lossy().contains(".tmp"))
         .collect();
     assert!(leftovers.is_empty());
+}
+
+/// [`fit_fails_with`] for `dp-frank-wolfe` at ε = 1, δ = 10⁻⁵, bound 2 and `extra`
+/// (other flags only: clap rejects duplicates).
+fn fit_fails(dir: &TempDir, data: &str, extra: &[&str], msg: &str) {
+    let mut args = words("--epsilon 1 --delta 1e-5 --param bound=2");
+    args.extend_from_slice(extra);
+    fit_fails_with(dir, data, "dp-frank-wolfe", &args, msg);
 }
 
 #[test]
@@ -537,64 +543,52 @@ fn predict_and_evaluate_reject_bad_input() {
     );
 }
 
-/// Runs `fit --algorithm alg` with exactly `args`; asserts a one-line error with `msg`
-/// and no output file.
-fn fit_fails_with(dir: &TempDir, data: &str, alg: &str, args: &[&str], msg: &str) {
-    let out = p(dir, "ht-model.json");
-    let a = fit(data, &out, alg, args).failure();
-    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
-    assert!(err.contains(msg), "{alg}: expected '{msg}' in: {err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(!Path::new(&out).exists());
-}
-
 #[test]
 fn heavy_tailed_algorithms_reject_impossible_requests() {
     let dir = TempDir::new().unwrap();
     let (data, _) = simulate(&dir, "hu-linear-lognormal", 30, 3);
-    // More chunks than records.
-    fit_fails_with(
-        &dir,
-        &data,
-        "ht-frank-wolfe",
-        &words("--epsilon 1 --param T=31"),
-        "n = 30 records is too few for 31 disjoint data chunks",
-    );
-    // The sparse algorithms need the target sparsity.
-    fit_fails_with(
-        &dir,
-        &data,
-        "ht-sparse-linreg",
-        &words("--epsilon 1"),
-        "--sparsity",
-    );
-    // The printed Peeling scale's composition does not close (spec Hu §E: s = 12 >
-    // (4/3) ln(1/δ) and ε > 0.418 ln(1/δ)); the default exact calibration closes it.
     let wide = TempDir::new().unwrap();
     let (wide_data, _) = simulate(&wide, "hu-linear-lognormal", 30, 12);
-    fit_fails_with(
-        &wide,
-        &wide_data,
-        "ht-sparse-opt",
-        &words("--epsilon 4 --delta 0.01 --sparsity 6 --param s=12 --param T=1 --param calibration=paper"),
-        "certify only",
-    );
-    // ht-lasso's printed ε₀ by advanced composition does not close (spec H11).
-    fit_fails_with(
-        &dir,
-        &data,
-        "ht-lasso",
-        &words("--epsilon 0.99 --delta 0.9 --param calibration=paper"),
-        "certifies only",
-    );
-    // Wrong domain.
-    fit_fails_with(
-        &dir,
-        &data,
-        "ht-frank-wolfe",
-        &words("--epsilon 1 --domain l2-ball"),
-        "domain 'l2-ball' is not supported",
-    );
+    let cases = [
+        // More chunks than records.
+        (
+            &dir,
+            &data,
+            "ht-frank-wolfe",
+            "--epsilon 1 --param T=31",
+            "n = 30 records is too few for 31 disjoint data chunks",
+        ),
+        // The sparse algorithms need the target sparsity.
+        (&dir, &data, "ht-sparse-linreg", "--epsilon 1", "--sparsity"),
+        // The printed Peeling scale's composition does not close (spec Hu §E: s = 12 >
+        // (4/3) ln(1/δ) and ε > 0.418 ln(1/δ)); the default exact calibration closes it.
+        (
+            &wide,
+            &wide_data,
+            "ht-sparse-opt",
+            "--epsilon 4 --delta 0.01 --sparsity 6 --param s=12 --param T=1 --param calibration=paper",
+            "certify only",
+        ),
+        // ht-lasso's printed ε₀ by advanced composition does not close (spec H11).
+        (
+            &dir,
+            &data,
+            "ht-lasso",
+            "--epsilon 0.99 --delta 0.9 --param calibration=paper",
+            "certifies only",
+        ),
+        // Wrong domain.
+        (
+            &dir,
+            &data,
+            "ht-frank-wolfe",
+            "--epsilon 1 --domain l2-ball",
+            "domain 'l2-ball' is not supported",
+        ),
+    ];
+    for (dir, data, alg, args, msg) in cases {
+        fit_fails_with(dir, data, alg, &words(args), msg);
+    }
 }
 
 #[test]
