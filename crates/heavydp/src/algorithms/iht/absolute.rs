@@ -53,6 +53,7 @@
 //! outside [0, 1); δ ∉ (0, 1); an (ε, δ, s) for which Peeling's composition does not close.
 
 use super::super::*;
+use super::huber::preset_eta;
 use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::mechanisms::PeelingCalibration;
 
@@ -239,10 +240,7 @@ impl IhtAlgorithm for DpIhtL1 {
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtL1Plan, FitError> {
         let (sizes, k) = tian_sizes(NAME, problem, (self.s, self.k, self.t), true)?;
-        let eta0 = self.eta.unwrap_or(match self.preset {
-            Preset::Theory => 0.5,
-            Preset::Paper => 0.01,
-        });
+        let eta0 = self.eta.unwrap_or(preset_eta(self.preset));
         let switch = self.switch.unwrap_or(sizes.big_t);
         let steps: Vec<f64> = (0..sizes.big_t)
             .map(|t| eta0 * (1.0 - self.decay).powi(t.min(switch) as i32))
