@@ -38,12 +38,7 @@ fn split(ds: &Dataset, train_share: f64) -> (Dataset, Dataset) {
 }
 
 fn mse(m: &ModelFile, test: &Dataset) -> f64 {
-    let p = m.predict(test);
-    p.iter()
-        .zip(test.y())
-        .map(|(a, b)| (a - b) * (a - b))
-        .sum::<f64>()
-        / test.n() as f64
+    heavydp::model::mse(&m.predict(test), test.y())
 }
 
 fn fit(

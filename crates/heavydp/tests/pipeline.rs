@@ -24,12 +24,7 @@ fn cps(n: usize) -> Dataset {
 }
 
 fn mse(m: &ModelFile, ds: &Dataset) -> f64 {
-    let p = m.predict(ds);
-    p.iter()
-        .zip(ds.y())
-        .map(|(a, b)| (a - b) * (a - b))
-        .sum::<f64>()
-        / ds.n() as f64
+    heavydp::model::mse(&m.predict(ds), ds.y())
 }
 
 fn variance(y: &[f64]) -> f64 {

@@ -383,7 +383,7 @@ pub struct SplitScore {
 fn score(task: Task, pred: &[f64], y: &[f64], seconds: f64) -> SplitScore {
     match task {
         Task::Regression => SplitScore {
-            error: floors::mse(pred, y),
+            error: crate::model::mse(pred, y),
             auc: None,
             seconds,
         },
