@@ -179,9 +179,19 @@ impl<'a> Params<'a> {
     /// with its value, the first being the default (key absent); any other word is the
     /// error of [`Params::choice`], which lists the words in this order.
     pub fn pick<T: Copy>(&self, key: &str, options: &[(&'static str, T)]) -> Result<T, FitError> {
+        self.pick_or(key, options, options[0].1)
+    }
+
+    /// [`Params::pick`] with the value `default` when `key` is absent.
+    pub fn pick_or<T: Copy>(
+        &self,
+        key: &str,
+        options: &[(&'static str, T)],
+        default: T,
+    ) -> Result<T, FitError> {
         let words: Vec<&'static str> = options.iter().map(|o| o.0).collect();
         Ok(match self.choice(key, &words)? {
-            None => options[0].1,
+            None => default,
             Some(w) => options[words.iter().position(|o| *o == w).expect("a listed word")].1,
         })
     }
@@ -190,6 +200,20 @@ impl<'a> Params<'a> {
     pub fn string(&self, key: &str) -> Option<&'a str> {
         self.map.get(key).map(|s| s.as_str())
     }
+}
+
+/// The word of `value` in the (word, value) table of an enumerated parameter: with
+/// [`Params::pick`] on the same table, the parser and the name written in reports are
+/// one table and cannot disagree.
+///
+/// # Panics
+/// If `value` has no word (a table that misses a variant).
+pub fn word_of<T: PartialEq>(words: &[(&'static str, T)], value: T) -> &'static str {
+    words
+        .iter()
+        .find(|(_, v)| *v == value)
+        .map(|(w, _)| *w)
+        .expect("every value of an enumerated parameter has a word")
 }
 
 /// Helper for algorithms' hyperparameter maps.
@@ -280,24 +304,21 @@ pub enum SuffStats {
 }
 
 impl SuffStats {
+    /// The `--param suffstats` words (the first is the default).
+    pub const WORDS: [(&'static str, SuffStats); 3] = [
+        ("auto", SuffStats::Auto),
+        ("on", SuffStats::On),
+        ("off", SuffStats::Off),
+    ];
+
     /// Parses `--param suffstats=auto|on|off` (default `auto`).
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick(
-            "suffstats",
-            &[
-                ("auto", SuffStats::Auto),
-                ("on", SuffStats::On),
-                ("off", SuffStats::Off),
-            ],
-        )
+        p.pick("suffstats", &Self::WORDS)
     }
 
+    /// The `--param suffstats` word.
     pub fn name(self) -> &'static str {
-        match self {
-            SuffStats::Auto => "auto",
-            SuffStats::On => "on",
-            SuffStats::Off => "off",
-        }
+        word_of(&Self::WORDS, self)
     }
 
     /// The `auto` rule, from public quantities only (n, d and the number of full gradients

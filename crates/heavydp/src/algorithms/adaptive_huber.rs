@@ -209,12 +209,12 @@ pub enum StopRule {
 }
 
 impl StopRule {
+    /// The `--param stop` words (the first is the default).
+    pub const WORDS: [(&'static str, StopRule); 2] =
+        [("step", StopRule::Step), ("kkt", StopRule::Kkt)];
     /// The parameter value.
     pub fn name(self) -> &'static str {
-        match self {
-            StopRule::Step => "step",
-            StopRule::Kkt => "kkt",
-        }
+        word_of(&Self::WORDS, self)
     }
 }
 
@@ -229,12 +229,11 @@ pub enum Refit {
 }
 
 impl Refit {
+    /// The `--param refit` words (absent: chosen by the stop rule).
+    pub const WORDS: [(&'static str, Refit); 2] = [("cold", Refit::Cold), ("path", Refit::Path)];
     /// The parameter value.
     pub fn name(self) -> &'static str {
-        match self {
-            Refit::Cold => "cold",
-            Refit::Path => "path",
-        }
+        word_of(&Self::WORDS, self)
     }
 }
 
@@ -1005,12 +1004,8 @@ impl AdaHuber {
                     ("package", TauRule::Package),
                 ],
             )?,
-            stop: p.pick("stop", &[("step", StopRule::Step), ("kkt", StopRule::Kkt)])?,
-            refit: match p.choice("refit", &["cold", "path"])? {
-                Some("cold") => Some(Refit::Cold),
-                Some("path") => Some(Refit::Path),
-                _ => None,
-            },
+            stop: p.pick("stop", &StopRule::WORDS)?,
+            refit: p.pick_or("refit", &Refit::WORDS.map(|(w, r)| (w, Some(r))), None)?,
             truncate: p.choice("truncate", &["true", "false"])? != Some("false"),
             cv_rows: p.integer("cv_rows", 2)?.unwrap_or(def.cv_rows),
         };

@@ -32,8 +32,8 @@ pub mod private_gd;
 pub mod row_sums;
 
 pub use crate::params::{
-    fail_prob_param, formula_epsilon, hp, with_default_delta, AlgorithmInfo, FitError, ParamInfo,
-    ParamMap, Params,
+    fail_prob_param, formula_epsilon, hp, with_default_delta, word_of, AlgorithmInfo, FitError,
+    ParamInfo, ParamMap, Params,
 };
 
 use crate::constraints::ConstraintSet;
@@ -601,24 +601,19 @@ pub enum Chunking {
 }
 
 impl Chunking {
+    /// The `--param chunking` words (the first is the default).
+    pub const WORDS: [(&'static str, Chunking); 3] = [
+        ("shuffle", Chunking::Shuffle),
+        ("order", Chunking::Order),
+        ("keyed", Chunking::Keyed),
+    ];
     /// Reads `--param chunking=shuffle|order|keyed`.
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick(
-            "chunking",
-            &[
-                ("shuffle", Chunking::Shuffle),
-                ("order", Chunking::Order),
-                ("keyed", Chunking::Keyed),
-            ],
-        )
+        p.pick("chunking", &Self::WORDS)
     }
     /// The parameter value.
     pub fn name(self) -> &'static str {
-        match self {
-            Chunking::Shuffle => "shuffle",
-            Chunking::Order => "order",
-            Chunking::Keyed => "keyed",
-        }
+        word_of(&Self::WORDS, self)
     }
     /// The `chunking` row of a parameter table.
     pub fn param_info() -> ParamInfo {
@@ -854,20 +849,16 @@ pub enum Preset {
 }
 
 impl Preset {
+    /// The `--param preset` words.
+    pub const WORDS: [(&'static str, Preset); 2] =
+        [("theory", Preset::Theory), ("paper", Preset::Paper)];
     /// Reads `preset`, with the algorithm's default.
     pub fn parse(p: &Params, default: Preset) -> Result<Self, FitError> {
-        Ok(match p.choice("preset", &["theory", "paper"])? {
-            Some("theory") => Preset::Theory,
-            Some("paper") => Preset::Paper,
-            _ => default,
-        })
+        p.pick_or("preset", &Self::WORDS, default)
     }
     /// The parameter value.
     pub fn name(self) -> &'static str {
-        match self {
-            Preset::Theory => "theory",
-            Preset::Paper => "paper",
-        }
+        word_of(&Self::WORDS, self)
     }
 }
 

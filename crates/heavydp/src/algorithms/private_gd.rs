@@ -113,6 +113,14 @@ pub enum Accounting {
     Shuffle,
 }
 
+impl Accounting {
+    /// The `--param accounting` words (the first is the default).
+    pub const WORDS: [(&'static str, Accounting); 2] = [
+        ("conservative", Accounting::Conservative),
+        ("shuffle", Accounting::Shuffle),
+    ];
+}
+
 /// `clipped-gd` / `iterative-updating-gd`. See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrivateGd {
@@ -203,20 +211,8 @@ impl PrivateGd {
             k,
             paper_k,
             t_c: p.integer("t_c", 1)?,
-            solver: p.pick(
-                "estimate",
-                &[
-                    ("multistart", EstimateSolver::Multistart),
-                    ("exact", EstimateSolver::Exact),
-                ],
-            )?,
-            accounting: p.pick(
-                "accounting",
-                &[
-                    ("conservative", Accounting::Conservative),
-                    ("shuffle", Accounting::Shuffle),
-                ],
-            )?,
+            solver: p.pick("estimate", &EstimateSolver::WORDS)?,
+            accounting: p.pick("accounting", &Accounting::WORDS)?,
         })
     }
 
@@ -641,10 +637,7 @@ impl PrivateAlgorithm for PrivateGd {
             hp(
                 &mut h,
                 "accounting",
-                match self.accounting {
-                    Accounting::Conservative => "conservative",
-                    Accounting::Shuffle => "shuffle",
-                },
+                word_of(&Accounting::WORDS, self.accounting),
             );
             if self.accounting == Accounting::Shuffle {
                 notes.push(

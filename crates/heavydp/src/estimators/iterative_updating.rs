@@ -140,12 +140,14 @@ pub enum EstimateSolver {
 }
 
 impl EstimateSolver {
+    /// The `--param estimate` words (the first is the default).
+    pub const WORDS: [(&'static str, EstimateSolver); 2] = [
+        ("multistart", EstimateSolver::Multistart),
+        ("exact", EstimateSolver::Exact),
+    ];
     /// The parameter value (`multistart` / `exact`).
     pub fn name(self) -> &'static str {
-        match self {
-            EstimateSolver::Multistart => "multistart",
-            EstimateSolver::Exact => "exact",
-        }
+        crate::params::word_of(&Self::WORDS, self)
     }
 }
 

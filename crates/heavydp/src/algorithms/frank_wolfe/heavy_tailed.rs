@@ -154,20 +154,16 @@ pub enum ScoreSensitivity {
 }
 
 impl ScoreSensitivity {
+    /// The `--param sensitivity` words (the first is the default).
+    const WORDS: [(&'static str, ScoreSensitivity); 2] = [
+        ("paper", ScoreSensitivity::Paper),
+        ("tight", ScoreSensitivity::Tight),
+    ];
     pub(crate) fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick(
-            "sensitivity",
-            &[
-                ("paper", ScoreSensitivity::Paper),
-                ("tight", ScoreSensitivity::Tight),
-            ],
-        )
+        p.pick("sensitivity", &Self::WORDS)
     }
     pub(crate) fn name(self) -> &'static str {
-        match self {
-            ScoreSensitivity::Paper => "paper",
-            ScoreSensitivity::Tight => "tight",
-        }
+        word_of(&Self::WORDS, self)
     }
     /// The constant c_W for a polytope domain.
     pub(crate) fn constant(self, domain: &dyn ConstraintSet) -> f64 {

@@ -121,17 +121,14 @@ impl StepRule {
             StepRule::Paper => 1.0 / (big_t as f64 + 2.0),
         }
     }
+    /// The `--param fw_step` words (the first is the default).
+    const WORDS: [(&'static str, StepRule); 2] =
+        [("default", StepRule::Standard), ("paper", StepRule::Paper)];
     fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick(
-            "fw_step",
-            &[("default", StepRule::Standard), ("paper", StepRule::Paper)],
-        )
+        p.pick("fw_step", &Self::WORDS)
     }
     fn name(self) -> &'static str {
-        match self {
-            StepRule::Standard => "default",
-            StepRule::Paper => "paper",
-        }
+        word_of(&Self::WORDS, self)
     }
 }
 
@@ -424,6 +421,14 @@ pub enum FwCalibration {
     Paper,
 }
 
+impl FwCalibration {
+    /// The `--param calibration` words of `dp-frank-wolfe` (the first is the default).
+    const WORDS: [(&'static str, FwCalibration); 2] = [
+        ("accountant", FwCalibration::Accountant),
+        ("paper", FwCalibration::Paper),
+    ];
+}
+
 /// `dp-frank-wolfe`: Talwar et al. Alg. 4. See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DpFrankWolfe {
@@ -469,13 +474,7 @@ impl DpFrankWolfe {
             bound: required_bound("dp-frank-wolfe", &p)?,
             t: t_param(&p)?,
             step: StepRule::parse(&p)?,
-            calibration: p.pick(
-                "calibration",
-                &[
-                    ("accountant", FwCalibration::Accountant),
-                    ("paper", FwCalibration::Paper),
-                ],
-            )?,
+            calibration: p.pick("calibration", &FwCalibration::WORDS)?,
             suffstats: SuffStats::parse(&p)?,
         })
     }
@@ -597,11 +596,7 @@ impl PrivateAlgorithm for DpFrankWolfe {
         hp(
             h,
             "calibration",
-            if self.calibration == FwCalibration::Paper {
-                "paper"
-            } else {
-                "accountant"
-            },
+            word_of(&FwCalibration::WORDS, self.calibration),
         );
         hp(h, "laplace_scale", plan.scale);
         hp(h, "score_sensitivity", plan.score_sensitivity);

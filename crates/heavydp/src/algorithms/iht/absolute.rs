@@ -69,12 +69,14 @@ pub enum SignFeatures {
 }
 
 impl SignFeatures {
+    /// The `--param sign_features` words (the first is the default).
+    pub const WORDS: [(&'static str, SignFeatures); 2] = [
+        ("raw", SignFeatures::Raw),
+        ("clipped", SignFeatures::Clipped),
+    ];
     /// The parameter value (`sign_features=raw|clipped`).
     pub fn name(self) -> &'static str {
-        match self {
-            SignFeatures::Raw => "raw",
-            SignFeatures::Clipped => "clipped",
-        }
+        word_of(&Self::WORDS, self)
     }
 }
 
@@ -157,13 +159,7 @@ impl DpIhtL1 {
             s: p.integer("s", 1)?,
             k: p.positive("K")?,
             t: p.integer("T", 1)?,
-            sign_features: p.pick(
-                "sign_features",
-                &[
-                    ("raw", SignFeatures::Raw),
-                    ("clipped", SignFeatures::Clipped),
-                ],
-            )?,
+            sign_features: p.pick("sign_features", &SignFeatures::WORDS)?,
             chunking: Chunking::parse(&p)?,
             calibration: PeelingCalibration::parse(&p)?,
         })

@@ -78,12 +78,14 @@ pub enum SparseOptPreset {
 }
 
 impl SparseOptPreset {
+    /// The `--param preset` words (the first is the default).
+    const WORDS: [(&'static str, SparseOptPreset); 3] = [
+        ("heavydp", SparseOptPreset::Heavydp),
+        ("paper", SparseOptPreset::Paper),
+        ("theory", SparseOptPreset::Theory),
+    ];
     fn name(self) -> &'static str {
-        match self {
-            SparseOptPreset::Heavydp => "heavydp",
-            SparseOptPreset::Paper => "paper",
-            SparseOptPreset::Theory => "theory",
-        }
+        word_of(&Self::WORDS, self)
     }
 }
 
@@ -97,12 +99,12 @@ pub enum SparseTask {
 }
 
 impl SparseTask {
+    /// The `--param task` words (the first is the default).
+    pub const WORDS: [(&'static str, SparseTask); 2] =
+        [("loss", SparseTask::Loss), ("mean", SparseTask::Mean)];
     /// The parameter value (`task=loss|mean`).
     pub fn name(self) -> &'static str {
-        match self {
-            SparseTask::Loss => "loss",
-            SparseTask::Mean => "mean",
-        }
+        word_of(&Self::WORDS, self)
     }
 }
 
@@ -193,21 +195,11 @@ impl HtSparseOpt {
                 "calibration",
             ],
         )?;
-        let preset = p.pick(
-            "preset",
-            &[
-                ("heavydp", SparseOptPreset::Heavydp),
-                ("paper", SparseOptPreset::Paper),
-                ("theory", SparseOptPreset::Theory),
-            ],
-        )?;
+        let preset = p.pick("preset", &SparseOptPreset::WORDS)?;
         let k = ScaleRule::parse(&p, NAME, "k")?;
         Ok(HtSparseOpt {
             preset,
-            task: p.pick(
-                "task",
-                &[("loss", SparseTask::Loss), ("mean", SparseTask::Mean)],
-            )?,
+            task: p.pick("task", &SparseTask::WORDS)?,
             s: p.integer("s", 1)?,
             c: p.integer("c", 1)?,
             t: p.integer("T", 1)?,

@@ -173,11 +173,11 @@ pub enum MomentKind {
 }
 
 impl MomentKind {
+    /// The `--param moment_kind` words (the first is the default).
+    pub const WORDS: [(&'static str, MomentKind); 2] =
+        [("norm", MomentKind::Norm), ("coord", MomentKind::Coord)];
     pub fn name(self) -> &'static str {
-        match self {
-            MomentKind::Norm => "norm",
-            MomentKind::Coord => "coord",
-        }
+        word_of(&Self::WORDS, self)
     }
 }
 
@@ -191,11 +191,13 @@ pub enum SensitivityRule {
 }
 
 impl SensitivityRule {
+    /// The `--param sensitivity` words (the first is the default).
+    pub const WORDS: [(&'static str, SensitivityRule); 2] = [
+        ("tight", SensitivityRule::Tight),
+        ("paper", SensitivityRule::Paper),
+    ];
     pub fn name(self) -> &'static str {
-        match self {
-            SensitivityRule::Tight => "tight",
-            SensitivityRule::Paper => "paper",
-        }
+        word_of(&Self::WORDS, self)
     }
     /// κ in Δ_u = κ·log θ/(nι).
     pub fn kappa(self) -> f64 {
@@ -215,12 +217,14 @@ pub enum NetKind {
 }
 
 impl NetKind {
+    /// The `--param net` words (the first is the default).
+    pub const WORDS: [(&'static str, NetKind); 3] = [
+        ("grid", NetKind::Grid),
+        ("random", NetKind::Random),
+        ("mcmc", NetKind::Mcmc),
+    ];
     pub fn name(self) -> &'static str {
-        match self {
-            NetKind::Grid => "grid",
-            NetKind::Random => "random",
-            NetKind::Mcmc => "mcmc",
-        }
+        word_of(&Self::WORDS, self)
     }
 }
 
@@ -403,14 +407,7 @@ impl L1RegressionExpMech {
             }
             (None, None) => 2.0,
         };
-        let net = p.pick(
-            "net",
-            &[
-                ("grid", NetKind::Grid),
-                ("random", NetKind::Random),
-                ("mcmc", NetKind::Mcmc),
-            ],
-        )?;
+        let net = p.pick("net", &NetKind::WORDS)?;
         let zeta = p.positive("zeta")?;
         if zeta.is_some() && net != NetKind::Grid {
             return Err(bad("zeta", "the net resolution applies to net=grid only"));
@@ -434,23 +431,14 @@ impl L1RegressionExpMech {
         }
         Ok(L1RegressionExpMech {
             theta,
-            moment_kind: p.pick(
-                "moment_kind",
-                &[("norm", MomentKind::Norm), ("coord", MomentKind::Coord)],
-            )?,
+            moment_kind: p.pick("moment_kind", &MomentKind::WORDS)?,
             tau: p.positive("tau")?.unwrap_or(1.0),
             fail_prob: fail_prob_param(NAME, &p)?,
             iota: p.positive("iota")?,
             zeta,
             net,
             max_candidates,
-            sensitivity: p.pick(
-                "sensitivity",
-                &[
-                    ("tight", SensitivityRule::Tight),
-                    ("paper", SensitivityRule::Paper),
-                ],
-            )?,
+            sensitivity: p.pick("sensitivity", &SensitivityRule::WORDS)?,
             mcmc_steps: mcmc_steps.unwrap_or(5000),
             mcmc_step,
         })
