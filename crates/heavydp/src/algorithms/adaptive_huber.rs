@@ -152,6 +152,7 @@
 
 use super::*;
 use crate::linalg::{axpy, block_rows, dot};
+use crate::params::word_enum;
 use crate::privacy::{Accountant, PrivacyLedger};
 use rayon::prelude::*;
 
@@ -195,45 +196,28 @@ impl TauRule {
     }
 }
 
-/// When LAMM stops.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopRule {
-    /// ‖β⁺ − β‖_∞ ≤ tol: the package's rule (spec §7), `stop=step`, the default. The step
-    /// is the gradient mapping divided by φ, so when φ is large (φ ≈ λ_max(ZᵀZ/n) ≈ d/n
-    /// for d ≫ n) this stops long before the lasso solution is reached.
-    Step,
-    /// φ‖β⁺ − β‖_∞ ≤ tol·λ (tol·1 when λ = 0): the gradient mapping, i.e. the KKT
-    /// residual up to the Lipschitz term of [`LammResult::phi`], is at most a fraction
-    /// tol of λ — a scale-free rule that is meaningful for d ≫ n too (`stop=kkt`).
-    Kkt,
-}
-
-impl StopRule {
-    /// The `--param stop` words (the first is the default).
-    pub const WORDS: [(&'static str, StopRule); 2] =
-        [("step", StopRule::Step), ("kkt", StopRule::Kkt)];
-    /// The parameter value.
-    pub fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
+word_enum! {
+    /// When LAMM stops.
+    pub enum StopRule {
+        /// ‖β⁺ − β‖_∞ ≤ tol: the package's rule (spec §7), `stop=step`, the default. The step
+        /// is the gradient mapping divided by φ, so when φ is large (φ ≈ λ_max(ZᵀZ/n) ≈ d/n
+        /// for d ≫ n) this stops long before the lasso solution is reached.
+        Step = "step",
+        /// φ‖β⁺ − β‖_∞ ≤ tol·λ (tol·1 when λ = 0): the gradient mapping, i.e. the KKT
+        /// residual up to the Lipschitz term of [`LammResult::phi`], is at most a fraction
+        /// tol of λ — a scale-free rule that is meaningful for d ≫ n too (`stop=kkt`).
+        Kkt = "kkt",
     }
 }
 
-/// How `adahuber` refits on all rows at the chosen λ*.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refit {
-    /// One LAMM run at λ* from β = 0 (the package; `refit=cold`).
-    Cold,
-    /// LAMM along the grid from λ_max down to λ*, each value warm-started from the
-    /// previous solution (`refit=path`): the same fixed point, far fewer steps when d ≫ n.
-    Path,
-}
-
-impl Refit {
-    /// The `--param refit` words (absent: chosen by the stop rule).
-    pub const WORDS: [(&'static str, Refit); 2] = [("cold", Refit::Cold), ("path", Refit::Path)];
-    /// The parameter value.
-    pub fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
+word_enum! {
+    /// How `adahuber` refits on all rows at the chosen λ*.
+    pub enum Refit {
+        /// One LAMM run at λ* from β = 0 (the package; `refit=cold`).
+        Cold = "cold",
+        /// LAMM along the grid from λ_max down to λ*, each value warm-started from the
+        /// previous solution (`refit=path`): the same fixed point, far fewer steps when d ≫ n.
+        Path = "path",
     }
 }
 
@@ -1004,8 +988,11 @@ impl AdaHuber {
                     ("package", TauRule::Package),
                 ],
             )?,
-            stop: p.pick("stop", &StopRule::WORDS)?,
-            refit: p.pick_or("refit", &Refit::WORDS.map(|(w, r)| (w, Some(r))), None)?,
+            stop: p.pick("stop", StopRule::WORDS)?,
+            refit: {
+                let words: Vec<_> = Refit::WORDS.iter().map(|&(w, r)| (w, Some(r))).collect();
+                p.pick_or("refit", &words, None)?
+            },
             truncate: p.choice("truncate", &["true", "false"])? != Some("false"),
             cv_rows: p.integer("cv_rows", 2)?.unwrap_or(def.cv_rows),
         };

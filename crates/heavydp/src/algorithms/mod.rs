@@ -32,13 +32,14 @@ pub mod private_gd;
 pub mod row_sums;
 
 pub use crate::params::{
-    fail_prob_param, formula_epsilon, hp, with_default_delta, word_of, AlgorithmInfo, FitError,
-    ParamInfo, ParamMap, Params,
+    fail_prob_param, formula_epsilon, hp, with_default_delta, AlgorithmInfo, FitError, ParamInfo,
+    ParamMap, Params,
 };
 
 use crate::constraints::ConstraintSet;
 use crate::data::Dataset;
 use crate::loss::{Loss, LossKind};
+use crate::params::word_enum;
 use crate::privacy::{Budget, PrivacyError, PrivacyModel, PrivacySpent};
 use rand::RngCore;
 use serde::Serialize;
@@ -584,36 +585,27 @@ pub fn as_loss(l: &LossKind) -> &dyn Loss {
 
 // ------------------------------------------------------------ shared by the Hu et al. family
 
-/// How records are assigned to the disjoint chunks of the one-pass algorithms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Chunking {
-    /// A uniformly random permutation drawn from the fit's generator (data-independent;
-    /// default, so that sorted input files do not give unrepresentative chunks).
-    Shuffle,
-    /// Input order: chunk t holds records (t−1)m … tm − 1.
-    Order,
-    /// A keyed pseudorandom permutation π of the row ids 0..n−1 ([`KeyedPermutation`],
-    /// key drawn from the fit's generator): record i is in chunk ⌊π(i)/m⌋ when
-    /// π(i) < T·m, unused otherwise. Membership is a function of the row id and the key
-    /// only, computable row by row without a shuffle, so a distributed fit (issue 17,
-    /// `docs/distributed.md`) assigns each row where it lives.
-    Keyed,
+word_enum! {
+    /// How records are assigned to the disjoint chunks of the one-pass algorithms.
+    pub enum Chunking {
+        /// A uniformly random permutation drawn from the fit's generator (data-independent;
+        /// default, so that sorted input files do not give unrepresentative chunks).
+        Shuffle = "shuffle",
+        /// Input order: chunk t holds records (t−1)m … tm − 1.
+        Order = "order",
+        /// A keyed pseudorandom permutation π of the row ids 0..n−1 ([`KeyedPermutation`],
+        /// key drawn from the fit's generator): record i is in chunk ⌊π(i)/m⌋ when
+        /// π(i) < T·m, unused otherwise. Membership is a function of the row id and the key
+        /// only, computable row by row without a shuffle, so a distributed fit (issue 17,
+        /// `docs/distributed.md`) assigns each row where it lives.
+        Keyed = "keyed",
+    }
 }
 
 impl Chunking {
-    /// The `--param chunking` words (the first is the default).
-    pub const WORDS: [(&'static str, Chunking); 3] = [
-        ("shuffle", Chunking::Shuffle),
-        ("order", Chunking::Order),
-        ("keyed", Chunking::Keyed),
-    ];
     /// Reads `--param chunking=shuffle|order|keyed`.
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick("chunking", &Self::WORDS)
-    }
-    /// The parameter value.
-    pub fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
+        p.pick("chunking", Self::WORDS)
     }
     /// The `chunking` row of a parameter table.
     pub fn param_info() -> ParamInfo {
@@ -839,26 +831,20 @@ pub fn floor_at_least_one(x: f64) -> usize {
     ((x + 1e-9).floor() as usize).max(1)
 }
 
-/// Theory vs paper-experiment defaults (`--param preset=theory|paper`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Preset {
-    /// The theorems' parameter formulas.
-    Theory,
-    /// The settings printed in the paper's experiment section.
-    Paper,
+word_enum! {
+    /// Theory vs paper-experiment defaults (`--param preset=theory|paper`).
+    pub enum Preset {
+        /// The theorems' parameter formulas.
+        Theory = "theory",
+        /// The settings printed in the paper's experiment section.
+        Paper = "paper",
+    }
 }
 
 impl Preset {
-    /// The `--param preset` words.
-    pub const WORDS: [(&'static str, Preset); 2] =
-        [("theory", Preset::Theory), ("paper", Preset::Paper)];
     /// Reads `preset`, with the algorithm's default.
     pub fn parse(p: &Params, default: Preset) -> Result<Self, FitError> {
-        p.pick_or("preset", &Self::WORDS, default)
-    }
-    /// The parameter value.
-    pub fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
+        p.pick_or("preset", Self::WORDS, default)
     }
 }
 

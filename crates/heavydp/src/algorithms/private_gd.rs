@@ -89,6 +89,7 @@ use crate::estimators::iterative_updating::{
 };
 use crate::linalg::dot;
 use crate::mechanisms::Mechanism;
+use crate::params::word_enum;
 use crate::privacy::{
     zhao_per_step_eq32, zhao_rho_eq24, zhao_shuffle_preconditions, zhao_target_rho, Accountant,
     Cost, PrivacyLedger, RhoRule,
@@ -103,22 +104,15 @@ pub enum GradientEstimator {
     IterativeUpdating,
 }
 
-/// The privacy accounting of `iterative-updating-gd` (spec §4.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Accounting {
-    /// Parallel composition over the groups, zCDP over the steps (always valid).
-    Conservative,
-    /// The paper's Theorem 7: eq. (32) per step, eq. (24) inside a step (amplification by
-    /// shuffling, Theorem 6 — not established for group means, Z7).
-    Shuffle,
-}
-
-impl Accounting {
-    /// The `--param accounting` words (the first is the default).
-    pub const WORDS: [(&'static str, Accounting); 2] = [
-        ("conservative", Accounting::Conservative),
-        ("shuffle", Accounting::Shuffle),
-    ];
+word_enum! {
+    /// The privacy accounting of `iterative-updating-gd` (spec §4.1).
+    pub enum Accounting {
+        /// Parallel composition over the groups, zCDP over the steps (always valid).
+        Conservative = "conservative",
+        /// The paper's Theorem 7: eq. (32) per step, eq. (24) inside a step (amplification by
+        /// shuffling, Theorem 6 — not established for group means, Z7).
+        Shuffle = "shuffle",
+    }
 }
 
 /// `clipped-gd` / `iterative-updating-gd`. See the module docs.
@@ -212,7 +206,7 @@ impl PrivateGd {
             paper_k,
             t_c: p.integer("t_c", 1)?,
             solver: p.pick("estimate", &EstimateSolver::WORDS)?,
-            accounting: p.pick("accounting", &Accounting::WORDS)?,
+            accounting: p.pick("accounting", Accounting::WORDS)?,
         })
     }
 
@@ -634,11 +628,7 @@ impl PrivateAlgorithm for PrivateGd {
                     EstimateSolver::Exact => "exact",
                 },
             );
-            hp(
-                &mut h,
-                "accounting",
-                word_of(&Accounting::WORDS, self.accounting),
-            );
+            hp(&mut h, "accounting", self.accounting.name());
             if self.accounting == Accounting::Shuffle {
                 notes.push(
                     "UNPROVEN privacy claim: accounting=shuffle relies on the paper's Theorem 6 (amplification by shuffling), which is not established for group means (spec Z7); the reported (epsilon, delta) is the paper's claim, not a certified guarantee; accounting=conservative is always valid".into(),

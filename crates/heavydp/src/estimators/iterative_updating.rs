@@ -104,6 +104,7 @@ use super::clip::{clipped_group_sums, l2_norm};
 use super::EstimatorError;
 use crate::linalg::dot;
 use crate::mechanisms::{GaussianMechanism, Mechanism};
+use crate::params::word_enum;
 use rand::{Rng, RngCore};
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -129,25 +130,14 @@ pub const SWAP_CANDIDATES: usize = 3;
 /// Largest k for the exact subset enumeration in d ≥ 3.
 pub const EXACT_SUBSET_MAX_K: usize = 20;
 
-/// How the Estimate subproblem (27) is solved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EstimateSolver {
-    /// The practical multistart local search of spec §5.2 (default).
-    Multistart,
-    /// Exact: d = 1 (selection), d = 2 (angular enumeration) or k ≤ 20 (subset
-    /// enumeration); an error elsewhere.
-    Exact,
-}
-
-impl EstimateSolver {
-    /// The `--param estimate` words (the first is the default).
-    pub const WORDS: [(&'static str, EstimateSolver); 2] = [
-        ("multistart", EstimateSolver::Multistart),
-        ("exact", EstimateSolver::Exact),
-    ];
-    /// The parameter value (`multistart` / `exact`).
-    pub fn name(self) -> &'static str {
-        crate::params::word_of(&Self::WORDS, self)
+word_enum! {
+    /// How the Estimate subproblem (27) is solved.
+    pub enum EstimateSolver {
+        /// The practical multistart local search of spec §5.2 (default).
+        Multistart = "multistart",
+        /// Exact: d = 1 (selection), d = 2 (angular enumeration) or k ≤ 20 (subset
+        /// enumeration); an error elsewhere.
+        Exact = "exact",
     }
 }
 

@@ -73,6 +73,7 @@
 use super::super::row_sums::{fit_locally, Kernel, RowSums, Selection};
 use super::super::*;
 use crate::mechanisms::{release_on_chunk, ExponentialMechanism};
+use crate::params::word_enum;
 use crate::privacy::{Accountant, PrivacyLedger};
 
 const NAME: &str = "ht-frank-wolfe";
@@ -144,26 +145,19 @@ impl HtStep {
     }
 }
 
-/// Which constant multiplies the ℓ∞ sensitivity of g̃ in the score sensitivity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScoreSensitivity {
-    /// The ℓ1 diameter of W (Alg. 1 as printed).
-    Paper,
-    /// max_v ‖v − v̄‖₁ with v̄ the average vertex (spec H8).
-    Tight,
+word_enum! {
+    /// Which constant multiplies the ℓ∞ sensitivity of g̃ in the score sensitivity.
+    pub enum ScoreSensitivity {
+        /// The ℓ1 diameter of W (Alg. 1 as printed).
+        Paper = "paper",
+        /// max_v ‖v − v̄‖₁ with v̄ the average vertex (spec H8).
+        Tight = "tight",
+    }
 }
 
 impl ScoreSensitivity {
-    /// The `--param sensitivity` words (the first is the default).
-    const WORDS: [(&'static str, ScoreSensitivity); 2] = [
-        ("paper", ScoreSensitivity::Paper),
-        ("tight", ScoreSensitivity::Tight),
-    ];
     pub(crate) fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick("sensitivity", &Self::WORDS)
-    }
-    pub(crate) fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
+        p.pick("sensitivity", Self::WORDS)
     }
     /// The constant c_W for a polytope domain.
     pub(crate) fn constant(self, domain: &dyn ConstraintSet) -> f64 {

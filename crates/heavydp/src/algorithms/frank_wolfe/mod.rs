@@ -95,6 +95,7 @@ use super::*;
 use crate::linalg::SecondMoments;
 use crate::loss::{mean_gradient_of, GradientWorkspace};
 use crate::mechanisms::{release, GaussianMechanism, ReportNoisyMin};
+use crate::params::word_enum;
 use crate::params::SuffStats;
 use crate::privacy::{
     approx_to_zcdp_rho, calibration_target, zcdp_to_approx, Accountant, PrivacyLedger,
@@ -104,14 +105,16 @@ const LOSSES: &[&str] = &["squared", "logistic", "huber"];
 const POLYTOPES: &[&str] = &["l1-ball", "simplex", "polytope"];
 const CONVEX: &[&str] = &["l1-ball", "l2-ball", "simplex", "polytope"];
 
-/// Step-size rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum StepRule {
-    /// μ_t = 2/(t + 1), t = 1, 2, … (first step 1); the default.
-    #[default]
-    Standard,
-    /// μ = 1/(T + 2) for every step (as printed in Algs. 4–5).
-    Paper,
+word_enum! {
+    /// Step-size rule.
+    #[derive(Default)]
+    pub enum StepRule {
+        /// μ_t = 2/(t + 1), t = 1, 2, … (first step 1); the default.
+        #[default]
+        Standard = "default",
+        /// μ = 1/(T + 2) for every step (as printed in Algs. 4–5).
+        Paper = "paper",
+    }
 }
 
 impl StepRule {
@@ -121,14 +124,8 @@ impl StepRule {
             StepRule::Paper => 1.0 / (big_t as f64 + 2.0),
         }
     }
-    /// The `--param fw_step` words (the first is the default).
-    const WORDS: [(&'static str, StepRule); 2] =
-        [("default", StepRule::Standard), ("paper", StepRule::Paper)];
     fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick("fw_step", &Self::WORDS)
-    }
-    fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
+        p.pick("fw_step", Self::WORDS)
     }
 }
 
@@ -412,21 +409,14 @@ impl PrivateAlgorithm for FrankWolfe {
 
 // ------------------------------------------------------------------ Alg. 4
 
-/// Alg. 4 noise calibration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FwCalibration {
-    /// Per-step ε from the zCDP accountant (default; spec §8).
-    Accountant,
-    /// The printed Laplace scale (certifies ≈ 2ε; refused when over budget).
-    Paper,
-}
-
-impl FwCalibration {
-    /// The `--param calibration` words of `dp-frank-wolfe` (the first is the default).
-    const WORDS: [(&'static str, FwCalibration); 2] = [
-        ("accountant", FwCalibration::Accountant),
-        ("paper", FwCalibration::Paper),
-    ];
+word_enum! {
+    /// Alg. 4 noise calibration.
+    pub enum FwCalibration {
+        /// Per-step ε from the zCDP accountant (default; spec §8).
+        Accountant = "accountant",
+        /// The printed Laplace scale (certifies ≈ 2ε; refused when over budget).
+        Paper = "paper",
+    }
 }
 
 /// `dp-frank-wolfe`: Talwar et al. Alg. 4. See the module docs.
@@ -474,7 +464,7 @@ impl DpFrankWolfe {
             bound: required_bound("dp-frank-wolfe", &p)?,
             t: t_param(&p)?,
             step: StepRule::parse(&p)?,
-            calibration: p.pick("calibration", &FwCalibration::WORDS)?,
+            calibration: p.pick("calibration", FwCalibration::WORDS)?,
             suffstats: SuffStats::parse(&p)?,
         })
     }
@@ -593,11 +583,7 @@ impl PrivateAlgorithm for DpFrankWolfe {
         )?;
         let h = &mut report.hyperparameters;
         hp(h, "bound", self.bound);
-        hp(
-            h,
-            "calibration",
-            word_of(&FwCalibration::WORDS, self.calibration),
-        );
+        hp(h, "calibration", self.calibration.name());
         hp(h, "laplace_scale", plan.scale);
         hp(h, "score_sensitivity", plan.score_sensitivity);
         Ok(report)

@@ -56,27 +56,17 @@ use super::super::*;
 use super::huber::preset_eta;
 use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::mechanisms::PeelingCalibration;
+use crate::params::word_enum;
 
 const NAME: &str = "dp-iht-l1";
 
-/// Which features enter the sign of the residual (spec T4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SignFeatures {
-    /// sign(⟨x_i, β⟩ − y_i) with the raw features, as printed.
-    Raw,
-    /// sign(⟨x̃_i, β⟩ − y_i) with the clipped features (ℓ1 subgradient on clipped data).
-    Clipped,
-}
-
-impl SignFeatures {
-    /// The `--param sign_features` words (the first is the default).
-    pub const WORDS: [(&'static str, SignFeatures); 2] = [
-        ("raw", SignFeatures::Raw),
-        ("clipped", SignFeatures::Clipped),
-    ];
-    /// The parameter value (`sign_features=raw|clipped`).
-    pub fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
+word_enum! {
+    /// Which features enter the sign of the residual (spec T4).
+    pub enum SignFeatures {
+        /// sign(⟨x_i, β⟩ − y_i) with the raw features, as printed.
+        Raw = "raw",
+        /// sign(⟨x̃_i, β⟩ − y_i) with the clipped features (ℓ1 subgradient on clipped data).
+        Clipped = "clipped",
     }
 }
 
@@ -159,7 +149,7 @@ impl DpIhtL1 {
             s: p.integer("s", 1)?,
             k: p.positive("K")?,
             t: p.integer("T", 1)?,
-            sign_features: p.pick("sign_features", &SignFeatures::WORDS)?,
+            sign_features: p.pick("sign_features", SignFeatures::WORDS)?,
             chunking: Chunking::parse(&p)?,
             calibration: PeelingCalibration::parse(&p)?,
         })

@@ -62,49 +62,30 @@ use super::super::*;
 use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::estimators::catoni::RobustWorkspace;
 use crate::mechanisms::PeelingCalibration;
+use crate::params::word_enum;
 
 const NAME: &str = "ht-sparse-opt";
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
 
-/// Parameter presets of `ht-sparse-opt`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SparseOptPreset {
-    /// The spec's heavydp defaults: experiment s, T, η with the proof's k.
-    Heavydp,
-    /// Every printed experiment setting (k = c₂nε, printed λ).
-    Paper,
-    /// Theorem 8 with user-declared γ, μ.
-    Theory,
-}
-
-impl SparseOptPreset {
-    /// The `--param preset` words (the first is the default).
-    const WORDS: [(&'static str, SparseOptPreset); 3] = [
-        ("heavydp", SparseOptPreset::Heavydp),
-        ("paper", SparseOptPreset::Paper),
-        ("theory", SparseOptPreset::Theory),
-    ];
-    fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
+word_enum! {
+    /// Parameter presets of `ht-sparse-opt`.
+    pub enum SparseOptPreset {
+        /// The spec's heavydp defaults: experiment s, T, η with the proof's k.
+        Heavydp = "heavydp",
+        /// Every printed experiment setting (k = c₂nε, printed λ).
+        Paper = "paper",
+        /// Theorem 8 with user-declared γ, μ.
+        Theory = "theory",
     }
 }
 
-/// What is being estimated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SparseTask {
-    /// Minimise the mean loss (+ ridge penalty).
-    Loss,
-    /// Sparse mean of the feature vectors.
-    Mean,
-}
-
-impl SparseTask {
-    /// The `--param task` words (the first is the default).
-    pub const WORDS: [(&'static str, SparseTask); 2] =
-        [("loss", SparseTask::Loss), ("mean", SparseTask::Mean)];
-    /// The parameter value (`task=loss|mean`).
-    pub fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
+word_enum! {
+    /// What is being estimated.
+    pub enum SparseTask {
+        /// Minimise the mean loss (+ ridge penalty).
+        Loss = "loss",
+        /// Sparse mean of the feature vectors.
+        Mean = "mean",
     }
 }
 
@@ -195,11 +176,11 @@ impl HtSparseOpt {
                 "calibration",
             ],
         )?;
-        let preset = p.pick("preset", &SparseOptPreset::WORDS)?;
+        let preset = p.pick("preset", SparseOptPreset::WORDS)?;
         let k = ScaleRule::parse(&p, NAME, "k")?;
         Ok(HtSparseOpt {
             preset,
-            task: p.pick("task", &SparseTask::WORDS)?,
+            task: p.pick("task", SparseTask::WORDS)?,
             s: p.integer("s", 1)?,
             c: p.integer("c", 1)?,
             t: p.integer("T", 1)?,

@@ -145,6 +145,7 @@ pub use sampler::{metropolis, select, McmcSettings, NetExponentialMechanism, Sel
 
 use super::*;
 use crate::mechanisms::Mechanism;
+use crate::params::word_enum;
 use crate::privacy::{Accountant, Cost, PrivacyLedger};
 
 const NAME: &str = "l1-regression-expmech";
@@ -163,42 +164,27 @@ pub const WORK_BUDGET_THETA_LT_TWO: f64 = 536_870_912.0; // 2^29
 pub const MCMC_NOTE: &str =
     "heuristic; targets an ε-DP distribution but sampling error is uncertified";
 
-/// Which moment assumption the user declares (spec §5 "Assumptions").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MomentKind {
-    /// E‖x‖₂^θ ≤ τ^θ (Assumptions 1 and 3): d_eff = d.
-    Norm,
-    /// E|x_j|^θ ≤ τ^θ for every j (Assumptions 2 and 4): d_eff = 1.
-    Coord,
-}
-
-impl MomentKind {
-    /// The `--param moment_kind` words (the first is the default).
-    pub const WORDS: [(&'static str, MomentKind); 2] =
-        [("norm", MomentKind::Norm), ("coord", MomentKind::Coord)];
-    pub fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
+word_enum! {
+    /// Which moment assumption the user declares (spec §5 "Assumptions").
+    pub enum MomentKind {
+        /// E‖x‖₂^θ ≤ τ^θ (Assumptions 1 and 3): d_eff = d.
+        Norm = "norm",
+        /// E|x_j|^θ ≤ τ^θ for every j (Assumptions 2 and 4): d_eff = 1.
+        Coord = "coord",
     }
 }
 
-/// The score sensitivity rule (W1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SensitivityRule {
-    /// Δ_u = log θ/(nι) (ψ ∈ [0, log θ] at non-negative arguments).
-    Tight,
-    /// Δ_u = 2 log θ/(nι) (the paper's value).
-    Paper,
+word_enum! {
+    /// The score sensitivity rule (W1).
+    pub enum SensitivityRule {
+        /// Δ_u = log θ/(nι) (ψ ∈ [0, log θ] at non-negative arguments).
+        Tight = "tight",
+        /// Δ_u = 2 log θ/(nι) (the paper's value).
+        Paper = "paper",
+    }
 }
 
 impl SensitivityRule {
-    /// The `--param sensitivity` words (the first is the default).
-    pub const WORDS: [(&'static str, SensitivityRule); 2] = [
-        ("tight", SensitivityRule::Tight),
-        ("paper", SensitivityRule::Paper),
-    ];
-    pub fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
-    }
     /// κ in Δ_u = κ·log θ/(nι).
     pub fn kappa(self) -> f64 {
         match self {
@@ -208,23 +194,12 @@ impl SensitivityRule {
     }
 }
 
-/// The candidate set / sampler (spec §6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NetKind {
-    Grid,
-    Random,
-    Mcmc,
-}
-
-impl NetKind {
-    /// The `--param net` words (the first is the default).
-    pub const WORDS: [(&'static str, NetKind); 3] = [
-        ("grid", NetKind::Grid),
-        ("random", NetKind::Random),
-        ("mcmc", NetKind::Mcmc),
-    ];
-    pub fn name(self) -> &'static str {
-        word_of(&Self::WORDS, self)
+word_enum! {
+    /// The candidate set / sampler (spec §6).
+    pub enum NetKind {
+        Grid = "grid",
+        Random = "random",
+        Mcmc = "mcmc",
     }
 }
 
@@ -407,7 +382,7 @@ impl L1RegressionExpMech {
             }
             (None, None) => 2.0,
         };
-        let net = p.pick("net", &NetKind::WORDS)?;
+        let net = p.pick("net", NetKind::WORDS)?;
         let zeta = p.positive("zeta")?;
         if zeta.is_some() && net != NetKind::Grid {
             return Err(bad("zeta", "the net resolution applies to net=grid only"));
@@ -431,14 +406,14 @@ impl L1RegressionExpMech {
         }
         Ok(L1RegressionExpMech {
             theta,
-            moment_kind: p.pick("moment_kind", &MomentKind::WORDS)?,
+            moment_kind: p.pick("moment_kind", MomentKind::WORDS)?,
             tau: p.positive("tau")?.unwrap_or(1.0),
             fail_prob: fail_prob_param(NAME, &p)?,
             iota: p.positive("iota")?,
             zeta,
             net,
             max_candidates,
-            sensitivity: p.pick("sensitivity", &SensitivityRule::WORDS)?,
+            sensitivity: p.pick("sensitivity", SensitivityRule::WORDS)?,
             mcmc_steps: mcmc_steps.unwrap_or(5000),
             mcmc_step,
         })
