@@ -49,10 +49,7 @@ fn fit(
     seed: u64,
 ) -> Result<(ModelFile, f64), String> {
     let mut opts = FitOptions::new(algorithm, epsilon);
-    opts.params = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    opts.params = heavydp::params::param_map(params);
     if algorithm == "dp-iht-huber" {
         opts.sparsity = Some(5);
     }

@@ -128,6 +128,15 @@ pub struct AlgorithmInfo {
 /// Raw `--param KEY=VALUE` pairs.
 pub type ParamMap = BTreeMap<String, String>;
 
+/// The [`ParamMap`] of (key, value) pairs, as `--param key=value` would give them (a
+/// later pair replaces an earlier one with the same key).
+pub fn param_map(pairs: &[(&str, &str)]) -> ParamMap {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
 /// Typed access to a [`ParamMap`] that rejects unknown keys and malformed values.
 pub struct Params<'a> {
     algorithm: &'static str,

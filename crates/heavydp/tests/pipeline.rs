@@ -311,10 +311,7 @@ fn auto_radius_and_unit_scale_autos() {
         o.radius = radius;
         o.scale = scale;
         o.sparsity = (alg == "dp-iht-huber").then_some(3);
-        o.params = params
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        o.params = heavydp::params::param_map(params);
         o
     };
     let fit = |alg: &str, radius, params: &[(&str, &str)]| {

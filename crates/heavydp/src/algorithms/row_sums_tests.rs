@@ -181,11 +181,7 @@ fn external_fits_equal_local_fits_up_to_reassociation() {
         s: 2,
         radius: 2.0,
     };
-    let params = |kv: &[(&str, &str)]| -> crate::algorithms::ParamMap {
-        kv.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    };
+    let params = crate::test_support::params;
     let keyed = params(&[("chunking", "keyed")]);
     type Case<'a> = (
         Box<dyn PrivateAlgorithm>,

@@ -286,10 +286,7 @@ fn methods(
     preset: &Preset,
     non_private: bool,
 ) -> Vec<MethodSpec> {
-    let base: ParamMap = extra
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let base = crate::params::param_map(extra);
     let variant = |preset: Option<&str>| {
         let mut p = base.clone();
         if let Some(x) = preset {
