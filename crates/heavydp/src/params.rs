@@ -16,40 +16,17 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use thiserror::Error;
 
-/// Declares the value type of an enumerated `--param`: the enum, with the word of each
-/// variant written beside it, and an `impl` with the (word, variant) table `WORDS` (in
-/// declaration order; the first is the default of [`Params::pick`]) and `name()`, the
-/// word of a value (through [`word_of`]). The parser (`p.pick(key, T::WORDS)`) and the
-/// name written in reports are then one table and cannot disagree. The enum derives
-/// `Debug, Clone, Copy, PartialEq, Eq` (the table needs the last four); other derives
-/// (`Default`) go with its attributes.
-///
-/// ```ignore
-/// word_enum! {
-///     /// Which rows a chunk holds.
-/// ///     pub enum Chunking {
-///         /// A seeded shuffle.
-///         Shuffle = "shuffle",
-///         Order = "order",
-///     }
-/// }
-/// ```
-macro_rules! word_enum {
-    (
-        $(#[$meta:meta])*
-        $vis:vis enum $name:ident {
-            $( $(#[$vmeta:meta])* $variant:ident = $word:literal, )+
-        }
-    ) => {
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        $(#[$meta])*
-        $vis enum $name {
-            $( $(#[$vmeta])* $variant, )+
-        }
-
+/// The words of an enumerated `--param` value type, as one table beside the enum:
+/// `param_words!(Chunking: "shuffle" => Shuffle, "order" => Order)` gives `Chunking` the
+/// (word, variant) table `WORDS` (in this order; the first is the default of
+/// [`Params::pick`]) and `name()`, the word of a value (through [`word_of`]). The parser
+/// (`p.pick(key, T::WORDS)`) and the name written in reports are then one table and
+/// cannot disagree. The enum must be `Copy + PartialEq`.
+macro_rules! param_words {
+    ($name:ident: $($word:literal => $variant:ident),+ $(,)?) => {
         impl $name {
-            /// The `--param` words of the values, in declaration order (the first is the
-            /// default of [`Params::pick`](crate::params::Params::pick)).
+            /// The `--param` words of the values (the first is the default of
+            /// [`Params::pick`](crate::params::Params::pick)).
             pub const WORDS: &'static [(&'static str, $name)] = &[$(($word, $name::$variant)),+];
 
             /// The `--param` word of this value.
@@ -59,7 +36,7 @@ macro_rules! word_enum {
         }
     };
 }
-pub(crate) use word_enum;
+pub(crate) use param_words;
 
 /// Errors of algorithm construction, validation and fitting. Messages depend only on
 /// names, shapes, flags and public parameters — never on data values.
@@ -340,24 +317,23 @@ impl PeelingCalibration {
     }
 }
 
-word_enum! {
-    /// The `suffstats` parameter (issue 16 item 4): whether a squared-loss fit computes its
-    /// full mean gradients from the sufficient statistics G = X̃ᵀX̃/n and c = X̃ᵀỹ/n of the
-    /// clipped data ([`crate::linalg::SecondMoments`], one O(nd²) pass, then O(d²) or O(d)
-    /// per gradient) or by a pass over the data per gradient. The gradient is the same
-    /// function of the data either way (2(Gw − c) = (2/n)Σ x̃_i(⟨x̃_i, w⟩ − ỹ_i)), so the
-    /// choice changes only the floating-point summation order, never the privacy analysis.
-    #[derive(Default)]
-    pub enum SuffStats {
-        /// [`SuffStats::auto_rule`].
-        #[default]
-        Auto = "auto",
-        /// Always the sufficient statistics (squared loss only; other losses ignore it).
-        On = "on",
-        /// Always the data passes.
-        Off = "off",
-    }
+/// The `suffstats` parameter (issue 16 item 4): whether a squared-loss fit computes its
+/// full mean gradients from the sufficient statistics G = X̃ᵀX̃/n and c = X̃ᵀỹ/n of the
+/// clipped data ([`crate::linalg::SecondMoments`], one O(nd²) pass, then O(d²) or O(d)
+/// per gradient) or by a pass over the data per gradient. The gradient is the same
+/// function of the data either way (2(Gw − c) = (2/n)Σ x̃_i(⟨x̃_i, w⟩ − ỹ_i)), so the
+/// choice changes only the floating-point summation order, never the privacy analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SuffStats {
+    /// [`SuffStats::auto_rule`].
+    #[default]
+    Auto,
+    /// Always the sufficient statistics (squared loss only; other losses ignore it).
+    On,
+    /// Always the data passes.
+    Off,
 }
+param_words!(SuffStats: "auto" => Auto, "on" => On, "off" => Off);
 
 impl SuffStats {
     /// Parses `--param suffstats=auto|on|off` (default `auto`).

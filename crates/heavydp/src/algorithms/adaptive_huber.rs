@@ -152,7 +152,7 @@
 
 use super::*;
 use crate::linalg::{axpy, block_rows, dot};
-use crate::params::word_enum;
+use crate::params::param_words;
 use crate::privacy::{Accountant, PrivacyLedger};
 use rayon::prelude::*;
 
@@ -196,30 +196,30 @@ impl TauRule {
     }
 }
 
-word_enum! {
-    /// When LAMM stops.
-    pub enum StopRule {
-        /// ‖β⁺ − β‖_∞ ≤ tol: the package's rule (spec §7), `stop=step`, the default. The step
-        /// is the gradient mapping divided by φ, so when φ is large (φ ≈ λ_max(ZᵀZ/n) ≈ d/n
-        /// for d ≫ n) this stops long before the lasso solution is reached.
-        Step = "step",
-        /// φ‖β⁺ − β‖_∞ ≤ tol·λ (tol·1 when λ = 0): the gradient mapping, i.e. the KKT
-        /// residual up to the Lipschitz term of [`LammResult::phi`], is at most a fraction
-        /// tol of λ — a scale-free rule that is meaningful for d ≫ n too (`stop=kkt`).
-        Kkt = "kkt",
-    }
+/// When LAMM stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopRule {
+    /// ‖β⁺ − β‖_∞ ≤ tol: the package's rule (spec §7), `stop=step`, the default. The step
+    /// is the gradient mapping divided by φ, so when φ is large (φ ≈ λ_max(ZᵀZ/n) ≈ d/n
+    /// for d ≫ n) this stops long before the lasso solution is reached.
+    Step,
+    /// φ‖β⁺ − β‖_∞ ≤ tol·λ (tol·1 when λ = 0): the gradient mapping, i.e. the KKT
+    /// residual up to the Lipschitz term of [`LammResult::phi`], is at most a fraction
+    /// tol of λ — a scale-free rule that is meaningful for d ≫ n too (`stop=kkt`).
+    Kkt,
 }
+param_words!(StopRule: "step" => Step, "kkt" => Kkt);
 
-word_enum! {
-    /// How `adahuber` refits on all rows at the chosen λ*.
-    pub enum Refit {
-        /// One LAMM run at λ* from β = 0 (the package; `refit=cold`).
-        Cold = "cold",
-        /// LAMM along the grid from λ_max down to λ*, each value warm-started from the
-        /// previous solution (`refit=path`): the same fixed point, far fewer steps when d ≫ n.
-        Path = "path",
-    }
+/// How `adahuber` refits on all rows at the chosen λ*.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refit {
+    /// One LAMM run at λ* from β = 0 (the package; `refit=cold`).
+    Cold,
+    /// LAMM along the grid from λ_max down to λ*, each value warm-started from the
+    /// previous solution (`refit=path`): the same fixed point, far fewer steps when d ≫ n.
+    Path,
 }
+param_words!(Refit: "cold" => Cold, "path" => Path);
 
 /// Options of [`huber_lasso`]. `Default` = the package's values.
 #[derive(Debug, Clone, Copy, PartialEq)]

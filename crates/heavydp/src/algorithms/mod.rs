@@ -39,7 +39,7 @@ pub use crate::params::{
 use crate::constraints::ConstraintSet;
 use crate::data::Dataset;
 use crate::loss::{Loss, LossKind};
-use crate::params::word_enum;
+use crate::params::param_words;
 use crate::privacy::{Budget, PrivacyError, PrivacyModel, PrivacySpent};
 use rand::RngCore;
 use serde::Serialize;
@@ -585,22 +585,22 @@ pub fn as_loss(l: &LossKind) -> &dyn Loss {
 
 // ------------------------------------------------------------ shared by the Hu et al. family
 
-word_enum! {
-    /// How records are assigned to the disjoint chunks of the one-pass algorithms.
-    pub enum Chunking {
-        /// A uniformly random permutation drawn from the fit's generator (data-independent;
-        /// default, so that sorted input files do not give unrepresentative chunks).
-        Shuffle = "shuffle",
-        /// Input order: chunk t holds records (t−1)m … tm − 1.
-        Order = "order",
-        /// A keyed pseudorandom permutation π of the row ids 0..n−1 ([`KeyedPermutation`],
-        /// key drawn from the fit's generator): record i is in chunk ⌊π(i)/m⌋ when
-        /// π(i) < T·m, unused otherwise. Membership is a function of the row id and the key
-        /// only, computable row by row without a shuffle, so a distributed fit (issue 17,
-        /// `docs/distributed.md`) assigns each row where it lives.
-        Keyed = "keyed",
-    }
+/// How records are assigned to the disjoint chunks of the one-pass algorithms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chunking {
+    /// A uniformly random permutation drawn from the fit's generator (data-independent;
+    /// default, so that sorted input files do not give unrepresentative chunks).
+    Shuffle,
+    /// Input order: chunk t holds records (t−1)m … tm − 1.
+    Order,
+    /// A keyed pseudorandom permutation π of the row ids 0..n−1 ([`KeyedPermutation`],
+    /// key drawn from the fit's generator): record i is in chunk ⌊π(i)/m⌋ when
+    /// π(i) < T·m, unused otherwise. Membership is a function of the row id and the key
+    /// only, computable row by row without a shuffle, so a distributed fit (issue 17,
+    /// `docs/distributed.md`) assigns each row where it lives.
+    Keyed,
 }
+param_words!(Chunking: "shuffle" => Shuffle, "order" => Order, "keyed" => Keyed);
 
 impl Chunking {
     /// Reads `--param chunking=shuffle|order|keyed`.
@@ -831,15 +831,15 @@ pub fn floor_at_least_one(x: f64) -> usize {
     ((x + 1e-9).floor() as usize).max(1)
 }
 
-word_enum! {
-    /// Theory vs paper-experiment defaults (`--param preset=theory|paper`).
-    pub enum Preset {
-        /// The theorems' parameter formulas.
-        Theory = "theory",
-        /// The settings printed in the paper's experiment section.
-        Paper = "paper",
-    }
+/// Theory vs paper-experiment defaults (`--param preset=theory|paper`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preset {
+    /// The theorems' parameter formulas.
+    Theory,
+    /// The settings printed in the paper's experiment section.
+    Paper,
 }
+param_words!(Preset: "theory" => Theory, "paper" => Paper);
 
 impl Preset {
     /// Reads `preset`, with the algorithm's default.

@@ -89,7 +89,7 @@ use crate::estimators::iterative_updating::{
 };
 use crate::linalg::dot;
 use crate::mechanisms::Mechanism;
-use crate::params::word_enum;
+use crate::params::param_words;
 use crate::privacy::{
     zhao_per_step_eq32, zhao_rho_eq24, zhao_shuffle_preconditions, zhao_target_rho, Accountant,
     Cost, PrivacyLedger, RhoRule,
@@ -104,16 +104,16 @@ pub enum GradientEstimator {
     IterativeUpdating,
 }
 
-word_enum! {
-    /// The privacy accounting of `iterative-updating-gd` (spec §4.1).
-    pub enum Accounting {
-        /// Parallel composition over the groups, zCDP over the steps (always valid).
-        Conservative = "conservative",
-        /// The paper's Theorem 7: eq. (32) per step, eq. (24) inside a step (amplification by
-        /// shuffling, Theorem 6 — not established for group means, Z7).
-        Shuffle = "shuffle",
-    }
+/// The privacy accounting of `iterative-updating-gd` (spec §4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accounting {
+    /// Parallel composition over the groups, zCDP over the steps (always valid).
+    Conservative,
+    /// The paper's Theorem 7: eq. (32) per step, eq. (24) inside a step (amplification by
+    /// shuffling, Theorem 6 — not established for group means, Z7).
+    Shuffle,
 }
+param_words!(Accounting: "conservative" => Conservative, "shuffle" => Shuffle);
 
 /// `clipped-gd` / `iterative-updating-gd`. See the module docs.
 #[derive(Debug, Clone, PartialEq)]

@@ -104,7 +104,7 @@ use super::clip::{clipped_group_sums, l2_norm};
 use super::EstimatorError;
 use crate::linalg::dot;
 use crate::mechanisms::{GaussianMechanism, Mechanism};
-use crate::params::word_enum;
+use crate::params::param_words;
 use rand::{Rng, RngCore};
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -130,16 +130,16 @@ pub const SWAP_CANDIDATES: usize = 3;
 /// Largest k for the exact subset enumeration in d ≥ 3.
 pub const EXACT_SUBSET_MAX_K: usize = 20;
 
-word_enum! {
-    /// How the Estimate subproblem (27) is solved.
-    pub enum EstimateSolver {
-        /// The practical multistart local search of spec §5.2 (default).
-        Multistart = "multistart",
-        /// Exact: d = 1 (selection), d = 2 (angular enumeration) or k ≤ 20 (subset
-        /// enumeration); an error elsewhere.
-        Exact = "exact",
-    }
+/// How the Estimate subproblem (27) is solved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EstimateSolver {
+    /// The practical multistart local search of spec §5.2 (default).
+    Multistart,
+    /// Exact: d = 1 (selection), d = 2 (angular enumeration) or k ≤ 20 (subset
+    /// enumeration); an error elsewhere.
+    Exact,
 }
+param_words!(EstimateSolver: "multistart" => Multistart, "exact" => Exact);
 
 /// Settings of [`refine`] (steps 4–7 of Algorithm 3).
 #[derive(Debug, Clone, Copy, PartialEq)]

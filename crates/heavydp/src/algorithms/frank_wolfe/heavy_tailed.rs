@@ -73,7 +73,7 @@
 use super::super::row_sums::{fit_locally, Kernel, RowSums, Selection};
 use super::super::*;
 use crate::mechanisms::{release_on_chunk, ExponentialMechanism};
-use crate::params::word_enum;
+use crate::params::param_words;
 use crate::privacy::{Accountant, PrivacyLedger};
 
 const NAME: &str = "ht-frank-wolfe";
@@ -145,15 +145,15 @@ impl HtStep {
     }
 }
 
-word_enum! {
-    /// Which constant multiplies the ℓ∞ sensitivity of g̃ in the score sensitivity.
-    pub enum ScoreSensitivity {
-        /// The ℓ1 diameter of W (Alg. 1 as printed).
-        Paper = "paper",
-        /// max_v ‖v − v̄‖₁ with v̄ the average vertex (spec H8).
-        Tight = "tight",
-    }
+/// Which constant multiplies the ℓ∞ sensitivity of g̃ in the score sensitivity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScoreSensitivity {
+    /// The ℓ1 diameter of W (Alg. 1 as printed).
+    Paper,
+    /// max_v ‖v − v̄‖₁ with v̄ the average vertex (spec H8).
+    Tight,
 }
+param_words!(ScoreSensitivity: "paper" => Paper, "tight" => Tight);
 
 impl ScoreSensitivity {
     pub(crate) fn parse(p: &Params) -> Result<Self, FitError> {

@@ -95,7 +95,7 @@ use super::*;
 use crate::linalg::SecondMoments;
 use crate::loss::{mean_gradient_of, GradientWorkspace};
 use crate::mechanisms::{release, GaussianMechanism, ReportNoisyMin};
-use crate::params::word_enum;
+use crate::params::param_words;
 use crate::params::SuffStats;
 use crate::privacy::{
     approx_to_zcdp_rho, calibration_target, zcdp_to_approx, Accountant, PrivacyLedger,
@@ -105,17 +105,16 @@ const LOSSES: &[&str] = &["squared", "logistic", "huber"];
 const POLYTOPES: &[&str] = &["l1-ball", "simplex", "polytope"];
 const CONVEX: &[&str] = &["l1-ball", "l2-ball", "simplex", "polytope"];
 
-word_enum! {
-    /// Step-size rule.
-    #[derive(Default)]
-    pub enum StepRule {
-        /// μ_t = 2/(t + 1), t = 1, 2, … (first step 1); the default.
-        #[default]
-        Standard = "default",
-        /// μ = 1/(T + 2) for every step (as printed in Algs. 4–5).
-        Paper = "paper",
-    }
+/// Step-size rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StepRule {
+    /// μ_t = 2/(t + 1), t = 1, 2, … (first step 1); the default.
+    #[default]
+    Standard,
+    /// μ = 1/(T + 2) for every step (as printed in Algs. 4–5).
+    Paper,
 }
+param_words!(StepRule: "default" => Standard, "paper" => Paper);
 
 impl StepRule {
     fn mu(self, t: usize, big_t: usize) -> f64 {
@@ -409,15 +408,15 @@ impl PrivateAlgorithm for FrankWolfe {
 
 // ------------------------------------------------------------------ Alg. 4
 
-word_enum! {
-    /// Alg. 4 noise calibration.
-    pub enum FwCalibration {
-        /// Per-step ε from the zCDP accountant (default; spec §8).
-        Accountant = "accountant",
-        /// The printed Laplace scale (certifies ≈ 2ε; refused when over budget).
-        Paper = "paper",
-    }
+/// Alg. 4 noise calibration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FwCalibration {
+    /// Per-step ε from the zCDP accountant (default; spec §8).
+    Accountant,
+    /// The printed Laplace scale (certifies ≈ 2ε; refused when over budget).
+    Paper,
 }
+param_words!(FwCalibration: "accountant" => Accountant, "paper" => Paper);
 
 /// `dp-frank-wolfe`: Talwar et al. Alg. 4. See the module docs.
 #[derive(Debug, Clone, PartialEq)]

@@ -56,19 +56,19 @@ use super::super::*;
 use super::huber::preset_eta;
 use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::mechanisms::PeelingCalibration;
-use crate::params::word_enum;
+use crate::params::param_words;
 
 const NAME: &str = "dp-iht-l1";
 
-word_enum! {
-    /// Which features enter the sign of the residual (spec T4).
-    pub enum SignFeatures {
-        /// sign(⟨x_i, β⟩ − y_i) with the raw features, as printed.
-        Raw = "raw",
-        /// sign(⟨x̃_i, β⟩ − y_i) with the clipped features (ℓ1 subgradient on clipped data).
-        Clipped = "clipped",
-    }
+/// Which features enter the sign of the residual (spec T4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignFeatures {
+    /// sign(⟨x_i, β⟩ − y_i) with the raw features, as printed.
+    Raw,
+    /// sign(⟨x̃_i, β⟩ − y_i) with the clipped features (ℓ1 subgradient on clipped data).
+    Clipped,
 }
+param_words!(SignFeatures: "raw" => Raw, "clipped" => Clipped);
 
 /// `dp-iht-l1` (Tian et al. Alg. 3). See the module docs.
 #[derive(Debug, Clone, PartialEq)]

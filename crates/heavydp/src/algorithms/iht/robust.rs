@@ -62,32 +62,32 @@ use super::super::*;
 use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::estimators::catoni::RobustWorkspace;
 use crate::mechanisms::PeelingCalibration;
-use crate::params::word_enum;
+use crate::params::param_words;
 
 const NAME: &str = "ht-sparse-opt";
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
 
-word_enum! {
-    /// Parameter presets of `ht-sparse-opt`.
-    pub enum SparseOptPreset {
-        /// The spec's heavydp defaults: experiment s, T, η with the proof's k.
-        Heavydp = "heavydp",
-        /// Every printed experiment setting (k = c₂nε, printed λ).
-        Paper = "paper",
-        /// Theorem 8 with user-declared γ, μ.
-        Theory = "theory",
-    }
+/// Parameter presets of `ht-sparse-opt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SparseOptPreset {
+    /// The spec's heavydp defaults: experiment s, T, η with the proof's k.
+    Heavydp,
+    /// Every printed experiment setting (k = c₂nε, printed λ).
+    Paper,
+    /// Theorem 8 with user-declared γ, μ.
+    Theory,
 }
+param_words!(SparseOptPreset: "heavydp" => Heavydp, "paper" => Paper, "theory" => Theory);
 
-word_enum! {
-    /// What is being estimated.
-    pub enum SparseTask {
-        /// Minimise the mean loss (+ ridge penalty).
-        Loss = "loss",
-        /// Sparse mean of the feature vectors.
-        Mean = "mean",
-    }
+/// What is being estimated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SparseTask {
+    /// Minimise the mean loss (+ ridge penalty).
+    Loss,
+    /// Sparse mean of the feature vectors.
+    Mean,
 }
+param_words!(SparseTask: "loss" => Loss, "mean" => Mean);
 
 /// `ht-sparse-opt` (Hu et al. Alg. 5). See the module docs.
 #[derive(Debug, Clone, PartialEq)]

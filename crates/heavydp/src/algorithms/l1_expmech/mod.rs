@@ -145,7 +145,7 @@ pub use sampler::{metropolis, select, McmcSettings, NetExponentialMechanism, Sel
 
 use super::*;
 use crate::mechanisms::Mechanism;
-use crate::params::word_enum;
+use crate::params::param_words;
 use crate::privacy::{Accountant, Cost, PrivacyLedger};
 
 const NAME: &str = "l1-regression-expmech";
@@ -164,25 +164,25 @@ pub const WORK_BUDGET_THETA_LT_TWO: f64 = 536_870_912.0; // 2^29
 pub const MCMC_NOTE: &str =
     "heuristic; targets an ε-DP distribution but sampling error is uncertified";
 
-word_enum! {
-    /// Which moment assumption the user declares (spec §5 "Assumptions").
-    pub enum MomentKind {
-        /// E‖x‖₂^θ ≤ τ^θ (Assumptions 1 and 3): d_eff = d.
-        Norm = "norm",
-        /// E|x_j|^θ ≤ τ^θ for every j (Assumptions 2 and 4): d_eff = 1.
-        Coord = "coord",
-    }
+/// Which moment assumption the user declares (spec §5 "Assumptions").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MomentKind {
+    /// E‖x‖₂^θ ≤ τ^θ (Assumptions 1 and 3): d_eff = d.
+    Norm,
+    /// E|x_j|^θ ≤ τ^θ for every j (Assumptions 2 and 4): d_eff = 1.
+    Coord,
 }
+param_words!(MomentKind: "norm" => Norm, "coord" => Coord);
 
-word_enum! {
-    /// The score sensitivity rule (W1).
-    pub enum SensitivityRule {
-        /// Δ_u = log θ/(nι) (ψ ∈ [0, log θ] at non-negative arguments).
-        Tight = "tight",
-        /// Δ_u = 2 log θ/(nι) (the paper's value).
-        Paper = "paper",
-    }
+/// The score sensitivity rule (W1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SensitivityRule {
+    /// Δ_u = log θ/(nι) (ψ ∈ [0, log θ] at non-negative arguments).
+    Tight,
+    /// Δ_u = 2 log θ/(nι) (the paper's value).
+    Paper,
 }
+param_words!(SensitivityRule: "tight" => Tight, "paper" => Paper);
 
 impl SensitivityRule {
     /// κ in Δ_u = κ·log θ/(nι).
@@ -194,14 +194,14 @@ impl SensitivityRule {
     }
 }
 
-word_enum! {
-    /// The candidate set / sampler (spec §6).
-    pub enum NetKind {
-        Grid = "grid",
-        Random = "random",
-        Mcmc = "mcmc",
-    }
+/// The candidate set / sampler (spec §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetKind {
+    Grid,
+    Random,
+    Mcmc,
 }
+param_words!(NetKind: "grid" => Grid, "random" => Random, "mcmc" => Mcmc);
 
 /// Score sensitivity Δ_u = κ·log θ/(nι) (spec §5, W1), rounded up.
 pub fn score_sensitivity(theta: f64, n: usize, iota: f64, rule: SensitivityRule) -> f64 {
