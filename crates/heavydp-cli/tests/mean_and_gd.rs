@@ -33,12 +33,12 @@ fn mean_data(dir: &TempDir) -> String {
 
 fn mean_json(args: &[&str]) -> serde_json::Value {
     let out = heavydp().arg("mean").args(args).assert().success();
-    serde_json::from_slice(&out.get_output().stdout).unwrap()
+    stdout_json(&out)
 }
 
 fn mean_fails(args: &[&str], msg: &str) {
     let a = heavydp().arg("mean").args(args).assert().failure();
-    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    let err = stderr_of(&a);
     assert!(err.contains(msg), "expected '{msg}' in: {err}");
     assert_eq!(err.trim().lines().count(), 1, "not one line: {err}");
     assert!(a.get_output().stdout.is_empty());
@@ -100,7 +100,7 @@ fn mean_estimators_end_to_end() {
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(v["privacy"]["model"], "none");
     let list = cli("mean --list").assert().success();
-    let l: serde_json::Value = serde_json::from_slice(&list.get_output().stdout).unwrap();
+    let l = stdout_json(&list);
     assert_eq!(l.as_array().unwrap().len(), 4);
 }
 

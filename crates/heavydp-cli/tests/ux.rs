@@ -245,10 +245,7 @@ fn fit_status_reads_completed_and_old_files_still_read() {
     std::fs::write(&old, serde_json::to_vec(&m).unwrap()).unwrap();
     let read = heavydp::model::ModelFile::read(&old).unwrap();
     assert_eq!(read.status.as_deref(), Some("completed"));
-    heavydp()
-        .args(["predict", "--model", &old, "--data", &data])
-        .assert()
-        .success();
+    predict(&old, &data).assert().success();
 }
 
 #[test]

@@ -51,6 +51,13 @@ pub fn simulate_csv(dir: &TempDir, name: &str, args: &str) -> String {
     out
 }
 
+/// `heavydp predict --model MODEL --data DATA`, ready for more arguments or to run.
+pub fn predict(model: &str, data: &str) -> Command {
+    let mut c = heavydp();
+    c.args(["predict", "--model", model, "--data", data]);
+    c
+}
+
 /// The standard error of a finished run, as text.
 pub fn stderr_of(a: &Assert) -> String {
     String::from_utf8_lossy(&a.get_output().stderr).into_owned()
@@ -59,6 +66,11 @@ pub fn stderr_of(a: &Assert) -> String {
 /// The standard output of a finished run, as text.
 pub fn stdout_of(a: &Assert) -> String {
     String::from_utf8_lossy(&a.get_output().stdout).into_owned()
+}
+
+/// The standard output of a finished run, parsed as JSON (panics if it is not JSON).
+pub fn stdout_json(a: &Assert) -> serde_json::Value {
+    serde_json::from_slice(&a.get_output().stdout).unwrap()
 }
 
 /// An argument list written as one line: `template` split at white space, each `{}`
