@@ -738,13 +738,7 @@ fn second_wave_defaults_from_the_command_line() {
         let m = stdout_json(&a);
         assert_eq!(m["format"], "heavydp-model/2");
         assert!(m["intercept"].as_f64().unwrap().is_finite());
-        let phases: Vec<&str> = m["privacy"]["phases"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["name"].as_str().unwrap())
-            .collect();
-        assert_eq!(phases, ["preprocessing", "algorithm", "intercept"]);
+        assert_eq!(phase_names(&m), ["preprocessing", "algorithm", "intercept"]);
         assert!(m["privacy"]["epsilon"].as_f64().unwrap() <= 1.0);
     }
     assert!(!Path::new("-").exists());
@@ -764,15 +758,8 @@ fn second_wave_defaults_from_the_command_line() {
         ))
         .assert()
         .success();
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    let phases: Vec<&str> = m["privacy"]["phases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(phases, ["algorithm", "intercept"]);
+    let m = read_json(&out);
+    assert_eq!(phase_names(&m), ["algorithm", "intercept"]);
     assert_eq!(m["preprocessing"]["scale"], "public");
     // a column missing from the declared file is named
     std::fs::write(&scales, r#"{"columns": {"x1": {"centre": 0, "scale": 1}}}"#).unwrap();

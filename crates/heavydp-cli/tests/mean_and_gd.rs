@@ -96,8 +96,7 @@ fn mean_estimators_end_to_end() {
         ))
         .assert()
         .success();
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let v = read_json(&out);
     assert_eq!(v["privacy"]["model"], "none");
     let list = cli("mean --list").assert().success();
     let l = stdout_json(&list);
@@ -192,7 +191,7 @@ fn fit_json(data: &str, out: &str, alg: &str, extra: &[&str]) -> serde_json::Val
         .args(extra)
         .assert()
         .success();
-    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+    read_json(out)
 }
 
 #[test]

@@ -41,6 +41,16 @@ pub fn read_json(path: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// The names of the phases of a model file's privacy ledger, in order.
+pub fn phase_names(model: &serde_json::Value) -> Vec<&str> {
+    model["privacy"]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect()
+}
+
 /// `heavydp simulate <args> --out dir/name`, which must succeed; returns the path.
 pub fn simulate_csv(dir: &TempDir, name: &str, args: &str) -> String {
     let out = p(dir, name);
