@@ -4,8 +4,7 @@ mod common;
 use common::*;
 
 fn audit_json(args: &[&str]) -> serde_json::Value {
-    let out = heavydp().arg("audit").args(args).assert().success();
-    stdout_json(&out)
+    run_json("audit", args).0
 }
 
 #[test]

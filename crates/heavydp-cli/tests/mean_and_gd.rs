@@ -32,8 +32,7 @@ fn mean_data(dir: &TempDir) -> String {
 }
 
 fn mean_json(args: &[&str]) -> serde_json::Value {
-    let out = heavydp().arg("mean").args(args).assert().success();
-    stdout_json(&out)
+    run_json("mean", args).0
 }
 
 fn mean_fails(args: &[&str], msg: &str) {

@@ -41,6 +41,13 @@ pub fn read_json(path: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// `heavydp SUBCOMMAND ARGS`, which must succeed: its standard output as JSON and its
+/// standard error.
+pub fn run_json(subcommand: &str, args: &[&str]) -> (serde_json::Value, String) {
+    let a = heavydp().arg(subcommand).args(args).assert().success();
+    (stdout_json(&a), stderr_of(&a))
+}
+
 /// The names of the phases of a model file's privacy ledger, in order.
 pub fn phase_names(model: &serde_json::Value) -> Vec<&str> {
     model["privacy"]["phases"]
