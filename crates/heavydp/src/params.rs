@@ -102,6 +102,13 @@ pub struct AlgorithmInfo {
     pub parameters: Vec<ParamInfo>,
 }
 
+impl AlgorithmInfo {
+    /// The row of the parameter `name`, if the algorithm has one.
+    pub fn param(&self, name: &str) -> Option<&ParamInfo> {
+        self.parameters.iter().find(|p| p.name == name)
+    }
+}
+
 /// Raw `--param KEY=VALUE` pairs.
 pub type ParamMap = BTreeMap<String, String>;
 
