@@ -323,6 +323,28 @@ pub struct MethodSpec {
     pub ln_d_params: Vec<&'static str>,
 }
 
+impl MethodSpec {
+    /// `algorithm` with `loss`, `domain` and `params`, labelled `label`, running its own
+    /// T (`t_from` none) with no ln d parameters.
+    pub fn new(
+        label: impl Into<String>,
+        algorithm: &str,
+        loss: LossKind,
+        domain: DomainKind,
+        params: ParamMap,
+    ) -> MethodSpec {
+        MethodSpec {
+            label: label.into(),
+            algorithm: algorithm.to_string(),
+            loss,
+            domain,
+            params,
+            t_from: None,
+            ln_d_params: vec![],
+        }
+    }
+}
+
 /// Where the data come from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]

@@ -292,18 +292,11 @@ fn methods(
         if let Some(x) = preset {
             p.insert("preset".into(), x.to_string());
         }
-        MethodSpec {
-            label: match preset {
-                Some(x) => format!("{algorithm} (preset={x})"),
-                None => algorithm.to_string(),
-            },
-            algorithm: algorithm.to_string(),
-            loss,
-            domain,
-            params: p,
-            t_from: None,
-            ln_d_params: vec![],
-        }
+        let label = match preset {
+            Some(x) => format!("{algorithm} (preset={x})"),
+            None => algorithm.to_string(),
+        };
+        MethodSpec::new(label, algorithm, loss, domain, p)
     };
     let mut out = match preset {
         Preset::Default => vec![variant(None)],
@@ -313,18 +306,14 @@ fn methods(
     if non_private {
         let private: Vec<String> = out.iter().map(|m| m.label.clone()).collect();
         for p in &private {
+            let label = if private.len() == 1 {
+                "frank-wolfe (non-private)".to_string()
+            } else {
+                format!("frank-wolfe (non-private, T of {p})")
+            };
             out.push(MethodSpec {
-                label: if private.len() == 1 {
-                    "frank-wolfe (non-private)".to_string()
-                } else {
-                    format!("frank-wolfe (non-private, T of {p})")
-                },
-                algorithm: "frank-wolfe".to_string(),
-                loss,
-                domain,
-                params: ParamMap::new(),
                 t_from: Some(p.clone()),
-                ln_d_params: vec![],
+                ..MethodSpec::new(label, "frank-wolfe", loss, domain, ParamMap::new())
             });
         }
     }

@@ -559,15 +559,9 @@ pub fn risk_plan(opts: &PlanOptions) -> Result<Plan, ExperimentError> {
         m.extend(param_map(kv));
         m
     };
-    let method = |label: &str, alg: &str, params: ParamMap| MethodSpec {
-        label: label.into(),
-        algorithm: alg.into(),
-        loss: LossKind::Squared,
-        domain: DomainKind::L1Ball { radius: 1.0 },
-        params,
-        t_from: None,
-        ln_d_params: vec![],
-    };
+    let l1 = DomainKind::L1Ball { radius: 1.0 };
+    let method =
+        |label: &str, alg: &str, params| MethodSpec::new(label, alg, LossKind::Squared, l1, params);
     let methods = vec![
         method("clipped-gd", "clipped-gd", zp(&[])),
         method("iterative-updating-gd", "iterative-updating-gd", zp(&[])),
