@@ -205,7 +205,7 @@ impl PrivateGd {
             k,
             paper_k,
             t_c: p.integer("t_c", 1)?,
-            solver: p.pick("estimate", &EstimateSolver::WORDS)?,
+            solver: p.pick("estimate", EstimateSolver::WORDS)?,
             accounting: p.pick("accounting", Accounting::WORDS)?,
         })
     }
