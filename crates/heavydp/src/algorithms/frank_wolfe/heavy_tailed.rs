@@ -72,6 +72,7 @@
 
 use super::super::row_sums::{fit_locally, Kernel, RowSums, Selection};
 use super::super::*;
+use super::descent_utilities;
 use crate::mechanisms::{release_on_chunk, ExponentialMechanism};
 use crate::params::param_words;
 use crate::privacy::{Accountant, PrivacyLedger};
@@ -419,11 +420,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
         };
         let mut utilities = vec![0.0; plan.vertices];
         let mut trace = Vec::with_capacity(plan.big_t);
-        let temperature = if budget.is_non_private() {
-            0.0
-        } else {
-            2.0 * plan.score_sensitivity / budget.epsilon
-        };
+        let temperature = mech.temperature();
         observer.on_start(plan.big_t);
         for t in 1..=plan.big_t {
             // RG(w, chunk t) = (s/m)·Σ_{chunk t} Ψ(…) (Hu §A.4)
@@ -433,8 +430,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
             };
             sums.sum(&kernel, rows, &w, &mut g)?;
             estimator.scale_by_s_over_m(chunks.m(), &mut g);
-            poly.vertex_scores(&g, &mut utilities);
-            utilities.iter_mut().for_each(|u| *u = -*u);
+            descent_utilities(poly, &g, &mut utilities);
             let v = release_on_chunk(
                 &mut ledger,
                 "vertex selection (exponential mechanism)",

@@ -349,6 +349,14 @@ fn common_params() -> Vec<ParamInfo> {
     ]
 }
 
+/// The exponential mechanism's utilities of Hu et al.'s private vertex selection (Algs. 1
+/// and 2): u(v) = −⟨v, g⟩ for every vertex v, so the likeliest vertex is the Frank–Wolfe
+/// direction argmin_v ⟨v, g⟩.
+fn descent_utilities(poly: &dyn crate::constraints::Polytope, g: &[f64], utilities: &mut [f64]) {
+    poly.vertex_scores(g, utilities);
+    utilities.iter_mut().for_each(|u| *u = -*u);
+}
+
 /// The data the passes read: clipped once when a bound is given.
 fn prepare<'a>(problem: &Problem<'a>, bound: Option<f64>) -> std::borrow::Cow<'a, Dataset> {
     match bound {
