@@ -38,12 +38,7 @@ fn split(ds: &Dataset, train_share: f64) -> (Dataset, Dataset) {
 }
 
 fn mse(m: &ModelFile, test: &Dataset) -> f64 {
-    let p = m.predict(test);
-    p.iter()
-        .zip(test.y())
-        .map(|(a, b)| (a - b) * (a - b))
-        .sum::<f64>()
-        / test.n() as f64
+    heavydp::model::mse(&m.predict(test), test.y())
 }
 
 fn fit(
@@ -54,10 +49,7 @@ fn fit(
     seed: u64,
 ) -> Result<(ModelFile, f64), String> {
     let mut opts = FitOptions::new(algorithm, epsilon);
-    opts.params = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    opts.params = heavydp::params::param_map(params);
     if algorithm == "dp-iht-huber" {
         opts.sparsity = Some(5);
     }

@@ -365,14 +365,7 @@ where
         }
         .map_err(|e| e.to_string())?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font((FONT, 15))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.4))
-        .draw()
-        .map_err(|e| e.to_string())?;
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 15)?;
     Ok(())
 }
 
@@ -643,15 +636,25 @@ pub fn render_loglog(
                 PathElement::new(vec![(x, y), (x + 8, y)], color.stroke_width(2))
             });
     }
+    draw_legend(&mut chart, SeriesLabelPosition::LowerLeft, 12)?;
+    root.present().map_err(|e| e.to_string())
+}
+
+/// The legend of the panel and rate figures: labels in `FONT` at `size`, on a translucent
+/// white box with a grey border, at `position`.
+fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+    size: u32,
+) -> Result<(), String> {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerLeft)
-        .label_font((FONT, 12))
+        .position(position)
+        .label_font((FONT, size))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.4))
         .draw()
-        .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

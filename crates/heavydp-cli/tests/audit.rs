@@ -4,8 +4,7 @@ mod common;
 use common::*;
 
 fn audit_json(args: &[&str]) -> serde_json::Value {
-    let out = heavydp().arg("audit").args(args).assert().success();
-    serde_json::from_slice(&out.get_output().stdout).unwrap()
+    run_json("audit", args).0
 }
 
 #[test]
@@ -56,7 +55,7 @@ fn flags_are_honoured_and_runs_are_reproducible() {
 #[test]
 fn list_names_every_target_and_its_twin() {
     let out = cli("audit --list").assert().success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = stdout_of(&out);
     // every target of the library (each private algorithm and mechanism and its broken
     // twin: heavydp's tests/audit.rs checks that list) is listed by name
     for target in heavydp::audit::targets() {
@@ -68,7 +67,7 @@ fn list_names_every_target_and_its_twin() {
         );
     }
     let out = cli("audit --list --json").assert().success();
-    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let v = stdout_json(&out);
     let rows = v.as_array().unwrap();
     assert_eq!(rows.len(), 54);
     for r in rows {

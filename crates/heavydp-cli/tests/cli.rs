@@ -30,7 +30,7 @@ fn evaluate(model: &str, data: &str, truth: &str) -> serde_json::Value {
         ))
         .assert()
         .success();
-    serde_json::from_slice(&ev.get_output().stdout).unwrap()
+    stdout_json(&ev)
 }
 
 fn fit(data: &str, out: &str, algorithm: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
@@ -118,11 +118,8 @@ fn every_algorithm_end_to_end_from_csv_to_model_file() {
         fit(&data, &again, alg, &a).success();
         assert_reproduced(&out, &again, alg);
         // predict and evaluate
-        let preds = heavydp()
-            .args(["predict", "--model", &out, "--data", &data])
-            .assert()
-            .success();
-        let text = String::from_utf8(preds.get_output().stdout.clone()).unwrap();
+        let preds = predict(&out, &data).assert().success();
+        let text = stdout_of(&preds);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "prediction");
         assert_eq!(lines.len(), 2001);
@@ -168,11 +165,8 @@ fn logistic_models_predict_probabilities() {
         &words("--epsilon 2 --delta 1e-5 --loss logistic --param bound=4 --seed 1"),
     )
     .success();
-    let preds = heavydp()
-        .args(["predict", "--model", &out, "--data", &data])
-        .assert()
-        .success();
-    let text = String::from_utf8(preds.get_output().stdout.clone()).unwrap();
+    let preds = predict(&out, &data).assert().success();
+    let text = stdout_of(&preds);
     for l in text.lines().skip(1) {
         let v: f64 = l.parse().unwrap();
         assert!((0.0..=1.0).contains(&v));
@@ -184,7 +178,7 @@ fn logistic_models_predict_probabilities() {
 #[test]
 fn algorithms_json_lists_parameters() {
     let out = cli("algorithms --json").assert().success();
-    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let v = stdout_json(&out);
     let arr = v.as_array().unwrap();
     let names: Vec<&str> = arr.iter().map(|a| a["name"].as_str().unwrap()).collect();
     for n in [
@@ -217,15 +211,13 @@ fn algorithms_json_lists_parameters() {
 
 // ------------------------------------------------------------------ bad input
 
-/// Runs `fit` on `data` and asserts failure with `msg` in stderr and no output file.
-fn fit_fails(dir: &TempDir, data: &str, extra: &[&str], msg: &str) {
+/// Runs `fit --algorithm alg` with exactly `args`; asserts a one-line error with `msg`,
+/// no output file and no temporary file left behind.
+fn fit_fails_with(dir: &TempDir, data: &str, alg: &str, args: &[&str], msg: &str) {
     let out = p(dir, "model.json");
-    let mut args = words("--epsilon 1 --delta 1e-5 --param bound=2");
-    // later flags may override nothing: clap rejects duplicates, so extra holds other flags only
-    args.extend_from_slice(extra);
-    let a = fit(data, &out, "dp-frank-wolfe", &args).failure();
-    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
-    assert!(err.contains(msg), "expected '{msg}' in: {err}");
+    let a = fit(data, &out, alg, args).failure();
+    let err = stderr_of(&a);
+    assert!(err.contains(msg), "{alg}: expected '{msg}' in: {err}");
     assert_eq!(
         err.trim().lines().count(),
         1,
@@ -238,6 +230,14 @@ fn fit_fails(dir: &TempDir, data: &str, extra: &[&str], msg: &str) {
         .filter(|p| p.file_name().unwrap().to_string_lossy().contains(".tmp"))
         .collect();
     assert!(leftovers.is_empty());
+}
+
+/// [`fit_fails_with`] for `dp-frank-wolfe` at ε = 1, δ = 10⁻⁵, bound 2 and `extra`
+/// (other flags only: clap rejects duplicates).
+fn fit_fails(dir: &TempDir, data: &str, extra: &[&str], msg: &str) {
+    let mut args = words("--epsilon 1 --delta 1e-5 --param bound=2");
+    args.extend_from_slice(extra);
+    fit_fails_with(dir, data, "dp-frank-wolfe", &args, msg);
 }
 
 #[test]
@@ -422,7 +422,7 @@ fn bad_flags_are_rejected_before_any_output() {
     ];
     for (alg, args, msg) in cases {
         let a = fit(&data, &out, alg, &args).failure();
-        let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+        let err = stderr_of(&a);
         assert!(
             err.contains(msg),
             "{alg} {args:?}: expected '{msg}' in: {err}"
@@ -437,7 +437,7 @@ fn bad_flags_are_rejected_before_any_output() {
         &words("--epsilon 1 --delta 1e-5 --param bound=1"),
     )
     .failure();
-    assert!(String::from_utf8_lossy(&a.get_output().stderr).contains("does not exist"));
+    assert!(stderr_of(&a).contains("does not exist"));
 }
 
 #[test]
@@ -470,7 +470,7 @@ fn simulate_rejects_bad_requests_and_writes_nothing() {
         let mut c = heavydp();
         c.arg("simulate").args(&args).args(["--out", &out]);
         let a = c.assert().failure();
-        let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+        let err = stderr_of(&a);
         assert!(err.contains(msg), "{args:?}: expected '{msg}' in: {err}");
         assert!(!Path::new(&out).exists());
     }
@@ -492,7 +492,7 @@ fn simulate_is_reproducible_and_documents_scenarios() {
     }
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     let h = cli("simulate --help").assert().success();
-    let text = String::from_utf8(h.get_output().stdout.clone()).unwrap();
+    let text = stdout_of(&h);
     assert!(text.contains("variance 0.6") && text.contains("tian-sparse-student"));
 }
 
@@ -503,21 +503,14 @@ fn predict_and_evaluate_reject_bad_input() {
     let model = p(&dir, "m.json");
     fit(&data, &model, "frank-wolfe", &words("--epsilon inf")).success();
     let other = write(&dir, "other.csv", "a,b,y\n1,2,3\n");
-    let a = heavydp()
-        .args(["predict", "--model", &model, "--data", &other])
-        .assert()
-        .failure();
-    assert!(String::from_utf8_lossy(&a.get_output().stderr)
-        .contains("missing column 'x1' required by the model"));
+    let a = predict(&model, &other).assert().failure();
+    assert!(stderr_of(&a).contains("missing column 'x1' required by the model"));
     let bad = write(&dir, "bad.json", "{\"format\": \"x\"}");
-    let a = heavydp()
-        .args(["predict", "--model", &bad, "--data", &data])
-        .assert()
-        .failure();
-    assert!(String::from_utf8_lossy(&a.get_output().stderr).contains("not a heavydp model file"));
+    let a = predict(&bad, &data).assert().failure();
+    assert!(stderr_of(&a).contains("not a heavydp model file"));
     let out = p(&dir, "preds.csv");
-    heavydp()
-        .args(["predict", "--model", &model, "--data", &data, "--out", &out])
+    predict(&model, &data)
+        .args(["--out", &out])
         .assert()
         .success();
     assert!(std::fs::read_to_string(&out)
@@ -525,76 +518,56 @@ fn predict_and_evaluate_reject_bad_input() {
         .starts_with("prediction\n"));
     // the target column, if present, is ignored: features-only data works too
     let feats = write(&dir, "feats.csv", "x3,x1,x2\n1,2,3\n");
-    let a = heavydp()
-        .args(["predict", "--model", &model, "--data", &feats])
-        .assert()
-        .success();
-    assert_eq!(
-        String::from_utf8_lossy(&a.get_output().stdout)
-            .lines()
-            .count(),
-        2
-    );
-}
-
-/// Runs `fit --algorithm alg` with exactly `args`; asserts a one-line error with `msg`
-/// and no output file.
-fn fit_fails_with(dir: &TempDir, data: &str, alg: &str, args: &[&str], msg: &str) {
-    let out = p(dir, "ht-model.json");
-    let a = fit(data, &out, alg, args).failure();
-    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
-    assert!(err.contains(msg), "{alg}: expected '{msg}' in: {err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(!Path::new(&out).exists());
+    let a = predict(&model, &feats).assert().success();
+    assert_eq!(stdout_of(&a).lines().count(), 2);
 }
 
 #[test]
 fn heavy_tailed_algorithms_reject_impossible_requests() {
     let dir = TempDir::new().unwrap();
     let (data, _) = simulate(&dir, "hu-linear-lognormal", 30, 3);
-    // More chunks than records.
-    fit_fails_with(
-        &dir,
-        &data,
-        "ht-frank-wolfe",
-        &words("--epsilon 1 --param T=31"),
-        "n = 30 records is too few for 31 disjoint data chunks",
-    );
-    // The sparse algorithms need the target sparsity.
-    fit_fails_with(
-        &dir,
-        &data,
-        "ht-sparse-linreg",
-        &words("--epsilon 1"),
-        "--sparsity",
-    );
-    // The printed Peeling scale's composition does not close (spec Hu §E: s = 12 >
-    // (4/3) ln(1/δ) and ε > 0.418 ln(1/δ)); the default exact calibration closes it.
     let wide = TempDir::new().unwrap();
     let (wide_data, _) = simulate(&wide, "hu-linear-lognormal", 30, 12);
-    fit_fails_with(
-        &wide,
-        &wide_data,
-        "ht-sparse-opt",
-        &words("--epsilon 4 --delta 0.01 --sparsity 6 --param s=12 --param T=1 --param calibration=paper"),
-        "certify only",
-    );
-    // ht-lasso's printed ε₀ by advanced composition does not close (spec H11).
-    fit_fails_with(
-        &dir,
-        &data,
-        "ht-lasso",
-        &words("--epsilon 0.99 --delta 0.9 --param calibration=paper"),
-        "certifies only",
-    );
-    // Wrong domain.
-    fit_fails_with(
-        &dir,
-        &data,
-        "ht-frank-wolfe",
-        &words("--epsilon 1 --domain l2-ball"),
-        "domain 'l2-ball' is not supported",
-    );
+    let cases = [
+        // More chunks than records.
+        (
+            &dir,
+            &data,
+            "ht-frank-wolfe",
+            "--epsilon 1 --param T=31",
+            "n = 30 records is too few for 31 disjoint data chunks",
+        ),
+        // The sparse algorithms need the target sparsity.
+        (&dir, &data, "ht-sparse-linreg", "--epsilon 1", "--sparsity"),
+        // The printed Peeling scale's composition does not close (spec Hu §E: s = 12 >
+        // (4/3) ln(1/δ) and ε > 0.418 ln(1/δ)); the default exact calibration closes it.
+        (
+            &wide,
+            &wide_data,
+            "ht-sparse-opt",
+            "--epsilon 4 --delta 0.01 --sparsity 6 --param s=12 --param T=1 --param calibration=paper",
+            "certify only",
+        ),
+        // ht-lasso's printed ε₀ by advanced composition does not close (spec H11).
+        (
+            &dir,
+            &data,
+            "ht-lasso",
+            "--epsilon 0.99 --delta 0.9 --param calibration=paper",
+            "certifies only",
+        ),
+        // Wrong domain.
+        (
+            &dir,
+            &data,
+            "ht-frank-wolfe",
+            "--epsilon 1 --domain l2-ball",
+            "domain 'l2-ball' is not supported",
+        ),
+    ];
+    for (dir, data, alg, args, msg) in cases {
+        fit_fails_with(dir, data, alg, &words(args), msg);
+    }
 }
 
 #[test]
@@ -760,18 +733,12 @@ fn second_wave_defaults_from_the_command_line() {
             c.args(["--out", o]);
         }
         let a = c.assert().success();
-        let stderr = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+        let stderr = stderr_of(&a);
         assert!(stderr.contains("--delta not given: using the default delta = n^-1.1"));
-        let m: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+        let m = stdout_json(&a);
         assert_eq!(m["format"], "heavydp-model/2");
         assert!(m["intercept"].as_f64().unwrap().is_finite());
-        let phases: Vec<&str> = m["privacy"]["phases"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["name"].as_str().unwrap())
-            .collect();
-        assert_eq!(phases, ["preprocessing", "algorithm", "intercept"]);
+        assert_eq!(phase_names(&m), ["preprocessing", "algorithm", "intercept"]);
         assert!(m["privacy"]["epsilon"].as_f64().unwrap() <= 1.0);
     }
     assert!(!Path::new("-").exists());
@@ -791,15 +758,8 @@ fn second_wave_defaults_from_the_command_line() {
         ))
         .assert()
         .success();
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    let phases: Vec<&str> = m["privacy"]["phases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(phases, ["algorithm", "intercept"]);
+    let m = read_json(&out);
+    assert_eq!(phase_names(&m), ["algorithm", "intercept"]);
     assert_eq!(m["preprocessing"]["scale"], "public");
     // a column missing from the declared file is named
     std::fs::write(&scales, r#"{"columns": {"x1": {"centre": 0, "scale": 1}}}"#).unwrap();
@@ -810,7 +770,7 @@ fn second_wave_defaults_from_the_command_line() {
         ))
         .assert()
         .failure();
-    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    let err = stderr_of(&a);
     assert!(
         err.contains("no centre/scale for column(s) x2, x3"),
         "{err}"
@@ -828,6 +788,6 @@ fn second_wave_defaults_from_the_command_line() {
         .args(["evaluate", "--model", &model, "--data", &data])
         .assert()
         .success();
-    let v: serde_json::Value = serde_json::from_slice(&a.get_output().stdout).unwrap();
+    let v = stdout_json(&a);
     assert!(v["mse"].as_f64().unwrap().is_finite());
 }

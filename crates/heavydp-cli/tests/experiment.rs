@@ -103,8 +103,7 @@ fn a_small_run_writes_the_three_files_reproducibly() {
         assert!(f[4].parse::<f64>().unwrap().is_finite());
         assert_eq!(f[6], "2");
     }
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(a.join("summary.json")).unwrap()).unwrap();
+    let s = read_json(a.join("summary.json").to_str().unwrap());
     assert_eq!(s["id"], "hu-fig4a");
     assert_eq!(s["quick"], true);
     assert_eq!(s["reps"], 2);

@@ -32,13 +32,12 @@ fn mean_data(dir: &TempDir) -> String {
 }
 
 fn mean_json(args: &[&str]) -> serde_json::Value {
-    let out = heavydp().arg("mean").args(args).assert().success();
-    serde_json::from_slice(&out.get_output().stdout).unwrap()
+    run_json("mean", args).0
 }
 
 fn mean_fails(args: &[&str], msg: &str) {
     let a = heavydp().arg("mean").args(args).assert().failure();
-    let err = String::from_utf8(a.get_output().stderr.clone()).unwrap();
+    let err = stderr_of(&a);
     assert!(err.contains(msg), "expected '{msg}' in: {err}");
     assert_eq!(err.trim().lines().count(), 1, "not one line: {err}");
     assert!(a.get_output().stdout.is_empty());
@@ -96,11 +95,10 @@ fn mean_estimators_end_to_end() {
         ))
         .assert()
         .success();
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let v = read_json(&out);
     assert_eq!(v["privacy"]["model"], "none");
     let list = cli("mean --list").assert().success();
-    let l: serde_json::Value = serde_json::from_slice(&list.get_output().stdout).unwrap();
+    let l = stdout_json(&list);
     assert_eq!(l.as_array().unwrap().len(), 4);
 }
 
@@ -192,7 +190,7 @@ fn fit_json(data: &str, out: &str, alg: &str, extra: &[&str]) -> serde_json::Val
         .args(extra)
         .assert()
         .success();
-    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+    read_json(out)
 }
 
 #[test]

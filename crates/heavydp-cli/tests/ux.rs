@@ -149,15 +149,6 @@ fn wage_csv(dir: &TempDir, n: usize) -> String {
     path
 }
 
-fn mean_json(args: &[&str]) -> (serde_json::Value, String) {
-    let o = heavydp().arg("mean").args(args).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    (
-        serde_json::from_slice(&o.stdout).unwrap(),
-        String::from_utf8(o.stderr).unwrap(),
-    )
-}
-
 fn notes(j: &serde_json::Value) -> Vec<String> {
     j["notes"]
         .as_array()
@@ -167,14 +158,22 @@ fn notes(j: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// Asserts that one of the report's notes contains `text`.
+fn assert_note(j: &serde_json::Value, text: &str) {
+    let n = notes(j);
+    assert!(
+        n.iter().any(|m| m.contains(text)),
+        "no note with '{text}' in {n:?}"
+    );
+}
+
 #[test]
 fn iterative_updating_at_the_starting_centre_says_so() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 20000);
-    let (j, err) = mean_json(&argv("--estimator iterative-updating --data {} --columns wage --epsilon 1 --delta 1e-5 --param M=1e4 --seed 1", &[&data]));
+    let (j, err) = run_json("mean", &argv("--estimator iterative-updating --data {} --columns wage --epsilon 1 --delta 1e-5 --param M=1e4 --seed 1", &[&data]));
     assert_eq!(j["mean"][0].as_f64().unwrap(), 0.0, "the case of issue 19");
-    let n = notes(&j);
-    assert!(n.iter().any(|m| m.contains("starting centre")), "{n:?}");
+    assert_note(&j, "starting centre");
     assert!(
         err.contains("note: the estimate is the data-free starting centre"),
         "{err}"
@@ -185,22 +184,24 @@ fn iterative_updating_at_the_starting_centre_says_so() {
 fn catoni_with_tau_far_from_the_data_scale_says_so() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 5000);
-    let (j, err) = mean_json(&argv(
-        "--estimator catoni --data {} --columns wage --epsilon 1 --seed 1",
-        &[&data],
-    ));
-    let n = notes(&j);
-    assert!(n.iter().any(|m| m.contains("tau was not given")), "{n:?}");
-    assert!(
-        n.iter().any(|m| m.contains("contradicts the declared")),
-        "{n:?}"
+    let (j, err) = run_json(
+        "mean",
+        &argv(
+            "--estimator catoni --data {} --columns wage --epsilon 1 --seed 1",
+            &[&data],
+        ),
     );
+    assert_note(&j, "tau was not given");
+    assert_note(&j, "contradicts the declared");
     assert!(err.contains("note: tau was not given"), "{err}");
     // declared at the data's scale: no warning about tau, and a sensible mean
-    let (j, _) = mean_json(&argv(
-        "--estimator catoni --data {} --columns wage --epsilon 1 --seed 1 --param tau=1e6",
-        &[&data],
-    ));
+    let (j, _) = run_json(
+        "mean",
+        &argv(
+            "--estimator catoni --data {} --columns wage --epsilon 1 --seed 1 --param tau=1e6",
+            &[&data],
+        ),
+    );
     let n = notes(&j);
     assert!(n.is_empty(), "{n:?}");
     let m = j["mean"][0].as_f64().unwrap();
@@ -211,12 +212,14 @@ fn catoni_with_tau_far_from_the_data_scale_says_so() {
 fn catoni_truncation_collapsing_is_an_announced_public_fact() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 50);
-    let (j, _) = mean_json(&argv(
-        "--estimator catoni --data {} --epsilon 0.01 --seed 1 --param tau=1e6",
-        &[&data],
-    ));
-    let n = notes(&j);
-    assert!(n.iter().any(|m| m.contains("truncation scale k")), "{n:?}");
+    let (j, _) = run_json(
+        "mean",
+        &argv(
+            "--estimator catoni --data {} --epsilon 0.01 --seed 1 --param tau=1e6",
+            &[&data],
+        ),
+    );
+    assert_note(&j, "truncation scale k");
 }
 
 #[test]
@@ -245,20 +248,20 @@ fn fit_status_reads_completed_and_old_files_still_read() {
     std::fs::write(&old, serde_json::to_vec(&m).unwrap()).unwrap();
     let read = heavydp::model::ModelFile::read(&old).unwrap();
     assert_eq!(read.status.as_deref(), Some("completed"));
-    heavydp()
-        .args(["predict", "--model", &old, "--data", &data])
-        .assert()
-        .success();
+    predict(&old, &data).assert().success();
 }
 
 #[test]
 fn mean_columns_selects_by_name_and_lists_unknown_ones() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 200);
-    let (j, _) = mean_json(&argv(
-        "--estimator catoni --data {} --columns education --epsilon inf --param tau=200",
-        &[&data],
-    ));
+    let (j, _) = run_json(
+        "mean",
+        &argv(
+            "--estimator catoni --data {} --columns education --epsilon inf --param tau=200",
+            &[&data],
+        ),
+    );
     assert_eq!(j["columns"], serde_json::json!(["education"]));
     assert_eq!(j["d"], 1);
     let m = j["mean"][0].as_f64().unwrap();

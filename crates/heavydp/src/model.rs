@@ -256,6 +256,16 @@ impl ModelFile {
     }
 }
 
+/// Mean squared error of predictions `pred` against `y` (summed in row order): with
+/// [`ModelFile::predict`], a model's test error in the demo, the benchmark and the tests.
+pub fn mse(pred: &[f64], y: &[f64]) -> f64 {
+    pred.iter()
+        .zip(y)
+        .map(|(p, t)| (p - t) * (p - t))
+        .sum::<f64>()
+        / y.len() as f64
+}
+
 /// Evaluation metrics (`heavydp evaluate`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Metrics {

@@ -16,6 +16,28 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use thiserror::Error;
 
+/// The words of an enumerated `--param` value type, as one table beside the enum:
+/// `param_words!(Chunking: "shuffle" => Shuffle, "order" => Order)` gives `Chunking` the
+/// (word, variant) table `WORDS` (in this order; the first is the default of
+/// [`Params::pick`]) and `name()`, the word of a value (through [`word_of`]). The parser
+/// (`p.pick(key, T::WORDS)`) and the name written in reports are then one table and
+/// cannot disagree. The enum must be `Copy + PartialEq`.
+macro_rules! param_words {
+    ($name:ident: $($word:literal => $variant:ident),+ $(,)?) => {
+        impl $name {
+            /// The `--param` words of the values (the first is the default of
+            /// [`Params::pick`](crate::params::Params::pick)).
+            pub const WORDS: &'static [(&'static str, $name)] = &[$(($word, $name::$variant)),+];
+
+            /// The `--param` word of this value.
+            pub fn name(self) -> &'static str {
+                $crate::params::word_of(Self::WORDS, self)
+            }
+        }
+    };
+}
+pub(crate) use param_words;
+
 /// Errors of algorithm construction, validation and fitting. Messages depend only on
 /// names, shapes, flags and public parameters — never on data values.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -80,8 +102,24 @@ pub struct AlgorithmInfo {
     pub parameters: Vec<ParamInfo>,
 }
 
+impl AlgorithmInfo {
+    /// The row of the parameter `name`, if the algorithm has one.
+    pub fn param(&self, name: &str) -> Option<&ParamInfo> {
+        self.parameters.iter().find(|p| p.name == name)
+    }
+}
+
 /// Raw `--param KEY=VALUE` pairs.
 pub type ParamMap = BTreeMap<String, String>;
+
+/// The [`ParamMap`] of (key, value) pairs, as `--param key=value` would give them (a
+/// later pair replaces an earlier one with the same key).
+pub fn param_map(pairs: &[(&str, &str)]) -> ParamMap {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
 
 /// Typed access to a [`ParamMap`] that rejects unknown keys and malformed values.
 pub struct Params<'a> {
@@ -179,9 +217,19 @@ impl<'a> Params<'a> {
     /// with its value, the first being the default (key absent); any other word is the
     /// error of [`Params::choice`], which lists the words in this order.
     pub fn pick<T: Copy>(&self, key: &str, options: &[(&'static str, T)]) -> Result<T, FitError> {
+        self.pick_or(key, options, options[0].1)
+    }
+
+    /// [`Params::pick`] with the value `default` when `key` is absent.
+    pub fn pick_or<T: Copy>(
+        &self,
+        key: &str,
+        options: &[(&'static str, T)],
+        default: T,
+    ) -> Result<T, FitError> {
         let words: Vec<&'static str> = options.iter().map(|o| o.0).collect();
         Ok(match self.choice(key, &words)? {
-            None => options[0].1,
+            None => default,
             Some(w) => options[words.iter().position(|o| *o == w).expect("a listed word")].1,
         })
     }
@@ -190,6 +238,20 @@ impl<'a> Params<'a> {
     pub fn string(&self, key: &str) -> Option<&'a str> {
         self.map.get(key).map(|s| s.as_str())
     }
+}
+
+/// The word of `value` in the (word, value) table of an enumerated parameter: with
+/// [`Params::pick`] on the same table, the parser and the name written in reports are
+/// one table and cannot disagree.
+///
+/// # Panics
+/// If `value` has no word (a table that misses a variant).
+pub fn word_of<T: PartialEq>(words: &[(&'static str, T)], value: T) -> &'static str {
+    words
+        .iter()
+        .find(|(_, v)| *v == value)
+        .map(|(w, _)| *w)
+        .expect("every value of an enumerated parameter has a word")
 }
 
 /// Helper for algorithms' hyperparameter maps.
@@ -278,26 +340,12 @@ pub enum SuffStats {
     /// Always the data passes.
     Off,
 }
+param_words!(SuffStats: "auto" => Auto, "on" => On, "off" => Off);
 
 impl SuffStats {
     /// Parses `--param suffstats=auto|on|off` (default `auto`).
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick(
-            "suffstats",
-            &[
-                ("auto", SuffStats::Auto),
-                ("on", SuffStats::On),
-                ("off", SuffStats::Off),
-            ],
-        )
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SuffStats::Auto => "auto",
-            SuffStats::On => "on",
-            SuffStats::Off => "off",
-        }
+        p.pick("suffstats", Self::WORDS)
     }
 
     /// The `auto` rule, from public quantities only (n, d and the number of full gradients

@@ -249,12 +249,8 @@ pub fn npy_header(dict: &str) -> Vec<u8> {
     b
 }
 
-/// A parameter map from (key, value) pairs.
-pub fn params(kv: &[(&str, &str)]) -> crate::algorithms::ParamMap {
-    kv.iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
+/// A parameter map from (key, value) pairs (the tests' short name).
+pub use crate::params::param_map as params;
 
 /// The error `build` (an algorithm's `from_params`) gives for the parameters `kv`;
 /// panics when it accepts them.

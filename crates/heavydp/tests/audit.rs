@@ -15,30 +15,19 @@ const SEED: u64 = 20_240_601;
 const EPSILON: f64 = 1.0;
 
 fn audit_pair(name: &str, trials: Option<usize>) {
-    let real = target(name).unwrap();
-    let r = run_audit(
-        &real,
-        EPSILON,
-        None,
-        trials.unwrap_or(real.test_trials()),
-        SEED,
-    )
-    .unwrap();
+    // the audit at ε = 1 with the given trials, else the target's test trials
+    let audit = |name: &str| {
+        let t = target(name).unwrap();
+        run_audit(&t, EPSILON, None, trials.unwrap_or(t.test_trials()), SEED).unwrap()
+    };
+    let r = audit(name);
     assert!(
         r.passed && r.epsilon_lower_bound <= EPSILON,
         "{name}: the real target failed its audit: lower bound {} > claimed {}\n{r:#?}",
         r.epsilon_lower_bound,
         EPSILON
     );
-    let twin = target(&format!("{name}-broken")).unwrap();
-    let b = run_audit(
-        &twin,
-        EPSILON,
-        None,
-        trials.unwrap_or(twin.test_trials()),
-        SEED,
-    )
-    .unwrap();
+    let b = audit(&format!("{name}-broken"));
     assert!(
         !b.passed && b.epsilon_lower_bound > EPSILON,
         "{name}-broken was not caught: lower bound {} <= claimed {}\n{b:#?}",

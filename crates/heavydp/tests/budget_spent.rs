@@ -161,11 +161,7 @@ fn instance(name: &str) -> Instance {
     .unwrap();
     let loss = LossKind::parse(s.loss, None, None).unwrap();
     loss.prepare_labels(data.y_mut()).unwrap();
-    let params = s
-        .params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let params = heavydp::params::param_map(s.params);
     Instance {
         data,
         w_star: truth.w_star,

@@ -12,6 +12,9 @@ use heavydp::noise::derive_seed;
 use heavydp::test_support::{on_threads, params};
 use std::collections::BTreeMap;
 
+/// The unit ℓ1 ball of the hand-built methods.
+const L1: DomainKind = DomainKind::L1Ball { radius: 1.0 };
+
 fn opts(quick: bool) -> PlanOptions {
     PlanOptions {
         quick,
@@ -160,23 +163,16 @@ fn small_linear_plan() -> Plan {
         .collect();
     p.axes[0].values = vec![300.0, 600.0];
     p.methods = vec![
+        MethodSpec::new(
+            "dp-fw",
+            "dp-frank-wolfe",
+            LossKind::Squared,
+            L1,
+            params(&[("bound", "5"), ("T", "10")]),
+        ),
         MethodSpec {
-            label: "dp-fw".into(),
-            algorithm: "dp-frank-wolfe".into(),
-            loss: LossKind::Squared,
-            domain: DomainKind::L1Ball { radius: 1.0 },
-            params: params(&[("bound", "5"), ("T", "10")]),
-            t_from: None,
-            ln_d_params: vec![],
-        },
-        MethodSpec {
-            label: "fw".into(),
-            algorithm: "frank-wolfe".into(),
-            loss: LossKind::Squared,
-            domain: DomainKind::L1Ball { radius: 1.0 },
-            params: ParamMap::new(),
             t_from: Some("dp-fw".into()),
-            ln_d_params: vec![],
+            ..MethodSpec::new("fw", "frank-wolfe", LossKind::Squared, L1, ParamMap::new())
         },
     ];
     p
@@ -267,25 +263,21 @@ fn logistic_scenarios_use_a_fresh_sample_and_failures_are_recorded() {
     p.settings[0].n = Some(400);
     p.settings[0].d = Some(4);
     p.methods = vec![
-        MethodSpec {
-            label: "fw".into(),
-            algorithm: "frank-wolfe".into(),
-            loss: LossKind::Logistic,
-            domain: DomainKind::L1Ball { radius: 1.0 },
-            params: params(&[("T", "20")]),
-            t_from: None,
-            ln_d_params: vec![],
-        },
+        MethodSpec::new(
+            "fw",
+            "frank-wolfe",
+            LossKind::Logistic,
+            L1,
+            params(&[("T", "20")]),
+        ),
         // the sparse domain is not accepted by Frank-Wolfe: every fit fails
-        MethodSpec {
-            label: "fw-sparse".into(),
-            algorithm: "frank-wolfe".into(),
-            loss: LossKind::Logistic,
-            domain: DomainKind::L1Ball { radius: 1.0 },
-            params: params(&[("T", "0")]),
-            t_from: None,
-            ln_d_params: vec![],
-        },
+        MethodSpec::new(
+            "fw-sparse",
+            "frank-wolfe",
+            LossKind::Logistic,
+            L1,
+            params(&[("T", "0")]),
+        ),
     ];
     // T = 0 is rejected when building: the plan itself is invalid
     assert!(experiments::run(&p, 1, 1, &no_progress).is_err());

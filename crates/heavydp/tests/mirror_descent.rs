@@ -8,7 +8,7 @@
 
 #![allow(clippy::needless_range_loop)] // dense numerical loops over parallel arrays
 
-use heavydp::algorithms::{build, empirical_risk, FitReport, ParamMap, Problem};
+use heavydp::algorithms::{build, empirical_risk, FitReport, Problem};
 use heavydp::constraints::L2Ball;
 use heavydp::data::Dataset;
 use heavydp::linalg::dot;
@@ -69,10 +69,7 @@ fn least_squares(data: &Dataset) -> Vec<f64> {
 }
 
 fn fit(params: &[(&str, &str)], data: &Dataset, seed: u64) -> FitReport {
-    let map: ParamMap = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let map = heavydp::params::param_map(params);
     let alg = build("noisy-mirror-descent", &map).unwrap();
     let domain = L2Ball { d: D, radius: 1.0 };
     let problem = Problem::new(data, LossKind::Squared, &domain);

@@ -24,12 +24,7 @@ fn cps(n: usize) -> Dataset {
 }
 
 fn mse(m: &ModelFile, ds: &Dataset) -> f64 {
-    let p = m.predict(ds);
-    p.iter()
-        .zip(ds.y())
-        .map(|(a, b)| (a - b) * (a - b))
-        .sum::<f64>()
-        / ds.n() as f64
+    heavydp::model::mse(&m.predict(ds), ds.y())
 }
 
 fn variance(y: &[f64]) -> f64 {
@@ -328,10 +323,7 @@ fn auto_radius_and_unit_scale_autos() {
         o.radius = radius;
         o.scale = scale;
         o.sparsity = (alg == "dp-iht-huber").then_some(3);
-        o.params = params
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        o.params = heavydp::params::param_map(params);
         o
     };
     let fit = |alg: &str, radius, params: &[(&str, &str)]| {

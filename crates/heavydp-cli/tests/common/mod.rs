@@ -41,6 +41,23 @@ pub fn read_json(path: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// `heavydp SUBCOMMAND ARGS`, which must succeed: its standard output as JSON and its
+/// standard error.
+pub fn run_json(subcommand: &str, args: &[&str]) -> (serde_json::Value, String) {
+    let a = heavydp().arg(subcommand).args(args).assert().success();
+    (stdout_json(&a), stderr_of(&a))
+}
+
+/// The names of the phases of a model file's privacy ledger, in order.
+pub fn phase_names(model: &serde_json::Value) -> Vec<&str> {
+    model["privacy"]["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect()
+}
+
 /// `heavydp simulate <args> --out dir/name`, which must succeed; returns the path.
 pub fn simulate_csv(dir: &TempDir, name: &str, args: &str) -> String {
     let out = p(dir, name);
@@ -51,6 +68,13 @@ pub fn simulate_csv(dir: &TempDir, name: &str, args: &str) -> String {
     out
 }
 
+/// `heavydp predict --model MODEL --data DATA`, ready for more arguments or to run.
+pub fn predict(model: &str, data: &str) -> Command {
+    let mut c = heavydp();
+    c.args(["predict", "--model", model, "--data", data]);
+    c
+}
+
 /// The standard error of a finished run, as text.
 pub fn stderr_of(a: &Assert) -> String {
     String::from_utf8_lossy(&a.get_output().stderr).into_owned()
@@ -59,6 +83,11 @@ pub fn stderr_of(a: &Assert) -> String {
 /// The standard output of a finished run, as text.
 pub fn stdout_of(a: &Assert) -> String {
     String::from_utf8_lossy(&a.get_output().stdout).into_owned()
+}
+
+/// The standard output of a finished run, parsed as JSON (panics if it is not JSON).
+pub fn stdout_json(a: &Assert) -> serde_json::Value {
+    serde_json::from_slice(&a.get_output().stdout).unwrap()
 }
 
 /// An argument list written as one line: `template` split at white space, each `{}`

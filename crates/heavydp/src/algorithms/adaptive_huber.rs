@@ -152,6 +152,7 @@
 
 use super::*;
 use crate::linalg::{axpy, block_rows, dot};
+use crate::params::param_words;
 use crate::privacy::{Accountant, PrivacyLedger};
 use rayon::prelude::*;
 
@@ -207,16 +208,7 @@ pub enum StopRule {
     /// tol of λ — a scale-free rule that is meaningful for d ≫ n too (`stop=kkt`).
     Kkt,
 }
-
-impl StopRule {
-    /// The parameter value.
-    pub fn name(self) -> &'static str {
-        match self {
-            StopRule::Step => "step",
-            StopRule::Kkt => "kkt",
-        }
-    }
-}
+param_words!(StopRule: "step" => Step, "kkt" => Kkt);
 
 /// How `adahuber` refits on all rows at the chosen λ*.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,16 +219,7 @@ pub enum Refit {
     /// previous solution (`refit=path`): the same fixed point, far fewer steps when d ≫ n.
     Path,
 }
-
-impl Refit {
-    /// The parameter value.
-    pub fn name(self) -> &'static str {
-        match self {
-            Refit::Cold => "cold",
-            Refit::Path => "path",
-        }
-    }
-}
+param_words!(Refit: "cold" => Cold, "path" => Path);
 
 /// Options of [`huber_lasso`]. `Default` = the package's values.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1005,11 +988,10 @@ impl AdaHuber {
                     ("package", TauRule::Package),
                 ],
             )?,
-            stop: p.pick("stop", &[("step", StopRule::Step), ("kkt", StopRule::Kkt)])?,
-            refit: match p.choice("refit", &["cold", "path"])? {
-                Some("cold") => Some(Refit::Cold),
-                Some("path") => Some(Refit::Path),
-                _ => None,
+            stop: p.pick("stop", StopRule::WORDS)?,
+            refit: {
+                let words: Vec<_> = Refit::WORDS.iter().map(|&(w, r)| (w, Some(r))).collect();
+                p.pick_or("refit", &words, None)?
             },
             truncate: p.choice("truncate", &["true", "false"])? != Some("false"),
             cv_rows: p.integer("cv_rows", 2)?.unwrap_or(def.cv_rows),

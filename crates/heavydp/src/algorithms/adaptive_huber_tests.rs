@@ -1,7 +1,7 @@
 use super::*;
 use crate::data::scenarios::generate_records;
 use crate::noise::{gaussian, rng_from_seed};
-use crate::test_support::{bits, on_threads, sparse_ball, FitSeeded};
+use crate::test_support::{bits, on_threads, params, sparse_ball, FitSeeded};
 
 /// x ~ N(0, I_d) (row-major), y = xᵀβ* + N(0, σ²), β* = (1.5, −1, 0.8, 0, …).
 fn gaussian_data(n: usize, d: usize, sigma: f64, seed: u64) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
@@ -777,13 +777,7 @@ fn degenerate_data_give_clear_results() {
 
 #[test]
 fn params_are_parsed_and_checked() {
-    let p = |kv: &[(&str, &str)]| {
-        let m: ParamMap = kv
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        AdaHuber::from_params(&m)
-    };
+    let p = |kv: &[(&str, &str)]| AdaHuber::from_params(&params(kv));
     assert_eq!(p(&[]).unwrap(), AdaHuber::default());
     let a = p(&[
         ("folds", "10"),

@@ -4,15 +4,11 @@ use crate::data::Dataset;
 use crate::noise::rng_from_seed;
 use crate::noise::snap::widened;
 use crate::privacy::{approx_to_zcdp_rho, calibration_target, PrivacyError};
-use crate::test_support::{bounded_data, on_threads, squared_error, FitSeeded};
+use crate::test_support::{bounded_data, on_threads, params, squared_error, FitSeeded};
 use rand::Rng;
 
 fn alg(kv: &[(&str, &str)]) -> Result<AdaSsp, FitError> {
-    let m: ParamMap = kv
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    AdaSsp::from_params(&m)
+    AdaSsp::from_params(&params(kv))
 }
 
 fn fit(a: &AdaSsp, data: &Dataset, budget: Budget, seed: u64) -> Result<FitReport, FitError> {

@@ -39,6 +39,7 @@ pub use crate::params::{
 use crate::constraints::ConstraintSet;
 use crate::data::Dataset;
 use crate::loss::{Loss, LossKind};
+use crate::params::param_words;
 use crate::privacy::{Budget, PrivacyError, PrivacyModel, PrivacySpent};
 use rand::RngCore;
 use serde::Serialize;
@@ -599,26 +600,12 @@ pub enum Chunking {
     /// `docs/distributed.md`) assigns each row where it lives.
     Keyed,
 }
+param_words!(Chunking: "shuffle" => Shuffle, "order" => Order, "keyed" => Keyed);
 
 impl Chunking {
     /// Reads `--param chunking=shuffle|order|keyed`.
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick(
-            "chunking",
-            &[
-                ("shuffle", Chunking::Shuffle),
-                ("order", Chunking::Order),
-                ("keyed", Chunking::Keyed),
-            ],
-        )
-    }
-    /// The parameter value.
-    pub fn name(self) -> &'static str {
-        match self {
-            Chunking::Shuffle => "shuffle",
-            Chunking::Order => "order",
-            Chunking::Keyed => "keyed",
-        }
+        p.pick("chunking", Self::WORDS)
     }
     /// The `chunking` row of a parameter table.
     pub fn param_info() -> ParamInfo {
@@ -852,22 +839,12 @@ pub enum Preset {
     /// The settings printed in the paper's experiment section.
     Paper,
 }
+param_words!(Preset: "theory" => Theory, "paper" => Paper);
 
 impl Preset {
     /// Reads `preset`, with the algorithm's default.
     pub fn parse(p: &Params, default: Preset) -> Result<Self, FitError> {
-        Ok(match p.choice("preset", &["theory", "paper"])? {
-            Some("theory") => Preset::Theory,
-            Some("paper") => Preset::Paper,
-            _ => default,
-        })
-    }
-    /// The parameter value.
-    pub fn name(self) -> &'static str {
-        match self {
-            Preset::Theory => "theory",
-            Preset::Paper => "paper",
-        }
+        p.pick_or("preset", Self::WORDS, default)
     }
 }
 

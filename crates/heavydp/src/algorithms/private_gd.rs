@@ -80,7 +80,7 @@
 //! A loss that is not convex; a non-convex domain (`sparse`); p < 2; ε = 0; δ ∉ (0, 1);
 //! k > n/2 (groups of fewer than two records); `accounting=shuffle` outside Theorem 6's range.
 
-use super::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
+use super::row_sums::{fit_locally, Kernel, RowSums, Selection};
 use super::*;
 use crate::estimators::clip::clip_sigma;
 use crate::estimators::iterative_updating::{
@@ -89,6 +89,7 @@ use crate::estimators::iterative_updating::{
 };
 use crate::linalg::dot;
 use crate::mechanisms::Mechanism;
+use crate::params::param_words;
 use crate::privacy::{
     zhao_per_step_eq32, zhao_rho_eq24, zhao_shuffle_preconditions, zhao_target_rho, Accountant,
     Cost, PrivacyLedger, RhoRule,
@@ -112,6 +113,7 @@ pub enum Accounting {
     /// shuffling, Theorem 6 — not established for group means, Z7).
     Shuffle,
 }
+param_words!(Accounting: "conservative" => Conservative, "shuffle" => Shuffle);
 
 /// `clipped-gd` / `iterative-updating-gd`. See the module docs.
 #[derive(Debug, Clone, PartialEq)]
@@ -203,20 +205,8 @@ impl PrivateGd {
             k,
             paper_k,
             t_c: p.integer("t_c", 1)?,
-            solver: p.pick(
-                "estimate",
-                &[
-                    ("multistart", EstimateSolver::Multistart),
-                    ("exact", EstimateSolver::Exact),
-                ],
-            )?,
-            accounting: p.pick(
-                "accounting",
-                &[
-                    ("conservative", Accounting::Conservative),
-                    ("shuffle", Accounting::Shuffle),
-                ],
-            )?,
+            solver: p.pick("estimate", EstimateSolver::WORDS)?,
+            accounting: p.pick("accounting", Accounting::WORDS)?,
         })
     }
 
@@ -514,9 +504,7 @@ impl PrivateAlgorithm for PrivateGd {
         Ok(())
     }
     fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
-        let (problem, budget, rng, observer) = inputs.parts();
-        let mut sums = LocalRowSums::new(problem.data);
-        self.fit_with_sums(problem, &mut sums, budget, rng, observer)
+        fit_locally(self, inputs)
     }
     fn fit_with_sums(
         &self,
@@ -640,14 +628,7 @@ impl PrivateAlgorithm for PrivateGd {
                     EstimateSolver::Exact => "exact",
                 },
             );
-            hp(
-                &mut h,
-                "accounting",
-                match self.accounting {
-                    Accounting::Conservative => "conservative",
-                    Accounting::Shuffle => "shuffle",
-                },
-            );
+            hp(&mut h, "accounting", self.accounting.name());
             if self.accounting == Accounting::Shuffle {
                 notes.push(
                     "UNPROVEN privacy claim: accounting=shuffle relies on the paper's Theorem 6 (amplification by shuffling), which is not established for group means (spec Z7); the reported (epsilon, delta) is the paper's claim, not a certified guarantee; accounting=conservative is always valid".into(),

@@ -356,11 +356,7 @@ fn shuffle_accounting_checks_theorem_6_and_reports_the_paper_claim() {
 #[test]
 fn shuffle_accounting_is_marked_unproven() {
     let info = PrivateGd::info(GradientEstimator::IterativeUpdating);
-    let acc = info
-        .parameters
-        .iter()
-        .find(|p| p.name == "accounting")
-        .unwrap();
+    let acc = info.param("accounting").unwrap();
     assert!(acc.meaning.contains("shuffle (UNPROVEN"), "{}", acc.meaning);
     // k = 10⁴ groups of 2 records, T = 2: inside Theorem 6's stated range, so accepted
     let (data, _) = student_data(20_000, 1, 5.0, 31);

@@ -287,6 +287,19 @@ impl<'a> LocalRowSums<'a> {
     }
 }
 
+/// `fit_validated` of an algorithm whose data passes are row sums (`clipped-gd`,
+/// `ht-frank-wolfe`): its [`fit_with_sums`](super::PrivateAlgorithm::fit_with_sums)
+/// over [`LocalRowSums`] of the problem's own data, so the in-memory and the
+/// distributed fit are one code path.
+pub(crate) fn fit_locally<A: super::PrivateAlgorithm + ?Sized>(
+    alg: &A,
+    inputs: super::FitInputs<'_>,
+) -> Result<super::FitReport, FitError> {
+    let (problem, budget, rng, observer) = inputs.parts();
+    let mut sums = LocalRowSums::new(problem.data);
+    alg.fit_with_sums(problem, &mut sums, budget, rng, observer)
+}
+
 impl RowSums for LocalRowSums<'_> {
     fn sum(
         &mut self,

@@ -181,11 +181,7 @@ fn external_fits_equal_local_fits_up_to_reassociation() {
         s: 2,
         radius: 2.0,
     };
-    let params = |kv: &[(&str, &str)]| -> crate::algorithms::ParamMap {
-        kv.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    };
+    let params = crate::test_support::params;
     let keyed = params(&[("chunking", "keyed")]);
     type Case<'a> = (
         Box<dyn PrivateAlgorithm>,
@@ -219,6 +215,18 @@ fn external_fits_equal_local_fits_up_to_reassociation() {
             Budget::new(1.0, 1e-5).unwrap(),
         ),
     ];
+    // `alg.fit_with_sums` over the rows sent in batches with keys `ids` (seed 9, as the
+    // local fits)
+    let fit_external = |alg: &dyn PrivateAlgorithm, problem: &Problem, ids, budget| {
+        let mut ext = ExternalRowSums::new(n, d, batched_pass(&data, ids, &sizes));
+        alg.fit_with_sums(
+            problem,
+            &mut ext,
+            budget,
+            &mut rng_from_seed(9),
+            &mut NoObserver,
+        )
+    };
     for (alg, loss, domain, budget) in cases {
         let local = Problem {
             data: &data,
@@ -233,16 +241,7 @@ fn external_fits_equal_local_fits_up_to_reassociation() {
             loss,
             domain,
         };
-        let mut ext = ExternalRowSums::new(n, d, batched_pass(&data, ids.clone(), &sizes));
-        let got = alg
-            .fit_with_sums(
-                &problem,
-                &mut ext,
-                budget,
-                &mut rng_from_seed(9),
-                &mut NoObserver,
-            )
-            .unwrap();
+        let got = fit_external(alg.as_ref(), &problem, ids.clone(), budget).unwrap();
         assert!(
             close(&got.weights, &want.weights, 1e-9),
             "{}: {:?} vs {:?}",
@@ -262,26 +261,12 @@ fn external_fits_equal_local_fits_up_to_reassociation() {
     };
     let mut dup = ids.clone();
     dup[1] = 0;
-    let mut ext = ExternalRowSums::new(n, d, batched_pass(&data, dup, &sizes));
-    let e = alg.fit_with_sums(
-        &problem,
-        &mut ext,
-        Budget::pure(1.0).unwrap(),
-        &mut rng_from_seed(9),
-        &mut NoObserver,
-    );
-    assert!(e.unwrap_err().to_string().contains("exactly once"));
+    let pure = Budget::pure(1.0).unwrap();
+    let e = fit_external(&alg, &problem, dup, pure).unwrap_err();
+    assert!(e.to_string().contains("exactly once"));
     // an unkeyed chunking cannot be distributed
-    let alg = HtFrankWolfe::default();
-    let mut ext = ExternalRowSums::new(n, d, batched_pass(&data, ids, &sizes));
-    let e = alg.fit_with_sums(
-        &problem,
-        &mut ext,
-        Budget::pure(1.0).unwrap(),
-        &mut rng_from_seed(9),
-        &mut NoObserver,
-    );
-    assert!(e.unwrap_err().to_string().contains("chunking=keyed"));
+    let e = fit_external(&HtFrankWolfe::default(), &problem, ids, pure).unwrap_err();
+    assert!(e.to_string().contains("chunking=keyed"));
 }
 
 /// The preprocessing kernels on batches equal the in-memory sources: the scaling's

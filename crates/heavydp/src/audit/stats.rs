@@ -482,32 +482,26 @@ mod tests {
 
     #[test]
     fn clopper_pearson_bounds() {
-        // 5 of 10, two-sided 95 %: the classic (0.187086, 0.812914).
-        assert!(
-            rel(
-                clopper_pearson_lower(5, 10, 0.025),
-                0.187_086_028_447_398_53
-            ) < 1e-11
-        );
-        assert!(
-            rel(
-                clopper_pearson_upper(5, 10, 0.025),
-                0.812_913_971_552_601_43
-            ) < 1e-11
-        );
-        // 50 of 1000
-        assert!(
-            rel(
-                clopper_pearson_lower(50, 1000, 0.025),
-                0.037_335_397_604_661_768
-            ) < 1e-11
-        );
-        assert!(
-            rel(
-                clopper_pearson_upper(50, 1000, 0.025),
-                0.065_390_487_915_493_645
-            ) < 1e-11
-        );
+        // (k of n, two-sided 95 %): 5 of 10 is the classic (0.187086, 0.812914); the
+        // references are the beta quantiles of `beta_quantiles_match_reference_values`.
+        for (k, n, lower, upper) in [
+            (5, 10, 0.187_086_028_447_398_53, 0.812_913_971_552_601_43),
+            (
+                50,
+                1000,
+                0.037_335_397_604_661_768,
+                0.065_390_487_915_493_645,
+            ),
+        ] {
+            let (lo, hi) = (
+                clopper_pearson_lower(k, n, 0.025),
+                clopper_pearson_upper(k, n, 0.025),
+            );
+            assert!(
+                rel(lo, lower) < 1e-11 && rel(hi, upper) < 1e-11,
+                "{k}/{n}: [{lo}, {hi}]"
+            );
+        }
         // edges: closed forms
         let u0 = clopper_pearson_upper(0, 1000, 0.025);
         assert!(rel(u0, 1.0 - 0.025f64.powf(1e-3)) < 1e-12 && u0 >= 1.0 - 0.025f64.powf(1e-3));

@@ -104,6 +104,7 @@ use super::clip::{clipped_group_sums, l2_norm};
 use super::EstimatorError;
 use crate::linalg::dot;
 use crate::mechanisms::{GaussianMechanism, Mechanism};
+use crate::params::param_words;
 use rand::{Rng, RngCore};
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -138,16 +139,7 @@ pub enum EstimateSolver {
     /// enumeration); an error elsewhere.
     Exact,
 }
-
-impl EstimateSolver {
-    /// The parameter value (`multistart` / `exact`).
-    pub fn name(self) -> &'static str {
-        match self {
-            EstimateSolver::Multistart => "multistart",
-            EstimateSolver::Exact => "exact",
-        }
-    }
-}
+param_words!(EstimateSolver: "multistart" => Multistart, "exact" => Exact);
 
 /// Settings of [`refine`] (steps 4–7 of Algorithm 3).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -589,8 +581,20 @@ fn next_combination(idx: &mut [usize], k: usize) -> bool {
     false
 }
 
-/// Orthonormalises `v` against the orthonormal `basis` (two passes of modified
-/// Gram–Schmidt); returns the residual's unit vector when its norm exceeds `rel` times
+/// w ← w minus its components along the orthonormal `basis`, two passes of modified
+/// Gram–Schmidt (the second pass removes what rounding left of the first).
+fn project_out(w: &mut [f64], basis: &[Vec<f64>]) {
+    for _ in 0..2 {
+        for b in basis {
+            let c = dot(w, b);
+            for (wi, bi) in w.iter_mut().zip(b) {
+                *wi -= c * bi;
+            }
+        }
+    }
+}
+
+/// Orthonormalises `v` against the orthonormal `basis` ([`project_out`]); returns the residual's unit vector when its norm exceeds `rel` times
 /// the input norm.
 fn orthonormalize(v: &[f64], basis: &[Vec<f64>], rel: f64) -> Option<Vec<f64>> {
     let n0 = l2_norm(v);
@@ -598,14 +602,7 @@ fn orthonormalize(v: &[f64], basis: &[Vec<f64>], rel: f64) -> Option<Vec<f64>> {
         return None;
     }
     let mut w = v.to_vec();
-    for _ in 0..2 {
-        for b in basis {
-            let c = dot(&w, b);
-            for (wi, bi) in w.iter_mut().zip(b) {
-                *wi -= c * bi;
-            }
-        }
-    }
+    project_out(&mut w, basis);
     let n = l2_norm(&w);
     if n > rel * n0 {
         Some(w.iter().map(|x| x / n).collect())
@@ -632,17 +629,10 @@ fn hyperplane_normal(p: &Problem, idx: &[usize]) -> Option<Vec<f64>> {
 fn complement_direction(basis: &[Vec<f64>], d: usize) -> Option<Vec<f64>> {
     let mut best: Option<(f64, Vec<f64>)> = None;
     for i in 0..d {
-        let mut e = vec![0.0; d];
-        e[i] = 1.0;
-        let mut w = e.clone();
-        for _ in 0..2 {
-            for b in basis {
-                let c = dot(&w, b);
-                for (wi, bi) in w.iter_mut().zip(b) {
-                    *wi -= c * bi;
-                }
-            }
-        }
+        // the residual of the i-th coordinate axis
+        let mut w = vec![0.0; d];
+        w[i] = 1.0;
+        project_out(&mut w, basis);
         let n = l2_norm(&w);
         if best.as_ref().is_none_or(|(bn, _)| n > *bn) {
             best = Some((n, w));

@@ -468,13 +468,7 @@ fn iu_mean(input: &MeanInput, rng: &mut dyn RngCore) -> Result<MeanReport, FitEr
         None => default_groups(n),
     };
     let t_c_param = p.integer("t_c", 1)?;
-    let solver = p.pick(
-        "estimate",
-        &[
-            ("multistart", EstimateSolver::Multistart),
-            ("exact", EstimateSolver::Exact),
-        ],
-    )?;
+    let solver = p.pick("estimate", EstimateSolver::WORDS)?;
     let shuffle = matches!(
         p.choice("accounting", &["conservative", "shuffle"])?,
         Some("shuffle")

@@ -651,11 +651,7 @@ fn shuffle_accounting_when_theorem_6_applies() {
         .into_iter()
         .find(|i| i.name == "iterative-updating")
         .unwrap();
-    let acc = iu
-        .parameters
-        .iter()
-        .find(|p| p.name == "accounting")
-        .unwrap();
+    let acc = iu.param("accounting").unwrap();
     assert!(acc.meaning.contains("shuffle: UNPROVEN"), "{}", acc.meaning);
 }
 

@@ -43,7 +43,7 @@
 //!   `objective-perturbation`, `adassp` (when present) and the floors.
 
 use super::floors::{self, Affine};
-use super::{ExperimentError, ExperimentInfo};
+use super::{mean_sd, ExperimentError, ExperimentInfo};
 use crate::algorithms::{self, Observer, ParamMap};
 use crate::data::{read_csv, Dataset};
 use crate::noise::{derive_seed, rng_from_seed};
@@ -383,7 +383,7 @@ pub struct SplitScore {
 fn score(task: Task, pred: &[f64], y: &[f64], seconds: f64) -> SplitScore {
     match task {
         Task::Regression => SplitScore {
-            error: floors::mse(pred, y),
+            error: crate::model::mse(pred, y),
             auc: None,
             seconds,
         },
@@ -501,21 +501,6 @@ struct Split {
     constant: SplitScore,
     floor: SplitScore,
     floor_hyper: String,
-}
-
-/// Mean and sample standard deviation (NaN for no values; sd 0 for one).
-pub fn mean_sd(v: &[f64]) -> (f64, f64) {
-    if v.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let s = if v.len() > 1 {
-        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-    } else {
-        0.0
-    };
-    (m, s)
 }
 
 /// One (dataset, ε, method, metric) summary row. Constant and floor rows have ε = ∞.

@@ -3,11 +3,13 @@
 //! OLS with intercept on standardised columns, Lasso by cyclic coordinate descent with
 //! K-fold cross-validation over a λ path, L2-penalised logistic regression with an
 //! unpenalised intercept by Newton–IRLS (penalty chosen by K-fold cross-validation), and
-//! the metrics MSE, log-loss and AUC.
+//! the metrics MSE (the model's [`crate::model::mse`]), log-loss and AUC.
 //!
 //! These are **non-private** reference fits: they read the training split freely (means,
 //! standard deviations, cross-validation). They are only ever compared with, never fed
 //! into, a private fit.
+
+use crate::model::mse;
 
 /// Solves `a · x = b` for a symmetric positive-definite `a` (k × k, row-major) by
 /// Cholesky; `None` when `a` is not numerically positive definite.
@@ -547,15 +549,6 @@ pub fn logistic_cv(x: &[f64], y: &[f64], d: usize, folds: usize) -> (Affine, f64
 /// P(y = 1) of a logistic margin.
 pub fn probability(m: f64) -> f64 {
     sigmoid(m)
-}
-
-/// Mean squared error.
-pub fn mse(pred: &[f64], y: &[f64]) -> f64 {
-    pred.iter()
-        .zip(y)
-        .map(|(p, t)| (p - t) * (p - t))
-        .sum::<f64>()
-        / y.len() as f64
 }
 
 /// Mean log-loss of probabilities `p` against labels in {0, 1}; p clipped to

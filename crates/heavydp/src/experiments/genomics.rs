@@ -27,7 +27,7 @@
 //! 5. Every private fit runs `reps` times (seeds derived from (seed, method, rep)); the
 //!    table reports means and standard deviations over repetitions.
 
-use super::{real, ExperimentError, ExperimentInfo, PlanOptions, Preset, TIAN_PAPER};
+use super::{mean_sd, real, ExperimentError, ExperimentInfo, PlanOptions, Preset, TIAN_PAPER};
 use crate::algorithms::{self, NoObserver, ParamMap, Problem};
 use crate::constraints::SparseBall;
 use crate::data::{read_csv, Dataset};
@@ -185,17 +185,6 @@ fn mae(data: &Dataset, rows: &[usize], w: &[f64]) -> f64 {
         / rows.len() as f64
 }
 
-fn mean_std(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let s = if v.len() > 1 {
-        (v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0)).sqrt()
-    } else {
-        0.0
-    };
-    (m, s)
-}
-
 fn fit(
     def: &MethodDef,
     params: &ParamMap,
@@ -323,9 +312,9 @@ pub fn run_table(
             })
             .collect();
         let per_rep = per_rep.into_iter().collect::<Result<Vec<_>, _>>()?;
-        let (mae_mean, mae_std) = mean_std(&per_rep.iter().map(|r| r.0).collect::<Vec<_>>());
+        let (mae_mean, mae_std) = mean_sd(&per_rep.iter().map(|r| r.0).collect::<Vec<_>>());
         let (loocv_mae_mean, loocv_mae_std) =
-            mean_std(&per_rep.iter().map(|r| r.1).collect::<Vec<_>>());
+            mean_sd(&per_rep.iter().map(|r| r.1).collect::<Vec<_>>());
         let size = per_rep.iter().map(|r| r.2.len() as f64).sum::<f64>() / method_reps as f64;
         let mut counts = vec![0usize; d];
         for r in &per_rep {

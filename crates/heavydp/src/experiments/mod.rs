@@ -323,6 +323,28 @@ pub struct MethodSpec {
     pub ln_d_params: Vec<&'static str>,
 }
 
+impl MethodSpec {
+    /// `algorithm` with `loss`, `domain` and `params`, labelled `label`, running its own
+    /// T (`t_from` none) with no ln d parameters.
+    pub fn new(
+        label: impl Into<String>,
+        algorithm: &str,
+        loss: LossKind,
+        domain: DomainKind,
+        params: ParamMap,
+    ) -> MethodSpec {
+        MethodSpec {
+            label: label.into(),
+            algorithm: algorithm.to_string(),
+            loss,
+            domain,
+            params,
+            t_from: None,
+            ln_d_params: vec![],
+        }
+    }
+}
+
 /// Where the data come from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -407,6 +429,22 @@ impl Plan {
                     || m.params.get("k").map(String::as_str) == Some("paper"))
         })
     }
+}
+
+/// Mean and sample standard deviation (n − 1 denominator) of repeated measurements:
+/// sd 0 for one value, both NaN for none. Every summary row of the experiments
+/// (`results.csv`, the benchmark, the genomics and rate tables) uses it.
+pub fn mean_sd(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    if v.len() == 1 {
+        return (m, 0.0);
+    }
+    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
+    (m, var.sqrt())
 }
 
 /// One row of `results.csv`.

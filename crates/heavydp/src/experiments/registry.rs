@@ -286,27 +286,17 @@ fn methods(
     preset: &Preset,
     non_private: bool,
 ) -> Vec<MethodSpec> {
-    let base: ParamMap = extra
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let base = crate::params::param_map(extra);
     let variant = |preset: Option<&str>| {
         let mut p = base.clone();
         if let Some(x) = preset {
             p.insert("preset".into(), x.to_string());
         }
-        MethodSpec {
-            label: match preset {
-                Some(x) => format!("{algorithm} (preset={x})"),
-                None => algorithm.to_string(),
-            },
-            algorithm: algorithm.to_string(),
-            loss,
-            domain,
-            params: p,
-            t_from: None,
-            ln_d_params: vec![],
-        }
+        let label = match preset {
+            Some(x) => format!("{algorithm} (preset={x})"),
+            None => algorithm.to_string(),
+        };
+        MethodSpec::new(label, algorithm, loss, domain, p)
     };
     let mut out = match preset {
         Preset::Default => vec![variant(None)],
@@ -316,18 +306,14 @@ fn methods(
     if non_private {
         let private: Vec<String> = out.iter().map(|m| m.label.clone()).collect();
         for p in &private {
+            let label = if private.len() == 1 {
+                "frank-wolfe (non-private)".to_string()
+            } else {
+                format!("frank-wolfe (non-private, T of {p})")
+            };
             out.push(MethodSpec {
-                label: if private.len() == 1 {
-                    "frank-wolfe (non-private)".to_string()
-                } else {
-                    format!("frank-wolfe (non-private, T of {p})")
-                },
-                algorithm: "frank-wolfe".to_string(),
-                loss,
-                domain,
-                params: ParamMap::new(),
                 t_from: Some(p.clone()),
-                ln_d_params: vec![],
+                ..MethodSpec::new(label, "frank-wolfe", loss, domain, ParamMap::new())
             });
         }
     }
@@ -776,6 +762,17 @@ fn hu_plan(id: &str, opts: &PlanOptions) -> Result<Plan, ExperimentError> {
     })
 }
 
+/// The constants of the Catoni–Giulini robust gradient that Hu et al. leave open,
+/// shared by `ht-frank-wolfe` and `ht-sparse-opt` (spec H19).
+fn robust_gradient_constants() -> Choice {
+    Choice::new(
+        "beta, tau, zeta",
+        "beta = 1, tau = 1, zeta = 0.05",
+        true,
+        "spec H19",
+    )
+}
+
 /// Hyperparameter choices specific to each algorithm (spec §X.2, H19–H21), as the
 /// default presets of the algorithms resolve them.
 fn push_alg_choices(choices: &mut Vec<Choice>, algorithm: &str, preset: &Preset) {
@@ -791,12 +788,7 @@ fn push_alg_choices(choices: &mut Vec<Choice>, algorithm: &str, preset: &Preset)
                 true,
                 "spec H20",
             ));
-            choices.push(Choice::new(
-                "beta, tau, zeta",
-                "beta = 1, tau = 1, zeta = 0.05",
-                true,
-                "spec H19",
-            ));
+            choices.push(robust_gradient_constants());
             choices.push(Choice::new(
                 "T, step",
                 "T = floor((n eps)^(1/3)), eta_t = 2/(t+2)",
@@ -822,12 +814,7 @@ fn push_alg_choices(choices: &mut Vec<Choice>, algorithm: &str, preset: &Preset)
             ));
         }
         "ht-sparse-opt" => {
-            choices.push(Choice::new(
-                "beta, tau, zeta",
-                "beta = 1, tau = 1, zeta = 0.05",
-                true,
-                "spec H19",
-            ));
+            choices.push(robust_gradient_constants());
             choices.push(Choice::new(
                 "k (Peeling truncation)",
                 format!("default preset heavydp: the proof's k, NOT the printed k = c2 n eps, which swamps the signal (preset=paper uses it and the summary flags it){note}"),

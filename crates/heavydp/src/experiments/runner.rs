@@ -3,8 +3,8 @@
 
 use super::real::{self, RealData};
 use super::{
-    DomainKind, EvalSample, ExperimentError, Failure, Plan, ResolvedHyperparameters, ResultRow,
-    Results, SettingSeeds, Source, Timings, EVAL_BLOCK, EVAL_SAMPLE,
+    mean_sd, DomainKind, EvalSample, ExperimentError, Failure, Plan, ResolvedHyperparameters,
+    ResultRow, Results, SettingSeeds, Source, Timings, EVAL_BLOCK, EVAL_SAMPLE,
 };
 use crate::algorithms::{self, FitReport, NoObserver, ParamMap, Problem};
 use crate::constraints::{ConstraintSet, L1Ball, SparseBall};
@@ -208,7 +208,7 @@ pub fn run(
                     .iter()
                     .filter_map(|o| o.values[mi].as_ref().map(|v| v[metric_i]))
                     .collect();
-                let (mean, std) = mean_std(&values);
+                let (mean, std) = mean_sd(&values);
                 rows.push(ResultRow {
                     setting: setting.values.clone(),
                     setting_key: keys[s].clone(),
@@ -247,20 +247,6 @@ pub fn run(
         },
         real_data: real_data.map(|r| r.info),
     })
-}
-
-/// Mean and sample standard deviation (0 for one value, NaN for none).
-fn mean_std(v: &[f64]) -> (f64, f64) {
-    if v.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    if v.len() == 1 {
-        return (m, 0.0);
-    }
-    let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0);
-    (m, var.sqrt())
 }
 
 /// Reads `T` from a fit report's hyperparameters.
@@ -522,9 +508,9 @@ mod tests {
     }
 
     #[test]
-    fn mean_std_by_hand() {
-        assert_eq!(mean_std(&[1.0, 3.0]), (2.0, 2f64.sqrt()));
-        assert_eq!(mean_std(&[4.0]), (4.0, 0.0));
-        assert!(mean_std(&[]).0.is_nan());
+    fn mean_sd_by_hand() {
+        assert_eq!(mean_sd(&[1.0, 3.0]), (2.0, 2f64.sqrt()));
+        assert_eq!(mean_sd(&[4.0]), (4.0, 0.0));
+        assert!(mean_sd(&[]).0.is_nan());
     }
 }

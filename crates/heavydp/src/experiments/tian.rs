@@ -26,6 +26,8 @@ pub const TIAN_PAPER: &str = "Tian, Ding, Tao, Xiang & Wang, Differentially Priv
 
 /// The projection radius L of DP-IHT-H/-L and the feasibility radius C of DP-SLR (spec §5.3).
 const RADIUS: f64 = 10.0;
+/// The sparse domain of every method: s* of the setting, radius [`RADIUS`].
+const SPARSE: DomainKind = DomainKind::Sparse { radius: RADIUS };
 
 /// Every figure-panel ID.
 pub fn ids() -> Vec<String> {
@@ -57,15 +59,7 @@ fn profile_methods(fig: u32, profile: &str, quick: bool, labelled: bool) -> Vec<
         if profile == "paper" {
             p.insert("T".into(), if quick { "100" } else { "1000" }.into());
         }
-        MethodSpec {
-            label: label(alg),
-            algorithm: alg.into(),
-            loss,
-            domain: DomainKind::Sparse { radius: RADIUS },
-            params: p,
-            t_from: None,
-            ln_d_params: vec![],
-        }
+        MethodSpec::new(label(alg), alg, loss, SPARSE, p)
     };
     let huber = dp_iht("dp-iht-huber", LossKind::Huber { tau: 1.0 });
     if fig == 2 {
@@ -76,27 +70,21 @@ fn profile_methods(fig: u32, profile: &str, quick: bool, labelled: bool) -> Vec<
     vec![
         huber,
         MethodSpec {
-            label: label("dp-slr"),
-            algorithm: "dp-slr".into(),
-            loss: LossKind::Squared,
-            domain: DomainKind::Sparse { radius: RADIUS },
-            params: slr,
-            t_from: None,
             ln_d_params: vec!["bound"],
+            ..MethodSpec::new(label("dp-slr"), "dp-slr", LossKind::Squared, SPARSE, slr)
         },
     ]
 }
 
 fn adahuber() -> MethodSpec {
-    MethodSpec {
-        label: "adahuber (non-private)".into(),
-        algorithm: "adahuber".into(),
-        loss: LossKind::Huber { tau: 1.0 },
-        domain: DomainKind::Sparse { radius: RADIUS },
-        params: ParamMap::new(),
-        t_from: None,
-        ln_d_params: vec![],
-    }
+    let huber = LossKind::Huber { tau: 1.0 };
+    MethodSpec::new(
+        "adahuber (non-private)",
+        "adahuber",
+        huber,
+        SPARSE,
+        ParamMap::new(),
+    )
 }
 
 /// The plan of a `tian-fig*` panel.

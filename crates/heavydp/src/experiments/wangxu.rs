@@ -27,7 +27,7 @@
 //! * Slopes: least-squares slope of log(mean excess risk) on log(nε) per (case, d,
 //!   method), against the theory: −1/2 (θ = 2) and −(θ − 1)/θ = −1/3 (θ = 1.5).
 
-use super::benchmark::mean_sd;
+use super::mean_sd;
 use super::{ExperimentError, ExperimentInfo, PlanOptions};
 use crate::algorithms::{self, NoObserver, ParamMap, Problem};
 use crate::constraints::{ConstraintSet, L1Ball, L2Ball, SparseBall};

@@ -48,6 +48,7 @@ use crate::algorithms::{FitError, ParamMap};
 use crate::estimators::private_mean::private_mean;
 use crate::loss::LossKind;
 use crate::noise::{derive_seed, open01, rng_from_seed};
+use crate::params::param_map;
 use crate::privacy::Budget;
 use rand::Rng;
 use rand_distr::{Distribution, StudentT};
@@ -190,11 +191,7 @@ pub fn tail_grid(quick: bool) -> (Vec<TailSetting>, Vec<TailMethod>) {
             }
         }
     }
-    let p = |kv: &[(&str, &str)]| -> ParamMap {
-        kv.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    };
+    let p = param_map;
     let methods = vec![
         TailMethod {
             label: "clip".into(),
@@ -558,24 +555,13 @@ pub fn risk_plan(opts: &PlanOptions) -> Result<Plan, ExperimentError> {
         })
         .collect();
     let zp = |kv: &[(&str, &str)]| -> ParamMap {
-        let mut m: ParamMap = [("p", "2"), ("M", "5"), ("lambda", "2.5")]
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        for (k, v) in kv {
-            m.insert(k.to_string(), v.to_string());
-        }
+        let mut m = param_map(&[("p", "2"), ("M", "5"), ("lambda", "2.5")]);
+        m.extend(param_map(kv));
         m
     };
-    let method = |label: &str, alg: &str, params: ParamMap| MethodSpec {
-        label: label.into(),
-        algorithm: alg.into(),
-        loss: LossKind::Squared,
-        domain: DomainKind::L1Ball { radius: 1.0 },
-        params,
-        t_from: None,
-        ln_d_params: vec![],
-    };
+    let l1 = DomainKind::L1Ball { radius: 1.0 };
+    let method =
+        |label: &str, alg: &str, params| MethodSpec::new(label, alg, LossKind::Squared, l1, params);
     let methods = vec![
         method("clipped-gd", "clipped-gd", zp(&[])),
         method("iterative-updating-gd", "iterative-updating-gd", zp(&[])),

@@ -279,6 +279,16 @@ impl ExponentialMechanism {
         Grid::new(self.sensitivity, 1, Spread::PerCoordinate)
     }
 
+    /// 2Δ_u/ε, the temperature of P(r) ∝ exp(ε·u_r/(2Δ_u)) that the fits' traces record;
+    /// 0 at ε = ∞ (the exact argmax).
+    pub fn temperature(&self) -> f64 {
+        if self.epsilon.is_infinite() {
+            0.0
+        } else {
+            2.0 * self.sensitivity / self.epsilon
+        }
+    }
+
     /// The inverse temperature λ per grid unit: ε·g/(2·widened(Δ_u)) rounded down to a
     /// 32-bit mantissa (exact dyadic arithmetic; no overflow or underflow for any
     /// finite ε, Δ_u). Meaningful for finite ε.

@@ -62,6 +62,15 @@ use rand::RngCore;
 /// The largest integer noise scale (discrete Laplace t, discrete Gaussian σ) accepted: 2¹⁰⁶.
 pub const MAX_SCALE: u128 = 1 << 106;
 
+/// Panics, naming only the public scale, unless 1 ≤ t ≤ [`MAX_SCALE`] (the range of the
+/// discrete Laplace samplers' integer scale or numerator).
+fn assert_laplace_scale(t: u128) {
+    assert!(
+        (1..=MAX_SCALE).contains(&t),
+        "discrete Laplace scale must be in 1..=2^106, got {t}"
+    );
+}
+
 /// The random source of the exact samplers: a generator plus a 64-bit buffer of single
 /// bits. Every method is deterministic given the generator's stream, so the same seed
 /// gives the same draws everywhere; bits left in the buffer when the `ExactRng` is
@@ -373,21 +382,8 @@ impl<'a, R: RngCore + ?Sized> ExactRng<'a, R> {
     /// Adding it to an integer query of ℓ1 sensitivity Δ is (Δ/t)-DP.
     /// Panics if t = 0 or t > [`MAX_SCALE`].
     pub fn discrete_laplace(&mut self, t: u128) -> i128 {
-        assert!(
-            (1..=MAX_SCALE).contains(&t),
-            "discrete Laplace scale must be in 1..=2^106, got {t}"
-        );
-        loop {
-            let Some(x) = self.geometric_magnitude(t) else {
-                continue;
-            };
-            let negative = self.fair_coin();
-            if negative && x == 0 {
-                continue;
-            }
-            let x = x as i128;
-            return if negative { -x } else { x };
-        }
+        // CKS Alg. 2 with s = 1: the rational sampler's draws, y = x/1.
+        self.discrete_laplace_rational(t, 1)
     }
 
     /// argmax over the indices j with `active(j)` of aⱼ + Zⱼ (the first such index on
@@ -407,10 +403,7 @@ impl<'a, R: RngCore + ?Sized> ExactRng<'a, R> {
         active: F,
         t: u128,
     ) -> Option<usize> {
-        assert!(
-            (1..=MAX_SCALE).contains(&t),
-            "discrete Laplace scale must be in 1..=2^106, got {t}"
-        );
+        assert_laplace_scale(t);
         let overflow = "noisy argmax: |a| must be at most 2^110";
         let span = (t - 1) as i128;
         // Candidates: (index, hi, the exact key or the pending coarse part).
@@ -478,10 +471,7 @@ impl<'a, R: RngCore + ?Sized> ExactRng<'a, R> {
     /// P(Y = y) ∝ e^{−|y|·s/t} (CKS Alg. 2). Panics if s = 0, t = 0 or t > [`MAX_SCALE`].
     pub fn discrete_laplace_rational(&mut self, t: u128, s: u128) -> i128 {
         assert!(s > 0, "discrete Laplace: s must be > 0");
-        assert!(
-            (1..=MAX_SCALE).contains(&t),
-            "discrete Laplace numerator t must be in 1..=2^106, got {t}"
-        );
+        assert_laplace_scale(t);
         loop {
             let Some(x) = self.geometric_magnitude(t) else {
                 continue;

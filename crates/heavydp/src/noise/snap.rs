@@ -172,16 +172,8 @@ pub fn laplace_release<R: RngCore + ?Sized>(
     scale: f64,
     rng: &mut R,
 ) -> Vec<f64> {
-    if values.is_empty() {
-        return Vec::new();
-    }
-    let grid = Grid::new(sensitivity_l1, values.len(), Spread::L1);
-    let t = grid.noise_units(scale);
-    let mut ex = ExactRng::new(rng);
-    values
-        .iter()
-        .map(|&v| grid.from_units(grid.to_units(v) + ex.discrete_laplace(t)))
-        .collect()
+    let grid = (sensitivity_l1, Spread::L1);
+    snapped_release(values, grid, scale, rng, |ex, t| ex.discrete_laplace(t))
 }
 
 /// v + N(0, σ²) coordinatewise, floating-point safe: snapped to the grid of
@@ -194,15 +186,29 @@ pub fn gaussian_release<R: RngCore + ?Sized>(
     sigma: f64,
     rng: &mut R,
 ) -> Vec<f64> {
+    let grid = (sensitivity_l2, Spread::L2);
+    snapped_release(values, grid, sigma, rng, |ex, s| ex.discrete_gaussian(s))
+}
+
+/// The snapping both releases share: each value rounded to the grid of
+/// `Grid::new(sensitivity, d, spread)`, plus the integer noise `draw(⌈scale/g⌉)` in grid
+/// units, mapped back (empty `values`: empty output, no draw).
+fn snapped_release<R: RngCore + ?Sized>(
+    values: &[f64],
+    (sensitivity, spread): (f64, Spread),
+    scale: f64,
+    rng: &mut R,
+    draw: impl Fn(&mut ExactRng<'_, R>, u128) -> i128,
+) -> Vec<f64> {
     if values.is_empty() {
         return Vec::new();
     }
-    let grid = Grid::new(sensitivity_l2, values.len(), Spread::L2);
-    let s = grid.noise_units(sigma);
+    let grid = Grid::new(sensitivity, values.len(), spread);
+    let units = grid.noise_units(scale);
     let mut ex = ExactRng::new(rng);
     values
         .iter()
-        .map(|&v| grid.from_units(grid.to_units(v) + ex.discrete_gaussian(s)))
+        .map(|&v| grid.from_units(grid.to_units(v) + draw(&mut ex, units)))
         .collect()
 }
 

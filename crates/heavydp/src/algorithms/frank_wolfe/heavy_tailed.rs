@@ -70,9 +70,11 @@
 //! assert!(report.weights.iter().map(|w| w.abs()).sum::<f64>() <= 1.0 + 1e-12);
 //! ```
 
-use super::super::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
+use super::super::row_sums::{fit_locally, Kernel, RowSums, Selection};
 use super::super::*;
+use super::descent_utilities;
 use crate::mechanisms::{release_on_chunk, ExponentialMechanism};
+use crate::params::param_words;
 use crate::privacy::{Accountant, PrivacyLedger};
 
 const NAME: &str = "ht-frank-wolfe";
@@ -152,22 +154,11 @@ pub enum ScoreSensitivity {
     /// max_v ‖v − v̄‖₁ with v̄ the average vertex (spec H8).
     Tight,
 }
+param_words!(ScoreSensitivity: "paper" => Paper, "tight" => Tight);
 
 impl ScoreSensitivity {
     pub(crate) fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick(
-            "sensitivity",
-            &[
-                ("paper", ScoreSensitivity::Paper),
-                ("tight", ScoreSensitivity::Tight),
-            ],
-        )
-    }
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            ScoreSensitivity::Paper => "paper",
-            ScoreSensitivity::Tight => "tight",
-        }
+        p.pick("sensitivity", Self::WORDS)
     }
     /// The constant c_W for a polytope domain.
     pub(crate) fn constant(self, domain: &dyn ConstraintSet) -> f64 {
@@ -395,9 +386,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
         self.plan(problem, budget).map(|_| ())
     }
     fn fit_validated(&self, inputs: FitInputs) -> Result<FitReport, FitError> {
-        let (problem, budget, rng, observer) = inputs.parts();
-        let mut sums = LocalRowSums::new(problem.data);
-        self.fit_with_sums(problem, &mut sums, budget, rng, observer)
+        fit_locally(self, inputs)
     }
     fn fit_with_sums(
         &self,
@@ -431,11 +420,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
         };
         let mut utilities = vec![0.0; plan.vertices];
         let mut trace = Vec::with_capacity(plan.big_t);
-        let temperature = if budget.is_non_private() {
-            0.0
-        } else {
-            2.0 * plan.score_sensitivity / budget.epsilon
-        };
+        let temperature = mech.temperature();
         observer.on_start(plan.big_t);
         for t in 1..=plan.big_t {
             // RG(w, chunk t) = (s/m)·Σ_{chunk t} Ψ(…) (Hu §A.4)
@@ -445,8 +430,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
             };
             sums.sum(&kernel, rows, &w, &mut g)?;
             estimator.scale_by_s_over_m(chunks.m(), &mut g);
-            poly.vertex_scores(&g, &mut utilities);
-            utilities.iter_mut().for_each(|u| *u = -*u);
+            descent_utilities(poly, &g, &mut utilities);
             let v = release_on_chunk(
                 &mut ledger,
                 "vertex selection (exponential mechanism)",

@@ -86,6 +86,7 @@
 //! ```
 
 use super::super::*;
+use super::descent_utilities;
 use super::heavy_tailed::{HtStep, ScoreSensitivity};
 use crate::linalg::SecondMoments;
 use crate::loss::{mean_gradient_of, GradientWorkspace};
@@ -372,11 +373,7 @@ impl PrivateAlgorithm for HtLasso {
         let mut ws = GradientWorkspace::new();
         let mut utilities = vec![0.0; poly.num_vertices()];
         let mut trace = Vec::with_capacity(plan.big_t);
-        let temperature = if budget.is_non_private() {
-            0.0
-        } else {
-            2.0 * plan.score_sensitivity / plan.eps0
-        };
+        let temperature = mech.temperature();
         observer.on_start(plan.big_t);
         if let Source::Moments(m) = &source {
             m.gram_times(&w, &mut gw);
@@ -389,8 +386,7 @@ impl PrivateAlgorithm for HtLasso {
                     mean_gradient_of(&LossKind::Squared, shrunk, shrunk.y(), &w, &mut g, &mut ws);
                 }
             }
-            poly.vertex_scores(&g, &mut utilities);
-            utilities.iter_mut().for_each(|u| *u = -*u);
+            descent_utilities(poly, &g, &mut utilities);
             let v = release(
                 &mut ledger,
                 "vertex selection (exponential mechanism)",

@@ -95,6 +95,7 @@ use super::*;
 use crate::linalg::SecondMoments;
 use crate::loss::{mean_gradient_of, GradientWorkspace};
 use crate::mechanisms::{release, GaussianMechanism, ReportNoisyMin};
+use crate::params::param_words;
 use crate::params::SuffStats;
 use crate::privacy::{
     approx_to_zcdp_rho, calibration_target, zcdp_to_approx, Accountant, PrivacyLedger,
@@ -113,6 +114,7 @@ pub enum StepRule {
     /// μ = 1/(T + 2) for every step (as printed in Algs. 4–5).
     Paper,
 }
+param_words!(StepRule: "default" => Standard, "paper" => Paper);
 
 impl StepRule {
     fn mu(self, t: usize, big_t: usize) -> f64 {
@@ -122,16 +124,7 @@ impl StepRule {
         }
     }
     fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick(
-            "fw_step",
-            &[("default", StepRule::Standard), ("paper", StepRule::Paper)],
-        )
-    }
-    fn name(self) -> &'static str {
-        match self {
-            StepRule::Standard => "default",
-            StepRule::Paper => "paper",
-        }
+        p.pick("fw_step", Self::WORDS)
     }
 }
 
@@ -307,6 +300,43 @@ fn t_param(p: &Params) -> Result<Option<usize>, FitError> {
     p.integer("T", 2)
 }
 
+/// T of Talwar et al. Thm 5.5 (Alg. 4) and Thm B.2 (Alg. 5): the given `t`, else
+/// ⌈(Γ·n·ε)^{2/3} / width^{2/3}⌉ ≥ 2 with width = L₁‖C‖₁ (Alg. 4) or L·G_C (Alg. 5); at
+/// ε = ∞ the non-private default.
+fn theorem_t(t: Option<usize>, n: usize, budget: &Budget, curvature: f64, width: f64) -> usize {
+    match t {
+        Some(t) => t,
+        None if budget.is_non_private() => default_nonprivate_t(n),
+        None => {
+            let t = (curvature * n as f64 * budget.epsilon).powf(2.0 / 3.0) / width.powf(2.0 / 3.0);
+            (t.ceil() as usize).max(2)
+        }
+    }
+}
+
+/// `from_params` of the two private Frank–Wolfe algorithms: reads what they share — B
+/// (required), T, `fw_step`, `suffstats` — and their own `calibration` (`calibration`),
+/// and builds the algorithm with `make(bound, t, step, calibration, suffstats)`.
+fn private_fw_from_params<A, C>(
+    name: &'static str,
+    params: &ParamMap,
+    calibration: impl FnOnce(&Params) -> Result<C, FitError>,
+    make: impl FnOnce(f64, Option<usize>, StepRule, C, SuffStats) -> A,
+) -> Result<A, FitError> {
+    let p = Params::new(
+        name,
+        params,
+        &["bound", "T", "fw_step", "calibration", "suffstats"],
+    )?;
+    let (bound, t, step) = (
+        required_bound(name, &p)?,
+        t_param(&p)?,
+        StepRule::parse(&p)?,
+    );
+    let calibration = calibration(&p)?;
+    Ok(make(bound, t, step, calibration, SuffStats::parse(&p)?))
+}
+
 fn common_params() -> Vec<ParamInfo> {
     vec![
         ParamInfo {
@@ -317,6 +347,14 @@ fn common_params() -> Vec<ParamInfo> {
         },
         SuffStats::param_info(),
     ]
+}
+
+/// The exponential mechanism's utilities of Hu et al.'s private vertex selection (Algs. 1
+/// and 2): u(v) = −⟨v, g⟩ for every vertex v, so the likeliest vertex is the Frank–Wolfe
+/// direction argmin_v ⟨v, g⟩.
+fn descent_utilities(poly: &dyn crate::constraints::Polytope, g: &[f64], utilities: &mut [f64]) {
+    poly.vertex_scores(g, utilities);
+    utilities.iter_mut().for_each(|u| *u = -*u);
 }
 
 /// The data the passes read: clipped once when a bound is given.
@@ -423,6 +461,7 @@ pub enum FwCalibration {
     /// The printed Laplace scale (certifies ≈ 2ε; refused when over budget).
     Paper,
 }
+param_words!(FwCalibration: "accountant" => Accountant, "paper" => Paper);
 
 /// `dp-frank-wolfe`: Talwar et al. Alg. 4. See the module docs.
 #[derive(Debug, Clone, PartialEq)]
@@ -460,24 +499,19 @@ struct Alg4Plan {
 
 impl DpFrankWolfe {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
+        let calibration = |p: &Params| p.pick("calibration", FwCalibration::WORDS);
+        private_fw_from_params(
             "dp-frank-wolfe",
             params,
-            &["bound", "T", "fw_step", "calibration", "suffstats"],
-        )?;
-        Ok(DpFrankWolfe {
-            bound: required_bound("dp-frank-wolfe", &p)?,
-            t: t_param(&p)?,
-            step: StepRule::parse(&p)?,
-            calibration: p.pick(
-                "calibration",
-                &[
-                    ("accountant", FwCalibration::Accountant),
-                    ("paper", FwCalibration::Paper),
-                ],
-            )?,
-            suffstats: SuffStats::parse(&p)?,
-        })
+            calibration,
+            |bound, t, step, calibration, suffstats| DpFrankWolfe {
+                bound,
+                t,
+                step,
+                calibration,
+                suffstats,
+            },
+        )
     }
 
     pub fn info() -> AlgorithmInfo {
@@ -513,15 +547,8 @@ impl DpFrankWolfe {
         let c = BoundedConstants::new(&problem.loss, problem.domain, self.bound);
         let c1 = problem.domain.l1_radius();
         let eps = budget.epsilon;
-        let big_t = match self.t {
-            Some(t) => t,
-            None if budget.is_non_private() => default_nonprivate_t(problem.data.n()),
-            None => {
-                let t = (c.curvature * n * eps).powf(2.0 / 3.0)
-                    / (c.lipschitz_inf * c1).powf(2.0 / 3.0);
-                (t.ceil() as usize).max(2)
-            }
-        };
+        let width = c.lipschitz_inf * c1;
+        let big_t = theorem_t(self.t, problem.data.n(), budget, c.curvature, width);
         let score_sensitivity = 2.0 * c.lipschitz_inf * c1 / n;
         if budget.is_non_private() {
             return Alg4Plan {
@@ -594,15 +621,7 @@ impl PrivateAlgorithm for DpFrankWolfe {
         )?;
         let h = &mut report.hyperparameters;
         hp(h, "bound", self.bound);
-        hp(
-            h,
-            "calibration",
-            if self.calibration == FwCalibration::Paper {
-                "paper"
-            } else {
-                "accountant"
-            },
-        );
+        hp(h, "calibration", self.calibration.name());
         hp(h, "laplace_scale", plan.scale);
         hp(h, "score_sensitivity", plan.score_sensitivity);
         Ok(report)
@@ -671,18 +690,19 @@ pub fn gaussian_gradient_sigma(
 
 impl DpFrankWolfeGaussian {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
+        let zcdp = |p: &Params| Ok(p.choice("calibration", &["paper", "zcdp"])? != Some("paper"));
+        private_fw_from_params(
             "dp-frank-wolfe-gaussian",
             params,
-            &["bound", "T", "fw_step", "calibration", "suffstats"],
-        )?;
-        Ok(DpFrankWolfeGaussian {
-            bound: required_bound("dp-frank-wolfe-gaussian", &p)?,
-            t: t_param(&p)?,
-            step: StepRule::parse(&p)?,
-            zcdp_calibration: p.choice("calibration", &["paper", "zcdp"])? != Some("paper"),
-            suffstats: SuffStats::parse(&p)?,
-        })
+            zcdp,
+            |bound, t, step, zcdp_calibration, suffstats| DpFrankWolfeGaussian {
+                bound,
+                t,
+                step,
+                zcdp_calibration,
+                suffstats,
+            },
+        )
     }
 
     pub fn info() -> AlgorithmInfo {
@@ -714,17 +734,9 @@ impl DpFrankWolfeGaussian {
     }
 
     fn big_t(&self, problem: &Problem, budget: &Budget) -> usize {
-        match self.t {
-            Some(t) => t,
-            None if budget.is_non_private() => default_nonprivate_t(problem.data.n()),
-            None => {
-                let c = BoundedConstants::new(&problem.loss, problem.domain, self.bound);
-                let n = problem.data.n() as f64;
-                let t = (c.curvature * n * budget.epsilon).powf(2.0 / 3.0)
-                    / (c.lipschitz_l2 * problem.domain.gaussian_width()).powf(2.0 / 3.0);
-                (t.ceil() as usize).max(2)
-            }
-        }
+        let c = BoundedConstants::new(&problem.loss, problem.domain, self.bound);
+        let width = c.lipschitz_l2 * problem.domain.gaussian_width();
+        theorem_t(self.t, problem.data.n(), budget, c.curvature, width)
     }
 }
 

@@ -243,7 +243,7 @@ fn suffstats_parameter_is_parsed_listed_and_validated() {
             .into_iter()
             .find(|i| i.name == name)
             .unwrap();
-        let row = info.parameters.iter().find(|p| p.name == "suffstats");
+        let row = info.param("suffstats");
         assert_eq!(row.map(|r| r.default), Some("auto"), "{name}");
     }
 }

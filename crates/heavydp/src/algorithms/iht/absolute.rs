@@ -53,8 +53,10 @@
 //! outside [0, 1); δ ∉ (0, 1); an (ε, δ, s) for which Peeling's composition does not close.
 
 use super::super::*;
+use super::huber::preset_eta;
 use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::mechanisms::PeelingCalibration;
+use crate::params::param_words;
 
 const NAME: &str = "dp-iht-l1";
 
@@ -66,16 +68,7 @@ pub enum SignFeatures {
     /// sign(⟨x̃_i, β⟩ − y_i) with the clipped features (ℓ1 subgradient on clipped data).
     Clipped,
 }
-
-impl SignFeatures {
-    /// The parameter value (`sign_features=raw|clipped`).
-    pub fn name(self) -> &'static str {
-        match self {
-            SignFeatures::Raw => "raw",
-            SignFeatures::Clipped => "clipped",
-        }
-    }
-}
+param_words!(SignFeatures: "raw" => Raw, "clipped" => Clipped);
 
 /// `dp-iht-l1` (Tian et al. Alg. 3). See the module docs.
 #[derive(Debug, Clone, PartialEq)]
@@ -156,13 +149,7 @@ impl DpIhtL1 {
             s: p.integer("s", 1)?,
             k: p.positive("K")?,
             t: p.integer("T", 1)?,
-            sign_features: p.pick(
-                "sign_features",
-                &[
-                    ("raw", SignFeatures::Raw),
-                    ("clipped", SignFeatures::Clipped),
-                ],
-            )?,
+            sign_features: p.pick("sign_features", SignFeatures::WORDS)?,
             chunking: Chunking::parse(&p)?,
             calibration: PeelingCalibration::parse(&p)?,
         })
@@ -239,10 +226,7 @@ impl IhtAlgorithm for DpIhtL1 {
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtL1Plan, FitError> {
         let (sizes, k) = tian_sizes(NAME, problem, (self.s, self.k, self.t), true)?;
-        let eta0 = self.eta.unwrap_or(match self.preset {
-            Preset::Theory => 0.5,
-            Preset::Paper => 0.01,
-        });
+        let eta0 = self.eta.unwrap_or(preset_eta(self.preset));
         let switch = self.switch.unwrap_or(sizes.big_t);
         let steps: Vec<f64> = (0..sizes.big_t)
             .map(|t| eta0 * (1.0 - self.decay).powi(t.min(switch) as i32))

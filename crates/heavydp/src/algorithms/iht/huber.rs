@@ -159,8 +159,9 @@ pub fn huber_step_sensitivity(factor: f64, eta: f64, tau: f64, k: f64, m: usize)
     factor * eta * tau * k / m as f64
 }
 
-/// The step sizes of the two presets.
-fn preset_eta(preset: Preset) -> f64 {
+/// The (initial) step sizes of Tian et al.'s two presets, shared by DP-IHT-H and DP-IHT-L:
+/// η = 0.5 (theory, Thm 4.2/5.2: η = O(1)) or 0.01 (paper, Sec. 6).
+pub(super) fn preset_eta(preset: Preset) -> f64 {
     match preset {
         Preset::Theory => 0.5,
         Preset::Paper => 0.01,

@@ -62,6 +62,7 @@ use super::super::*;
 use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
 use crate::estimators::catoni::RobustWorkspace;
 use crate::mechanisms::PeelingCalibration;
+use crate::params::param_words;
 
 const NAME: &str = "ht-sparse-opt";
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
@@ -76,16 +77,7 @@ pub enum SparseOptPreset {
     /// Theorem 8 with user-declared γ, μ.
     Theory,
 }
-
-impl SparseOptPreset {
-    fn name(self) -> &'static str {
-        match self {
-            SparseOptPreset::Heavydp => "heavydp",
-            SparseOptPreset::Paper => "paper",
-            SparseOptPreset::Theory => "theory",
-        }
-    }
-}
+param_words!(SparseOptPreset: "heavydp" => Heavydp, "paper" => Paper, "theory" => Theory);
 
 /// What is being estimated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,16 +87,7 @@ pub enum SparseTask {
     /// Sparse mean of the feature vectors.
     Mean,
 }
-
-impl SparseTask {
-    /// The parameter value (`task=loss|mean`).
-    pub fn name(self) -> &'static str {
-        match self {
-            SparseTask::Loss => "loss",
-            SparseTask::Mean => "mean",
-        }
-    }
-}
+param_words!(SparseTask: "loss" => Loss, "mean" => Mean);
 
 /// `ht-sparse-opt` (Hu et al. Alg. 5). See the module docs.
 #[derive(Debug, Clone, PartialEq)]
@@ -193,21 +176,11 @@ impl HtSparseOpt {
                 "calibration",
             ],
         )?;
-        let preset = p.pick(
-            "preset",
-            &[
-                ("heavydp", SparseOptPreset::Heavydp),
-                ("paper", SparseOptPreset::Paper),
-                ("theory", SparseOptPreset::Theory),
-            ],
-        )?;
+        let preset = p.pick("preset", SparseOptPreset::WORDS)?;
         let k = ScaleRule::parse(&p, NAME, "k")?;
         Ok(HtSparseOpt {
             preset,
-            task: p.pick(
-                "task",
-                &[("loss", SparseTask::Loss), ("mean", SparseTask::Mean)],
-            )?,
+            task: p.pick("task", SparseTask::WORDS)?,
             s: p.integer("s", 1)?,
             c: p.integer("c", 1)?,
             t: p.integer("T", 1)?,

@@ -145,6 +145,7 @@ pub use sampler::{metropolis, select, McmcSettings, NetExponentialMechanism, Sel
 
 use super::*;
 use crate::mechanisms::Mechanism;
+use crate::params::param_words;
 use crate::privacy::{Accountant, Cost, PrivacyLedger};
 
 const NAME: &str = "l1-regression-expmech";
@@ -171,15 +172,7 @@ pub enum MomentKind {
     /// E|x_j|^θ ≤ τ^θ for every j (Assumptions 2 and 4): d_eff = 1.
     Coord,
 }
-
-impl MomentKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            MomentKind::Norm => "norm",
-            MomentKind::Coord => "coord",
-        }
-    }
-}
+param_words!(MomentKind: "norm" => Norm, "coord" => Coord);
 
 /// The score sensitivity rule (W1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,14 +182,9 @@ pub enum SensitivityRule {
     /// Δ_u = 2 log θ/(nι) (the paper's value).
     Paper,
 }
+param_words!(SensitivityRule: "tight" => Tight, "paper" => Paper);
 
 impl SensitivityRule {
-    pub fn name(self) -> &'static str {
-        match self {
-            SensitivityRule::Tight => "tight",
-            SensitivityRule::Paper => "paper",
-        }
-    }
     /// κ in Δ_u = κ·log θ/(nι).
     pub fn kappa(self) -> f64 {
         match self {
@@ -213,16 +201,7 @@ pub enum NetKind {
     Random,
     Mcmc,
 }
-
-impl NetKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            NetKind::Grid => "grid",
-            NetKind::Random => "random",
-            NetKind::Mcmc => "mcmc",
-        }
-    }
-}
+param_words!(NetKind: "grid" => Grid, "random" => Random, "mcmc" => Mcmc);
 
 /// Score sensitivity Δ_u = κ·log θ/(nι) (spec §5, W1), rounded up.
 pub fn score_sensitivity(theta: f64, n: usize, iota: f64, rule: SensitivityRule) -> f64 {
@@ -403,14 +382,7 @@ impl L1RegressionExpMech {
             }
             (None, None) => 2.0,
         };
-        let net = p.pick(
-            "net",
-            &[
-                ("grid", NetKind::Grid),
-                ("random", NetKind::Random),
-                ("mcmc", NetKind::Mcmc),
-            ],
-        )?;
+        let net = p.pick("net", NetKind::WORDS)?;
         let zeta = p.positive("zeta")?;
         if zeta.is_some() && net != NetKind::Grid {
             return Err(bad("zeta", "the net resolution applies to net=grid only"));
@@ -434,23 +406,14 @@ impl L1RegressionExpMech {
         }
         Ok(L1RegressionExpMech {
             theta,
-            moment_kind: p.pick(
-                "moment_kind",
-                &[("norm", MomentKind::Norm), ("coord", MomentKind::Coord)],
-            )?,
+            moment_kind: p.pick("moment_kind", MomentKind::WORDS)?,
             tau: p.positive("tau")?.unwrap_or(1.0),
             fail_prob: fail_prob_param(NAME, &p)?,
             iota: p.positive("iota")?,
             zeta,
             net,
             max_candidates,
-            sensitivity: p.pick(
-                "sensitivity",
-                &[
-                    ("tight", SensitivityRule::Tight),
-                    ("paper", SensitivityRule::Paper),
-                ],
-            )?,
+            sensitivity: p.pick("sensitivity", SensitivityRule::WORDS)?,
             mcmc_steps: mcmc_steps.unwrap_or(5000),
             mcmc_step,
         })
