@@ -799,10 +799,6 @@ pub fn private_spreads_of<R: RngCore + ?Sized>(
     ))
 }
 
-/// A noisy minority count counts only above this many Laplace noise scales b = 2/ε₀
-/// ([`atom_spread`]).
-pub const ATOM_MEASURED: f64 = 6.0;
-
 /// What the private scaling released about one column's spread (stages 3–5 of the
 /// module table); [`ColumnSpread::scale`] turns it into a centre and a scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -812,7 +808,7 @@ pub enum ColumnSpread {
     /// M = 0: half the values or more sit at the released centre c₀ — an atom, as in a
     /// dummy column or a zero-inflated amount, where quartiles say nothing (both may sit
     /// on the atom, and a grid around a spread of 0 is microscopic). Released instead:
-    /// the numbers of values below and above c₀ (Laplace; 0 when within [`ATOM_MEASURED`] noise scales
+    /// the numbers of values below and above c₀ (Laplace; 0 when within 3 noise scales
     /// of 0) and, when the
     /// larger of them is large enough to place at this ε₀, the signed octave that holds
     /// most of that side's deviations from c₀ ([`atom_spread`]).
@@ -841,13 +837,8 @@ impl ColumnSpread {
     ///   p = (below + above)/n: centre c₀ + A·p_A (p_A: the share on A's side) and scale
     ///   |A|·√(p(1 − p)) — for a 0/1 dummy with p ones, A = 1 and these are its mean p and
     ///   standard deviation √(p(1 − p));
-    /// * an atom with a measured side but no octave (too few values to place one at this
-    ///   ε₀): as above with A = ±1 on the larger side — the deviation of a 0/1 dummy, the
-    ///   commonest atom column (a public default; on the real-data benchmark it beat
-    ///   keeping such columns in their units: cps1988 `auto` 0.955 → 0.978 of the gain at
-    ///   ε = 1, `adassp` 0.72 → 0.79, `docs/benchmark.md`, "Seventh session");
-    /// * an atom without a measured minority: centre c₀, scale 1 (the column stays in its
-    ///   units; it is constant as far as the releases can tell).
+    /// * an atom without a measurable minority (or A = 0): centre c₀, scale 1 (the column
+    ///   stays in its units; it is constant as far as the releases can tell).
     pub fn scale(&self) -> ColumnScale {
         match *self {
             ColumnSpread::Quartiles(q) => scale_from_quantiles(q),
@@ -863,13 +854,7 @@ impl ColumnSpread {
                     centre: c0,
                     scale: 1.0,
                 };
-                // without a released octave, a measured side is taken one unit away
-                // (the 0/1 dummy's deviation)
-                let unit = match (below > 0.0, above > 0.0) {
-                    (false, false) => None,
-                    _ => Some(if above >= below { 1.0 } else { -1.0 }),
-                };
-                let Some(a) = octave.filter(|a| *a != 0.0).or(unit) else {
+                let Some(a) = octave.filter(|a| *a != 0.0) else {
                     return fallback;
                 };
                 let p = ((below + above) / n).min(1.0);
@@ -894,7 +879,7 @@ impl ColumnSpread {
 /// 4′. (#{x < c₀}, #{x > c₀}) + Laplace noise of scale b = 2/ε₀ on each count:
 ///     replacing one row moves it between at most two of the three classes below / at /
 ///     above, so the pair's ℓ1 sensitivity is 2 and the release is ε₀-DP (Dwork & Roth
-///     Thm 3.6). Post-processing: a noisy count ≤ [`ATOM_MEASURED`]·b is taken as 0, a larger one capped
+///     Thm 3.6). Post-processing: a noisy count ≤ 3b is taken as 0, a larger one capped
 ///     at n.
 /// 5′. The octave that holds most values of the larger side: the exponential mechanism
 ///     over that side's 61 octaves with utility the count of the octave (Δ_u = 1: a
@@ -931,17 +916,10 @@ fn atom_spread<R: RngCore + ?Sized>(
         &[lt as f64, (n - le) as f64],
         rng,
     )?;
-    // a count within 6b of 0 is taken as none (an empty side passes with probability
-    // e⁻⁶/2 ≈ 0.1 %): a side that is empty in these rows — cps1988's region_west in the
-    // first 20 000 — must not become a column of its own
+    // a count within 3b of 0 is indistinguishable from none: it is kept as 0, so that
+    // the noise of an empty side (mean b/2 once clamped at 0) does not inflate p
     let nf = n as f64;
-    let measured = |c: f64| {
-        if c > ATOM_MEASURED * lap.scale {
-            c.min(nf)
-        } else {
-            0.0
-        }
-    };
+    let measured = |c: f64| if c > 3.0 * lap.scale { c.min(nf) } else { 0.0 };
     let (below, above) = (measured(noisy[0]), measured(noisy[1]));
     let larger = below.max(above);
     let side = OctaveGrid.len() - 1; // the nonzero octaves of one side
@@ -1545,7 +1523,7 @@ mod tests {
     }
 
     #[test]
-    fn atom_columns_are_placed_under_privacy() {
+    fn atom_columns_are_placed_under_privacy_and_rare_ones_keep_their_units() {
         let data = atom_data(20_000);
         // ε = 1 over 25 releases: ε₀ ≈ 0.04 by basic composition, the Laplace scale of
         // the counts b = 2/ε₀ ≈ 50 and the octave's check N − 3b ≥ 2·ln(610)/ε₀ ≈ 320
@@ -1563,8 +1541,7 @@ mod tests {
                 (s.scale / 0.21f64.sqrt() - 1.0).abs() < 0.05,
                 "seed {seed}: {s:?}"
             );
-            // the rare dummy (200 ones) is below the octave's check: a unit deviation when
-            // its count clears 6b = 300, else scale 1 at 0
+            // the rare dummy (200 ones) is below the check: scale 1 at 0
             let ColumnSpread::Atom { above, octave, .. } = spreads[1] else {
                 panic!("seed {seed}: the rare dummy is an atom column");
             };
@@ -1573,20 +1550,13 @@ mod tests {
                 octave.is_none() && eps0 * lower / 2.0 < (61.0f64 / SCALING_FAILURE).ln(),
                 "seed {seed}: the rare dummy's octave"
             );
-            let p = above / 20_000.0;
-            let want = if above > 0.0 {
-                assert!(above > 6.0 * 2.0 / eps0);
-                ColumnScale {
-                    centre: p,
-                    scale: (p * (1.0 - p)).sqrt(),
-                }
-            } else {
+            assert_eq!(
+                spreads[1].scale(),
                 ColumnScale {
                     centre: 0.0,
-                    scale: 1.0,
+                    scale: 1.0
                 }
-            };
-            assert_eq!(spreads[1].scale(), want, "seed {seed}");
+            );
             // the constant keeps its units
             assert_eq!(spreads[2].scale().scale, 1.0);
             let s = spreads[3].scale();
