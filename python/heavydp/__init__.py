@@ -100,9 +100,8 @@ def private_mean(
         be overspent (then nothing is computed).
     scale : {"none", "private"} or "public:FILE.json", default "none"
         Column scaling before the estimator (``heavydp mean --scale``): ``"private"``
-        spends ``preprocess_share`` of the budget on each column's private quartiles (or,
-        for a column with an atom, its minority counts and octave) and returns them in
-        ``scales``; a public file declares centres/scales or ranges
+        spends ``preprocess_share`` of the budget on each column's private quartiles and
+        returns them in ``scales``; a public file declares centres/scales or ranges
         (a range bounds its column). With scaling, ``params`` are in robust standard
         deviations and a missing ``tau`` / ``M`` is 1.
     preprocess_share : float or None
@@ -115,8 +114,7 @@ def private_mean(
     dict with ``mean`` (ndarray of shape (d,)), ``columns`` (names), ``privacy`` (what
     was spent: epsilon, delta, accountant, every charge and, with private scaling, the
     two phases), ``hyperparameters``, ``notes`` and ``scales`` (None without scaling;
-    otherwise ``{column: {centre, scale, iqr, quartiles}}`` — or ``{centre, scale,
-    atom}`` for a column with an atom at its centre, e.g. a dummy —, the format
+    otherwise ``{column: {centre, scale, iqr, quartiles}}``, the format
     ``scale="public:FILE.json"`` of the estimators reads when saved as ``{"scales": ...}``).
     """
     from ._estimators import _check_budget, _params_to_str, _seed_of, as_features

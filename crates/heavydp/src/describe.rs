@@ -77,8 +77,7 @@ pub struct ColumnSummary {
 pub struct AtomSummary {
     /// The released centre c₀ where half the values or more sit.
     pub at: f64,
-    /// The noisy numbers of values below and above c₀ (0 when within three noise scales
-    /// of 0).
+    /// The noisy numbers of values below and above c₀ (clamped at 0).
     pub below: f64,
     pub above: f64,
     /// The signed octave of the larger side's median deviation from c₀, when released.

@@ -808,8 +808,7 @@ pub enum ColumnSpread {
     /// M = 0: half the values or more sit at the released centre c₀ — an atom, as in a
     /// dummy column or a zero-inflated amount, where quartiles say nothing (both may sit
     /// on the atom, and a grid around a spread of 0 is microscopic). Released instead:
-    /// the numbers of values below and above c₀ (Laplace; 0 when within 3 noise scales
-    /// of 0) and, when the
+    /// the numbers of values below and above c₀ (Laplace, clamped at 0) and, when the
     /// larger of them is large enough to place at this ε₀, the signed octave that holds
     /// most of that side's deviations from c₀ ([`atom_spread`]).
     Atom {
@@ -876,11 +875,9 @@ impl ColumnSpread {
 /// signed octaves of x − c₀ ([`StageMap::SignedSpreadOctave`]), so a distributed fit
 /// needs one pass, as for the quartiles.
 ///
-/// 4′. (#{x < c₀}, #{x > c₀}) + Laplace noise of scale b = 2/ε₀ on each count:
-///     replacing one row moves it between at most two of the three classes below / at /
-///     above, so the pair's ℓ1 sensitivity is 2 and the release is ε₀-DP (Dwork & Roth
-///     Thm 3.6). Post-processing: a noisy count ≤ 3b is taken as 0, a larger one capped
-///     at n.
+/// 4′. (#{x < c₀}, #{x > c₀}) + Laplace noise of scale 2/ε₀ on each count: replacing
+///     one row moves it between at most two of the three classes below / at / above,
+///     so the pair's ℓ1 sensitivity is 2 and the release is ε₀-DP (Dwork & Roth Thm 3.6).
 /// 5′. The octave that holds most values of the larger side: the exponential mechanism
 ///     over that side's 61 octaves with utility the count of the octave (Δ_u = 1: a
 ///     replaced row changes each count by at most 1), ε₀-DP (McSherry & Talwar 2007).
@@ -916,11 +913,8 @@ fn atom_spread<R: RngCore + ?Sized>(
         &[lt as f64, (n - le) as f64],
         rng,
     )?;
-    // a count within 3b of 0 is indistinguishable from none: it is kept as 0, so that
-    // the noise of an empty side (mean b/2 once clamped at 0) does not inflate p
     let nf = n as f64;
-    let measured = |c: f64| if c > 3.0 * lap.scale { c.min(nf) } else { 0.0 };
-    let (below, above) = (measured(noisy[0]), measured(noisy[1]));
+    let (below, above) = (noisy[0].clamp(0.0, nf), noisy[1].clamp(0.0, nf));
     let larger = below.max(above);
     let side = OctaveGrid.len() - 1; // the nonzero octaves of one side
                                      // N − 3b: below the true count with probability ≥ 1 − e⁻³/2 (one Laplace tail)
