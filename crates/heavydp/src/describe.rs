@@ -10,7 +10,7 @@
 //! | `--scale` | what happens | privacy |
 //! |---|---|---|
 //! | `none` (default) | the estimator sees the raw columns (the first wave's `mean`, bit for bit) | the estimator's |
-//! | `private` | the private quartiles of every column ([`crate::preprocess::private_spreads`], five releases per column), centre c = their midpoint and scale s = IQR/1.349 (a column with an atom at its centre: the minority counts and octave instead, [`crate::preprocess::ColumnSpread::scale`]); the estimator runs on x̃ = clamp((x − c)/s, ±10) and the mean is c + s·m̃ | a share f (`--preprocess-share`, default 0.2) of ε and δ for the quartiles, the rest for the estimator, composed sequentially ([`PhasedLedger`]) |
+//! | `private` | the private quartiles of every column ([`crate::preprocess::private_quartiles`], five releases per column), centre c = their midpoint and scale s = IQR/1.349; the estimator runs on x̃ = clamp((x − c)/s, ±10) and the mean is c + s·m̃ | a share f (`--preprocess-share`, default 0.2) of ε and δ for the quartiles, the rest for the estimator, composed sequentially ([`PhasedLedger`]) |
 //! | `public:FILE.json` | declared centres and scales, or ranges [a, b] (a declared range is a **bound**: the column is clamped to it) | the estimator's: declared values cost nothing |
 //!
 //! With `private` the output also carries the released quartiles, centre, IQR and the
@@ -66,23 +66,6 @@ pub struct ColumnSummary {
     /// The declared range the column was clamped to (`public` ranges only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub range: Option<[f64; 2]>,
-    /// `private`, a column with an atom at its centre (no quartiles released): what was
-    /// released instead ([`preprocess::ColumnSpread::Atom`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub atom: Option<AtomSummary>,
-}
-
-/// The releases of a column with an atom at its centre ([`preprocess::ColumnSpread::Atom`]).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct AtomSummary {
-    /// The released centre c₀ where half the values or more sit.
-    pub at: f64,
-    /// The noisy numbers of values below and above c₀ (clamped at 0).
-    pub below: f64,
-    pub above: f64,
-    /// The signed octave of the larger side's median deviation from c₀, when released.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub octave: Option<f64>,
 }
 
 /// The released mean, the per-column summaries and the composed privacy.
@@ -136,14 +119,13 @@ pub fn describe<R: RngCore>(
                         scale: c.scale,
                         iqr: None,
                         range,
-                        atom: None,
                     }
                 })
                 .collect();
             (Some(summaries), clamp)
         }
         ScaleMode::Private => {
-            let (spreads, spent) = preprocess::private_spreads(
+            let (quartiles, spent) = preprocess::private_quartiles(
                 data,
                 false,
                 ledger.share(share),
@@ -153,33 +135,16 @@ pub fn describe<R: RngCore>(
             ledger
                 .record("preprocessing", spent)
                 .map_err(|e| e.to_string())?;
-            let summaries = spreads
+            let summaries = quartiles
                 .into_iter()
-                .map(|spread| {
-                    let c = spread.scale();
-                    let q = spread.quartiles();
-                    let atom = match spread {
-                        preprocess::ColumnSpread::Atom {
-                            c0,
-                            below,
-                            above,
-                            octave,
-                            ..
-                        } => Some(AtomSummary {
-                            at: c0,
-                            below,
-                            above,
-                            octave,
-                        }),
-                        preprocess::ColumnSpread::Quartiles(_) => None,
-                    };
+                .map(|q| {
+                    let c = preprocess::scale_from_quantiles(q);
                     ColumnSummary {
-                        quartiles: q,
+                        quartiles: Some(q),
                         centre: c.centre,
                         scale: c.scale,
-                        iqr: q.map(|q| q[1] - q[0]),
+                        iqr: Some(q[1] - q[0]),
                         range: None,
-                        atom,
                     }
                 })
                 .collect();

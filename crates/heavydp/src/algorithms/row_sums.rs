@@ -73,7 +73,7 @@ pub enum Kernel {
     ResidualHistogram,
     /// The histograms of `map` applied to the **raw** columns `first..first + count`
     /// (column d: the response) over the stage grid's cells, column after column: a
-    /// stage of the private scaling ([`preprocess::private_spreads_of`]).
+    /// stage of the private scaling ([`preprocess::private_quartiles_of`]).
     ColumnHistogram {
         first: usize,
         count: usize,

@@ -277,7 +277,7 @@ fn external_fits_equal_local_fits_up_to_reassociation() {
 fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
     use crate::preprocess::quantile::{Grid1D, LinearGrid, OctaveGrid, SignedOctaveGrid};
     use crate::preprocess::{
-        private_spreads_of, InterceptSource, LocalColumns, Residuals, ScalingSource,
+        private_quartiles_of, InterceptSource, LocalColumns, Residuals, ScalingSource,
     };
     let (base, _) = hu_lognormal(2500, 4, 8);
     let (n, d) = (base.n(), base.d());
@@ -303,7 +303,6 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
             c0: -0.5,
             half_width: 2.0,
         },
-        StageMap::SignedSpreadOctave { c0: 1.0 },
     ];
     let grid_values = |map: StageMap| -> Vec<f64> {
         let lin = |h: f64| LinearGrid {
@@ -312,7 +311,7 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
         };
         let values = |g: &dyn Fn(usize) -> f64, len: usize| (0..len).map(g).collect();
         match map {
-            StageMap::SignedOctave | StageMap::SignedSpreadOctave { .. } => {
+            StageMap::SignedOctave => {
                 values(&|i| SignedOctaveGrid.value(i), SignedOctaveGrid.len())
             }
             StageMap::SpreadOctave { .. } => values(&|i| OctaveGrid.value(i), OctaveGrid.len()),
@@ -348,7 +347,7 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
     // the whole scaling: the same releases with the same seed
     let budget = Budget::new(0.5, 1e-6).unwrap();
     let features: Vec<usize> = (0..d).collect();
-    let want = private_spreads_of(
+    let want = private_quartiles_of(
         &mut LocalColumns::new(&data),
         &features,
         Some(d),
@@ -364,7 +363,7 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
         inner(req, w)
     });
     let mut fresh = ExternalRowSums::new(n, d, counting);
-    let got = private_spreads_of(
+    let got = private_quartiles_of(
         &mut fresh,
         &features,
         Some(d),
@@ -374,17 +373,7 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
     .unwrap();
     assert_eq!(format!("{got:?}"), format!("{want:?}"));
     drop(fresh);
-    // one pass per later stage and column: the centre's (skipped when the median's
-    // octave is 0, c₀ = 0), the spread's and the quartiles' (or the atom's)
-    let centres: usize = got
-        .1
-        .ledger
-        .iter()
-        .filter(|e| e.release.ends_with("coarse centre"))
-        .map(|e| e.count)
-        .sum();
-    assert!(centres >= d, "the test's columns have nonzero medians");
-    assert_eq!(passes.get(), 1 + 2 * (d + 1) + centres);
+    assert_eq!(passes.get(), 1 + 3 * (d + 1));
     // the intercept's sums at some weights (no standardisation here)
     let w: Vec<f64> = (0..d).map(|j| 0.3 - 0.2 * j as f64).collect();
     let margins = data.margins(&w);

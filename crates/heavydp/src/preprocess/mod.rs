@@ -9,10 +9,9 @@
 //! | step | release | mechanism | privacy | source |
 //! |---|---|---|---|---|
 //! | scales ([`private_scales`]), stage 1 | the median's order of magnitude O: the median of the signed octaves sign(x)·2^⌊log₂\|x\|⌋ on the 123-point grid {0, ±2⁻²⁰, …, ±2⁴⁰} | [`quantile::QuantileMechanism`] (exponential mechanism, Δ_u = 1) | ε₀-DP | McSherry & Talwar 2007 |
-//! | scales, stage 1b | a centre c₀: the median of x snapped down to the 4097-point grid over [−4\|O\|, 4\|O\|] (spacing \|O\|/512); c₀ = 0 without a release when O = 0 | the same | ε₀-DP | the same |
+//! | scales, stage 1b | a centre c₀: the median of x snapped down to the 4097-point grid over [−4\|O\|, 4\|O\|] (spacing \|O\|/512) | the same | ε₀-DP | the same |
 //! | scales, stage 2 | the spread magnitude M: the median of the octaves ⌊\|x − c₀\|⌋₂ (rounded down to a power of two; the MAD's octave) on the octave grid {0, 2⁻²⁰, …, 2⁴⁰} | the same | ε₀-DP | the same |
 //! | scales, stage 3 | q₀.₂₅ and q₀.₇₅ of x − c₀ on the linear grid of 4097 points over [−4M, 4M] | the same | ε₀-DP each; the 5·(d + 1) releases compose by zCDP (ρ = Σ ε₀²/2, converted at the phase's δ) or basic composition, whichever allows the larger ε₀; a target release gets twice a feature release's ε₀ ([`scaling_epsilons`]) | Zhao et al. Lemma 1(3)–(4) |
-//! | scales, stage 3′ (M = 0: an atom at c₀ holds half the values or more — a dummy, a zero-inflated amount) | the numbers of values below and above c₀; then, when the larger count N passes ε₀·(N − 3b)/2 ≥ ln(61/β) (b = 2/ε₀), the octave holding most of that side's deviations; centre c₀ + A·p_A, scale \|A\|·√(p(1 − p)) ([`ColumnSpread::scale`]) | Laplace (Δ₁ = 2) on the pair; exponential mechanism with count utility (Δ_u = 1) | ε₀-DP each | Dwork & Roth Thm 3.6; McSherry & Talwar 2007 |
 //! | intercept ([`private_intercept`]), squared / Huber / biweight loss, scales known | clipped mean of the residuals ỹ − x̃·w̃ at ±C | Laplace, Δ₁ = 2C/n | ε-DP | Dwork & Roth Thm 3.6 |
 //! | intercept, absolute loss or no scales | median of the residuals | [`quantile::QuantileMechanism`] | ε-DP | as above |
 //! | intercept, logistic loss | root of Σᵢ (σ(mᵢ + b) − 1{yᵢ = 1}) on the public grid b ∈ [−8, 8] step 1/32 | exponential mechanism, utility −\|S(b)\|, Δ_u = 2 | ε-DP | McSherry & Talwar 2007 |
@@ -473,15 +472,15 @@ pub fn private_scales_of<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(Standardization, PrivacySpent), PreprocessError> {
-    let (mut spreads, spent) = private_spreads_of(src, features, target, budget, rng)?;
+    let (mut quartiles, spent) = private_quartiles_of(src, features, target, budget, rng)?;
     let target = if target.is_some() {
-        spreads.pop().expect("target column").scale()
+        scale_from_quantiles(quartiles.pop().expect("target column"))
     } else {
         ColumnScale::IDENTITY
     };
     Ok((
         Standardization {
-            features: spreads.iter().map(ColumnSpread::scale).collect(),
+            features: quartiles.into_iter().map(scale_from_quantiles).collect(),
             target,
             winsor: Some(WINSOR_BOUND),
         },
@@ -489,21 +488,19 @@ pub fn private_scales_of<R: RngCore + ?Sized>(
     ))
 }
 
-/// The private spread of every feature (and, last, of the target when `scale_target`):
-/// the five releases per column that [`private_scales`] documents, before they are turned
-/// into a centre and a scale ([`ColumnSpread::scale`]): the quartiles, or for a column
-/// with an atom at its centre the minority counts and octave. `heavydp mean --scale
-/// private` reports them.
-pub fn private_spreads<R: RngCore + ?Sized>(
+/// The private quartiles [q₀.₂₅, q₀.₇₅] of every feature (and, last, of the target when
+/// `scale_target`): the five releases per column that [`private_scales`] documents, before
+/// they are turned into a centre and a scale. `heavydp mean --scale private` reports them.
+pub fn private_quartiles<R: RngCore + ?Sized>(
     data: &Dataset,
     scale_target: bool,
     budget: Budget,
     rng: &mut R,
-) -> Result<(Vec<ColumnSpread>, PrivacySpent), PreprocessError> {
+) -> Result<(Vec<[f64; 2]>, PrivacySpent), PreprocessError> {
     let d = data.d();
     let features: Vec<usize> = (0..d).collect();
     let mut src = LocalColumns::new(data);
-    private_spreads_of(&mut src, &features, scale_target.then_some(d), budget, rng)
+    private_quartiles_of(&mut src, &features, scale_target.then_some(d), budget, rng)
 }
 
 /// The row-wise public map a scaling stage applies to a column before its quantile,
@@ -524,9 +521,6 @@ pub enum StageMap {
     SpreadOctave { c0: f64 },
     /// Stages 4–5: x − c₀ on the linear grid of half-width `half_width` (2·2048 + 1 points).
     Shift { c0: f64, half_width: f64 },
-    /// Stages 4′–5′ (an atom at c₀, M = 0): sign(x − c₀)·2^⌊log₂|x − c₀|⌋ on the
-    /// [`SignedOctaveGrid`].
-    SignedSpreadOctave { c0: f64 },
 }
 
 impl StageMap {
@@ -551,14 +545,13 @@ impl StageMap {
             StageMap::Snap { half_width } => quantile::snap_down(&Self::coarse(half_width), x),
             StageMap::SpreadOctave { c0 } => quantile::octave_floor(x - c0),
             StageMap::Shift { c0, .. } => x - c0,
-            StageMap::SignedSpreadOctave { c0 } => quantile::signed_octave_floor(x - c0),
         }
     }
 
     /// The number of histogram cells of the stage's grid ([`quantile::histogram_cells`]).
     pub fn cells(&self) -> usize {
         quantile::histogram_cells(match *self {
-            StageMap::SignedOctave | StageMap::SignedSpreadOctave { .. } => SignedOctaveGrid.len(),
+            StageMap::SignedOctave => SignedOctaveGrid.len(),
             StageMap::SpreadOctave { .. } => OctaveGrid.len(),
             StageMap::Snap { half_width } => Self::coarse(half_width).len(),
             StageMap::Shift { half_width, .. } => Self::linear(half_width).len(),
@@ -571,9 +564,7 @@ impl StageMap {
     pub fn cell(&self, x: f64) -> usize {
         let v = self.apply(x);
         match *self {
-            StageMap::SignedOctave | StageMap::SignedSpreadOctave { .. } => {
-                quantile::histogram_cell(&SignedOctaveGrid, v)
-            }
+            StageMap::SignedOctave => quantile::histogram_cell(&SignedOctaveGrid, v),
             StageMap::SpreadOctave { .. } => quantile::histogram_cell(&OctaveGrid, v),
             StageMap::Snap { half_width } => quantile::histogram_cell(&Self::coarse(half_width), v),
             StageMap::Shift { half_width, .. } => {
@@ -674,7 +665,7 @@ impl ScalingSource for LocalColumns<'_> {
                     at += c;
                 }
             }
-            // monotone maps (the signed octave of x − c0 too): the sorted order is kept
+            // monotone maps: the sorted order is kept
             _ => work
                 .par_iter_mut()
                 .zip(&col[..])
@@ -698,16 +689,16 @@ fn release_quantile<G: Grid1D, R: RngCore + ?Sized>(
     Ok(mech.run_on_counts(counts, rng))
 }
 
-/// [`private_spreads`] of the columns `features` and (last) `target` of any
+/// [`private_quartiles`] of the columns `features` and (last) `target` of any
 /// [`ScalingSource`]. The releases come column by column, in the order of the module
 /// table, whatever the source: the same counts give the same draws.
-pub fn private_spreads_of<R: RngCore + ?Sized>(
+pub fn private_quartiles_of<R: RngCore + ?Sized>(
     src: &mut dyn ScalingSource,
     features: &[usize],
     target: Option<usize>,
     budget: Budget,
     rng: &mut R,
-) -> Result<(Vec<ColumnSpread>, PrivacySpent), PreprocessError> {
+) -> Result<(Vec<[f64; 2]>, PrivacySpent), PreprocessError> {
     let (eps_feature, eps_target, accountant) =
         scaling_epsilons(budget, features.len(), target.is_some());
     let mut ledger = PrivacyLedger::new(budget, accountant);
@@ -718,7 +709,7 @@ pub fn private_spreads_of<R: RngCore + ?Sized>(
         .collect();
     let all: Vec<usize> = columns.iter().map(|c| c.0).collect();
     src.prefetch(&all, StageMap::SignedOctave)?;
-    let mut spreads = Vec::with_capacity(columns.len());
+    let mut scales = Vec::with_capacity(columns.len());
     for (j, is_target) in columns {
         let what = if is_target { "target" } else { "column" };
         let eps0 = if is_target { eps_target } else { eps_feature };
@@ -734,23 +725,15 @@ pub fn private_spreads_of<R: RngCore + ?Sized>(
         )?;
         // 2. a centre c0: the median on the 4097-point grid over [−4|O|, 4|O|]
         //    (spacing |O|/512), data snapped down to it
-        //    — or 0 without a release when O = 0: the median is then within 2⁻²⁰ of 0,
-        //    and a grid over [−2⁻¹⁸, 2⁻¹⁸] would only let the release wander off an atom
-        //    at 0 (measured on cps1988's dummies: c₀ ≈ 5·10⁻⁶ in most fits, every 0 then a
-        //    deviation of that size and the column's scale 10⁻⁶)
-        let c0 = if o == 0.0 {
-            0.0
-        } else {
-            let half_width = 4.0 * o.abs();
-            let mech = QuantileMechanism::on_grid(0.5, eps0, StageMap::coarse(half_width))?;
-            release_quantile(
-                &mut ledger,
-                &format!("{what} coarse centre"),
-                &mech,
-                &*src.counts(j, StageMap::Snap { half_width })?,
-                rng,
-            )?
-        };
+        let half_width = (4.0 * o.abs()).max(libm::ldexp(1.0, -18));
+        let mech = QuantileMechanism::on_grid(0.5, eps0, StageMap::coarse(half_width))?;
+        let c0 = release_quantile(
+            &mut ledger,
+            &format!("{what} coarse centre"),
+            &mech,
+            &*src.counts(j, StageMap::Snap { half_width })?,
+            rng,
+        )?;
         // 3. spread magnitude M: the median of the octaves of |x − c0| (the MAD's octave;
         //    a median, because its rank distance to the 61 empty octaves is n/2)
         let m = release_quantile(
@@ -760,13 +743,6 @@ pub fn private_spreads_of<R: RngCore + ?Sized>(
             &*src.counts(j, StageMap::SpreadOctave { c0 })?,
             rng,
         )?;
-        if m == 0.0 {
-            // 4′–5′. an atom at c0 holds half the values or more (M = 0): the counts of
-            //    values below and above c0, then the signed octave of the larger side's
-            //    median deviation, both read off the signed octaves of x − c0
-            spreads.push(atom_spread(src, &mut ledger, (j, what), c0, eps0, rng)?);
-            continue;
-        }
         // 4–5. quartiles of x − c0 on the linear grid [−4M, 4M]
         let half_width = (4.0 * m).max(libm::ldexp(1.0, -18));
         let grid = StageMap::linear(half_width);
@@ -783,172 +759,16 @@ pub fn private_spreads_of<R: RngCore + ?Sized>(
                     rng,
                 )?;
         }
-        spreads.push(ColumnSpread::Quartiles(if q[0] <= q[1] {
-            q
-        } else {
-            [q[1], q[0]]
-        }));
+        scales.push(if q[0] <= q[1] { q } else { [q[1], q[0]] });
     }
     Ok((
-        spreads,
+        scales,
         ledger.summary(if accountant == Accountant::Zcdp {
             PrivacyModel::Approx
         } else {
             PrivacyModel::Pure
         }),
     ))
-}
-
-/// What the private scaling released about one column's spread (stages 3–5 of the
-/// module table); [`ColumnSpread::scale`] turns it into a centre and a scale.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ColumnSpread {
-    /// The spread octave M > 0: the private quartiles [q₀.₂₅, q₀.₇₅].
-    Quartiles([f64; 2]),
-    /// M = 0: half the values or more sit at the released centre c₀ — an atom, as in a
-    /// dummy column or a zero-inflated amount, where quartiles say nothing (both may sit
-    /// on the atom, and a grid around a spread of 0 is microscopic). Released instead:
-    /// the numbers of values below and above c₀ (Laplace, clamped at 0) and, when the
-    /// larger of them is large enough to place at this ε₀, the signed octave that holds
-    /// most of that side's deviations from c₀ ([`atom_spread`]).
-    Atom {
-        c0: f64,
-        n: usize,
-        below: f64,
-        above: f64,
-        octave: Option<f64>,
-    },
-}
-
-impl ColumnSpread {
-    /// The quartiles, when they were released.
-    pub fn quartiles(&self) -> Option<[f64; 2]> {
-        match *self {
-            ColumnSpread::Quartiles(q) => Some(q),
-            ColumnSpread::Atom { .. } => None,
-        }
-    }
-
-    /// The centre and scale (post-processing of the releases):
-    ///
-    /// * quartiles: [`scale_from_quantiles`] (midpoint; IQR/1.349);
-    /// * an atom with a released octave A (signed, the larger side's) and minority share
-    ///   p = (below + above)/n: centre c₀ + A·p_A (p_A: the share on A's side) and scale
-    ///   |A|·√(p(1 − p)) — for a 0/1 dummy with p ones, A = 1 and these are its mean p and
-    ///   standard deviation √(p(1 − p));
-    /// * an atom without a measurable minority (or A = 0): centre c₀, scale 1 (the column
-    ///   stays in its units; it is constant as far as the releases can tell).
-    pub fn scale(&self) -> ColumnScale {
-        match *self {
-            ColumnSpread::Quartiles(q) => scale_from_quantiles(q),
-            ColumnSpread::Atom {
-                c0,
-                n,
-                below,
-                above,
-                octave,
-            } => {
-                let n = n.max(1) as f64;
-                let fallback = ColumnScale {
-                    centre: c0,
-                    scale: 1.0,
-                };
-                let Some(a) = octave.filter(|a| *a != 0.0) else {
-                    return fallback;
-                };
-                let p = ((below + above) / n).min(1.0);
-                let side = (if a > 0.0 { above } else { below } / n).min(1.0);
-                let scale = a.abs() * (p * (1.0 - p)).sqrt();
-                let centre = c0 + a * side;
-                if scale > 0.0 && scale.is_finite() && centre.is_finite() {
-                    ColumnScale { centre, scale }
-                } else {
-                    fallback
-                }
-            }
-        }
-    }
-}
-
-/// Stages 4′–5′ of column `j` (`what`: "column" or "target"), whose released spread
-/// octave was 0 ([`ColumnSpread::Atom`]): both releases read one set of rank counts, the
-/// signed octaves of x − c₀ ([`StageMap::SignedSpreadOctave`]), so a distributed fit
-/// needs one pass, as for the quartiles.
-///
-/// 4′. (#{x < c₀}, #{x > c₀}) + Laplace noise of scale 2/ε₀ on each count: replacing
-///     one row moves it between at most two of the three classes below / at / above,
-///     so the pair's ℓ1 sensitivity is 2 and the release is ε₀-DP (Dwork & Roth Thm 3.6).
-/// 5′. The octave that holds most values of the larger side: the exponential mechanism
-///     over that side's 61 octaves with utility the count of the octave (Δ_u = 1: a
-///     replaced row changes each count by at most 1), ε₀-DP (McSherry & Talwar 2007).
-///     It is released only when the larger noisy count N passes the public check
-///     ε₀·(N − 3b)/2 ≥ ln(61/β) (b = 2/ε₀ the counts' noise scale, so N − 3b is below
-///     the true count with probability ≥ 97.5 %; β = [`SCALING_FAILURE`]): a column whose
-///     minority sits in one octave then gets a wrong octave with probability ≤ β
-///     (measured without the 3b margin: a 1 % dummy whose count came out 3b high got
-///     octave 2 instead of 1). Below it the
-///     minority is too small to place at this ε₀ (a pick among 61 octaves would be
-///     mostly noise — measured on cps1988: a median-of-the-minority release at
-///     ε₀·N/2 ≈ 3.6 put rare dummies at scales of 10⁻⁶), nothing more is released and
-///     the column keeps its units.
-fn atom_spread<R: RngCore + ?Sized>(
-    src: &mut dyn ScalingSource,
-    ledger: &mut PrivacyLedger,
-    (j, what): (usize, &str),
-    c0: f64,
-    eps0: f64,
-    rng: &mut R,
-) -> Result<ColumnSpread, PreprocessError> {
-    let counts = src.counts(j, StageMap::SignedSpreadOctave { c0 })?;
-    let n = counts.len();
-    let h = SignedOctaveGrid
-        .floor_index(0.0)
-        .expect("0 is a point of the signed octave grid");
-    let (lt, le) = counts.ranks(h, 0.0);
-    let lap = LaplaceMechanism::new(2.0, eps0)?;
-    let noisy = mechanisms::release(
-        ledger,
-        &format!("{what} minority counts"),
-        &lap,
-        &[lt as f64, (n - le) as f64],
-        rng,
-    )?;
-    let nf = n as f64;
-    let (below, above) = (noisy[0].clamp(0.0, nf), noisy[1].clamp(0.0, nf));
-    let larger = below.max(above);
-    let side = OctaveGrid.len() - 1; // the nonzero octaves of one side
-                                     // N − 3b: below the true count with probability ≥ 1 − e⁻³/2 (one Laplace tail)
-    let lower = larger - 3.0 * lap.scale;
-    let reliable = eps0 * lower / 2.0 >= (side as f64 / SCALING_FAILURE).ln();
-    let octave = if larger > 0.0 && reliable {
-        // grid points h + k (above) or h − k (below), k = 1..=61: octave ±2^(k−21)
-        let point = |k: usize| if above >= below { h + k } else { h - k };
-        let utilities: Vec<f64> = (1..=side)
-            .map(|k| {
-                let i = point(k);
-                let (lt, le) = counts.ranks(i, SignedOctaveGrid.value(i));
-                (le - lt) as f64
-            })
-            .collect();
-        let em = ExponentialMechanism::new(1.0, eps0)?;
-        let k = mechanisms::release(
-            ledger,
-            &format!("{what} minority octave"),
-            &em,
-            &utilities,
-            rng,
-        )?;
-        Some(SignedOctaveGrid.value(point(k + 1)))
-    } else {
-        None
-    };
-    Ok(ColumnSpread::Atom {
-        c0,
-        n,
-        below,
-        above,
-        octave,
-    })
 }
 
 /// Columns of a row-major matrix read a group at a time: one pass over the
@@ -1437,150 +1257,6 @@ mod tests {
         let s = scale_from_quantiles([3.0, 1.0]);
         assert_eq!(s.centre, 2.0);
         assert!((s.scale - 2.0 / IQR_PER_SIGMA).abs() < 1e-15);
-    }
-
-    /// Columns with an atom at the median: a common dummy (30 % ones), a rare one
-    /// (1 %), a constant, an amount that is 5 for 70 % of the rows and 3 otherwise (the
-    /// minority below the atom), and a normal column (the quartiles' path).
-    fn atom_data(n: usize) -> Dataset {
-        let mut x = Vec::with_capacity(5 * n);
-        for i in 0..n {
-            let common = f64::from(i % 10 < 3);
-            let rare = f64::from(i % 100 == 0);
-            let below = if i % 10 < 3 { 3.0 } else { 5.0 };
-            // a deterministic, spread-out column
-            let spread = ((i as f64 + 0.5) / n as f64 - 0.5) * 4.0;
-            x.extend([common, rare, 7.0, below, spread]);
-        }
-        let y = (0..n).map(|i| (i % 7) as f64).collect();
-        Dataset::from_rows(x, y, 5).unwrap()
-    }
-
-    #[test]
-    fn atom_columns_without_privacy_get_their_mean_and_standard_deviation() {
-        let data = atom_data(10_000);
-        let mut rng = rng_from_seed(1);
-        let (spreads, spent) =
-            private_spreads(&data, false, Budget::non_private(), &mut rng).unwrap();
-        // the common dummy: c₀ = 0 (median octave 0, no centre release), 3 000 above,
-        // octave 1: centre = mean 0.3, scale = sd √0.21
-        assert_eq!(
-            spreads[0],
-            ColumnSpread::Atom {
-                c0: 0.0,
-                n: 10_000,
-                below: 0.0,
-                above: 3000.0,
-                octave: Some(1.0)
-            }
-        );
-        let s = spreads[0].scale();
-        assert_eq!(s.centre, 0.3);
-        assert_eq!(s.scale, 0.21f64.sqrt());
-        // the rare dummy: without noise its 100 ones are placed too
-        assert_eq!(spreads[1].scale().scale, (0.01f64 * 0.99).sqrt());
-        // the constant: no minority, scale 1 at the constant
-        assert_eq!(
-            spreads[2],
-            ColumnSpread::Atom {
-                c0: 7.0,
-                n: 10_000,
-                below: 0.0,
-                above: 0.0,
-                octave: None
-            }
-        );
-        assert_eq!(
-            spreads[2].scale(),
-            ColumnScale {
-                centre: 7.0,
-                scale: 1.0
-            }
-        );
-        // the minority below the atom at 5: deviations −2, octave −2
-        let s = spreads[3].scale();
-        assert_eq!((s.centre, s.scale), (5.0 - 2.0 * 0.3, 2.0 * 0.21f64.sqrt()));
-        assert!(matches!(spreads[4], ColumnSpread::Quartiles(_)));
-        // the releases the ledger lists: no coarse centre for the two columns at 0
-        let count = |label: &str| -> usize {
-            spent
-                .ledger
-                .iter()
-                .filter(|e| e.release == label)
-                .map(|e| e.count)
-                .sum()
-        };
-        assert_eq!(count("column coarse centre"), 3);
-        assert_eq!(count("column minority counts"), 4);
-        assert_eq!(count("column minority octave"), 3);
-        assert_eq!(count("column quartile"), 2);
-    }
-
-    #[test]
-    fn atom_columns_are_placed_under_privacy_and_rare_ones_keep_their_units() {
-        let data = atom_data(20_000);
-        // ε = 1 over 25 releases: ε₀ ≈ 0.04 by basic composition, the Laplace scale of
-        // the counts b = 2/ε₀ ≈ 50 and the octave's check N − 3b ≥ 2·ln(610)/ε₀ ≈ 320
-        // rows
-        let budget = Budget::pure(1.0).unwrap();
-        let (eps0, _, _) = scaling_epsilons(budget, 5, false);
-        for seed in 0..10 {
-            let (spreads, spent) =
-                private_spreads(&data, false, budget, &mut rng_from_seed(seed)).unwrap();
-            assert!(spent.epsilon <= 1.0);
-            // the common dummy: 6 000 ones ± a few noise scales
-            let s = spreads[0].scale();
-            assert!((s.centre - 0.3).abs() < 0.02, "seed {seed}: {s:?}");
-            assert!(
-                (s.scale / 0.21f64.sqrt() - 1.0).abs() < 0.05,
-                "seed {seed}: {s:?}"
-            );
-            // the rare dummy (200 ones) is below the check: scale 1 at 0
-            let ColumnSpread::Atom { above, octave, .. } = spreads[1] else {
-                panic!("seed {seed}: the rare dummy is an atom column");
-            };
-            let lower = above - 3.0 * 2.0 / eps0;
-            assert!(
-                octave.is_none() && eps0 * lower / 2.0 < (61.0f64 / SCALING_FAILURE).ln(),
-                "seed {seed}: the rare dummy's octave"
-            );
-            assert_eq!(
-                spreads[1].scale(),
-                ColumnScale {
-                    centre: 0.0,
-                    scale: 1.0
-                }
-            );
-            // the constant keeps its units
-            assert_eq!(spreads[2].scale().scale, 1.0);
-            let s = spreads[3].scale();
-            assert!(
-                (s.centre - 4.4).abs() < 0.04
-                    && (s.scale / (2.0 * 0.21f64.sqrt()) - 1.0).abs() < 0.05
-            );
-        }
-    }
-
-    #[test]
-    fn atom_count_noise_has_the_pairs_sensitivity() {
-        // the minority counts: Laplace with Δ₁ = 2 (a replaced row leaves one class and
-        // joins another), so its scale is 2/ε₀ and its cost ε₀; Δ₁ = 1 would cost 2ε₀
-        let eps0 = 0.01;
-        let lap = LaplaceMechanism::new(2.0, eps0).unwrap();
-        assert!((lap.scale - 200.0).abs() < 1e-9);
-        use crate::mechanisms::Mechanism;
-        let crate::privacy::Cost::Pure { epsilon } = lap.cost() else {
-            panic!("Laplace is pure")
-        };
-        assert!(epsilon >= eps0 && epsilon < eps0 * (1.0 + 1e-9));
-        let half = LaplaceMechanism {
-            sensitivity: 2.0,
-            scale: 100.0,
-        };
-        let crate::privacy::Cost::Pure { epsilon } = half.cost() else {
-            panic!("Laplace is pure")
-        };
-        assert!(epsilon > 1.9 * eps0);
     }
 
     #[test]
