@@ -620,14 +620,7 @@ impl PrivateAlgorithm for PrivateGd {
             hp(&mut h, "m", plan.m);
             hp(&mut h, "t_c", plan.t_c);
             hp(&mut h, "r0", plan.r0);
-            hp(
-                &mut h,
-                "estimate",
-                match self.solver {
-                    EstimateSolver::Multistart => "multistart",
-                    EstimateSolver::Exact => "exact",
-                },
-            );
+            hp(&mut h, "estimate", self.solver.name());
             hp(&mut h, "accounting", self.accounting.name());
             if self.accounting == Accounting::Shuffle {
                 notes.push(
