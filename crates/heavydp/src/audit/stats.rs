@@ -78,41 +78,36 @@ fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
     const TINY: f64 = 1e-300;
     const EPS: f64 = 1e-16;
     const MAX_ITER: usize = 1_000_000;
+    /// The modified Lentz guard: a denominator closer to 0 than TINY becomes TINY.
+    fn guarded(v: f64) -> f64 {
+        if v.abs() < TINY {
+            TINY
+        } else {
+            v
+        }
+    }
+    /// One Lentz step with partial numerator aa: updates C and D and returns the factor
+    /// Δ = C·D that multiplies the convergent h.
+    fn step(aa: f64, c: &mut f64, d: &mut f64) -> f64 {
+        *d = 1.0 / guarded(1.0 + aa * *d);
+        *c = guarded(1.0 + aa / *c);
+        *d * *c
+    }
     let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
     let mut c = 1.0;
-    let mut d = 1.0 - qab * x / qap;
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
+    let mut d = 1.0 / guarded(1.0 - qab * x / qap);
     let mut h = d;
     for m in 1..=MAX_ITER {
         let m = m as f64;
         let m2 = 2.0 * m;
         // even step
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
+        h *= step(m * (b - m) * x / ((qam + m2) * (a + m2)), &mut c, &mut d);
         // odd step
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let del = d * c;
+        let del = step(
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+            &mut c,
+            &mut d,
+        );
         h *= del;
         if (del - 1.0).abs() < EPS {
             break;
