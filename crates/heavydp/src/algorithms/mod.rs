@@ -345,7 +345,7 @@ pub fn check_bound(algorithm: &'static str, bound: f64) -> Result<(), FitError> 
 }
 
 /// The `bound` row of a bounded-data algorithm's parameter table.
-pub fn bound_param_info(source: &'static str) -> ParamInfo {
+pub const fn bound_param_info(source: &'static str) -> ParamInfo {
     ParamInfo {
         name: "bound",
         default: "required",

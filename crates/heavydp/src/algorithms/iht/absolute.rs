@@ -54,7 +54,7 @@
 
 use super::super::*;
 use super::huber::preset_eta;
-use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{tian_sizes, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
 use crate::mechanisms::PeelingCalibration;
 use crate::params::param_words;
 
@@ -163,16 +163,13 @@ pub fn absolute_step_sensitivity(eta: f64, k: f64, m: usize) -> f64 {
 
 impl IhtAlgorithm for DpIhtL1 {
     type Plan = DpIhtL1Plan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = &["absolute"];
-    const WHAT: (&'static str, &'static str) = (
-        "sparse median (l1) regression, very heavy tails or outliers",
-        "Tian, Ding, Tao, Xiang & Wang, Alg. 3 (DP-IHT-L)",
-    );
-    const CHUNKED: bool = true;
-
-    fn parameters() -> Vec<ParamInfo> {
-        vec![
+    const INFO: IhtInfo = IhtInfo {
+        name: NAME,
+        losses: &["absolute"],
+        use_when: "sparse median (l1) regression, very heavy tails or outliers",
+        paper: "Tian, Ding, Tao, Xiang & Wang, Alg. 3 (DP-IHT-L)",
+        chunked: true,
+        parameters: &[
             ParamInfo {
                 name: "preset",
                 default: "theory",
@@ -221,8 +218,8 @@ impl IhtAlgorithm for DpIhtL1 {
                 meaning: "features inside sign(.): raw (as printed) or clipped",
                 source: "spec T4",
             },
-        ]
-    }
+        ],
+    };
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtL1Plan, FitError> {
         let (sizes, k) = tian_sizes(NAME, problem, (self.s, self.k, self.t), true)?;
@@ -244,10 +241,13 @@ impl IhtAlgorithm for DpIhtL1 {
         })
     }
 
-    fn check(&self, plan: &DpIhtL1Plan, budget: &Budget) -> Result<(), FitError> {
-        // The certification depends on (s, ε, δ) only; λ_t scales the noise.
-        let call = (budget.epsilon, budget.delta);
-        check_peeling(plan.sizes.s, plan.lambdas[0], call, self.calibration)?;
+    fn iht_loop<'p>(&self, plan: &'p DpIhtL1Plan, budget: &Budget) -> IhtLoop<'p> {
+        let peeling = (self.chunking, self.calibration);
+        let schedule = (plan.steps.clone(), plan.lambdas.clone());
+        IhtLoop::chunked(NAME, &plan.sizes, peeling, budget, schedule)
+    }
+
+    fn check(&self, plan: &DpIhtL1Plan, _: &Budget) -> Result<(), FitError> {
         if plan.lambdas.iter().any(|l| !(l.is_finite() && *l > 0.0)) {
             return Err(FitError::BadParameter {
                 algorithm: NAME,
@@ -260,9 +260,7 @@ impl IhtAlgorithm for DpIhtL1 {
 
     fn run(&self, plan: DpIhtL1Plan, inputs: FitInputs) -> Result<FitReport, FitError> {
         let budget = inputs.budget;
-        let peeling = (self.chunking, self.calibration);
-        let schedule = (plan.steps.clone(), plan.lambdas.clone());
-        let iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
+        let iht = self.iht_loop(&plan, &budget);
         // Descent direction −sign(⟨x, β⟩ − y), sign(0) = 0.
         let sign = |r: f64| {
             if r > 0.0 {

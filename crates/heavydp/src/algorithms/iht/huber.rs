@@ -78,9 +78,9 @@
 //! ```
 
 use super::super::*;
-use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{tian_sizes, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
 use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
-use crate::mechanisms::{Peeling, PeelingCalibration};
+use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "dp-iht-huber";
 
@@ -231,31 +231,19 @@ impl DpIhtHuber {
         if self.lambda_factor >= 2.0 || budget.is_non_private() {
             return Ok(None);
         }
-        let printed = Peeling::calibrated(
-            plan.sizes.s,
-            plan.lambda,
-            budget.epsilon,
-            budget.delta,
-            self.calibration,
-        )?;
-        Ok(Some(
-            super::recertified_peeling(&printed, plan.proven_lambda).epsilon,
-        ))
+        Ok(Some(self.iht_loop(plan, budget).peeling(0)?.epsilon))
     }
 }
 
 impl IhtAlgorithm for DpIhtHuber {
     type Plan = DpIhtHuberPlan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = &["huber"];
-    const WHAT: (&'static str, &'static str) = (
-        "sparse linear regression, heavy-tailed response noise",
-        "Tian, Ding, Tao, Xiang & Wang, Alg. 1 (DP-IHT-H)",
-    );
-    const CHUNKED: bool = true;
-
-    fn parameters() -> Vec<ParamInfo> {
-        vec![
+    const INFO: IhtInfo = IhtInfo {
+        name: NAME,
+        losses: &["huber"],
+        use_when: "sparse linear regression, heavy-tailed response noise",
+        paper: "Tian, Ding, Tao, Xiang & Wang, Alg. 1 (DP-IHT-H)",
+        chunked: true,
+        parameters: &[
             ParamInfo { name: "preset", default: "theory", meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))", source: "Tian Thm 4.2 (eta = O(1)); Sec. 6" },
             ParamInfo { name: "eta", default: "preset: 0.5 (theory) or 0.01 (paper)", meaning: "step size", source: "Tian Thm 4.2; Sec. 6" },
             ParamInfo { name: "s", default: "s* (--sparsity)", meaning: "coordinates kept by Peeling", source: "Tian Thm 4.2 (s = O(s*)); Sec. 6" },
@@ -266,8 +254,8 @@ impl IhtAlgorithm for DpIhtHuber {
             ParamInfo { name: "zeta", default: "1", meaning: "declared moment order 1+zeta of the noise, zeta in (0, 1] (tau_rule=theory only)", source: "Tian Assumption 2" },
             ParamInfo { name: "lambda_factor", default: "2", meaning: "Peeling sensitivity factor: 2 = replace-one 2*eta*tau*K/m; 1 = as printed (noise at half the sensitivity; charged the epsilon it certifies at the true one, refused above the budget)", source: "spec T3" },
             ParamInfo { name: "y_clip", default: "none", meaning: "optional response clipping level (per record, privacy-neutral)", source: "spec T2" },
-        ]
-    }
+        ],
+    };
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtHuberPlan, FitError> {
         let user = (self.s, self.k, self.t);
@@ -302,9 +290,18 @@ impl IhtAlgorithm for DpIhtHuber {
         })
     }
 
+    /// Peeling's noise at the proven λ, or (`lambda_factor = 1`) at the printed one.
+    fn iht_loop<'p>(&self, plan: &'p DpIhtHuberPlan, budget: &Budget) -> IhtLoop<'p> {
+        let peeling = (self.chunking, self.calibration);
+        let schedule = plan.sizes.constant(plan.eta, plan.proven_lambda);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, budget, schedule);
+        if self.lambda_factor < 2.0 {
+            iht.printed_lambdas = Some(vec![plan.lambda; plan.sizes.big_t]);
+        }
+        iht
+    }
+
     fn check(&self, plan: &DpIhtHuberPlan, budget: &Budget) -> Result<(), FitError> {
-        let call = (budget.epsilon, budget.delta);
-        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)?;
         if let Some(certified) = self.printed_certified_epsilon(plan, budget)? {
             if certified > budget.epsilon {
                 return Err(FitError::BadParameter {
@@ -335,12 +332,7 @@ impl IhtAlgorithm for DpIhtHuber {
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        let peeling = (self.chunking, self.calibration);
-        let schedule = plan.sizes.constant(plan.eta, plan.proven_lambda);
-        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
-        if self.lambda_factor < 2.0 {
-            iht.printed_lambdas = Some(vec![plan.lambda; plan.sizes.big_t]);
-        }
+        let iht = self.iht_loop(&plan, &budget);
         // β ← β + (η/m) Σ_{chunk} ψ_τ(ỹ − ⟨x̃, β⟩)·x̃ (descent direction, |ψ_τ| ≤ τ)
         let kernel = Kernel::ClippedHuber {
             k: plan.k,

@@ -40,7 +40,7 @@
 //! an (ε/T, δ/T, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes, Passes};
+use super::{tian_sizes, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, Passes};
 use crate::mechanisms::PeelingCalibration;
 use crate::privacy::calibration_target;
 
@@ -110,16 +110,13 @@ impl DpSlr {
 
 impl IhtAlgorithm for DpSlr {
     type Plan = DpSlrPlan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = &["squared"];
-    const WHAT: (&'static str, &'static str) = (
-        "sparse linear regression with light tails (baseline)",
-        "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
-    );
-    const CHUNKED: bool = false;
-
-    fn parameters() -> Vec<ParamInfo> {
-        vec![
+    const INFO: IhtInfo = IhtInfo {
+        name: NAME,
+        losses: &["squared"],
+        use_when: "sparse linear regression with light tails (baseline)",
+        paper: "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
+        chunked: false,
+        parameters: &[
             bound_param_info("CONTRACT; Tian Sec. 6 used R = K = log d (spec T15)"),
             ParamInfo {
                 name: "preset",
@@ -145,8 +142,8 @@ impl IhtAlgorithm for DpSlr {
                 meaning: "full-data iterations, each (eps/T, delta/T)-DP",
                 source: "Cai et al. T ~ log n (spec T15)",
             },
-        ]
-    }
+        ],
+    };
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpSlrPlan, FitError> {
         check_bound(NAME, self.bound)?;
@@ -175,15 +172,10 @@ impl IhtAlgorithm for DpSlr {
         })
     }
 
-    fn check(&self, plan: &DpSlrPlan, _: &Budget) -> Result<(), FitError> {
-        let call = (plan.step_epsilon, plan.step_delta);
-        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
-    }
-
-    fn run(&self, plan: DpSlrPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
-        let budget = inputs.budget;
+    /// T full-data passes, each Peeling at (ε/T, δ/T).
+    fn iht_loop<'p>(&self, plan: &'p DpSlrPlan, _: &Budget) -> IhtLoop<'p> {
         let (steps, lambdas) = plan.sizes.constant(plan.eta, plan.lambda);
-        let iht = IhtLoop {
+        IhtLoop {
             name: NAME,
             sizes: &plan.sizes,
             passes: Passes::FullData,
@@ -194,7 +186,12 @@ impl IhtAlgorithm for DpSlr {
             printed_lambdas: None,
             project_each_step: true,
             label: "peeling (top-s selection, eps/T)",
-        };
+        }
+    }
+
+    fn run(&self, plan: DpSlrPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let budget = inputs.budget;
+        let iht = self.iht_loop(&plan, &budget);
         let b = self.bound;
         // Descent direction −(⟨x̃, β⟩ − Π_R(y)) over every record (x̃ clipped at B).
         let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-b, b));

@@ -15,10 +15,12 @@
 //! neighbours, n public); `dp-slr` composes T calls of (ε/T, δ/T). All share one
 //! gradient kernel, [`clipped_weighted_sum`].
 //!
-//! One way to write each of them: an algorithm's file implements [`IhtAlgorithm`] (its
-//! plan from public quantities on the shared [`IhtSizes`], the checks of that plan, and
-//! its gradient step handed to the one loop `IhtLoop`); validation, the fit's prologue
-//! and the [`PrivateAlgorithm`](crate::algorithms::PrivateAlgorithm) impl are shared.
+//! One way to write each of them: an algorithm's file implements `IhtAlgorithm` (its
+//! catalogue row `IhtInfo`, its plan from public quantities on the shared [`IhtSizes`],
+//! the one loop `IhtLoop` that plan runs, any checks of its own, and its gradient step
+//! handed to that loop); validation (Peeling's certification is checked on the loop
+//! itself), the fit's prologue and the
+//! [`PrivateAlgorithm`](crate::algorithms::PrivateAlgorithm) impl are shared.
 //!
 //! The sparse algorithms take the domain `sparse` (`--domain sparse --sparsity S`):
 //! S is the target sparsity s*, the radius R bounds ‖w‖₂; the algorithms keep
@@ -282,8 +284,9 @@ impl<'a> IhtLoop<'a> {
         }
     }
 
-    /// The Peeling of iteration t (see `printed_lambdas`).
-    fn peeling(
+    /// The Peeling of iteration t (see `printed_lambdas`); an error when it does not
+    /// certify the per-call budget.
+    pub fn peeling(
         &self,
         t: usize,
     ) -> Result<crate::mechanisms::Peeling, crate::privacy::PrivacyError> {
@@ -477,49 +480,43 @@ impl IhtSizes {
     }
 }
 
-/// What an IHT algorithm's own file defines: its name and losses, its plan (every
-/// constant, from public quantities only), the checks on that plan and the run itself
-/// (its gradient step in `IhtLoop`). Each such type is a
+/// What an IHT algorithm's own file defines: its catalogue row ([`IhtInfo`]), its plan
+/// (every constant, from public quantities only), the loop of that plan, any checks of its
+/// own and the run itself (its gradient step in `IhtLoop`). Each such type is a
 /// [`PrivateAlgorithm`](crate::algorithms::PrivateAlgorithm) through the one impl below:
 /// `validate` = the common checks ([`approx_budget`](crate::algorithms::approx_budget),
-/// domain `sparse`) + `plan` + `check`; `fit` = the same, then `run` on the budget with
-/// its defaulted δ.
-pub trait IhtAlgorithm {
+/// domain `sparse`) + `plan` + the first Peeling of the loop + `check`; `fit` = the same
+/// (once), then `run` on the budget with its defaulted δ.
+pub(crate) trait IhtAlgorithm {
     /// The resolved, public plan of a fit.
     type Plan;
-    /// The CONTRACT name.
-    const NAME: &'static str;
-    /// The losses the algorithm accepts.
-    const LOSSES: &'static [&'static str];
+    /// The algorithm's row of the catalogue (`heavydp algorithms`).
+    const INFO: IhtInfo;
     /// Resolves every parameter from public quantities (n, d, s*, ε, δ, the user's values).
     fn plan(
         &self,
         problem: &crate::algorithms::Problem,
         budget: &crate::privacy::Budget,
     ) -> Result<Self::Plan, crate::algorithms::FitError>;
-    /// The algorithm's checks of its plan (at least that Peeling certifies the budget);
-    /// errors depend only on public inputs.
+    /// The loop a fit with this plan runs, on the budget with its defaulted δ: its
+    /// schedule (η_t, λ_t), passes, Peeling calibration and per-call budget. `validate`
+    /// checks the Peeling of its first iteration ([`IhtLoop::peeling`]), so the check and
+    /// the run use the one Peeling (its certification depends on (s, ε, δ) only; λ_t
+    /// scales the noise).
+    fn iht_loop<'p>(&self, plan: &'p Self::Plan, budget: &crate::privacy::Budget) -> IhtLoop<'p>;
+    /// The algorithm's own checks of its plan beyond Peeling's certification (none by
+    /// default); errors depend only on public inputs.
     fn check(
         &self,
-        plan: &Self::Plan,
-        budget: &crate::privacy::Budget,
-    ) -> Result<(), crate::algorithms::FitError>;
-    /// What `use_when` and `paper` say in the catalogue.
-    const WHAT: (&'static str, &'static str);
-    /// True when the iterations read disjoint chunks (the `chunking` parameter applies).
-    const CHUNKED: bool;
-    /// The algorithm's own rows of the parameter table.
-    fn parameters() -> Vec<crate::algorithms::ParamInfo>;
-    /// The catalogue row: (ε, δ)-DP on the `sparse` domain, with the constants and
-    /// parameters above, then the chunking (when chunked) and Peeling calibration rows.
+        _plan: &Self::Plan,
+        _budget: &crate::privacy::Budget,
+    ) -> Result<(), crate::algorithms::FitError> {
+        Ok(())
+    }
+    /// The catalogue row: (ε, δ)-DP on the `sparse` domain, with [`IhtAlgorithm::INFO`],
+    /// then the chunking (when chunked) and Peeling calibration rows.
     fn info() -> crate::algorithms::AlgorithmInfo {
-        sparse_info(
-            Self::NAME,
-            Self::WHAT,
-            Self::LOSSES,
-            Self::parameters(),
-            Self::CHUNKED,
-        )
+        Self::INFO.catalogue_row()
     }
     /// Fits with a checked plan; `inputs.budget` has its δ defaulted.
     fn run(
@@ -539,7 +536,7 @@ pub trait IhtAlgorithm {
         _observer: &mut dyn crate::algorithms::Observer,
     ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
         Err(crate::algorithms::FitError::Unsupported {
-            algorithm: Self::NAME,
+            algorithm: Self::INFO.name,
             reason: "has no row-sum (distributed) implementation; distributed fits support clipped-gd, ht-frank-wolfe and dp-iht-huber".into(),
         })
     }
@@ -550,9 +547,10 @@ pub trait IhtAlgorithm {
         problem: &crate::algorithms::Problem,
         budget: &crate::privacy::Budget,
     ) -> Result<(crate::privacy::Budget, Self::Plan), crate::algorithms::FitError> {
-        let (name, losses) = (Self::NAME, Self::LOSSES);
+        let (name, losses) = (Self::INFO.name, Self::INFO.losses);
         let budget = crate::algorithms::approx_budget(name, problem, budget, losses, &["sparse"])?;
         let plan = self.plan(problem, &budget)?;
+        self.iht_loop(&plan, &budget).peeling(0)?;
         self.check(&plan, &budget)?;
         Ok((budget, plan))
     }
@@ -562,7 +560,7 @@ impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
     /// The features are read only through [`clipped_weighted_sum`] (`IhtLoop::run_clipped`)
     /// or, in `ht-sparse-opt`, the robust estimator's `gradient_of` and `Dataset::read_row`.
     fn identity(&self) -> crate::algorithms::Identity {
-        crate::algorithms::Identity::mapped(A::NAME, crate::privacy::PrivacyModel::Approx)
+        crate::algorithms::Identity::mapped(A::INFO.name, crate::privacy::PrivacyModel::Approx)
     }
     fn validate(
         &self,
@@ -570,6 +568,23 @@ impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
         budget: &crate::privacy::Budget,
     ) -> Result<(), crate::algorithms::FitError> {
         self.checked_plan(problem, budget).map(|_| ())
+    }
+    /// `validate` and `fit_validated` in one: the plan is resolved and checked once.
+    fn fit(
+        &self,
+        problem: &crate::algorithms::Problem,
+        budget: crate::privacy::Budget,
+        rng: &mut dyn rand::RngCore,
+        observer: &mut dyn crate::algorithms::Observer,
+    ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
+        let (budget, plan) = self.checked_plan(problem, &budget)?;
+        let inputs = crate::algorithms::FitInputs {
+            problem,
+            budget,
+            rng,
+            observer,
+        };
+        self.run(plan, inputs)
     }
     fn fit_validated(
         &self,
@@ -591,42 +606,43 @@ impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
     }
 }
 
-/// The documentation row of an IHT algorithm: (ε, δ)-DP on the `sparse` domain, its
-/// (use when, paper), losses and own parameters, then those of Peeling's calibration
-/// and, for the `chunked` ones, of the chunking.
-pub(crate) fn sparse_info(
-    name: &'static str,
-    (use_when, paper): (&'static str, &'static str),
-    losses: &[&'static str],
-    mut parameters: Vec<crate::algorithms::ParamInfo>,
-    chunked: bool,
-) -> crate::algorithms::AlgorithmInfo {
-    if chunked {
-        parameters.push(crate::algorithms::Chunking::param_info());
-    }
-    parameters.push(crate::mechanisms::PeelingCalibration::param_info());
-    crate::algorithms::AlgorithmInfo {
-        name,
-        paper,
-        use_when,
-        privacy: "approx",
-        losses: losses.to_vec(),
-        domains: vec!["sparse"],
-        parameters,
-    }
+/// What an IHT algorithm's row of the catalogue (`heavydp algorithms`) says of it: one
+/// declaration per algorithm ([`IhtAlgorithm::INFO`]); the rest of the row is common to
+/// the family ([`IhtInfo::catalogue_row`]).
+pub(crate) struct IhtInfo {
+    /// The CONTRACT name.
+    pub name: &'static str,
+    /// The losses the algorithm accepts.
+    pub losses: &'static [&'static str],
+    /// The "use when" column.
+    pub use_when: &'static str,
+    pub paper: &'static str,
+    /// True when the iterations read disjoint chunks (the `chunking` parameter applies).
+    pub chunked: bool,
+    /// The algorithm's own rows of the parameter table.
+    pub parameters: &'static [crate::algorithms::ParamInfo],
 }
 
-/// The check every IHT plan makes: Peeling keeping `s` coordinates at sensitivity
-/// `lambda` certifies the per-call (ε, δ) under `calibration` (the certification depends
-/// on (s, ε, δ) only; λ scales the noise).
-pub(crate) fn check_peeling(
-    s: usize,
-    lambda: f64,
-    (epsilon, delta): (f64, f64),
-    calibration: crate::mechanisms::PeelingCalibration,
-) -> Result<(), crate::algorithms::FitError> {
-    crate::mechanisms::Peeling::calibrated(s, lambda, epsilon, delta, calibration)?;
-    Ok(())
+impl IhtInfo {
+    /// The documentation row: (ε, δ)-DP on the `sparse` domain, the algorithm's own
+    /// parameters, then those of the chunking (for the `chunked` ones) and of Peeling's
+    /// calibration.
+    pub fn catalogue_row(&self) -> crate::algorithms::AlgorithmInfo {
+        let mut parameters = self.parameters.to_vec();
+        if self.chunked {
+            parameters.push(crate::algorithms::Chunking::param_info());
+        }
+        parameters.push(crate::mechanisms::PeelingCalibration::param_info());
+        crate::algorithms::AlgorithmInfo {
+            name: self.name,
+            paper: self.paper,
+            use_when: self.use_when,
+            privacy: "approx",
+            losses: self.losses.to_vec(),
+            domains: vec!["sparse"],
+            parameters,
+        }
+    }
 }
 
 /// The Peeling whose noise was calibrated for `printed` but whose true ℓ∞ sensitivity is

@@ -59,7 +59,7 @@
 
 use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
-use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{sparsity_and_iterations, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
 use crate::estimators::catoni::RobustWorkspace;
 use crate::mechanisms::PeelingCalibration;
 use crate::params::param_words;
@@ -204,16 +204,13 @@ impl HtSparseOpt {
 
 impl IhtAlgorithm for HtSparseOpt {
     type Plan = HtSparseOptPlan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = LOSSES;
-    const WHAT: (&'static str, &'static str) = (
-        "sparse high-d linear/logistic/Huber fit, heavy-tailed gradients",
-        "Hu, Ni, Xiao & Wang, Alg. 5",
-    );
-    const CHUNKED: bool = true;
-
-    fn parameters() -> Vec<ParamInfo> {
-        vec![
+    const INFO: IhtInfo = IhtInfo {
+        name: NAME,
+        losses: LOSSES,
+        use_when: "sparse high-d linear/logistic/Huber fit, heavy-tailed gradients",
+        paper: "Hu, Ni, Xiao & Wang, Alg. 5",
+        chunked: true,
+        parameters: &[
             ParamInfo { name: "preset", default: "heavydp", meaning: "heavydp: experiment s, T, eta with the proof's k; paper: all printed settings (k = c2*n*eps, lambda = 4*sqrt(2)*k*eta/m); theory: Theorem 8 with gamma, mu", source: "spec Hu F 'heavydp defaults'; Sec. 6.5; Thm 8" },
             ParamInfo { name: "task", default: "loss", meaning: "loss: minimise the mean loss; mean: s*-sparse mean of the feature vectors", source: "Hu Sec. 5.2" },
             ParamInfo { name: "c", default: "2", meaning: "s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5" },
@@ -229,8 +226,8 @@ impl IhtAlgorithm for HtSparseOpt {
             ParamInfo { name: "mu", default: "1", meaning: "user-declared restricted strong convexity (theory preset)", source: "Hu Thm 8" },
             ParamInfo { name: "lambda_reg", default: "0.01 for logistic, 0 otherwise", meaning: "l2 penalty (lambda_reg/2)||w||^2 added exactly to the robust gradient", source: "spec H19 (Figs. 10-11)" },
             ParamInfo { name: "peeling_lambda", default: "proven", meaning: "proven = 4*sqrt(2)*k*eta/(3m); paper = printed 4*sqrt(2)*k*eta/m", source: "spec H17" },
-        ]
-    }
+        ],
+    };
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseOptPlan, FitError> {
         let n = problem.data.n();
@@ -273,9 +270,14 @@ impl IhtAlgorithm for HtSparseOpt {
         })
     }
 
-    fn check(&self, plan: &HtSparseOptPlan, budget: &Budget) -> Result<(), FitError> {
-        let call = (budget.epsilon, budget.delta);
-        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
+    fn iht_loop<'p>(&self, plan: &'p HtSparseOptPlan, budget: &Budget) -> IhtLoop<'p> {
+        let peeling = (self.chunking, self.calibration);
+        let schedule = plan.sizes.constant(plan.eta, plan.lambda);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, budget, schedule);
+        // The paper's output is improper; heavydp projects it on the domain's ℓ2 ball
+        // once, after the last Peeling.
+        iht.project_each_step = false;
+        iht
     }
 
     fn run(&self, plan: HtSparseOptPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
@@ -283,12 +285,7 @@ impl IhtAlgorithm for HtSparseOpt {
         let data = problem.data;
         let d = data.d();
         let estimator = catoni_giulini(NAME, "k", plan.k, self.beta)?;
-        let peeling = (self.chunking, self.calibration);
-        let schedule = plan.sizes.constant(plan.eta, plan.lambda);
-        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
-        // The paper's output is improper; heavydp projects it on the domain's ℓ2 ball
-        // once, after the last Peeling.
-        iht.project_each_step = false;
+        let iht = self.iht_loop(&plan, &budget);
         let mut g = vec![0.0; d];
         let mut ws = RobustWorkspace::new();
         // w ← w − η (robust gradient (or robust mean of w − x) + λ_reg w).

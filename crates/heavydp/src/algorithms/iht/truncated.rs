@@ -67,7 +67,7 @@
 //! ```
 
 use super::super::*;
-use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{sparsity_and_iterations, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
 use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "ht-sparse-linreg";
@@ -156,16 +156,13 @@ impl HtSparseLinreg {
 
 impl IhtAlgorithm for HtSparseLinreg {
     type Plan = HtSparseLinregPlan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = &["squared"];
-    const WHAT: (&'static str, &'static str) = (
-        "sparse high-d linear regression, heavy-tailed x and y",
-        "Hu, Ni, Xiao & Wang, Alg. 3",
-    );
-    const CHUNKED: bool = true;
-
-    fn parameters() -> Vec<ParamInfo> {
-        vec![
+    const INFO: IhtInfo = IhtInfo {
+        name: NAME,
+        losses: &["squared"],
+        use_when: "sparse high-d linear regression, heavy-tailed x and y",
+        paper: "Hu, Ni, Xiao & Wang, Alg. 3",
+        chunked: true,
+        parameters: &[
             ParamInfo {
                 name: "preset",
                 default: "paper",
@@ -215,8 +212,8 @@ impl IhtAlgorithm for HtSparseLinreg {
                 meaning: "user-declared smallest eigenvalue of E x x^T (theory preset)",
                 source: "Hu Thm 7",
             },
-        ]
-    }
+        ],
+    };
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseLinregPlan, FitError> {
         let eps = formula_epsilon(budget);
@@ -241,16 +238,15 @@ impl IhtAlgorithm for HtSparseLinreg {
         })
     }
 
-    fn check(&self, plan: &HtSparseLinregPlan, budget: &Budget) -> Result<(), FitError> {
-        let call = (budget.epsilon, budget.delta);
-        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
+    fn iht_loop<'p>(&self, plan: &'p HtSparseLinregPlan, budget: &Budget) -> IhtLoop<'p> {
+        let peeling = (self.chunking, self.calibration);
+        let schedule = plan.sizes.constant(plan.eta, plan.lambda);
+        IhtLoop::chunked(NAME, &plan.sizes, peeling, budget, schedule)
     }
 
     fn run(&self, plan: HtSparseLinregPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
         let budget = inputs.budget;
-        let peeling = (self.chunking, self.calibration);
-        let schedule = plan.sizes.constant(plan.eta, plan.lambda);
-        let iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
+        let iht = self.iht_loop(&plan, &budget);
         let k = plan.k;
         // Descent direction −(⟨x̃, w⟩ − ỹ) with ỹ the response shrunk at K.
         let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-k, k));
