@@ -54,8 +54,7 @@
 
 use super::super::*;
 use super::huber::preset_eta;
-use super::{tian_sizes, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
-use crate::mechanisms::PeelingCalibration;
+use super::{tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
 use crate::params::param_words;
 
 const NAME: &str = "dp-iht-l1";
@@ -81,9 +80,7 @@ pub struct DpIhtL1 {
     pub k: Option<f64>,
     pub t: Option<usize>,
     pub sign_features: SignFeatures,
-    pub chunking: Chunking,
-    /// Peeling's noise calibration (default exact).
-    pub calibration: PeelingCalibration,
+    pub peeling: ChunkedPeeling,
 }
 
 impl Default for DpIhtL1 {
@@ -97,8 +94,7 @@ impl Default for DpIhtL1 {
             k: None,
             t: None,
             sign_features: SignFeatures::Raw,
-            chunking: Chunking::Shuffle,
-            calibration: PeelingCalibration::Exact,
+            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -112,7 +108,6 @@ pub struct DpIhtL1Plan {
     pub steps: Vec<f64>,
     /// λ_t = 2η_tK/m for t = 0..T−1.
     pub lambdas: Vec<f64>,
-    pub delta: f64,
 }
 
 impl DpIhtL1 {
@@ -150,8 +145,7 @@ impl DpIhtL1 {
             k: p.positive("K")?,
             t: p.integer("T", 1)?,
             sign_features: p.pick("sign_features", SignFeatures::WORDS)?,
-            chunking: Chunking::parse(&p)?,
-            calibration: PeelingCalibration::parse(&p)?,
+            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 }
@@ -221,7 +215,7 @@ impl IhtAlgorithm for DpIhtL1 {
         ],
     };
 
-    fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtL1Plan, FitError> {
+    fn plan(&self, problem: &Problem, _: &Budget) -> Result<DpIhtL1Plan, FitError> {
         let (sizes, k) = tian_sizes(NAME, problem, (self.s, self.k, self.t), true)?;
         let eta0 = self.eta.unwrap_or(preset_eta(self.preset));
         let switch = self.switch.unwrap_or(sizes.big_t);
@@ -237,14 +231,12 @@ impl IhtAlgorithm for DpIhtL1 {
             k,
             steps,
             lambdas,
-            delta: budget.delta,
         })
     }
 
     fn iht_loop<'p>(&self, plan: &'p DpIhtL1Plan, budget: &Budget) -> IhtLoop<'p> {
-        let peeling = (self.chunking, self.calibration);
         let schedule = (plan.steps.clone(), plan.lambdas.clone());
-        IhtLoop::chunked(NAME, &plan.sizes, peeling, budget, schedule)
+        IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule)
     }
 
     fn check(&self, plan: &DpIhtL1Plan, _: &Budget) -> Result<(), FitError> {

@@ -78,9 +78,8 @@
 //! ```
 
 use super::super::*;
-use super::{tian_sizes, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
+use super::{tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
 use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
-use crate::mechanisms::PeelingCalibration;
 
 const NAME: &str = "dp-iht-huber";
 
@@ -115,9 +114,7 @@ pub struct DpIhtHuber {
     pub zeta: f64,
     pub lambda_factor: f64,
     pub y_clip: Option<f64>,
-    pub chunking: Chunking,
-    /// Peeling's noise calibration (default exact).
-    pub calibration: PeelingCalibration,
+    pub peeling: ChunkedPeeling,
 }
 
 impl Default for DpIhtHuber {
@@ -132,8 +129,7 @@ impl Default for DpIhtHuber {
             zeta: 1.0,
             lambda_factor: 2.0,
             y_clip: None,
-            chunking: Chunking::Shuffle,
-            calibration: PeelingCalibration::Exact,
+            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -150,7 +146,6 @@ pub struct DpIhtHuberPlan {
     pub lambda: f64,
     /// The proven replace-one ℓ∞ sensitivity 2ητK/m (what the ledger is charged at).
     pub proven_lambda: f64,
-    pub delta: f64,
 }
 
 /// λ_H = factor·η·τ·K/m: the ℓ∞ change of β^{t+0.5} when one record of the chunk is
@@ -215,8 +210,7 @@ impl DpIhtHuber {
             zeta,
             lambda_factor,
             y_clip: p.positive("y_clip")?,
-            chunking: Chunking::parse(&p)?,
-            calibration: PeelingCalibration::parse(&p)?,
+            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 
@@ -286,15 +280,13 @@ impl IhtAlgorithm for DpIhtHuber {
             tau,
             lambda,
             proven_lambda,
-            delta: budget.delta,
         })
     }
 
     /// Peeling's noise at the proven λ, or (`lambda_factor = 1`) at the printed one.
     fn iht_loop<'p>(&self, plan: &'p DpIhtHuberPlan, budget: &Budget) -> IhtLoop<'p> {
-        let peeling = (self.chunking, self.calibration);
         let schedule = plan.sizes.constant(plan.eta, plan.proven_lambda);
-        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, budget, schedule);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule);
         if self.lambda_factor < 2.0 {
             iht.printed_lambdas = Some(vec![plan.lambda; plan.sizes.big_t]);
         }

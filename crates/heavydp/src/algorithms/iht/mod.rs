@@ -232,6 +232,35 @@ pub(crate) struct IhtLoop<'a> {
     pub label: &'static str,
 }
 
+/// How a chunked IHT run reads the data and calibrates Peeling: the two parameters
+/// (`chunking`, `calibration`) of `ht-sparse-linreg`, `ht-sparse-opt`, `dp-iht-huber` and
+/// `dp-iht-l1`. Default: a shuffled partition and the exact calibration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChunkedPeeling {
+    pub chunking: crate::algorithms::Chunking,
+    /// Peeling's noise calibration.
+    pub calibration: crate::mechanisms::PeelingCalibration,
+}
+
+impl Default for ChunkedPeeling {
+    fn default() -> Self {
+        ChunkedPeeling {
+            chunking: crate::algorithms::Chunking::Shuffle,
+            calibration: crate::mechanisms::PeelingCalibration::Exact,
+        }
+    }
+}
+
+impl ChunkedPeeling {
+    /// The `chunking` and `calibration` parameters (absent: the default).
+    pub fn parse(p: &crate::algorithms::Params) -> Result<Self, crate::algorithms::FitError> {
+        Ok(ChunkedPeeling {
+            chunking: crate::algorithms::Chunking::parse(p)?,
+            calibration: crate::mechanisms::PeelingCalibration::parse(p)?,
+        })
+    }
+}
+
 /// What [`IhtLoop::run`] returns.
 pub(crate) struct IhtRun {
     pub weights: Vec<f64>,
@@ -263,18 +292,15 @@ impl<'a> IhtLoop<'a> {
     pub fn chunked(
         name: &'static str,
         sizes: &'a IhtSizes,
-        (chunking, calibration): (
-            crate::algorithms::Chunking,
-            crate::mechanisms::PeelingCalibration,
-        ),
+        peeling: ChunkedPeeling,
         budget: &crate::privacy::Budget,
         (steps, lambdas): (Vec<f64>, Vec<f64>),
     ) -> IhtLoop<'a> {
         IhtLoop {
             name,
             sizes,
-            passes: Passes::Chunked(chunking),
-            calibration,
+            passes: Passes::Chunked(peeling.chunking),
+            calibration: peeling.calibration,
             call_budget: (budget.epsilon, budget.delta),
             steps,
             lambdas,

@@ -59,9 +59,8 @@
 
 use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
-use super::{sparsity_and_iterations, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
+use super::{sparsity_and_iterations, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
 use crate::estimators::catoni::RobustWorkspace;
-use crate::mechanisms::PeelingCalibration;
 use crate::params::param_words;
 
 const NAME: &str = "ht-sparse-opt";
@@ -110,9 +109,7 @@ pub struct HtSparseOpt {
     pub lambda_reg: Option<f64>,
     /// `None` = the preset's rule; `Some(true)` = printed 4√2kη/m.
     pub paper_lambda: Option<bool>,
-    pub chunking: Chunking,
-    /// Peeling's noise calibration (default exact).
-    pub calibration: PeelingCalibration,
+    pub peeling: ChunkedPeeling,
 }
 
 impl Default for HtSparseOpt {
@@ -133,8 +130,7 @@ impl Default for HtSparseOpt {
             mu: 1.0,
             lambda_reg: None,
             paper_lambda: None,
-            chunking: Chunking::Shuffle,
-            calibration: PeelingCalibration::Exact,
+            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -196,8 +192,7 @@ impl HtSparseOpt {
             paper_lambda: p
                 .choice("peeling_lambda", &["proven", "paper"])?
                 .map(|v| v == "paper"),
-            chunking: Chunking::parse(&p)?,
-            calibration: PeelingCalibration::parse(&p)?,
+            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 }
@@ -271,9 +266,8 @@ impl IhtAlgorithm for HtSparseOpt {
     }
 
     fn iht_loop<'p>(&self, plan: &'p HtSparseOptPlan, budget: &Budget) -> IhtLoop<'p> {
-        let peeling = (self.chunking, self.calibration);
         let schedule = plan.sizes.constant(plan.eta, plan.lambda);
-        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, budget, schedule);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule);
         // The paper's output is improper; heavydp projects it on the domain's ℓ2 ball
         // once, after the last Peeling.
         iht.project_each_step = false;

@@ -171,7 +171,10 @@ fn alg3_rejects_bad_inputs() {
     assert!(ok.is_ok(), "{ok:?}");
     let e = HtSparseLinreg {
         s: Some(10),
-        calibration: crate::mechanisms::PeelingCalibration::Paper,
+        peeling: super::ChunkedPeeling {
+            calibration: crate::mechanisms::PeelingCalibration::Paper,
+            ..Default::default()
+        },
         ..Default::default()
     }
     .validate(&p, &Budget::new(4.0, 0.01).unwrap())

@@ -67,8 +67,7 @@
 //! ```
 
 use super::super::*;
-use super::{sparsity_and_iterations, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
-use crate::mechanisms::PeelingCalibration;
+use super::{sparsity_and_iterations, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
 
 const NAME: &str = "ht-sparse-linreg";
 
@@ -83,9 +82,7 @@ pub struct HtSparseLinreg {
     pub eta: Option<f64>,
     pub gamma: f64,
     pub mu: f64,
-    pub chunking: Chunking,
-    /// Peeling's noise calibration (default exact).
-    pub calibration: PeelingCalibration,
+    pub peeling: ChunkedPeeling,
 }
 
 impl Default for HtSparseLinreg {
@@ -99,8 +96,7 @@ impl Default for HtSparseLinreg {
             eta: None,
             gamma: 1.0,
             mu: 1.0,
-            chunking: Chunking::Shuffle,
-            calibration: PeelingCalibration::Exact,
+            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -113,7 +109,6 @@ pub struct HtSparseLinregPlan {
     pub eta: f64,
     /// ℓ∞ sensitivity λ of the gradient step.
     pub lambda: f64,
-    pub delta: f64,
 }
 
 /// λ = 2K²η₀(R√s + 1)/m (Alg. 3 step 3 with a general radius R).
@@ -148,8 +143,7 @@ impl HtSparseLinreg {
             eta: p.positive("eta")?,
             gamma: p.positive("gamma")?.unwrap_or(1.0),
             mu: p.positive("mu")?.unwrap_or(1.0),
-            chunking: Chunking::parse(&p)?,
-            calibration: PeelingCalibration::parse(&p)?,
+            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 }
@@ -234,14 +228,12 @@ impl IhtAlgorithm for HtSparseLinreg {
             k,
             eta,
             lambda,
-            delta: budget.delta,
         })
     }
 
     fn iht_loop<'p>(&self, plan: &'p HtSparseLinregPlan, budget: &Budget) -> IhtLoop<'p> {
-        let peeling = (self.chunking, self.calibration);
         let schedule = plan.sizes.constant(plan.eta, plan.lambda);
-        IhtLoop::chunked(NAME, &plan.sizes, peeling, budget, schedule)
+        IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule)
     }
 
     fn run(&self, plan: HtSparseLinregPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
