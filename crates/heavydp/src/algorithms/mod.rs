@@ -600,13 +600,9 @@ pub enum Chunking {
     /// `docs/distributed.md`) assigns each row where it lives.
     Keyed,
 }
-param_words!(Chunking: "shuffle" => Shuffle, "order" => Order, "keyed" => Keyed);
+param_words!(Chunking = "chunking": "shuffle" => Shuffle, "order" => Order, "keyed" => Keyed);
 
 impl Chunking {
-    /// Reads `--param chunking=shuffle|order|keyed`.
-    pub fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick("chunking", Self::WORDS)
-    }
     /// The `chunking` row of a parameter table.
     pub fn param_info() -> ParamInfo {
         ParamInfo {
