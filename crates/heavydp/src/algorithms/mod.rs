@@ -344,6 +344,10 @@ pub fn check_bound(algorithm: &'static str, bound: f64) -> Result<(), FitError> 
     }
 }
 
+/// The `bound` row of the two algorithms of Talwar, Thakurta & Zhang that take the
+/// bound from the CONTRACT alone (`noisy-mirror-descent`, `objective-perturbation`).
+pub(crate) const TALWAR_BOUND: ParamInfo = bound_param_info("CONTRACT; spec Talwar §0");
+
 /// The `bound` row of a bounded-data algorithm's parameter table.
 pub const fn bound_param_info(source: &'static str) -> ParamInfo {
     ParamInfo {

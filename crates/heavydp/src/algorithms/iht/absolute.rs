@@ -54,7 +54,7 @@
 
 use super::super::*;
 use super::huber::preset_eta;
-use super::{tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
+use super::{tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, TIAN_K};
 use crate::params::param_words;
 
 const NAME: &str = "dp-iht-l1";
@@ -194,12 +194,7 @@ impl IhtAlgorithm for DpIhtL1 {
                 meaning: "coordinates kept by Peeling",
                 source: "Tian Sec. 6 (spec T17)",
             },
-            ParamInfo {
-                name: "K",
-                default: "max(1, ln d)",
-                meaning: "feature clipping level",
-                source: "Tian Sec. 6 (K = log d)",
-            },
+            TIAN_K,
             ParamInfo {
                 name: "T",
                 default: "ceil(ln n)",

@@ -78,7 +78,7 @@
 //! ```
 
 use super::super::*;
-use super::{tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
+use super::{tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, TIAN_K};
 use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 
 const NAME: &str = "dp-iht-huber";
@@ -241,7 +241,7 @@ impl IhtAlgorithm for DpIhtHuber {
             ParamInfo { name: "preset", default: "theory", meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))", source: "Tian Thm 4.2 (eta = O(1)); Sec. 6" },
             ParamInfo { name: "eta", default: "preset: 0.5 (theory) or 0.01 (paper)", meaning: "step size", source: "Tian Thm 4.2; Sec. 6" },
             ParamInfo { name: "s", default: "s* (--sparsity)", meaning: "coordinates kept by Peeling", source: "Tian Thm 4.2 (s = O(s*)); Sec. 6" },
-            ParamInfo { name: "K", default: "max(1, ln d)", meaning: "feature clipping level", source: "Tian Sec. 6 (K = log d)" },
+            TIAN_K,
             ParamInfo { name: "T", default: "ceil(ln n)", meaning: "iterations = disjoint data chunks", source: "Tian Thm 4.2 (T = O(log n)); spec T8" },
             ParamInfo { name: "tau", default: "1", meaning: "Huber parameter (a parameter of --loss huber)", source: "Tian Sec. 6" },
             ParamInfo { name: "tau_rule", default: "loss", meaning: "loss: tau of --loss huber; theory: tau = (n/(T s*^1.5 sqrt(ln(1/delta)) ln d))^(1/(1+zeta))", source: "Tian Thm 4.2 (spec T6)" },

@@ -688,6 +688,14 @@ pub(crate) fn recertified_peeling(
     p
 }
 
+/// The `K` row of DP-IHT-H and DP-IHT-L (the clipping level of [`tian_sizes`]).
+pub(crate) const TIAN_K: crate::algorithms::ParamInfo = crate::algorithms::ParamInfo {
+    name: "K",
+    default: "max(1, ln d)",
+    meaning: "feature clipping level",
+    source: "Tian Sec. 6 (K = log d)",
+};
+
 /// The Tian et al. defaults shared by DP-IHT-H, DP-IHT-L and DP-SLR (spec §4, §6):
 /// s = s* (capped at d), K = ln d, T = ⌈ln n⌉, all overridable. `chunked`: T disjoint
 /// chunks of m = ⌊n/T⌋ records (T ≤ n checked); else every record at every iteration
