@@ -54,7 +54,10 @@
 
 use super::super::*;
 use super::huber::preset_eta;
-use super::{tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, TIAN_K};
+use super::{
+    exact_thresholding_note, tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
+    TIAN_K,
+};
 use crate::params::param_words;
 
 const NAME: &str = "dp-iht-l1";
@@ -269,10 +272,7 @@ impl IhtAlgorithm for DpIhtL1 {
         hp(&mut h, "switch", self.switch.unwrap_or(plan.sizes.big_t));
         hp(&mut h, "radius", plan.sizes.radius);
         hp(&mut h, "sign_features", self.sign_features.name());
-        let mut notes = vec![];
-        if budget.is_non_private() {
-            notes.push("epsilon = inf: Peeling is exact hard thresholding".into());
-        }
+        let notes = exact_thresholding_note(&budget, "").into_iter().collect();
         Ok(run.report(h, notes))
     }
 }

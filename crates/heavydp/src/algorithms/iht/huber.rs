@@ -78,7 +78,10 @@
 //! ```
 
 use super::super::*;
-use super::{tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, TIAN_K};
+use super::{
+    exact_thresholding_note, tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
+    TIAN_K,
+};
 use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 
 const NAME: &str = "dp-iht-huber";
@@ -373,9 +376,7 @@ impl IhtAlgorithm for DpIhtHuber {
         if let Some(c) = certified {
             notes.push(format!("lambda_factor = 1 (as printed): Peeling's noise is calibrated at half the replace-one sensitivity; the ledger charges epsilon = {c} that this noise certifies at the true sensitivity 2*eta*tau*K/m, not the nominal budget"));
         }
-        if budget.is_non_private() {
-            notes.push("epsilon = inf: Peeling is exact hard thresholding".into());
-        }
+        notes.extend(exact_thresholding_note(&budget, ""));
         Ok(run.report(h, notes))
     }
 }

@@ -40,7 +40,9 @@
 //! an (ε/T, δ/T, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::{tian_sizes, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, Passes};
+use super::{
+    exact_thresholding_note, tian_sizes, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, Passes,
+};
 use crate::mechanisms::PeelingCalibration;
 use crate::privacy::calibration_target;
 
@@ -201,10 +203,7 @@ impl IhtAlgorithm for DpSlr {
         hp(&mut h, "step_epsilon", plan.step_epsilon);
         hp(&mut h, "step_delta", plan.step_delta);
         hp(&mut h, "radius", plan.sizes.radius);
-        let mut notes = vec![];
-        if budget.is_non_private() {
-            notes.push("epsilon = inf: Peeling is exact hard thresholding".into());
-        }
+        let notes = exact_thresholding_note(&budget, "").into_iter().collect();
         Ok(run.report(h, notes))
     }
 }

@@ -688,6 +688,18 @@ pub(crate) fn recertified_peeling(
     p
 }
 
+/// The note of an IHT fit at ε = ∞ (none at finite ε): Peeling is then exact hard
+/// thresholding; `defaults` names the defaults evaluated at ε = 1 instead (e.g.
+/// "default K evaluated at epsilon = 1; "), empty when the plan has none.
+pub(crate) fn exact_thresholding_note(
+    budget: &crate::privacy::Budget,
+    defaults: &str,
+) -> Option<String> {
+    budget
+        .is_non_private()
+        .then(|| format!("epsilon = inf: {defaults}Peeling is exact hard thresholding"))
+}
+
 /// The `K` row of DP-IHT-H and DP-IHT-L (the clipping level of [`tian_sizes`]).
 pub(crate) const TIAN_K: crate::algorithms::ParamInfo = crate::algorithms::ParamInfo {
     name: "K",

@@ -59,7 +59,10 @@
 
 use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
-use super::{sparsity_and_iterations, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
+use super::{
+    exact_thresholding_note, sparsity_and_iterations, ChunkedPeeling, IhtAlgorithm, IhtInfo,
+    IhtLoop, IhtSizes,
+};
 use crate::estimators::catoni::RobustWorkspace;
 use crate::params::param_words;
 
@@ -320,10 +323,10 @@ impl IhtAlgorithm for HtSparseOpt {
             hp(&mut h, "gamma", self.gamma);
             hp(&mut h, "mu", self.mu);
         }
-        let mut notes = vec![];
-        if budget.is_non_private() {
-            notes.push("epsilon = inf: default k evaluated at epsilon = 1; Peeling is exact hard thresholding".to_string());
-        }
+        let defaults = "default k evaluated at epsilon = 1; ";
+        let mut notes: Vec<String> = exact_thresholding_note(&budget, defaults)
+            .into_iter()
+            .collect();
         if self.preset == SparseOptPreset::Paper {
             notes.push(
                 "preset paper: k = c2*n*eps makes the Peeling noise very large (spec H21)"

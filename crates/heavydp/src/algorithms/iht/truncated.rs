@@ -67,7 +67,10 @@
 //! ```
 
 use super::super::*;
-use super::{sparsity_and_iterations, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
+use super::{
+    exact_thresholding_note, sparsity_and_iterations, ChunkedPeeling, IhtAlgorithm, IhtInfo,
+    IhtLoop, IhtSizes,
+};
 
 const NAME: &str = "ht-sparse-linreg";
 
@@ -249,10 +252,10 @@ impl IhtAlgorithm for HtSparseLinreg {
             hp(&mut h, "gamma", self.gamma);
             hp(&mut h, "mu", self.mu);
         }
-        let mut notes = vec![];
-        if budget.is_non_private() {
-            notes.push("epsilon = inf: default K evaluated at epsilon = 1; Peeling is exact hard thresholding".to_string());
-        }
+        let defaults = "default K evaluated at epsilon = 1; ";
+        let notes = exact_thresholding_note(&budget, defaults)
+            .into_iter()
+            .collect();
         Ok(run.report(h, notes))
     }
 }
