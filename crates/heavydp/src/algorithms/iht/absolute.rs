@@ -55,8 +55,8 @@
 use super::super::*;
 use super::huber::preset_eta;
 use super::{
-    exact_thresholding_note, tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
-    TIAN_K,
+    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
+    SizeOverrides, TIAN_K,
 };
 use crate::params::param_words;
 
@@ -79,9 +79,8 @@ pub struct DpIhtL1 {
     pub eta: Option<f64>,
     pub decay: f64,
     pub switch: Option<usize>,
-    pub s: Option<usize>,
+    pub sizes: SizeOverrides,
     pub k: Option<f64>,
-    pub t: Option<usize>,
     pub sign_features: SignFeatures,
     pub peeling: ChunkedPeeling,
 }
@@ -93,9 +92,8 @@ impl Default for DpIhtL1 {
             eta: None,
             decay: 0.0,
             switch: None,
-            s: None,
+            sizes: SizeOverrides::default(),
             k: None,
-            t: None,
             sign_features: SignFeatures::Raw,
             peeling: ChunkedPeeling::default(),
         }
@@ -144,9 +142,8 @@ impl DpIhtL1 {
             eta: p.positive("eta")?,
             decay,
             switch: p.integer("switch", 0)?,
-            s: p.integer("s", 1)?,
+            sizes: SizeOverrides::parse(&p)?,
             k: p.positive("K")?,
-            t: p.integer("T", 1)?,
             sign_features: p.pick("sign_features", SignFeatures::WORDS)?,
             peeling: ChunkedPeeling::parse(&p)?,
         })
@@ -214,7 +211,7 @@ impl IhtAlgorithm for DpIhtL1 {
     };
 
     fn plan(&self, problem: &Problem, _: &Budget) -> Result<DpIhtL1Plan, FitError> {
-        let (sizes, k) = tian_sizes(NAME, problem, (self.s, self.k, self.t), true)?;
+        let (sizes, k) = self.sizes.tian(NAME, problem, self.k, true)?;
         let eta0 = self.eta.unwrap_or(preset_eta(self.preset));
         let switch = self.switch.unwrap_or(sizes.big_t);
         let steps: Vec<f64> = (0..sizes.big_t)

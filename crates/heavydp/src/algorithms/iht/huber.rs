@@ -79,8 +79,8 @@
 
 use super::super::*;
 use super::{
-    exact_thresholding_note, tian_sizes, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
-    TIAN_K,
+    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
+    SizeOverrides, TIAN_K,
 };
 use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 
@@ -110,9 +110,8 @@ impl TauRule {
 pub struct DpIhtHuber {
     pub preset: Preset,
     pub eta: Option<f64>,
-    pub s: Option<usize>,
+    pub sizes: SizeOverrides,
     pub k: Option<f64>,
-    pub t: Option<usize>,
     pub tau: TauRule,
     pub zeta: f64,
     pub lambda_factor: f64,
@@ -125,9 +124,8 @@ impl Default for DpIhtHuber {
         DpIhtHuber {
             preset: Preset::Theory,
             eta: None,
-            s: None,
+            sizes: SizeOverrides::default(),
             k: None,
-            t: None,
             tau: TauRule::Loss,
             zeta: 1.0,
             lambda_factor: 2.0,
@@ -206,9 +204,8 @@ impl DpIhtHuber {
         Ok(DpIhtHuber {
             preset: Preset::parse(&p, Preset::Theory)?,
             eta: p.positive("eta")?,
-            s: p.integer("s", 1)?,
+            sizes: SizeOverrides::parse(&p)?,
             k: p.positive("K")?,
-            t: p.integer("T", 1)?,
             tau,
             zeta,
             lambda_factor,
@@ -255,8 +252,7 @@ impl IhtAlgorithm for DpIhtHuber {
     };
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtHuberPlan, FitError> {
-        let user = (self.s, self.k, self.t);
-        let (sizes, k) = tian_sizes(NAME, problem, user, true)?;
+        let (sizes, k) = self.sizes.tian(NAME, problem, self.k, true)?;
         let (n, d) = (problem.data.n(), problem.data.d());
         let eta = self.eta.unwrap_or(preset_eta(self.preset));
         let tau = match self.tau {

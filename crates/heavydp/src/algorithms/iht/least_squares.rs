@@ -41,7 +41,7 @@
 
 use super::super::*;
 use super::{
-    exact_thresholding_note, tian_sizes, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, Passes,
+    exact_thresholding_note, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, Passes, SizeOverrides,
 };
 use crate::mechanisms::PeelingCalibration;
 use crate::privacy::calibration_target;
@@ -54,8 +54,7 @@ pub struct DpSlr {
     pub bound: f64,
     pub preset: Preset,
     pub eta: Option<f64>,
-    pub s: Option<usize>,
-    pub t: Option<usize>,
+    pub sizes: SizeOverrides,
     /// Peeling's noise calibration (default exact).
     pub calibration: PeelingCalibration,
 }
@@ -67,8 +66,7 @@ impl DpSlr {
             bound,
             preset: Preset::Theory,
             eta: None,
-            s: None,
-            t: None,
+            sizes: SizeOverrides::default(),
             calibration: PeelingCalibration::Exact,
         }
     }
@@ -103,8 +101,7 @@ impl DpSlr {
             bound: required_bound(NAME, &p)?,
             preset: Preset::parse(&p, Preset::Theory)?,
             eta: p.positive("eta")?,
-            s: p.integer("s", 1)?,
-            t: p.integer("T", 1)?,
+            sizes: SizeOverrides::parse(&p)?,
             calibration: PeelingCalibration::parse(&p)?,
         })
     }
@@ -150,8 +147,7 @@ impl IhtAlgorithm for DpSlr {
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpSlrPlan, FitError> {
         check_bound(NAME, self.bound)?;
         // T full-data passes: no chunks, so T is not limited by n.
-        let user = (self.s, Some(self.bound), self.t);
-        let (sizes, _) = tian_sizes(NAME, problem, user, false)?;
+        let (sizes, _) = self.sizes.tian(NAME, problem, Some(self.bound), false)?;
         let eta = self.eta.unwrap_or(match self.preset {
             Preset::Theory => 0.5,
             Preset::Paper => 0.01,

@@ -700,7 +700,7 @@ pub(crate) fn exact_thresholding_note(
         .then(|| format!("epsilon = inf: {defaults}Peeling is exact hard thresholding"))
 }
 
-/// The `K` row of DP-IHT-H and DP-IHT-L (the clipping level of [`tian_sizes`]).
+/// The `K` row of DP-IHT-H and DP-IHT-L (the clipping level of [`SizeOverrides::tian`]).
 pub(crate) const TIAN_K: crate::algorithms::ParamInfo = crate::algorithms::ParamInfo {
     name: "K",
     default: "max(1, ln d)",
@@ -708,38 +708,100 @@ pub(crate) const TIAN_K: crate::algorithms::ParamInfo = crate::algorithms::Param
     source: "Tian Sec. 6 (K = log d)",
 };
 
-/// The Tian et al. defaults shared by DP-IHT-H, DP-IHT-L and DP-SLR (spec §4, §6):
-/// s = s* (capped at d), K = ln d, T = ⌈ln n⌉, all overridable. `chunked`: T disjoint
-/// chunks of m = ⌊n/T⌋ records (T ≤ n checked); else every record at every iteration
-/// (m = n, T not limited by n). Returns the sizes and K.
-pub(crate) fn tian_sizes(
-    algorithm: &'static str,
-    problem: &crate::algorithms::Problem,
-    (s, k, t): (Option<usize>, Option<f64>, Option<usize>),
-    chunked: bool,
-) -> Result<(IhtSizes, f64), crate::algorithms::FitError> {
-    let (s_star, radius) = crate::algorithms::sparse_domain(algorithm, problem.domain)?;
-    let (n, d) = (problem.data.n(), problem.data.d());
-    let s = s.unwrap_or(s_star.min(d));
-    check_kept(algorithm, s, d)?;
-    // K = ln d (spec §4); at d ≤ 2, ln d ≤ 0.7 would clip N(0,1) features hard, so the
-    // default never goes below 1.
-    let k = k.unwrap_or(((d as f64).ln()).max(1.0));
-    let big_t = t.unwrap_or((((n as f64).ln()).ceil() as usize).max(1));
-    let m = if chunked {
+/// The user's `s` (coordinates kept) and `T` (iterations) of an IHT algorithm
+/// (`--param s`, `T`); `None` = the algorithm's default: the Tian et al. rule of
+/// [`SizeOverrides::tian`] or the Hu et al. preset of [`SizeOverrides::hu`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SizeOverrides {
+    pub s: Option<usize>,
+    pub t: Option<usize>,
+}
+
+impl SizeOverrides {
+    /// Reads `s` and `T`.
+    pub fn parse(p: &crate::algorithms::Params) -> Result<Self, crate::algorithms::FitError> {
+        Ok(SizeOverrides {
+            s: p.integer("s", 1)?,
+            t: p.integer("T", 1)?,
+        })
+    }
+
+    /// The Tian et al. defaults shared by DP-IHT-H, DP-IHT-L and DP-SLR (spec §4, §6):
+    /// s = s* (capped at d), K = ln d, T = ⌈ln n⌉, all overridable (`k` the user's K).
+    /// `chunked`: T disjoint chunks of m = ⌊n/T⌋ records (T ≤ n checked); else every
+    /// record at every iteration (m = n, T not limited by n). Returns the sizes and K.
+    pub(crate) fn tian(
+        self,
+        algorithm: &'static str,
+        problem: &crate::algorithms::Problem,
+        k: Option<f64>,
+        chunked: bool,
+    ) -> Result<(IhtSizes, f64), crate::algorithms::FitError> {
+        let SizeOverrides { s, t } = self;
+        let (s_star, radius) = crate::algorithms::sparse_domain(algorithm, problem.domain)?;
+        let (n, d) = (problem.data.n(), problem.data.d());
+        let s = s.unwrap_or(s_star.min(d));
+        check_kept(algorithm, s, d)?;
+        // K = ln d (spec §4); at d ≤ 2, ln d ≤ 0.7 would clip N(0,1) features hard, so the
+        // default never goes below 1.
+        let k = k.unwrap_or(((d as f64).ln()).max(1.0));
+        let big_t = t.unwrap_or((((n as f64).ln()).ceil() as usize).max(1));
+        let m = if chunked {
+            crate::algorithms::check_chunks(algorithm, n, big_t)?;
+            n / big_t
+        } else {
+            n
+        };
+        let sizes = IhtSizes {
+            s_star,
+            radius,
+            s,
+            big_t,
+            m,
+        };
+        Ok((sizes, k))
+    }
+
+    /// The sizes shared by the Hu et al. IHT algorithms (Algs. 3 and 5), with the chunk
+    /// check; `c` is the user's multiplier (s = c·s*). `theory` selects Theorem 7/8
+    /// (s = ⌈72(γ/μ)²s*⌉, T = ⌈(γ/μ) ln n⌉, `ratio` = γ/μ) over the experiments'
+    /// s = c·s* (c = 2), T = max(1, ⌊ln n⌋). s is capped at d (unless given) and must be
+    /// in 1..=d; T ≤ n; m = ⌊n/T⌋.
+    pub(crate) fn hu(
+        self,
+        algorithm: &'static str,
+        problem: &crate::algorithms::Problem,
+        c: Option<usize>,
+        theory: bool,
+        ratio: f64,
+    ) -> Result<IhtSizes, crate::algorithms::FitError> {
+        let SizeOverrides { s, t } = self;
+        let (s_star, radius) = crate::algorithms::sparse_domain(algorithm, problem.domain)?;
+        let (n, d) = (problem.data.n(), problem.data.d());
+        let s = match (s, c) {
+            (Some(s), _) => s,
+            (None, Some(c)) => (c * s_star).min(d),
+            (None, None) if theory => {
+                ((72.0 * ratio * ratio * s_star as f64).ceil() as usize).min(d)
+            }
+            (None, None) => (2 * s_star).min(d),
+        };
+        check_kept(algorithm, s, d)?;
+        let ln_n = (n as f64).ln();
+        let big_t = t.unwrap_or(if theory {
+            ((ratio * ln_n).ceil() as usize).max(1)
+        } else {
+            crate::algorithms::floor_at_least_one(ln_n)
+        });
         crate::algorithms::check_chunks(algorithm, n, big_t)?;
-        n / big_t
-    } else {
-        n
-    };
-    let sizes = IhtSizes {
-        s_star,
-        radius,
-        s,
-        big_t,
-        m,
-    };
-    Ok((sizes, k))
+        Ok(IhtSizes {
+            s_star,
+            radius,
+            s,
+            big_t,
+            m: n / big_t,
+        })
+    }
 }
 
 /// s ∈ 1..=d.
@@ -756,43 +818,6 @@ fn check_kept(
         });
     }
     Ok(())
-}
-
-/// The sizes shared by the Hu et al. IHT algorithms (Algs. 3 and 5), with the chunk
-/// check. `s`, `c`, `t` are the user's overrides; `theory` selects Theorem 7/8
-/// (s = ⌈72(γ/μ)²s*⌉, T = ⌈(γ/μ) ln n⌉, `ratio` = γ/μ) over the experiments'
-/// s = c·s* (c = 2), T = max(1, ⌊ln n⌋). s is capped at d (unless given) and must be
-/// in 1..=d; T ≤ n; m = ⌊n/T⌋.
-pub(crate) fn sparsity_and_iterations(
-    algorithm: &'static str,
-    problem: &crate::algorithms::Problem,
-    (s, c, t): (Option<usize>, Option<usize>, Option<usize>),
-    theory: bool,
-    ratio: f64,
-) -> Result<IhtSizes, crate::algorithms::FitError> {
-    let (s_star, radius) = crate::algorithms::sparse_domain(algorithm, problem.domain)?;
-    let (n, d) = (problem.data.n(), problem.data.d());
-    let s = match (s, c) {
-        (Some(s), _) => s,
-        (None, Some(c)) => (c * s_star).min(d),
-        (None, None) if theory => ((72.0 * ratio * ratio * s_star as f64).ceil() as usize).min(d),
-        (None, None) => (2 * s_star).min(d),
-    };
-    check_kept(algorithm, s, d)?;
-    let ln_n = (n as f64).ln();
-    let big_t = t.unwrap_or(if theory {
-        ((ratio * ln_n).ceil() as usize).max(1)
-    } else {
-        crate::algorithms::floor_at_least_one(ln_n)
-    });
-    crate::algorithms::check_chunks(algorithm, n, big_t)?;
-    Ok(IhtSizes {
-        s_star,
-        radius,
-        s,
-        big_t,
-        m: n / big_t,
-    })
 }
 
 /// The non-zero entries of w.

@@ -60,8 +60,8 @@
 use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
 use super::{
-    exact_thresholding_note, sparsity_and_iterations, ChunkedPeeling, IhtAlgorithm, IhtInfo,
-    IhtLoop, IhtSizes,
+    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
+    SizeOverrides,
 };
 use crate::estimators::catoni::RobustWorkspace;
 use crate::params::param_words;
@@ -96,9 +96,8 @@ param_words!(SparseTask: "loss" => Loss, "mean" => Mean);
 pub struct HtSparseOpt {
     pub preset: SparseOptPreset,
     pub task: SparseTask,
-    pub s: Option<usize>,
+    pub sizes: SizeOverrides,
     pub c: Option<usize>,
-    pub t: Option<usize>,
     /// The robust scale k: the preset's rule, the proof's formula (`Theory`), the
     /// printed c₂·nε (`Paper`) or a value.
     pub k: ScaleRule,
@@ -120,9 +119,8 @@ impl Default for HtSparseOpt {
         HtSparseOpt {
             preset: SparseOptPreset::Heavydp,
             task: SparseTask::Loss,
-            s: None,
+            sizes: SizeOverrides::default(),
             c: None,
-            t: None,
             k: ScaleRule::Preset,
             c2: 1.0,
             eta: None,
@@ -180,9 +178,8 @@ impl HtSparseOpt {
         Ok(HtSparseOpt {
             preset,
             task: p.pick("task", SparseTask::WORDS)?,
-            s: p.integer("s", 1)?,
+            sizes: SizeOverrides::parse(&p)?,
             c: p.integer("c", 1)?,
-            t: p.integer("T", 1)?,
             k,
             c2: p.positive("c2")?.unwrap_or(1.0),
             eta: p.positive("eta")?,
@@ -231,8 +228,8 @@ impl IhtAlgorithm for HtSparseOpt {
         let n = problem.data.n();
         let eps = formula_epsilon(budget);
         let theory = self.preset == SparseOptPreset::Theory;
-        let (user, ratio) = ((self.s, self.c, self.t), self.gamma / self.mu);
-        let sizes = sparsity_and_iterations(NAME, problem, user, theory, ratio)?;
+        let ratio = self.gamma / self.mu;
+        let sizes = self.sizes.hu(NAME, problem, self.c, theory, ratio)?;
         let ne = n as f64 * eps;
         let paper_k = ne * self.c2;
         let k = match self.k {

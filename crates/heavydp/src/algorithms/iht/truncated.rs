@@ -68,8 +68,8 @@
 
 use super::super::*;
 use super::{
-    exact_thresholding_note, sparsity_and_iterations, ChunkedPeeling, IhtAlgorithm, IhtInfo,
-    IhtLoop, IhtSizes,
+    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
+    SizeOverrides,
 };
 
 const NAME: &str = "ht-sparse-linreg";
@@ -78,9 +78,8 @@ const NAME: &str = "ht-sparse-linreg";
 #[derive(Debug, Clone, PartialEq)]
 pub struct HtSparseLinreg {
     pub preset: Preset,
+    pub sizes: SizeOverrides,
     pub c: Option<usize>,
-    pub s: Option<usize>,
-    pub t: Option<usize>,
     pub k: Option<f64>,
     pub eta: Option<f64>,
     pub gamma: f64,
@@ -92,9 +91,8 @@ impl Default for HtSparseLinreg {
     fn default() -> Self {
         HtSparseLinreg {
             preset: Preset::Paper,
+            sizes: SizeOverrides::default(),
             c: None,
-            s: None,
-            t: None,
             k: None,
             eta: None,
             gamma: 1.0,
@@ -139,9 +137,8 @@ impl HtSparseLinreg {
         )?;
         Ok(HtSparseLinreg {
             preset: Preset::parse(&p, Preset::Paper)?,
+            sizes: SizeOverrides::parse(&p)?,
             c: p.integer("c", 1)?,
-            s: p.integer("s", 1)?,
-            t: p.integer("T", 1)?,
             k: p.positive("K")?,
             eta: p.positive("eta")?,
             gamma: p.positive("gamma")?.unwrap_or(1.0),
@@ -215,8 +212,8 @@ impl IhtAlgorithm for HtSparseLinreg {
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseLinregPlan, FitError> {
         let eps = formula_epsilon(budget);
         let theory = self.preset == Preset::Theory;
-        let (user, ratio) = ((self.s, self.c, self.t), self.gamma / self.mu);
-        let sizes = sparsity_and_iterations(NAME, problem, user, theory, ratio)?;
+        let ratio = self.gamma / self.mu;
+        let sizes = self.sizes.hu(NAME, problem, self.c, theory, ratio)?;
         let (n, s, big_t) = (problem.data.n(), sizes.s, sizes.big_t);
         let k = self
             .k
