@@ -190,10 +190,9 @@ impl IhtAlgorithm for DpSlr {
     fn run(&self, plan: DpSlrPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
         let budget = inputs.budget;
         let iht = self.iht_loop(&plan, &budget);
-        let b = self.bound;
         // Descent direction −(⟨x̃, β⟩ − Π_R(y)) over every record (x̃ clipped at B).
-        let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-b, b));
-        let run = iht.run_clipped(inputs, b, weight)?;
+        let b = self.bound;
+        let run = iht.run_shrunk_least_squares(inputs, b)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "bound", b);
         hp(&mut h, "step_epsilon", plan.step_epsilon);

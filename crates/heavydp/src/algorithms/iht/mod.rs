@@ -460,6 +460,19 @@ impl<'a> IhtLoop<'a> {
         self.run(inputs, step)
     }
 
+    /// [`IhtLoop::run_clipped`] for least squares on the data shrunk at `c`, the features
+    /// coordinate-wise and the response: g = −(⟨x̃, w⟩ − clip(y, ±c)). The step of Hu et
+    /// al. Alg. 3 (c = K) and of DP-SLR (c = B).
+    pub fn run_shrunk_least_squares(
+        &self,
+        inputs: crate::algorithms::FitInputs,
+        c: f64,
+    ) -> Result<IhtRun, crate::algorithms::FitError> {
+        self.run_clipped(inputs, c, move |margin: f64, _, y: f64| {
+            -(margin - y.clamp(-c, c))
+        })
+    }
+
     /// The hyperparameters every IHT fit reports: the preset, s*, s, T, η₀ (`eta`), the λ
     /// Peeling's noise is calibrated at (`lambda`), Peeling's first scale, the calibration,
     /// and for chunked runs m and the chunking.

@@ -239,10 +239,8 @@ impl IhtAlgorithm for HtSparseLinreg {
     fn run(&self, plan: HtSparseLinregPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
         let budget = inputs.budget;
         let iht = self.iht_loop(&plan, &budget);
-        let k = plan.k;
-        // Descent direction −(⟨x̃, w⟩ − ỹ) with ỹ the response shrunk at K.
-        let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-k, k));
-        let run = iht.run_clipped(inputs, k, weight)?;
+        // Descent direction −(⟨x̃, w⟩ − ỹ) with x̃, ỹ the data shrunk at K.
+        let run = iht.run_shrunk_least_squares(inputs, plan.k)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);
         if self.preset == Preset::Theory {
