@@ -743,7 +743,7 @@ impl SizeOverrides {
     /// s = s* (capped at d), K = ln d, T = ⌈ln n⌉, all overridable (`k` the user's K).
     /// `chunked`: T disjoint chunks of m = ⌊n/T⌋ records (T ≤ n checked); else every
     /// record at every iteration (m = n, T not limited by n). Returns the sizes and K.
-    pub(crate) fn tian(
+    pub fn tian(
         self,
         algorithm: &'static str,
         problem: &crate::algorithms::Problem,
@@ -780,7 +780,7 @@ impl SizeOverrides {
     /// (s = ⌈72(γ/μ)²s*⌉, T = ⌈(γ/μ) ln n⌉, `ratio` = γ/μ) over the experiments'
     /// s = c·s* (c = 2), T = max(1, ⌊ln n⌋). s is capped at d (unless given) and must be
     /// in 1..=d; T ≤ n; m = ⌊n/T⌋.
-    pub(crate) fn hu(
+    pub fn hu(
         self,
         algorithm: &'static str,
         problem: &crate::algorithms::Problem,
