@@ -22,7 +22,25 @@ use thiserror::Error;
 /// [`Params::pick`]) and `name()`, the word of a value (through [`word_of`]). The parser
 /// (`p.pick(key, T::WORDS)`) and the name written in reports are then one table and
 /// cannot disagree. The enum must be `Copy + PartialEq`.
+///
+/// With the key, `param_words!(Chunking = "chunking": "shuffle" => Shuffle, …)` also gives
+/// `KEY` and `parse(p)`, which reads `--param chunking=…` (absent: the first word): the
+/// parameter's name stands beside its words once.
 macro_rules! param_words {
+    ($name:ident = $key:literal: $($words:tt)+) => {
+        param_words!($name: $($words)+);
+        impl $name {
+            /// The `--param` key of this value type.
+            pub const KEY: &'static str = $key;
+
+            #[doc = concat!("Reads `--param ", $key, "=…` (absent: the first of [`Self::WORDS`]).")]
+            pub fn parse(
+                p: &$crate::params::Params,
+            ) -> Result<Self, $crate::params::FitError> {
+                p.pick(Self::KEY, Self::WORDS)
+            }
+        }
+    };
     ($name:ident: $($word:literal => $variant:ident),+ $(,)?) => {
         impl $name {
             /// The `--param` words of the values (the first is the default of
@@ -340,14 +358,9 @@ pub enum SuffStats {
     /// Always the data passes.
     Off,
 }
-param_words!(SuffStats: "auto" => Auto, "on" => On, "off" => Off);
+param_words!(SuffStats = "suffstats": "auto" => Auto, "on" => On, "off" => Off);
 
 impl SuffStats {
-    /// Parses `--param suffstats=auto|on|off` (default `auto`).
-    pub fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick("suffstats", Self::WORDS)
-    }
-
     /// The `auto` rule, from public quantities only (n, d and the number of full gradients
     /// `gradients` when it is fixed in advance): the statistics are used when
     /// 8d ≤ n — G (d² floats) is then at most 1/8 of the data (n·d floats), which keeps a

@@ -344,8 +344,12 @@ pub fn check_bound(algorithm: &'static str, bound: f64) -> Result<(), FitError> 
     }
 }
 
+/// The `bound` row of the two algorithms of Talwar, Thakurta & Zhang that take the
+/// bound from the CONTRACT alone (`noisy-mirror-descent`, `objective-perturbation`).
+pub(crate) const TALWAR_BOUND: ParamInfo = bound_param_info("CONTRACT; spec Talwar §0");
+
 /// The `bound` row of a bounded-data algorithm's parameter table.
-pub fn bound_param_info(source: &'static str) -> ParamInfo {
+pub const fn bound_param_info(source: &'static str) -> ParamInfo {
     ParamInfo {
         name: "bound",
         default: "required",
@@ -600,13 +604,9 @@ pub enum Chunking {
     /// `docs/distributed.md`) assigns each row where it lives.
     Keyed,
 }
-param_words!(Chunking: "shuffle" => Shuffle, "order" => Order, "keyed" => Keyed);
+param_words!(Chunking = "chunking": "shuffle" => Shuffle, "order" => Order, "keyed" => Keyed);
 
 impl Chunking {
-    /// Reads `--param chunking=shuffle|order|keyed`.
-    pub fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick("chunking", Self::WORDS)
-    }
     /// The `chunking` row of a parameter table.
     pub fn param_info() -> ParamInfo {
         ParamInfo {

@@ -154,12 +154,9 @@ pub enum ScoreSensitivity {
     /// max_v ‖v − v̄‖₁ with v̄ the average vertex (spec H8).
     Tight,
 }
-param_words!(ScoreSensitivity: "paper" => Paper, "tight" => Tight);
+param_words!(ScoreSensitivity = "sensitivity": "paper" => Paper, "tight" => Tight);
 
 impl ScoreSensitivity {
-    pub(crate) fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick("sensitivity", Self::WORDS)
-    }
     /// The constant c_W for a polytope domain.
     pub(crate) fn constant(self, domain: &dyn ConstraintSet) -> f64 {
         match self {

@@ -114,7 +114,7 @@ pub enum StepRule {
     /// μ = 1/(T + 2) for every step (as printed in Algs. 4–5).
     Paper,
 }
-param_words!(StepRule: "default" => Standard, "paper" => Paper);
+param_words!(StepRule = "fw_step": "default" => Standard, "paper" => Paper);
 
 impl StepRule {
     fn mu(self, t: usize, big_t: usize) -> f64 {
@@ -122,9 +122,6 @@ impl StepRule {
             StepRule::Standard => 2.0 / (t as f64 + 1.0),
             StepRule::Paper => 1.0 / (big_t as f64 + 2.0),
         }
-    }
-    fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick("fw_step", Self::WORDS)
     }
 }
 

@@ -54,8 +54,10 @@
 
 use super::super::*;
 use super::huber::preset_eta;
-use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
-use crate::mechanisms::PeelingCalibration;
+use super::{
+    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
+    SizeOverrides, TIAN_K,
+};
 use crate::params::param_words;
 
 const NAME: &str = "dp-iht-l1";
@@ -77,13 +79,10 @@ pub struct DpIhtL1 {
     pub eta: Option<f64>,
     pub decay: f64,
     pub switch: Option<usize>,
-    pub s: Option<usize>,
+    pub sizes: SizeOverrides,
     pub k: Option<f64>,
-    pub t: Option<usize>,
     pub sign_features: SignFeatures,
-    pub chunking: Chunking,
-    /// Peeling's noise calibration (default exact).
-    pub calibration: PeelingCalibration,
+    pub peeling: ChunkedPeeling,
 }
 
 impl Default for DpIhtL1 {
@@ -93,12 +92,10 @@ impl Default for DpIhtL1 {
             eta: None,
             decay: 0.0,
             switch: None,
-            s: None,
+            sizes: SizeOverrides::default(),
             k: None,
-            t: None,
             sign_features: SignFeatures::Raw,
-            chunking: Chunking::Shuffle,
-            calibration: PeelingCalibration::Exact,
+            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -112,7 +109,6 @@ pub struct DpIhtL1Plan {
     pub steps: Vec<f64>,
     /// λ_t = 2η_tK/m for t = 0..T−1.
     pub lambdas: Vec<f64>,
-    pub delta: f64,
 }
 
 impl DpIhtL1 {
@@ -146,12 +142,10 @@ impl DpIhtL1 {
             eta: p.positive("eta")?,
             decay,
             switch: p.integer("switch", 0)?,
-            s: p.integer("s", 1)?,
+            sizes: SizeOverrides::parse(&p)?,
             k: p.positive("K")?,
-            t: p.integer("T", 1)?,
             sign_features: p.pick("sign_features", SignFeatures::WORDS)?,
-            chunking: Chunking::parse(&p)?,
-            calibration: PeelingCalibration::parse(&p)?,
+            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 }
@@ -163,16 +157,13 @@ pub fn absolute_step_sensitivity(eta: f64, k: f64, m: usize) -> f64 {
 
 impl IhtAlgorithm for DpIhtL1 {
     type Plan = DpIhtL1Plan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = &["absolute"];
-    const WHAT: (&'static str, &'static str) = (
-        "sparse median (l1) regression, very heavy tails or outliers",
-        "Tian, Ding, Tao, Xiang & Wang, Alg. 3 (DP-IHT-L)",
-    );
-    const CHUNKED: bool = true;
-
-    fn parameters() -> Vec<ParamInfo> {
-        vec![
+    const INFO: IhtInfo = IhtInfo {
+        name: NAME,
+        losses: &["absolute"],
+        use_when: "sparse median (l1) regression, very heavy tails or outliers",
+        paper: "Tian, Ding, Tao, Xiang & Wang, Alg. 3 (DP-IHT-L)",
+        chunked: true,
+        parameters: &[
             ParamInfo {
                 name: "preset",
                 default: "theory",
@@ -203,12 +194,7 @@ impl IhtAlgorithm for DpIhtL1 {
                 meaning: "coordinates kept by Peeling",
                 source: "Tian Sec. 6 (spec T17)",
             },
-            ParamInfo {
-                name: "K",
-                default: "max(1, ln d)",
-                meaning: "feature clipping level",
-                source: "Tian Sec. 6 (K = log d)",
-            },
+            TIAN_K,
             ParamInfo {
                 name: "T",
                 default: "ceil(ln n)",
@@ -221,11 +207,11 @@ impl IhtAlgorithm for DpIhtL1 {
                 meaning: "features inside sign(.): raw (as printed) or clipped",
                 source: "spec T4",
             },
-        ]
-    }
+        ],
+    };
 
-    fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtL1Plan, FitError> {
-        let (sizes, k) = tian_sizes(NAME, problem, (self.s, self.k, self.t), true)?;
+    fn plan(&self, problem: &Problem, _: &Budget) -> Result<DpIhtL1Plan, FitError> {
+        let (sizes, k) = self.sizes.tian(NAME, problem, self.k, true)?;
         let eta0 = self.eta.unwrap_or(preset_eta(self.preset));
         let switch = self.switch.unwrap_or(sizes.big_t);
         let steps: Vec<f64> = (0..sizes.big_t)
@@ -240,14 +226,15 @@ impl IhtAlgorithm for DpIhtL1 {
             k,
             steps,
             lambdas,
-            delta: budget.delta,
         })
     }
 
-    fn check(&self, plan: &DpIhtL1Plan, budget: &Budget) -> Result<(), FitError> {
-        // The certification depends on (s, ε, δ) only; λ_t scales the noise.
-        let call = (budget.epsilon, budget.delta);
-        check_peeling(plan.sizes.s, plan.lambdas[0], call, self.calibration)?;
+    fn iht_loop<'p>(&self, plan: &'p DpIhtL1Plan, budget: &Budget) -> IhtLoop<'p> {
+        let schedule = (plan.steps.clone(), plan.lambdas.clone());
+        IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule)
+    }
+
+    fn check(&self, plan: &DpIhtL1Plan, _: &Budget) -> Result<(), FitError> {
         if plan.lambdas.iter().any(|l| !(l.is_finite() && *l > 0.0)) {
             return Err(FitError::BadParameter {
                 algorithm: NAME,
@@ -260,9 +247,7 @@ impl IhtAlgorithm for DpIhtL1 {
 
     fn run(&self, plan: DpIhtL1Plan, inputs: FitInputs) -> Result<FitReport, FitError> {
         let budget = inputs.budget;
-        let peeling = (self.chunking, self.calibration);
-        let schedule = (plan.steps.clone(), plan.lambdas.clone());
-        let iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
+        let iht = self.iht_loop(&plan, &budget);
         // Descent direction −sign(⟨x, β⟩ − y), sign(0) = 0.
         let sign = |r: f64| {
             if r > 0.0 {
@@ -284,10 +269,7 @@ impl IhtAlgorithm for DpIhtL1 {
         hp(&mut h, "switch", self.switch.unwrap_or(plan.sizes.big_t));
         hp(&mut h, "radius", plan.sizes.radius);
         hp(&mut h, "sign_features", self.sign_features.name());
-        let mut notes = vec![];
-        if budget.is_non_private() {
-            notes.push("epsilon = inf: Peeling is exact hard thresholding".into());
-        }
+        let notes = exact_thresholding_note(&budget, "").into_iter().collect();
         Ok(run.report(h, notes))
     }
 }

@@ -78,9 +78,11 @@
 //! ```
 
 use super::super::*;
-use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{
+    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
+    SizeOverrides, TIAN_K,
+};
 use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
-use crate::mechanisms::{Peeling, PeelingCalibration};
 
 const NAME: &str = "dp-iht-huber";
 
@@ -108,16 +110,13 @@ impl TauRule {
 pub struct DpIhtHuber {
     pub preset: Preset,
     pub eta: Option<f64>,
-    pub s: Option<usize>,
+    pub sizes: SizeOverrides,
     pub k: Option<f64>,
-    pub t: Option<usize>,
     pub tau: TauRule,
     pub zeta: f64,
     pub lambda_factor: f64,
     pub y_clip: Option<f64>,
-    pub chunking: Chunking,
-    /// Peeling's noise calibration (default exact).
-    pub calibration: PeelingCalibration,
+    pub peeling: ChunkedPeeling,
 }
 
 impl Default for DpIhtHuber {
@@ -125,15 +124,13 @@ impl Default for DpIhtHuber {
         DpIhtHuber {
             preset: Preset::Theory,
             eta: None,
-            s: None,
+            sizes: SizeOverrides::default(),
             k: None,
-            t: None,
             tau: TauRule::Loss,
             zeta: 1.0,
             lambda_factor: 2.0,
             y_clip: None,
-            chunking: Chunking::Shuffle,
-            calibration: PeelingCalibration::Exact,
+            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -150,7 +147,6 @@ pub struct DpIhtHuberPlan {
     pub lambda: f64,
     /// The proven replace-one ℓ∞ sensitivity 2ητK/m (what the ledger is charged at).
     pub proven_lambda: f64,
-    pub delta: f64,
 }
 
 /// λ_H = factor·η·τ·K/m: the ℓ∞ change of β^{t+0.5} when one record of the chunk is
@@ -208,15 +204,13 @@ impl DpIhtHuber {
         Ok(DpIhtHuber {
             preset: Preset::parse(&p, Preset::Theory)?,
             eta: p.positive("eta")?,
-            s: p.integer("s", 1)?,
+            sizes: SizeOverrides::parse(&p)?,
             k: p.positive("K")?,
-            t: p.integer("T", 1)?,
             tau,
             zeta,
             lambda_factor,
             y_clip: p.positive("y_clip")?,
-            chunking: Chunking::parse(&p)?,
-            calibration: PeelingCalibration::parse(&p)?,
+            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 
@@ -231,47 +225,34 @@ impl DpIhtHuber {
         if self.lambda_factor >= 2.0 || budget.is_non_private() {
             return Ok(None);
         }
-        let printed = Peeling::calibrated(
-            plan.sizes.s,
-            plan.lambda,
-            budget.epsilon,
-            budget.delta,
-            self.calibration,
-        )?;
-        Ok(Some(
-            super::recertified_peeling(&printed, plan.proven_lambda).epsilon,
-        ))
+        Ok(Some(self.iht_loop(plan, budget).peeling(0)?.epsilon))
     }
 }
 
 impl IhtAlgorithm for DpIhtHuber {
     type Plan = DpIhtHuberPlan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = &["huber"];
-    const WHAT: (&'static str, &'static str) = (
-        "sparse linear regression, heavy-tailed response noise",
-        "Tian, Ding, Tao, Xiang & Wang, Alg. 1 (DP-IHT-H)",
-    );
-    const CHUNKED: bool = true;
-
-    fn parameters() -> Vec<ParamInfo> {
-        vec![
+    const INFO: IhtInfo = IhtInfo {
+        name: NAME,
+        losses: &["huber"],
+        use_when: "sparse linear regression, heavy-tailed response noise",
+        paper: "Tian, Ding, Tao, Xiang & Wang, Alg. 1 (DP-IHT-H)",
+        chunked: true,
+        parameters: &[
             ParamInfo { name: "preset", default: "theory", meaning: "theory: eta = 0.5; paper: eta = 0.01 (both T = ceil(ln n))", source: "Tian Thm 4.2 (eta = O(1)); Sec. 6" },
             ParamInfo { name: "eta", default: "preset: 0.5 (theory) or 0.01 (paper)", meaning: "step size", source: "Tian Thm 4.2; Sec. 6" },
             ParamInfo { name: "s", default: "s* (--sparsity)", meaning: "coordinates kept by Peeling", source: "Tian Thm 4.2 (s = O(s*)); Sec. 6" },
-            ParamInfo { name: "K", default: "max(1, ln d)", meaning: "feature clipping level", source: "Tian Sec. 6 (K = log d)" },
+            TIAN_K,
             ParamInfo { name: "T", default: "ceil(ln n)", meaning: "iterations = disjoint data chunks", source: "Tian Thm 4.2 (T = O(log n)); spec T8" },
             ParamInfo { name: "tau", default: "1", meaning: "Huber parameter (a parameter of --loss huber)", source: "Tian Sec. 6" },
             ParamInfo { name: "tau_rule", default: "loss", meaning: "loss: tau of --loss huber; theory: tau = (n/(T s*^1.5 sqrt(ln(1/delta)) ln d))^(1/(1+zeta))", source: "Tian Thm 4.2 (spec T6)" },
             ParamInfo { name: "zeta", default: "1", meaning: "declared moment order 1+zeta of the noise, zeta in (0, 1] (tau_rule=theory only)", source: "Tian Assumption 2" },
             ParamInfo { name: "lambda_factor", default: "2", meaning: "Peeling sensitivity factor: 2 = replace-one 2*eta*tau*K/m; 1 = as printed (noise at half the sensitivity; charged the epsilon it certifies at the true one, refused above the budget)", source: "spec T3" },
             ParamInfo { name: "y_clip", default: "none", meaning: "optional response clipping level (per record, privacy-neutral)", source: "spec T2" },
-        ]
-    }
+        ],
+    };
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtHuberPlan, FitError> {
-        let user = (self.s, self.k, self.t);
-        let (sizes, k) = tian_sizes(NAME, problem, user, true)?;
+        let (sizes, k) = self.sizes.tian(NAME, problem, self.k, true)?;
         let (n, d) = (problem.data.n(), problem.data.d());
         let eta = self.eta.unwrap_or(preset_eta(self.preset));
         let tau = match self.tau {
@@ -298,13 +279,20 @@ impl IhtAlgorithm for DpIhtHuber {
             tau,
             lambda,
             proven_lambda,
-            delta: budget.delta,
         })
     }
 
+    /// Peeling's noise at the proven λ, or (`lambda_factor = 1`) at the printed one.
+    fn iht_loop<'p>(&self, plan: &'p DpIhtHuberPlan, budget: &Budget) -> IhtLoop<'p> {
+        let schedule = plan.sizes.constant(plan.eta, plan.proven_lambda);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule);
+        if self.lambda_factor < 2.0 {
+            iht.printed_lambdas = Some(vec![plan.lambda; plan.sizes.big_t]);
+        }
+        iht
+    }
+
     fn check(&self, plan: &DpIhtHuberPlan, budget: &Budget) -> Result<(), FitError> {
-        let call = (budget.epsilon, budget.delta);
-        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)?;
         if let Some(certified) = self.printed_certified_epsilon(plan, budget)? {
             if certified > budget.epsilon {
                 return Err(FitError::BadParameter {
@@ -335,12 +323,7 @@ impl IhtAlgorithm for DpIhtHuber {
         rng: &mut dyn RngCore,
         observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        let peeling = (self.chunking, self.calibration);
-        let schedule = plan.sizes.constant(plan.eta, plan.proven_lambda);
-        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
-        if self.lambda_factor < 2.0 {
-            iht.printed_lambdas = Some(vec![plan.lambda; plan.sizes.big_t]);
-        }
+        let iht = self.iht_loop(&plan, &budget);
         // β ← β + (η/m) Σ_{chunk} ψ_τ(ỹ − ⟨x̃, β⟩)·x̃ (descent direction, |ψ_τ| ≤ τ)
         let kernel = Kernel::ClippedHuber {
             k: plan.k,
@@ -389,9 +372,7 @@ impl IhtAlgorithm for DpIhtHuber {
         if let Some(c) = certified {
             notes.push(format!("lambda_factor = 1 (as printed): Peeling's noise is calibrated at half the replace-one sensitivity; the ledger charges epsilon = {c} that this noise certifies at the true sensitivity 2*eta*tau*K/m, not the nominal budget"));
         }
-        if budget.is_non_private() {
-            notes.push("epsilon = inf: Peeling is exact hard thresholding".into());
-        }
+        notes.extend(exact_thresholding_note(&budget, ""));
         Ok(run.report(h, notes))
     }
 }

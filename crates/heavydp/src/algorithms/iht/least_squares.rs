@@ -40,7 +40,9 @@
 //! an (ε/T, δ/T, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::{check_peeling, tian_sizes, IhtAlgorithm, IhtLoop, IhtSizes, Passes};
+use super::{
+    exact_thresholding_note, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, Passes, SizeOverrides,
+};
 use crate::mechanisms::PeelingCalibration;
 use crate::privacy::calibration_target;
 
@@ -52,8 +54,7 @@ pub struct DpSlr {
     pub bound: f64,
     pub preset: Preset,
     pub eta: Option<f64>,
-    pub s: Option<usize>,
-    pub t: Option<usize>,
+    pub sizes: SizeOverrides,
     /// Peeling's noise calibration (default exact).
     pub calibration: PeelingCalibration,
 }
@@ -65,8 +66,7 @@ impl DpSlr {
             bound,
             preset: Preset::Theory,
             eta: None,
-            s: None,
-            t: None,
+            sizes: SizeOverrides::default(),
             calibration: PeelingCalibration::Exact,
         }
     }
@@ -101,8 +101,7 @@ impl DpSlr {
             bound: required_bound(NAME, &p)?,
             preset: Preset::parse(&p, Preset::Theory)?,
             eta: p.positive("eta")?,
-            s: p.integer("s", 1)?,
-            t: p.integer("T", 1)?,
+            sizes: SizeOverrides::parse(&p)?,
             calibration: PeelingCalibration::parse(&p)?,
         })
     }
@@ -110,16 +109,13 @@ impl DpSlr {
 
 impl IhtAlgorithm for DpSlr {
     type Plan = DpSlrPlan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = &["squared"];
-    const WHAT: (&'static str, &'static str) = (
-        "sparse linear regression with light tails (baseline)",
-        "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
-    );
-    const CHUNKED: bool = false;
-
-    fn parameters() -> Vec<ParamInfo> {
-        vec![
+    const INFO: IhtInfo = IhtInfo {
+        name: NAME,
+        losses: &["squared"],
+        use_when: "sparse linear regression with light tails (baseline)",
+        paper: "Cai, Wang & Zhang 2021 (DP-SLR), baseline of Tian et al. Sec. 6",
+        chunked: false,
+        parameters: &[
             bound_param_info("CONTRACT; Tian Sec. 6 used R = K = log d (spec T15)"),
             ParamInfo {
                 name: "preset",
@@ -145,14 +141,13 @@ impl IhtAlgorithm for DpSlr {
                 meaning: "full-data iterations, each (eps/T, delta/T)-DP",
                 source: "Cai et al. T ~ log n (spec T15)",
             },
-        ]
-    }
+        ],
+    };
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpSlrPlan, FitError> {
         check_bound(NAME, self.bound)?;
         // T full-data passes: no chunks, so T is not limited by n.
-        let user = (self.s, Some(self.bound), self.t);
-        let (sizes, _) = tian_sizes(NAME, problem, user, false)?;
+        let (sizes, _) = self.sizes.tian(NAME, problem, Some(self.bound), false)?;
         let eta = self.eta.unwrap_or(match self.preset {
             Preset::Theory => 0.5,
             Preset::Paper => 0.01,
@@ -175,15 +170,10 @@ impl IhtAlgorithm for DpSlr {
         })
     }
 
-    fn check(&self, plan: &DpSlrPlan, _: &Budget) -> Result<(), FitError> {
-        let call = (plan.step_epsilon, plan.step_delta);
-        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
-    }
-
-    fn run(&self, plan: DpSlrPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
-        let budget = inputs.budget;
+    /// T full-data passes, each Peeling at (ε/T, δ/T).
+    fn iht_loop<'p>(&self, plan: &'p DpSlrPlan, _: &Budget) -> IhtLoop<'p> {
         let (steps, lambdas) = plan.sizes.constant(plan.eta, plan.lambda);
-        let iht = IhtLoop {
+        IhtLoop {
             name: NAME,
             sizes: &plan.sizes,
             passes: Passes::FullData,
@@ -194,20 +184,21 @@ impl IhtAlgorithm for DpSlr {
             printed_lambdas: None,
             project_each_step: true,
             label: "peeling (top-s selection, eps/T)",
-        };
-        let b = self.bound;
+        }
+    }
+
+    fn run(&self, plan: DpSlrPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
+        let budget = inputs.budget;
+        let iht = self.iht_loop(&plan, &budget);
         // Descent direction −(⟨x̃, β⟩ − Π_R(y)) over every record (x̃ clipped at B).
-        let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-b, b));
-        let run = iht.run_clipped(inputs, b, weight)?;
+        let b = self.bound;
+        let run = iht.run_shrunk_least_squares(inputs, b)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "bound", b);
         hp(&mut h, "step_epsilon", plan.step_epsilon);
         hp(&mut h, "step_delta", plan.step_delta);
         hp(&mut h, "radius", plan.sizes.radius);
-        let mut notes = vec![];
-        if budget.is_non_private() {
-            notes.push("epsilon = inf: Peeling is exact hard thresholding".into());
-        }
+        let notes = exact_thresholding_note(&budget, "").into_iter().collect();
         Ok(run.report(h, notes))
     }
 }

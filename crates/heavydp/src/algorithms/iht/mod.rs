@@ -15,10 +15,12 @@
 //! neighbours, n public); `dp-slr` composes T calls of (ε/T, δ/T). All share one
 //! gradient kernel, [`clipped_weighted_sum`].
 //!
-//! One way to write each of them: an algorithm's file implements [`IhtAlgorithm`] (its
-//! plan from public quantities on the shared [`IhtSizes`], the checks of that plan, and
-//! its gradient step handed to the one loop `IhtLoop`); validation, the fit's prologue
-//! and the [`PrivateAlgorithm`](crate::algorithms::PrivateAlgorithm) impl are shared.
+//! One way to write each of them: an algorithm's file implements `IhtAlgorithm` (its
+//! catalogue row `IhtInfo`, its plan from public quantities on the shared [`IhtSizes`],
+//! the one loop `IhtLoop` that plan runs, any checks of its own, and its gradient step
+//! handed to that loop); validation (Peeling's certification is checked on the loop
+//! itself), the fit's prologue and the
+//! [`PrivateAlgorithm`](crate::algorithms::PrivateAlgorithm) impl are shared.
 //!
 //! The sparse algorithms take the domain `sparse` (`--domain sparse --sparsity S`):
 //! S is the target sparsity s*, the radius R bounds ‖w‖₂; the algorithms keep
@@ -230,6 +232,35 @@ pub(crate) struct IhtLoop<'a> {
     pub label: &'static str,
 }
 
+/// How a chunked IHT run reads the data and calibrates Peeling: the two parameters
+/// (`chunking`, `calibration`) of `ht-sparse-linreg`, `ht-sparse-opt`, `dp-iht-huber` and
+/// `dp-iht-l1`. Default: a shuffled partition and the exact calibration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChunkedPeeling {
+    pub chunking: crate::algorithms::Chunking,
+    /// Peeling's noise calibration.
+    pub calibration: crate::mechanisms::PeelingCalibration,
+}
+
+impl Default for ChunkedPeeling {
+    fn default() -> Self {
+        ChunkedPeeling {
+            chunking: crate::algorithms::Chunking::Shuffle,
+            calibration: crate::mechanisms::PeelingCalibration::Exact,
+        }
+    }
+}
+
+impl ChunkedPeeling {
+    /// The `chunking` and `calibration` parameters (absent: the default).
+    pub fn parse(p: &crate::algorithms::Params) -> Result<Self, crate::algorithms::FitError> {
+        Ok(ChunkedPeeling {
+            chunking: crate::algorithms::Chunking::parse(p)?,
+            calibration: crate::mechanisms::PeelingCalibration::parse(p)?,
+        })
+    }
+}
+
 /// What [`IhtLoop::run`] returns.
 pub(crate) struct IhtRun {
     pub weights: Vec<f64>,
@@ -261,18 +292,15 @@ impl<'a> IhtLoop<'a> {
     pub fn chunked(
         name: &'static str,
         sizes: &'a IhtSizes,
-        (chunking, calibration): (
-            crate::algorithms::Chunking,
-            crate::mechanisms::PeelingCalibration,
-        ),
+        peeling: ChunkedPeeling,
         budget: &crate::privacy::Budget,
         (steps, lambdas): (Vec<f64>, Vec<f64>),
     ) -> IhtLoop<'a> {
         IhtLoop {
             name,
             sizes,
-            passes: Passes::Chunked(chunking),
-            calibration,
+            passes: Passes::Chunked(peeling.chunking),
+            calibration: peeling.calibration,
             call_budget: (budget.epsilon, budget.delta),
             steps,
             lambdas,
@@ -282,8 +310,9 @@ impl<'a> IhtLoop<'a> {
         }
     }
 
-    /// The Peeling of iteration t (see `printed_lambdas`).
-    fn peeling(
+    /// The Peeling of iteration t (see `printed_lambdas`); an error when it does not
+    /// certify the per-call budget.
+    pub fn peeling(
         &self,
         t: usize,
     ) -> Result<crate::mechanisms::Peeling, crate::privacy::PrivacyError> {
@@ -431,6 +460,19 @@ impl<'a> IhtLoop<'a> {
         self.run(inputs, step)
     }
 
+    /// [`IhtLoop::run_clipped`] for least squares on the data shrunk at `c`, the features
+    /// coordinate-wise and the response: g = −(⟨x̃, w⟩ − clip(y, ±c)). The step of Hu et
+    /// al. Alg. 3 (c = K) and of DP-SLR (c = B).
+    pub fn run_shrunk_least_squares(
+        &self,
+        inputs: crate::algorithms::FitInputs,
+        c: f64,
+    ) -> Result<IhtRun, crate::algorithms::FitError> {
+        self.run_clipped(inputs, c, move |margin: f64, _, y: f64| {
+            -(margin - y.clamp(-c, c))
+        })
+    }
+
     /// The hyperparameters every IHT fit reports: the preset, s*, s, T, η₀ (`eta`), the λ
     /// Peeling's noise is calibrated at (`lambda`), Peeling's first scale, the calibration,
     /// and for chunked runs m and the chunking.
@@ -477,49 +519,43 @@ impl IhtSizes {
     }
 }
 
-/// What an IHT algorithm's own file defines: its name and losses, its plan (every
-/// constant, from public quantities only), the checks on that plan and the run itself
-/// (its gradient step in `IhtLoop`). Each such type is a
+/// What an IHT algorithm's own file defines: its catalogue row ([`IhtInfo`]), its plan
+/// (every constant, from public quantities only), the loop of that plan, any checks of its
+/// own and the run itself (its gradient step in `IhtLoop`). Each such type is a
 /// [`PrivateAlgorithm`](crate::algorithms::PrivateAlgorithm) through the one impl below:
 /// `validate` = the common checks ([`approx_budget`](crate::algorithms::approx_budget),
-/// domain `sparse`) + `plan` + `check`; `fit` = the same, then `run` on the budget with
-/// its defaulted δ.
-pub trait IhtAlgorithm {
+/// domain `sparse`) + `plan` + the first Peeling of the loop + `check`; `fit` = the same
+/// (once), then `run` on the budget with its defaulted δ.
+pub(crate) trait IhtAlgorithm {
     /// The resolved, public plan of a fit.
     type Plan;
-    /// The CONTRACT name.
-    const NAME: &'static str;
-    /// The losses the algorithm accepts.
-    const LOSSES: &'static [&'static str];
+    /// The algorithm's row of the catalogue (`heavydp algorithms`).
+    const INFO: IhtInfo;
     /// Resolves every parameter from public quantities (n, d, s*, ε, δ, the user's values).
     fn plan(
         &self,
         problem: &crate::algorithms::Problem,
         budget: &crate::privacy::Budget,
     ) -> Result<Self::Plan, crate::algorithms::FitError>;
-    /// The algorithm's checks of its plan (at least that Peeling certifies the budget);
-    /// errors depend only on public inputs.
+    /// The loop a fit with this plan runs, on the budget with its defaulted δ: its
+    /// schedule (η_t, λ_t), passes, Peeling calibration and per-call budget. `validate`
+    /// checks the Peeling of its first iteration ([`IhtLoop::peeling`]), so the check and
+    /// the run use the one Peeling (its certification depends on (s, ε, δ) only; λ_t
+    /// scales the noise).
+    fn iht_loop<'p>(&self, plan: &'p Self::Plan, budget: &crate::privacy::Budget) -> IhtLoop<'p>;
+    /// The algorithm's own checks of its plan beyond Peeling's certification (none by
+    /// default); errors depend only on public inputs.
     fn check(
         &self,
-        plan: &Self::Plan,
-        budget: &crate::privacy::Budget,
-    ) -> Result<(), crate::algorithms::FitError>;
-    /// What `use_when` and `paper` say in the catalogue.
-    const WHAT: (&'static str, &'static str);
-    /// True when the iterations read disjoint chunks (the `chunking` parameter applies).
-    const CHUNKED: bool;
-    /// The algorithm's own rows of the parameter table.
-    fn parameters() -> Vec<crate::algorithms::ParamInfo>;
-    /// The catalogue row: (ε, δ)-DP on the `sparse` domain, with the constants and
-    /// parameters above, then the chunking (when chunked) and Peeling calibration rows.
+        _plan: &Self::Plan,
+        _budget: &crate::privacy::Budget,
+    ) -> Result<(), crate::algorithms::FitError> {
+        Ok(())
+    }
+    /// The catalogue row: (ε, δ)-DP on the `sparse` domain, with [`IhtAlgorithm::INFO`],
+    /// then the chunking (when chunked) and Peeling calibration rows.
     fn info() -> crate::algorithms::AlgorithmInfo {
-        sparse_info(
-            Self::NAME,
-            Self::WHAT,
-            Self::LOSSES,
-            Self::parameters(),
-            Self::CHUNKED,
-        )
+        Self::INFO.catalogue_row()
     }
     /// Fits with a checked plan; `inputs.budget` has its δ defaulted.
     fn run(
@@ -539,7 +575,7 @@ pub trait IhtAlgorithm {
         _observer: &mut dyn crate::algorithms::Observer,
     ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
         Err(crate::algorithms::FitError::Unsupported {
-            algorithm: Self::NAME,
+            algorithm: Self::INFO.name,
             reason: "has no row-sum (distributed) implementation; distributed fits support clipped-gd, ht-frank-wolfe and dp-iht-huber".into(),
         })
     }
@@ -550,9 +586,10 @@ pub trait IhtAlgorithm {
         problem: &crate::algorithms::Problem,
         budget: &crate::privacy::Budget,
     ) -> Result<(crate::privacy::Budget, Self::Plan), crate::algorithms::FitError> {
-        let (name, losses) = (Self::NAME, Self::LOSSES);
+        let (name, losses) = (Self::INFO.name, Self::INFO.losses);
         let budget = crate::algorithms::approx_budget(name, problem, budget, losses, &["sparse"])?;
         let plan = self.plan(problem, &budget)?;
+        self.iht_loop(&plan, &budget).peeling(0)?;
         self.check(&plan, &budget)?;
         Ok((budget, plan))
     }
@@ -562,7 +599,7 @@ impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
     /// The features are read only through [`clipped_weighted_sum`] (`IhtLoop::run_clipped`)
     /// or, in `ht-sparse-opt`, the robust estimator's `gradient_of` and `Dataset::read_row`.
     fn identity(&self) -> crate::algorithms::Identity {
-        crate::algorithms::Identity::mapped(A::NAME, crate::privacy::PrivacyModel::Approx)
+        crate::algorithms::Identity::mapped(A::INFO.name, crate::privacy::PrivacyModel::Approx)
     }
     fn validate(
         &self,
@@ -570,6 +607,23 @@ impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
         budget: &crate::privacy::Budget,
     ) -> Result<(), crate::algorithms::FitError> {
         self.checked_plan(problem, budget).map(|_| ())
+    }
+    /// `validate` and `fit_validated` in one: the plan is resolved and checked once.
+    fn fit(
+        &self,
+        problem: &crate::algorithms::Problem,
+        budget: crate::privacy::Budget,
+        rng: &mut dyn rand::RngCore,
+        observer: &mut dyn crate::algorithms::Observer,
+    ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
+        let (budget, plan) = self.checked_plan(problem, &budget)?;
+        let inputs = crate::algorithms::FitInputs {
+            problem,
+            budget,
+            rng,
+            observer,
+        };
+        self.run(plan, inputs)
     }
     fn fit_validated(
         &self,
@@ -591,42 +645,43 @@ impl<A: IhtAlgorithm> crate::algorithms::PrivateAlgorithm for A {
     }
 }
 
-/// The documentation row of an IHT algorithm: (ε, δ)-DP on the `sparse` domain, its
-/// (use when, paper), losses and own parameters, then those of Peeling's calibration
-/// and, for the `chunked` ones, of the chunking.
-pub(crate) fn sparse_info(
-    name: &'static str,
-    (use_when, paper): (&'static str, &'static str),
-    losses: &[&'static str],
-    mut parameters: Vec<crate::algorithms::ParamInfo>,
-    chunked: bool,
-) -> crate::algorithms::AlgorithmInfo {
-    if chunked {
-        parameters.push(crate::algorithms::Chunking::param_info());
-    }
-    parameters.push(crate::mechanisms::PeelingCalibration::param_info());
-    crate::algorithms::AlgorithmInfo {
-        name,
-        paper,
-        use_when,
-        privacy: "approx",
-        losses: losses.to_vec(),
-        domains: vec!["sparse"],
-        parameters,
-    }
+/// What an IHT algorithm's row of the catalogue (`heavydp algorithms`) says of it: one
+/// declaration per algorithm ([`IhtAlgorithm::INFO`]); the rest of the row is common to
+/// the family ([`IhtInfo::catalogue_row`]).
+pub(crate) struct IhtInfo {
+    /// The CONTRACT name.
+    pub name: &'static str,
+    /// The losses the algorithm accepts.
+    pub losses: &'static [&'static str],
+    /// The "use when" column.
+    pub use_when: &'static str,
+    pub paper: &'static str,
+    /// True when the iterations read disjoint chunks (the `chunking` parameter applies).
+    pub chunked: bool,
+    /// The algorithm's own rows of the parameter table.
+    pub parameters: &'static [crate::algorithms::ParamInfo],
 }
 
-/// The check every IHT plan makes: Peeling keeping `s` coordinates at sensitivity
-/// `lambda` certifies the per-call (ε, δ) under `calibration` (the certification depends
-/// on (s, ε, δ) only; λ scales the noise).
-pub(crate) fn check_peeling(
-    s: usize,
-    lambda: f64,
-    (epsilon, delta): (f64, f64),
-    calibration: crate::mechanisms::PeelingCalibration,
-) -> Result<(), crate::algorithms::FitError> {
-    crate::mechanisms::Peeling::calibrated(s, lambda, epsilon, delta, calibration)?;
-    Ok(())
+impl IhtInfo {
+    /// The documentation row: (ε, δ)-DP on the `sparse` domain, the algorithm's own
+    /// parameters, then those of the chunking (for the `chunked` ones) and of Peeling's
+    /// calibration.
+    pub fn catalogue_row(&self) -> crate::algorithms::AlgorithmInfo {
+        let mut parameters = self.parameters.to_vec();
+        if self.chunked {
+            parameters.push(crate::algorithms::Chunking::param_info());
+        }
+        parameters.push(crate::mechanisms::PeelingCalibration::param_info());
+        crate::algorithms::AlgorithmInfo {
+            name: self.name,
+            paper: self.paper,
+            use_when: self.use_when,
+            privacy: "approx",
+            losses: self.losses.to_vec(),
+            domains: vec!["sparse"],
+            parameters,
+        }
+    }
 }
 
 /// The Peeling whose noise was calibrated for `printed` but whose true ℓ∞ sensitivity is
@@ -646,38 +701,120 @@ pub(crate) fn recertified_peeling(
     p
 }
 
-/// The Tian et al. defaults shared by DP-IHT-H, DP-IHT-L and DP-SLR (spec §4, §6):
-/// s = s* (capped at d), K = ln d, T = ⌈ln n⌉, all overridable. `chunked`: T disjoint
-/// chunks of m = ⌊n/T⌋ records (T ≤ n checked); else every record at every iteration
-/// (m = n, T not limited by n). Returns the sizes and K.
-pub(crate) fn tian_sizes(
-    algorithm: &'static str,
-    problem: &crate::algorithms::Problem,
-    (s, k, t): (Option<usize>, Option<f64>, Option<usize>),
-    chunked: bool,
-) -> Result<(IhtSizes, f64), crate::algorithms::FitError> {
-    let (s_star, radius) = crate::algorithms::sparse_domain(algorithm, problem.domain)?;
-    let (n, d) = (problem.data.n(), problem.data.d());
-    let s = s.unwrap_or(s_star.min(d));
-    check_kept(algorithm, s, d)?;
-    // K = ln d (spec §4); at d ≤ 2, ln d ≤ 0.7 would clip N(0,1) features hard, so the
-    // default never goes below 1.
-    let k = k.unwrap_or(((d as f64).ln()).max(1.0));
-    let big_t = t.unwrap_or((((n as f64).ln()).ceil() as usize).max(1));
-    let m = if chunked {
+/// The note of an IHT fit at ε = ∞ (none at finite ε): Peeling is then exact hard
+/// thresholding; `defaults` names the defaults evaluated at ε = 1 instead (e.g.
+/// "default K evaluated at epsilon = 1; "), empty when the plan has none.
+pub(crate) fn exact_thresholding_note(
+    budget: &crate::privacy::Budget,
+    defaults: &str,
+) -> Option<String> {
+    budget
+        .is_non_private()
+        .then(|| format!("epsilon = inf: {defaults}Peeling is exact hard thresholding"))
+}
+
+/// The `K` row of DP-IHT-H and DP-IHT-L (the clipping level of [`SizeOverrides::tian`]).
+pub(crate) const TIAN_K: crate::algorithms::ParamInfo = crate::algorithms::ParamInfo {
+    name: "K",
+    default: "max(1, ln d)",
+    meaning: "feature clipping level",
+    source: "Tian Sec. 6 (K = log d)",
+};
+
+/// The user's `s` (coordinates kept) and `T` (iterations) of an IHT algorithm
+/// (`--param s`, `T`); `None` = the algorithm's default: the Tian et al. rule of
+/// [`SizeOverrides::tian`] or the Hu et al. preset of [`SizeOverrides::hu`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SizeOverrides {
+    pub s: Option<usize>,
+    pub t: Option<usize>,
+}
+
+impl SizeOverrides {
+    /// Reads `s` and `T`.
+    pub fn parse(p: &crate::algorithms::Params) -> Result<Self, crate::algorithms::FitError> {
+        Ok(SizeOverrides {
+            s: p.integer("s", 1)?,
+            t: p.integer("T", 1)?,
+        })
+    }
+
+    /// The Tian et al. defaults shared by DP-IHT-H, DP-IHT-L and DP-SLR (spec §4, §6):
+    /// s = s* (capped at d), K = ln d, T = ⌈ln n⌉, all overridable (`k` the user's K).
+    /// `chunked`: T disjoint chunks of m = ⌊n/T⌋ records (T ≤ n checked); else every
+    /// record at every iteration (m = n, T not limited by n). Returns the sizes and K.
+    pub fn tian(
+        self,
+        algorithm: &'static str,
+        problem: &crate::algorithms::Problem,
+        k: Option<f64>,
+        chunked: bool,
+    ) -> Result<(IhtSizes, f64), crate::algorithms::FitError> {
+        let SizeOverrides { s, t } = self;
+        let (s_star, radius) = crate::algorithms::sparse_domain(algorithm, problem.domain)?;
+        let (n, d) = (problem.data.n(), problem.data.d());
+        let s = s.unwrap_or(s_star.min(d));
+        check_kept(algorithm, s, d)?;
+        // K = ln d (spec §4); at d ≤ 2, ln d ≤ 0.7 would clip N(0,1) features hard, so the
+        // default never goes below 1.
+        let k = k.unwrap_or(((d as f64).ln()).max(1.0));
+        let big_t = t.unwrap_or((((n as f64).ln()).ceil() as usize).max(1));
+        let m = if chunked {
+            crate::algorithms::check_chunks(algorithm, n, big_t)?;
+            n / big_t
+        } else {
+            n
+        };
+        let sizes = IhtSizes {
+            s_star,
+            radius,
+            s,
+            big_t,
+            m,
+        };
+        Ok((sizes, k))
+    }
+
+    /// The sizes shared by the Hu et al. IHT algorithms (Algs. 3 and 5), with the chunk
+    /// check; `c` is the user's multiplier (s = c·s*). `theory` selects Theorem 7/8
+    /// (s = ⌈72(γ/μ)²s*⌉, T = ⌈(γ/μ) ln n⌉, `ratio` = γ/μ) over the experiments'
+    /// s = c·s* (c = 2), T = max(1, ⌊ln n⌋). s is capped at d (unless given) and must be
+    /// in 1..=d; T ≤ n; m = ⌊n/T⌋.
+    pub fn hu(
+        self,
+        algorithm: &'static str,
+        problem: &crate::algorithms::Problem,
+        c: Option<usize>,
+        theory: bool,
+        ratio: f64,
+    ) -> Result<IhtSizes, crate::algorithms::FitError> {
+        let SizeOverrides { s, t } = self;
+        let (s_star, radius) = crate::algorithms::sparse_domain(algorithm, problem.domain)?;
+        let (n, d) = (problem.data.n(), problem.data.d());
+        let s = match (s, c) {
+            (Some(s), _) => s,
+            (None, Some(c)) => (c * s_star).min(d),
+            (None, None) if theory => {
+                ((72.0 * ratio * ratio * s_star as f64).ceil() as usize).min(d)
+            }
+            (None, None) => (2 * s_star).min(d),
+        };
+        check_kept(algorithm, s, d)?;
+        let ln_n = (n as f64).ln();
+        let big_t = t.unwrap_or(if theory {
+            ((ratio * ln_n).ceil() as usize).max(1)
+        } else {
+            crate::algorithms::floor_at_least_one(ln_n)
+        });
         crate::algorithms::check_chunks(algorithm, n, big_t)?;
-        n / big_t
-    } else {
-        n
-    };
-    let sizes = IhtSizes {
-        s_star,
-        radius,
-        s,
-        big_t,
-        m,
-    };
-    Ok((sizes, k))
+        Ok(IhtSizes {
+            s_star,
+            radius,
+            s,
+            big_t,
+            m: n / big_t,
+        })
+    }
 }
 
 /// s ∈ 1..=d.
@@ -694,43 +831,6 @@ fn check_kept(
         });
     }
     Ok(())
-}
-
-/// The sizes shared by the Hu et al. IHT algorithms (Algs. 3 and 5), with the chunk
-/// check. `s`, `c`, `t` are the user's overrides; `theory` selects Theorem 7/8
-/// (s = ⌈72(γ/μ)²s*⌉, T = ⌈(γ/μ) ln n⌉, `ratio` = γ/μ) over the experiments'
-/// s = c·s* (c = 2), T = max(1, ⌊ln n⌋). s is capped at d (unless given) and must be
-/// in 1..=d; T ≤ n; m = ⌊n/T⌋.
-pub(crate) fn sparsity_and_iterations(
-    algorithm: &'static str,
-    problem: &crate::algorithms::Problem,
-    (s, c, t): (Option<usize>, Option<usize>, Option<usize>),
-    theory: bool,
-    ratio: f64,
-) -> Result<IhtSizes, crate::algorithms::FitError> {
-    let (s_star, radius) = crate::algorithms::sparse_domain(algorithm, problem.domain)?;
-    let (n, d) = (problem.data.n(), problem.data.d());
-    let s = match (s, c) {
-        (Some(s), _) => s,
-        (None, Some(c)) => (c * s_star).min(d),
-        (None, None) if theory => ((72.0 * ratio * ratio * s_star as f64).ceil() as usize).min(d),
-        (None, None) => (2 * s_star).min(d),
-    };
-    check_kept(algorithm, s, d)?;
-    let ln_n = (n as f64).ln();
-    let big_t = t.unwrap_or(if theory {
-        ((ratio * ln_n).ceil() as usize).max(1)
-    } else {
-        crate::algorithms::floor_at_least_one(ln_n)
-    });
-    crate::algorithms::check_chunks(algorithm, n, big_t)?;
-    Ok(IhtSizes {
-        s_star,
-        radius,
-        s,
-        big_t,
-        m: n / big_t,
-    })
 }
 
 /// The non-zero entries of w.

@@ -59,9 +59,11 @@
 
 use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
-use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
+use super::{
+    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
+    SizeOverrides,
+};
 use crate::estimators::catoni::RobustWorkspace;
-use crate::mechanisms::PeelingCalibration;
 use crate::params::param_words;
 
 const NAME: &str = "ht-sparse-opt";
@@ -94,9 +96,8 @@ param_words!(SparseTask: "loss" => Loss, "mean" => Mean);
 pub struct HtSparseOpt {
     pub preset: SparseOptPreset,
     pub task: SparseTask,
-    pub s: Option<usize>,
+    pub sizes: SizeOverrides,
     pub c: Option<usize>,
-    pub t: Option<usize>,
     /// The robust scale k: the preset's rule, the proof's formula (`Theory`), the
     /// printed c₂·nε (`Paper`) or a value.
     pub k: ScaleRule,
@@ -110,9 +111,7 @@ pub struct HtSparseOpt {
     pub lambda_reg: Option<f64>,
     /// `None` = the preset's rule; `Some(true)` = printed 4√2kη/m.
     pub paper_lambda: Option<bool>,
-    pub chunking: Chunking,
-    /// Peeling's noise calibration (default exact).
-    pub calibration: PeelingCalibration,
+    pub peeling: ChunkedPeeling,
 }
 
 impl Default for HtSparseOpt {
@@ -120,9 +119,8 @@ impl Default for HtSparseOpt {
         HtSparseOpt {
             preset: SparseOptPreset::Heavydp,
             task: SparseTask::Loss,
-            s: None,
+            sizes: SizeOverrides::default(),
             c: None,
-            t: None,
             k: ScaleRule::Preset,
             c2: 1.0,
             eta: None,
@@ -133,8 +131,7 @@ impl Default for HtSparseOpt {
             mu: 1.0,
             lambda_reg: None,
             paper_lambda: None,
-            chunking: Chunking::Shuffle,
-            calibration: PeelingCalibration::Exact,
+            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -181,9 +178,8 @@ impl HtSparseOpt {
         Ok(HtSparseOpt {
             preset,
             task: p.pick("task", SparseTask::WORDS)?,
-            s: p.integer("s", 1)?,
+            sizes: SizeOverrides::parse(&p)?,
             c: p.integer("c", 1)?,
-            t: p.integer("T", 1)?,
             k,
             c2: p.positive("c2")?.unwrap_or(1.0),
             eta: p.positive("eta")?,
@@ -196,24 +192,20 @@ impl HtSparseOpt {
             paper_lambda: p
                 .choice("peeling_lambda", &["proven", "paper"])?
                 .map(|v| v == "paper"),
-            chunking: Chunking::parse(&p)?,
-            calibration: PeelingCalibration::parse(&p)?,
+            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 }
 
 impl IhtAlgorithm for HtSparseOpt {
     type Plan = HtSparseOptPlan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = LOSSES;
-    const WHAT: (&'static str, &'static str) = (
-        "sparse high-d linear/logistic/Huber fit, heavy-tailed gradients",
-        "Hu, Ni, Xiao & Wang, Alg. 5",
-    );
-    const CHUNKED: bool = true;
-
-    fn parameters() -> Vec<ParamInfo> {
-        vec![
+    const INFO: IhtInfo = IhtInfo {
+        name: NAME,
+        losses: LOSSES,
+        use_when: "sparse high-d linear/logistic/Huber fit, heavy-tailed gradients",
+        paper: "Hu, Ni, Xiao & Wang, Alg. 5",
+        chunked: true,
+        parameters: &[
             ParamInfo { name: "preset", default: "heavydp", meaning: "heavydp: experiment s, T, eta with the proof's k; paper: all printed settings (k = c2*n*eps, lambda = 4*sqrt(2)*k*eta/m); theory: Theorem 8 with gamma, mu", source: "spec Hu F 'heavydp defaults'; Sec. 6.5; Thm 8" },
             ParamInfo { name: "task", default: "loss", meaning: "loss: minimise the mean loss; mean: s*-sparse mean of the feature vectors", source: "Hu Sec. 5.2" },
             ParamInfo { name: "c", default: "2", meaning: "s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5" },
@@ -229,15 +221,15 @@ impl IhtAlgorithm for HtSparseOpt {
             ParamInfo { name: "mu", default: "1", meaning: "user-declared restricted strong convexity (theory preset)", source: "Hu Thm 8" },
             ParamInfo { name: "lambda_reg", default: "0.01 for logistic, 0 otherwise", meaning: "l2 penalty (lambda_reg/2)||w||^2 added exactly to the robust gradient", source: "spec H19 (Figs. 10-11)" },
             ParamInfo { name: "peeling_lambda", default: "proven", meaning: "proven = 4*sqrt(2)*k*eta/(3m); paper = printed 4*sqrt(2)*k*eta/m", source: "spec H17" },
-        ]
-    }
+        ],
+    };
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseOptPlan, FitError> {
         let n = problem.data.n();
         let eps = formula_epsilon(budget);
         let theory = self.preset == SparseOptPreset::Theory;
-        let (user, ratio) = ((self.s, self.c, self.t), self.gamma / self.mu);
-        let sizes = sparsity_and_iterations(NAME, problem, user, theory, ratio)?;
+        let ratio = self.gamma / self.mu;
+        let sizes = self.sizes.hu(NAME, problem, self.c, theory, ratio)?;
         let ne = n as f64 * eps;
         let paper_k = ne * self.c2;
         let k = match self.k {
@@ -273,9 +265,13 @@ impl IhtAlgorithm for HtSparseOpt {
         })
     }
 
-    fn check(&self, plan: &HtSparseOptPlan, budget: &Budget) -> Result<(), FitError> {
-        let call = (budget.epsilon, budget.delta);
-        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
+    fn iht_loop<'p>(&self, plan: &'p HtSparseOptPlan, budget: &Budget) -> IhtLoop<'p> {
+        let schedule = plan.sizes.constant(plan.eta, plan.lambda);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule);
+        // The paper's output is improper; heavydp projects it on the domain's ℓ2 ball
+        // once, after the last Peeling.
+        iht.project_each_step = false;
+        iht
     }
 
     fn run(&self, plan: HtSparseOptPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
@@ -283,12 +279,7 @@ impl IhtAlgorithm for HtSparseOpt {
         let data = problem.data;
         let d = data.d();
         let estimator = catoni_giulini(NAME, "k", plan.k, self.beta)?;
-        let peeling = (self.chunking, self.calibration);
-        let schedule = plan.sizes.constant(plan.eta, plan.lambda);
-        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
-        // The paper's output is improper; heavydp projects it on the domain's ℓ2 ball
-        // once, after the last Peeling.
-        iht.project_each_step = false;
+        let iht = self.iht_loop(&plan, &budget);
         let mut g = vec![0.0; d];
         let mut ws = RobustWorkspace::new();
         // w ← w − η (robust gradient (or robust mean of w − x) + λ_reg w).
@@ -329,10 +320,10 @@ impl IhtAlgorithm for HtSparseOpt {
             hp(&mut h, "gamma", self.gamma);
             hp(&mut h, "mu", self.mu);
         }
-        let mut notes = vec![];
-        if budget.is_non_private() {
-            notes.push("epsilon = inf: default k evaluated at epsilon = 1; Peeling is exact hard thresholding".to_string());
-        }
+        let defaults = "default k evaluated at epsilon = 1; ";
+        let mut notes: Vec<String> = exact_thresholding_note(&budget, defaults)
+            .into_iter()
+            .collect();
         if self.preset == SparseOptPreset::Paper {
             notes.push(
                 "preset paper: k = c2*n*eps makes the Peeling noise very large (spec H21)"

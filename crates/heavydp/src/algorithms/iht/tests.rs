@@ -155,7 +155,10 @@ fn alg3_rejects_bad_inputs() {
     let domain = sparse_ball(10, 2, 1.0);
     let p = Problem::new(&data, LossKind::Squared, &domain);
     let e = HtSparseLinreg {
-        t: Some(51),
+        sizes: super::SizeOverrides {
+            t: Some(51),
+            ..Default::default()
+        },
         ..Default::default()
     }
     .validate(&p, &Budget::pure(1.0).unwrap())
@@ -164,14 +167,23 @@ fn alg3_rejects_bad_inputs() {
     // The printed Peeling scale's composition does not close at ε = 4, δ = 0.01 with
     // s = 10; the exact calibration closes it.
     let ok = HtSparseLinreg {
-        s: Some(10),
+        sizes: super::SizeOverrides {
+            s: Some(10),
+            ..Default::default()
+        },
         ..Default::default()
     }
     .validate(&p, &Budget::new(4.0, 0.01).unwrap());
     assert!(ok.is_ok(), "{ok:?}");
     let e = HtSparseLinreg {
-        s: Some(10),
-        calibration: crate::mechanisms::PeelingCalibration::Paper,
+        sizes: super::SizeOverrides {
+            s: Some(10),
+            ..Default::default()
+        },
+        peeling: super::ChunkedPeeling {
+            calibration: crate::mechanisms::PeelingCalibration::Paper,
+            ..Default::default()
+        },
         ..Default::default()
     }
     .validate(&p, &Budget::new(4.0, 0.01).unwrap())

@@ -123,7 +123,7 @@ fn huber_defaults_and_sensitivity_match_the_spec() {
     assert_eq!(plan.k, 200f64.ln());
     assert_eq!((plan.eta, plan.tau), (0.5, 1.0));
     assert_eq!(plan.lambda, 2.0 * 0.5 * 1.0 * 200f64.ln() / 2000.0);
-    assert_eq!(plan.delta, 20_000f64.powf(-1.1));
+    assert_eq!(budget.delta, 20_000f64.powf(-1.1));
     // Paper preset: η = 0.01; printed λ with lambda_factor = 1 is half.
     let paper = DpIhtHuber::from_params(&params(&[("preset", "paper"), ("lambda_factor", "1")]))
         .unwrap()

@@ -67,8 +67,10 @@
 //! ```
 
 use super::super::*;
-use super::{check_peeling, sparsity_and_iterations, IhtAlgorithm, IhtLoop, IhtSizes};
-use crate::mechanisms::PeelingCalibration;
+use super::{
+    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
+    SizeOverrides,
+};
 
 const NAME: &str = "ht-sparse-linreg";
 
@@ -76,31 +78,26 @@ const NAME: &str = "ht-sparse-linreg";
 #[derive(Debug, Clone, PartialEq)]
 pub struct HtSparseLinreg {
     pub preset: Preset,
+    pub sizes: SizeOverrides,
     pub c: Option<usize>,
-    pub s: Option<usize>,
-    pub t: Option<usize>,
     pub k: Option<f64>,
     pub eta: Option<f64>,
     pub gamma: f64,
     pub mu: f64,
-    pub chunking: Chunking,
-    /// Peeling's noise calibration (default exact).
-    pub calibration: PeelingCalibration,
+    pub peeling: ChunkedPeeling,
 }
 
 impl Default for HtSparseLinreg {
     fn default() -> Self {
         HtSparseLinreg {
             preset: Preset::Paper,
+            sizes: SizeOverrides::default(),
             c: None,
-            s: None,
-            t: None,
             k: None,
             eta: None,
             gamma: 1.0,
             mu: 1.0,
-            chunking: Chunking::Shuffle,
-            calibration: PeelingCalibration::Exact,
+            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -113,7 +110,6 @@ pub struct HtSparseLinregPlan {
     pub eta: f64,
     /// ℓ∞ sensitivity λ of the gradient step.
     pub lambda: f64,
-    pub delta: f64,
 }
 
 /// λ = 2K²η₀(R√s + 1)/m (Alg. 3 step 3 with a general radius R).
@@ -141,31 +137,26 @@ impl HtSparseLinreg {
         )?;
         Ok(HtSparseLinreg {
             preset: Preset::parse(&p, Preset::Paper)?,
+            sizes: SizeOverrides::parse(&p)?,
             c: p.integer("c", 1)?,
-            s: p.integer("s", 1)?,
-            t: p.integer("T", 1)?,
             k: p.positive("K")?,
             eta: p.positive("eta")?,
             gamma: p.positive("gamma")?.unwrap_or(1.0),
             mu: p.positive("mu")?.unwrap_or(1.0),
-            chunking: Chunking::parse(&p)?,
-            calibration: PeelingCalibration::parse(&p)?,
+            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 }
 
 impl IhtAlgorithm for HtSparseLinreg {
     type Plan = HtSparseLinregPlan;
-    const NAME: &'static str = NAME;
-    const LOSSES: &'static [&'static str] = &["squared"];
-    const WHAT: (&'static str, &'static str) = (
-        "sparse high-d linear regression, heavy-tailed x and y",
-        "Hu, Ni, Xiao & Wang, Alg. 3",
-    );
-    const CHUNKED: bool = true;
-
-    fn parameters() -> Vec<ParamInfo> {
-        vec![
+    const INFO: IhtInfo = IhtInfo {
+        name: NAME,
+        losses: &["squared"],
+        use_when: "sparse high-d linear regression, heavy-tailed x and y",
+        paper: "Hu, Ni, Xiao & Wang, Alg. 3",
+        chunked: true,
+        parameters: &[
             ParamInfo {
                 name: "preset",
                 default: "paper",
@@ -215,14 +206,14 @@ impl IhtAlgorithm for HtSparseLinreg {
                 meaning: "user-declared smallest eigenvalue of E x x^T (theory preset)",
                 source: "Hu Thm 7",
             },
-        ]
-    }
+        ],
+    };
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseLinregPlan, FitError> {
         let eps = formula_epsilon(budget);
         let theory = self.preset == Preset::Theory;
-        let (user, ratio) = ((self.s, self.c, self.t), self.gamma / self.mu);
-        let sizes = sparsity_and_iterations(NAME, problem, user, theory, ratio)?;
+        let ratio = self.gamma / self.mu;
+        let sizes = self.sizes.hu(NAME, problem, self.c, theory, ratio)?;
         let (n, s, big_t) = (problem.data.n(), sizes.s, sizes.big_t);
         let k = self
             .k
@@ -237,34 +228,29 @@ impl IhtAlgorithm for HtSparseLinreg {
             k,
             eta,
             lambda,
-            delta: budget.delta,
         })
     }
 
-    fn check(&self, plan: &HtSparseLinregPlan, budget: &Budget) -> Result<(), FitError> {
-        let call = (budget.epsilon, budget.delta);
-        check_peeling(plan.sizes.s, plan.lambda, call, self.calibration)
+    fn iht_loop<'p>(&self, plan: &'p HtSparseLinregPlan, budget: &Budget) -> IhtLoop<'p> {
+        let schedule = plan.sizes.constant(plan.eta, plan.lambda);
+        IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule)
     }
 
     fn run(&self, plan: HtSparseLinregPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
         let budget = inputs.budget;
-        let peeling = (self.chunking, self.calibration);
-        let schedule = plan.sizes.constant(plan.eta, plan.lambda);
-        let iht = IhtLoop::chunked(NAME, &plan.sizes, peeling, &budget, schedule);
-        let k = plan.k;
-        // Descent direction −(⟨x̃, w⟩ − ỹ) with ỹ the response shrunk at K.
-        let weight = move |margin: f64, _, y: f64| -(margin - y.clamp(-k, k));
-        let run = iht.run_clipped(inputs, k, weight)?;
+        let iht = self.iht_loop(&plan, &budget);
+        // Descent direction −(⟨x̃, w⟩ − ỹ) with x̃, ỹ the data shrunk at K.
+        let run = iht.run_shrunk_least_squares(inputs, plan.k)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);
         if self.preset == Preset::Theory {
             hp(&mut h, "gamma", self.gamma);
             hp(&mut h, "mu", self.mu);
         }
-        let mut notes = vec![];
-        if budget.is_non_private() {
-            notes.push("epsilon = inf: default K evaluated at epsilon = 1; Peeling is exact hard thresholding".to_string());
-        }
+        let defaults = "default K evaluated at epsilon = 1; ";
+        let notes = exact_thresholding_note(&budget, defaults)
+            .into_iter()
+            .collect();
         Ok(run.report(h, notes))
     }
 }

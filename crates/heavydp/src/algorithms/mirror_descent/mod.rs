@@ -340,7 +340,7 @@ impl NoisyMirrorDescent {
             losses: LOSSES.to_vec(),
             domains: DOMAINS.to_vec(),
             parameters: vec![
-                bound_param_info("CONTRACT; spec Talwar §0"),
+                TALWAR_BOUND,
                 ParamInfo {
                     name: "T",
                     default: "ceil(|Q|^2 eps^2 n^2 / (ln^2(n/delta) (|Q|^2 + G_Q^2))) >= 1, capped at max_steps; lambda > 0 with the Euclidean potential: ceil((|C|_2 n eps)^2 / (G_C^2 + |C|_2^2)), capped; eps = inf: max_steps",

@@ -236,7 +236,7 @@ impl ObjectivePerturbation {
             losses: LOSSES.to_vec(),
             domains: DOMAINS.to_vec(),
             parameters: vec![
-                bound_param_info("CONTRACT; spec Talwar §0"),
+                TALWAR_BOUND,
                 ParamInfo {
                     name: "calibration",
                     default: "exact",
