@@ -266,15 +266,15 @@ fn bad_requests_are_rejected_with_specific_errors() {
 #[ignore]
 fn calibration_table() {
     for spec in algorithm_targets() {
-        let name = spec.algorithm;
-        let trials = spec.trials.test;
+        let name = spec.pinned.name;
+        let trials = spec.pinned.trials.test;
         print!("{name:<26}");
         for c in [4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0] {
             let mut s = algorithm_targets()
                 .into_iter()
-                .find(|a| a.algorithm == name)
+                .find(|a| a.pinned.name == name)
                 .unwrap();
-            s.broken_factor = c;
+            s.pinned.broken_factor = c;
             let r = run_audit(&Target::broken(Arc::new(s)), EPSILON, None, trials, SEED).unwrap();
             print!("  c={c:<4} {:>5.2}", r.epsilon_lower_bound);
         }

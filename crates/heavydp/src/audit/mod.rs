@@ -97,7 +97,7 @@ use std::sync::Arc;
 use thiserror::Error;
 
 pub use stats::{Event, ThresholdTest};
-pub use targets::{target, targets, AlgorithmTarget, TargetSpec, Trials, WeightStatistic};
+pub use targets::{target, targets, AlgorithmTarget, Pinned, TargetSpec, Trials, WeightStatistic};
 
 /// Confidence of the lower bound.
 pub const CONFIDENCE: f64 = 0.95;

@@ -126,28 +126,70 @@ fn replace_first(
     (a, b)
 }
 
-/// `key=value` pairs joined by spaces (the pinned parameters of a release).
-fn params_text(params: &[(&'static str, String)]) -> String {
-    let kv: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    kv.join(" ")
+/// What a mean-estimator target and an algorithm target pin: the `--estimator` /
+/// `--algorithm` name, the `--param` values (anything that would otherwise depend on ε, so
+/// that the twin changes only the noise), the twin's budget factor c (c = ∞: ε = ∞, the
+/// noise-free run) and the trial counts.
+#[derive(Debug, Clone)]
+pub struct Pinned {
+    pub name: &'static str,
+    pub params: Vec<(&'static str, String)>,
+    pub broken_factor: f64,
+    pub trials: Trials,
 }
 
-fn param_map(params: &[(&'static str, String)]) -> ParamMap {
-    params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect()
-}
+impl Pinned {
+    fn new(
+        name: &'static str,
+        params: &[(&'static str, &str)],
+        broken_factor: f64,
+        trials: Trials,
+    ) -> Self {
+        Pinned {
+            name,
+            params: params.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+            broken_factor,
+            trials,
+        }
+    }
 
-/// The budget of a run: the claim, or for the twin c·ε at the claimed δ (c = ∞: the
-/// noise-free run, ε = ∞).
-fn run_budget(name: &str, claim: &Budget, broken: bool, factor: f64) -> Result<Budget, AuditError> {
-    if !broken {
-        Ok(*claim)
-    } else if factor.is_infinite() {
-        Ok(Budget::non_private())
-    } else {
-        Budget::new(claim.epsilon * factor, claim.delta).map_err(|e| setup_err(name, e))
+    /// The pinned parameters as `key=value` words joined by spaces (`defaults` when none
+    /// is pinned).
+    fn params_text(&self) -> String {
+        if self.params.is_empty() {
+            return "defaults".into();
+        }
+        let kv: Vec<String> = self
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        kv.join(" ")
+    }
+
+    /// The parameter map handed to the estimator or to [`algorithms::build`].
+    pub fn param_map(&self) -> ParamMap {
+        self.params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
+    /// The budget of a run: the claim, or for the twin c·ε at the claimed δ (c = ∞: the
+    /// noise-free run, ε = ∞).
+    fn budget(&self, claim: &Budget, broken: bool) -> Result<Budget, AuditError> {
+        if !broken {
+            Ok(*claim)
+        } else if self.broken_factor.is_infinite() {
+            Ok(Budget::non_private())
+        } else {
+            Budget::new(claim.epsilon * self.broken_factor, claim.delta).map_err(|e| self.err(e))
+        }
+    }
+
+    /// A set-up error of this target.
+    fn err(&self, e: impl std::fmt::Display) -> AuditError {
+        setup_err(self.name, e)
     }
 }
 
@@ -578,21 +620,19 @@ fn intercept_logistic(claim: &Budget, broken: bool) -> Result<RunFn, AuditError>
 /// radius / robust scale), every ε-dependent hyperparameter pinned, the statistic one
 /// coordinate of the released mean. The twin runs the estimator at c·ε while claiming ε.
 pub struct MeanTarget {
-    pub estimator: &'static str,
-    pub params: Vec<(&'static str, String)>,
+    /// The `--estimator` name, its pinned parameters, the twin's factor c, the trials.
+    pub pinned: Pinned,
     pub n: usize,
     pub d: usize,
     pub a: f64,
     /// The released coordinate.
     pub coordinate: usize,
     pub privacy: PrivacyModel,
-    pub broken_factor: f64,
-    pub trials: Trials,
 }
 
 impl TargetSpec for MeanTarget {
     fn name(&self) -> &'static str {
-        self.estimator
+        self.pinned.name
     }
     fn kind(&self) -> TargetKind {
         TargetKind::MeanEstimator
@@ -603,8 +643,8 @@ impl TargetSpec for MeanTarget {
     fn release(&self) -> String {
         format!(
             "heavydp mean --estimator {} (params {}) of {} records in R^{}",
-            self.estimator,
-            params_text(&self.params),
+            self.pinned.name,
+            self.pinned.params_text(),
             self.n,
             self.d
         )
@@ -621,26 +661,25 @@ impl TargetSpec for MeanTarget {
         format!("coordinate {} of the released mean", self.coordinate + 1)
     }
     fn defect(&self) -> String {
-        factor_defect("the estimator", self.broken_factor, "noise scale")
+        factor_defect("the estimator", self.pinned.broken_factor, "noise scale")
     }
     fn trials(&self) -> Trials {
-        self.trials
+        self.pinned.trials
     }
     fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
         use crate::estimators::private_mean::private_mean;
-        let name = self.estimator;
-        let budget = run_budget(name, claim, broken, self.broken_factor)?;
-        let params = param_map(&self.params);
+        let pinned = self.pinned.clone();
+        let (budget, params) = (pinned.budget(claim, broken)?, pinned.param_map());
         let (d, n) = (self.d, self.n);
         let (x, xp) = replace_first(n, d, 0.0, &vec![-self.a; d], &vec![self.a; d]);
         // Validate once, before any trial (a seeded dry run on D).
         let mut dry_run = crate::noise::rng_from_seed(0);
-        private_mean(name, &x, n, d, budget, &params, &mut dry_run)
-            .map_err(|e| setup_err(name, e))?;
+        private_mean(pinned.name, &x, n, d, budget, &params, &mut dry_run)
+            .map_err(|e| pinned.err(e))?;
         let j = self.coordinate;
         Ok(on_pair(x, xp, move |data, rng| {
-            let r = private_mean(name, data, n, d, budget, &params, rng)
-                .map_err(|e| setup_err(name, e))?;
+            let r = private_mean(pinned.name, data, n, d, budget, &params, rng)
+                .map_err(|e| pinned.err(e))?;
             Ok(r.mean[j])
         }))
     }
@@ -658,15 +697,12 @@ pub fn mean_targets() -> Vec<MeanTarget> {
         broken_factor: f64,
     ) -> MeanTarget {
         MeanTarget {
-            estimator,
-            params: params.iter().map(|(k, v)| p(k, v)).collect(),
+            pinned: Pinned::new(estimator, params, broken_factor, ROW_TRIALS),
             n: 20,
             d: 2,
             a,
             coordinate: 0,
             privacy,
-            broken_factor,
-            trials: ROW_TRIALS,
         }
     }
     use PrivacyModel::{Approx, Zcdp};
@@ -750,29 +786,18 @@ pub fn canary_pair(n: usize, d: usize, a: f64, b: f64) -> NeighbourPair {
 /// A generic target for a registered private algorithm (see the module docs of
 /// [`crate::audit`] for how to add one).
 pub struct AlgorithmTarget {
-    /// The `--algorithm` name ([`algorithms::build`]).
-    pub algorithm: &'static str,
-    /// Pinned `--param` values (anything that would otherwise depend on ε, so that the
-    /// twin changes only the noise).
-    pub params: Vec<(&'static str, String)>,
+    /// The `--algorithm` name ([`algorithms::build`]), its pinned parameters, the twin's
+    /// factor c and the trials.
+    pub pinned: Pinned,
     pub loss: LossKind,
     pub domain: DomainSpec,
     pub pair: NeighbourPair,
     pub statistic: WeightStatistic,
-    /// The twin runs at budget c·ε (c = ∞: ε = ∞, the noise-free run).
-    pub broken_factor: f64,
-    pub trials: Trials,
-}
-
-impl AlgorithmTarget {
-    fn param_map(&self) -> ParamMap {
-        param_map(&self.params)
-    }
 }
 
 impl TargetSpec for AlgorithmTarget {
     fn name(&self) -> &'static str {
-        self.algorithm
+        self.pinned.name
     }
     fn kind(&self) -> TargetKind {
         TargetKind::Algorithm
@@ -781,7 +806,7 @@ impl TargetSpec for AlgorithmTarget {
         let info = algorithms::catalogue();
         match info
             .iter()
-            .find(|a| a.name == self.algorithm)
+            .find(|a| a.name == self.pinned.name)
             .map(|a| a.privacy)
         {
             Some("pure") => PrivacyModel::Pure,
@@ -792,14 +817,10 @@ impl TargetSpec for AlgorithmTarget {
     fn release(&self) -> String {
         format!(
             "{} fit (loss {}, domain {}, params {}) on n = {}, d = {}",
-            self.algorithm,
+            self.pinned.name,
             self.loss.name(),
             self.domain.name(),
-            if self.params.is_empty() {
-                "defaults".into()
-            } else {
-                params_text(&self.params)
-            },
+            self.pinned.params_text(),
             self.pair.d.n(),
             self.pair.d.d()
         )
@@ -811,25 +832,29 @@ impl TargetSpec for AlgorithmTarget {
         self.statistic.describe()
     }
     fn defect(&self) -> String {
-        if self.broken_factor.is_infinite() {
+        let c = self.pinned.broken_factor;
+        if c.is_infinite() {
             "noise removed: the fit runs at epsilon = infinity (every noise draw skipped) while claiming epsilon".into()
         } else {
-            factor_defect("the fit", self.broken_factor, "every noise scale")
+            factor_defect("the fit", c, "every noise scale")
         }
     }
     fn trials(&self) -> Trials {
-        self.trials
+        self.pinned.trials
     }
     fn prepare(&self, claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
-        let name = self.algorithm;
-        let budget = run_budget(name, claim, broken, self.broken_factor)?;
-        let params = self.param_map();
+        let pinned = self.pinned.clone();
+        let (name, budget, params) = (
+            pinned.name,
+            pinned.budget(claim, broken)?,
+            pinned.param_map(),
+        );
         // Build and validate once, before any trial.
-        let alg = algorithms::build(name, &params).map_err(|e| setup_err(name, e))?;
+        let alg = algorithms::build(name, &params).map_err(|e| pinned.err(e))?;
         let domain = Arc::new(
             self.domain
                 .build(self.pair.d.d())
-                .map_err(|e| setup_err(name, e))?,
+                .map_err(|e| pinned.err(e))?,
         );
         let loss = self.loss;
         for data in [&self.pair.d, &self.pair.d_prime] {
@@ -838,8 +863,7 @@ impl TargetSpec for AlgorithmTarget {
                 loss,
                 domain: domain.as_ref().as_ref(),
             };
-            alg.validate(&problem, &budget)
-                .map_err(|e| setup_err(name, e))?;
+            alg.validate(&problem, &budget).map_err(|e| pinned.err(e))?;
         }
         let (d, dp) = (
             Arc::new(self.pair.d.clone()),
@@ -847,7 +871,7 @@ impl TargetSpec for AlgorithmTarget {
         );
         let statistic = self.statistic.clone();
         Ok(Box::new(move |side: Neighbour, rng: &mut HeavyRng| {
-            let alg = algorithms::build(name, &params).map_err(|e| setup_err(name, e))?;
+            let alg = algorithms::build(name, &params).map_err(|e| pinned.err(e))?;
             let problem = Problem {
                 data: side.pick(d.as_ref(), dp.as_ref()),
                 loss,
@@ -855,14 +879,10 @@ impl TargetSpec for AlgorithmTarget {
             };
             let report = alg
                 .fit(&problem, budget, rng, &mut NoObserver)
-                .map_err(|e| setup_err(name, e))?;
+                .map_err(|e| pinned.err(e))?;
             Ok(statistic.eval(&report.weights))
         }))
     }
-}
-
-fn p(k: &'static str, v: &str) -> (&'static str, String) {
-    (k, v.to_string())
 }
 
 /// The trial counts of every algorithm target.
@@ -882,14 +902,11 @@ fn algorithm_row(
     broken_factor: f64,
 ) -> AlgorithmTarget {
     AlgorithmTarget {
-        algorithm,
-        params: params.iter().map(|(k, v)| p(k, v)).collect(),
+        pinned: Pinned::new(algorithm, params, broken_factor, ALGORITHM_TRIALS),
         loss,
         domain: domain.clone(),
         pair: canary_pair(20, d, 1.0, b),
         statistic: WeightStatistic::Projection(vec![1.0; d]),
-        broken_factor,
-        trials: ALGORITHM_TRIALS,
     }
 }
 
@@ -1160,7 +1177,7 @@ mod tests {
 
     #[test]
     fn every_private_algorithm_has_a_target_and_the_privacy_model_is_the_catalogues() {
-        let names: Vec<&str> = algorithm_targets().iter().map(|a| a.algorithm).collect();
+        let names: Vec<&str> = algorithm_targets().iter().map(|a| a.pinned.name).collect();
         for a in algorithms::catalogue() {
             assert_eq!(
                 names.contains(&a.name),
@@ -1173,9 +1190,9 @@ mod tests {
         for t in algorithm_targets() {
             assert_eq!(t.privacy().as_str(), {
                 let c = algorithms::catalogue();
-                c.iter().find(|a| a.name == t.algorithm).unwrap().privacy
+                c.iter().find(|a| a.name == t.pinned.name).unwrap().privacy
             });
-            assert!(t.broken_factor > 1.0);
+            assert!(t.pinned.broken_factor > 1.0);
         }
     }
 
@@ -1184,11 +1201,11 @@ mod tests {
         // The twin's weights equal a plain fit at c·ε with the same generator.
         let t = algorithm_targets()
             .into_iter()
-            .find(|a| a.algorithm == "dp-iht-huber")
+            .find(|a| a.pinned.name == "dp-iht-huber")
             .unwrap();
-        let c = t.broken_factor;
+        let c = t.pinned.broken_factor;
         let twin = t.prepare(&claim(0.5, 1e-5), true).unwrap();
-        let alg = algorithms::build("dp-iht-huber", &t.param_map()).unwrap();
+        let alg = algorithms::build("dp-iht-huber", &t.pinned.param_map()).unwrap();
         let dom = t.domain.build(3).unwrap();
         let problem = Problem {
             data: &t.pair.d,
@@ -1213,7 +1230,7 @@ mod tests {
     #[test]
     fn bad_algorithm_targets_fail_before_any_trial() {
         let mut t = algorithm_targets().remove(0);
-        t.params.push(p("no_such_parameter", "1"));
+        t.pinned.params.push(("no_such_parameter", "1".into()));
         let err = t.prepare(&claim(1.0, 1e-5), false).err().unwrap();
         assert!(err.to_string().contains("no_such_parameter"), "{err}");
         let mut t = algorithm_targets().remove(0);
