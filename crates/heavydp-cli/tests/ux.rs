@@ -167,11 +167,18 @@ fn assert_note(j: &serde_json::Value, text: &str) {
     );
 }
 
+/// `heavydp mean --data DATA ARGS`, which must succeed: its JSON and its standard error.
+fn mean_of(data: &str, args: &str) -> (serde_json::Value, String) {
+    let mut a = vec!["--data", data];
+    a.extend(words(args));
+    run_json("mean", &a)
+}
+
 #[test]
 fn iterative_updating_at_the_starting_centre_says_so() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 20000);
-    let (j, err) = run_json("mean", &argv("--estimator iterative-updating --data {} --columns wage --epsilon 1 --delta 1e-5 --param M=1e4 --seed 1", &[&data]));
+    let (j, err) = mean_of(&data, "--estimator iterative-updating --columns wage --epsilon 1 --delta 1e-5 --param M=1e4 --seed 1");
     assert_eq!(j["mean"][0].as_f64().unwrap(), 0.0, "the case of issue 19");
     assert_note(&j, "starting centre");
     assert!(
@@ -184,23 +191,17 @@ fn iterative_updating_at_the_starting_centre_says_so() {
 fn catoni_with_tau_far_from_the_data_scale_says_so() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 5000);
-    let (j, err) = run_json(
-        "mean",
-        &argv(
-            "--estimator catoni --data {} --columns wage --epsilon 1 --seed 1",
-            &[&data],
-        ),
+    let (j, err) = mean_of(
+        &data,
+        "--estimator catoni --columns wage --epsilon 1 --seed 1",
     );
     assert_note(&j, "tau was not given");
     assert_note(&j, "contradicts the declared");
     assert!(err.contains("note: tau was not given"), "{err}");
     // declared at the data's scale: no warning about tau, and a sensible mean
-    let (j, _) = run_json(
-        "mean",
-        &argv(
-            "--estimator catoni --data {} --columns wage --epsilon 1 --seed 1 --param tau=1e6",
-            &[&data],
-        ),
+    let (j, _) = mean_of(
+        &data,
+        "--estimator catoni --columns wage --epsilon 1 --seed 1 --param tau=1e6",
     );
     let n = notes(&j);
     assert!(n.is_empty(), "{n:?}");
@@ -212,12 +213,9 @@ fn catoni_with_tau_far_from_the_data_scale_says_so() {
 fn catoni_truncation_collapsing_is_an_announced_public_fact() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 50);
-    let (j, _) = run_json(
-        "mean",
-        &argv(
-            "--estimator catoni --data {} --epsilon 0.01 --seed 1 --param tau=1e6",
-            &[&data],
-        ),
+    let (j, _) = mean_of(
+        &data,
+        "--estimator catoni --epsilon 0.01 --seed 1 --param tau=1e6",
     );
     assert_note(&j, "truncation scale k");
 }
@@ -230,11 +228,7 @@ fn fit_status_reads_completed_and_old_files_still_read() {
         .args(["--seed", "2", "--out", &data])
         .assert()
         .success();
-    let o = heavydp()
-        .args(argv(
-            "fit --algorithm clipped-gd --data {} --epsilon 1",
-            &[&data],
-        ))
+    let o = cli_with("fit --algorithm clipped-gd --data {} --epsilon 1", &[&data])
         .args(words("--seed 1 --out -"))
         .output()
         .unwrap();
@@ -255,22 +249,15 @@ fn fit_status_reads_completed_and_old_files_still_read() {
 fn mean_columns_selects_by_name_and_lists_unknown_ones() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 200);
-    let (j, _) = run_json(
-        "mean",
-        &argv(
-            "--estimator catoni --data {} --columns education --epsilon inf --param tau=200",
-            &[&data],
-        ),
+    let (j, _) = mean_of(
+        &data,
+        "--estimator catoni --columns education --epsilon inf --param tau=200",
     );
     assert_eq!(j["columns"], serde_json::json!(["education"]));
     assert_eq!(j["d"], 1);
     let m = j["mean"][0].as_f64().unwrap();
     assert!((m - 12.5).abs() < 0.5, "{m}");
-    let o = heavydp()
-        .args(argv(
-            "mean --estimator catoni --data {} --epsilon 1",
-            &[&data],
-        ))
+    let o = cli_with("mean --estimator catoni --data {} --epsilon 1", &[&data])
         .args(words("--columns wage,hours,age"))
         .output()
         .unwrap();
@@ -314,14 +301,13 @@ fn out_dash_writes_to_stdout_and_creates_no_file() {
     let sim = p(&dir, "sim.csv");
     std::fs::write(&sim, &csv).unwrap();
     let model = p(&dir, "model.json");
-    heavydp()
-        .args(argv(
-            "fit --algorithm clipped-gd --data {} --epsilon inf",
-            &[&sim],
-        ))
-        .args(["--out", &model])
-        .assert()
-        .success();
+    cli_with(
+        "fit --algorithm clipped-gd --data {} --epsilon inf",
+        &[&sim],
+    )
+    .args(["--out", &model])
+    .assert()
+    .success();
     let o = heavydp()
         .current_dir(dir.path())
         .args(["predict", "--model", &model, "--data", &sim, "--out", "-"])
@@ -343,14 +329,13 @@ fn predict_into_a_closed_pipe_exits_quietly() {
         .assert()
         .success();
     let model = p(&dir, "m.json");
-    heavydp()
-        .args(argv(
-            "fit --algorithm clipped-gd --data {} --epsilon inf",
-            &[&data],
-        ))
-        .args(["--intercept", "none", "--scale", "none", "--out", &model])
-        .assert()
-        .success();
+    cli_with(
+        "fit --algorithm clipped-gd --data {} --epsilon inf",
+        &[&data],
+    )
+    .args(["--intercept", "none", "--scale", "none", "--out", &model])
+    .assert()
+    .success();
     let bin = assert_cmd::cargo::cargo_bin("heavydp");
     let mut child = std::process::Command::new(bin)
         .args(["predict", "--model", &model, "--data", &data])

@@ -10,7 +10,7 @@ use crate::constraints::{ConstraintSet, SparseBall};
 use crate::data::scenarios::simulate;
 use crate::data::Dataset;
 use crate::loss::LossKind;
-use crate::noise::rng_from_seed;
+use crate::noise::{rng_from_seed, HeavyRng};
 use crate::privacy::Budget;
 use rand::Rng;
 use std::collections::BTreeMap;
@@ -168,6 +168,13 @@ impl<A: PrivateAlgorithm + ?Sized> FitSeeded for A {
     ) -> Result<FitReport, FitError> {
         self.fit(p, budget, &mut rng_from_seed(seed), &mut NoObserver)
     }
+}
+
+/// `k` draws of `sample` from a generator seeded with `seed`: the evidence of the
+/// sampler tests (distribution and scale checks).
+pub fn draws<T>(seed: u64, k: usize, mut sample: impl FnMut(&mut HeavyRng) -> T) -> Vec<T> {
+    let mut rng = rng_from_seed(seed);
+    (0..k).map(|_| sample(&mut rng)).collect()
 }
 
 /// Runs `f` on a fresh pool of `threads` worker threads: how the tests check that a

@@ -24,6 +24,14 @@ pub fn cli(text: &str) -> Command {
     c
 }
 
+/// The binary with the arguments `argv(template, values)`: `cli` for a command line that
+/// names paths.
+pub fn cli_with(template: &str, values: &[&str]) -> Command {
+    let mut c = heavydp();
+    c.args(argv(template, values));
+    c
+}
+
 /// The path of `name` inside `dir`, as a string for the command line.
 pub fn p(dir: &TempDir, name: &str) -> String {
     dir.path().join(name).to_str().unwrap().to_string()

@@ -272,8 +272,8 @@ fn bench_data() -> (usize, usize, Dataset) {
 #[test]
 #[ignore]
 fn bench_suffstats_fit_times() {
-    use crate::algorithms::mirror_descent::NoisyMirrorDescent;
-    use crate::algorithms::objective_perturbation::ObjectivePerturbation;
+    use crate::algorithms::build;
+    use crate::test_support::params;
     use std::time::Instant;
     let (n, d, data) = bench_data();
     let t0 = Instant::now();
@@ -292,9 +292,14 @@ fn bench_suffstats_fit_times() {
             .fit(p, budget, &mut rng_from_seed(7), &mut NoObserver)
             .unwrap();
         let s = t0.elapsed().as_secs_f64();
+        // (objective perturbation solves once: it has no iteration count T)
+        let t = r
+            .hyperparameters
+            .get("T")
+            .map_or("-".into(), |t| t.to_string());
         eprintln!(
-            "{label}: {s:.3} s (T = {}, suffstats = {})",
-            r.hyperparameters["T"], r.hyperparameters["suffstats"]
+            "{label}: {s:.3} s (T = {t}, suffstats = {})",
+            r.hyperparameters["suffstats"]
         );
         (r, s)
     };
@@ -312,48 +317,22 @@ fn bench_suffstats_fit_times() {
             diff / scale
         );
     };
+    // (algorithm, its parameters, its domain), built as `heavydp fit --param` builds it
     let p1 = Problem::new(&data, LossKind::Squared, &l1);
-    let fw = |s| DpFrankWolfe {
-        bound: 1.0,
-        suffstats: s,
-        ..Default::default()
-    };
-    let on = time("dp-frank-wolfe on", &fw(SuffStats::On), &p1);
-    let off = time("dp-frank-wolfe off", &fw(SuffStats::Off), &p1);
-    report("dp-frank-wolfe", [on, off]);
-    let lasso = |s| HtLasso {
-        suffstats: s,
-        ..Default::default()
-    };
-    let on = time("ht-lasso on", &lasso(SuffStats::On), &p1);
-    let off = time("ht-lasso off", &lasso(SuffStats::Off), &p1);
-    report("ht-lasso", [on, off]);
     let p2 = Problem::new(&data, LossKind::Squared, &l2);
-    let md = |s| NoisyMirrorDescent {
-        bound: 1.0,
-        suffstats: s,
-        ..Default::default()
-    };
-    let on = time("noisy-mirror-descent on", &md(SuffStats::On), &p2);
-    let off = time("noisy-mirror-descent off", &md(SuffStats::Off), &p2);
-    report("noisy-mirror-descent", [on, off]);
-    let op = |s| ObjectivePerturbation {
-        bound: 1.0,
-        suffstats: s,
-        ..Default::default()
-    };
-    let time_op = |label: &str, alg: &dyn PrivateAlgorithm| {
-        let t0 = Instant::now();
-        let r = alg
-            .fit(&p2, budget, &mut rng_from_seed(7), &mut NoObserver)
-            .unwrap();
-        let s = t0.elapsed().as_secs_f64();
-        eprintln!("{label}: {s:.3} s");
-        (r, s)
-    };
-    let on = time_op("objective-perturbation on", &op(SuffStats::On));
-    let off = time_op("objective-perturbation off", &op(SuffStats::Off));
-    report("objective-perturbation", [on, off]);
+    let bound = &[("bound", "1")][..];
+    for (name, kv, p) in [
+        ("dp-frank-wolfe", bound, &p1),
+        ("ht-lasso", &[], &p1),
+        ("noisy-mirror-descent", bound, &p2),
+        ("objective-perturbation", bound, &p2),
+    ] {
+        let both = ["on", "off"].map(|s| {
+            let alg = build(name, &params(&[kv, &[("suffstats", s)][..]].concat())).unwrap();
+            time(&format!("{name} {s}"), alg.as_ref(), p)
+        });
+        report(name, both);
+    }
 }
 
 /// The build of G and c alone at n = 9·10⁴, d = 200 (three runs): the kernel behind the
