@@ -718,7 +718,7 @@ fn adassp_end_to_end_and_its_errors() {
 fn second_wave_defaults_from_the_command_line() {
     let dir = TempDir::new().unwrap();
     let scenario = "--scenario hu-linear-student --n 3000 --d 3 --seed 1";
-    let data = simulate_csv(&dir, "d.csv", scenario);
+    let data = simulate_csv(&dir, scenario);
     for out in [None, Some("-")] {
         let mut c = heavydp();
         c.args(argv(

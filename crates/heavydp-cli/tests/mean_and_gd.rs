@@ -256,11 +256,7 @@ fn mean_help_marks_the_shuffle_accounting_unproven() {
 #[test]
 fn mean_scales_describe_then_fit() {
     let dir = TempDir::new().unwrap();
-    let data = simulate_csv(
-        &dir,
-        "data.csv",
-        "--scenario hu-linear-student --n 3000 --d 3 --seed 3",
-    );
+    let data = simulate_csv(&dir, "--scenario hu-linear-student --n 3000 --d 3 --seed 3");
     let desc = p(&dir, "describe.json");
     let base = ["--estimator", "catoni", "--data", &data];
     heavydp()

@@ -66,9 +66,9 @@ pub fn phase_names(model: &serde_json::Value) -> Vec<&str> {
         .collect()
 }
 
-/// `heavydp simulate <args> --out dir/name`, which must succeed; returns the path.
-pub fn simulate_csv(dir: &TempDir, name: &str, args: &str) -> String {
-    let out = p(dir, name);
+/// `heavydp simulate <args> --out dir/data.csv`, which must succeed; returns the path.
+pub fn simulate_csv(dir: &TempDir, args: &str) -> String {
+    let out = p(dir, "data.csv");
     cli(&format!("simulate {args}"))
         .args(["--out", &out])
         .assert()
