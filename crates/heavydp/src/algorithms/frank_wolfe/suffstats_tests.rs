@@ -1,7 +1,7 @@
 //! The sufficient-statistics path (`suffstats=on`) against the data passes
 //! (`suffstats=off`) on seeded fits, for every Frank–Wolfe variant whose gradient is an
 //! exact full mean gradient (issue 16 item 4); mirror descent and objective perturbation
-//! use [`fit_both`] and [`assert_same_release`] from their own tests.
+//! use [`fit_on_off_auto`] and [`assert_same_release`] from their own tests.
 //!
 //! Tolerance. The two paths compute the same gradient (2/n)Σ x̃_i(⟨x̃_i, w⟩ − ỹ_i) in a
 //! different summation order, so each gradient entry differs by a few ulps of the sums'
@@ -35,6 +35,24 @@ pub(crate) fn fit_both(
         let r = alg.fit(p, budget, &mut rng, &mut NoObserver).unwrap();
         (r, rng.next_u64())
     })
+}
+
+/// [`fit_both`] of `alg(On)` and `alg(Off)`, after checking that `alg(Auto)` chooses the
+/// statistics on this problem and releases exactly what `alg(On)` releases.
+pub(crate) fn fit_on_off_auto<A: PrivateAlgorithm>(
+    alg: impl Fn(SuffStats) -> A,
+    p: &Problem,
+    budget: Budget,
+    seed: u64,
+) -> [(FitReport, u64); 2] {
+    let both = fit_both(&alg(SuffStats::On), &alg(SuffStats::Off), p, budget, seed);
+    let auto = alg(SuffStats::Auto).fit_seeded(p, budget, seed);
+    assert_eq!(
+        auto.hyperparameters["suffstats"], "on",
+        "auto chose the passes"
+    );
+    assert_eq!(auto.weights, both[0].0.weights);
+    both
 }
 
 /// The two fits of [`fit_both`] released the same thing: weights within relative `rel`
@@ -89,18 +107,9 @@ fn dp_frank_wolfe_paths_agree_bit_for_bit_on_polytopes() {
             suffstats: s,
             ..Default::default()
         };
-        let both = fit_both(
-            &alg(SuffStats::On),
-            &alg(SuffStats::Off),
-            &p,
-            budget(),
-            seed,
-        );
-        assert_same_release(&both, 0.0);
         // auto: 8d <= n and 2(T-1) >= d, so the statistics.
-        let auto = alg(SuffStats::Auto).fit_seeded(&p, budget(), seed);
-        assert_eq!(auto.hyperparameters["suffstats"], "on");
-        assert_eq!(auto.weights, both[0].0.weights);
+        let both = fit_on_off_auto(alg, &p, budget(), seed);
+        assert_same_release(&both, 0.0);
     }
 }
 

@@ -754,7 +754,7 @@ fn pinned_output_of_a_short_seeded_fit() {
 /// most 4·tol/(ζ + μ₀) in ℓ2 — the tolerance asserted (≈ 1e−7 here, against weights ≈ 0.3).
 #[test]
 fn suffstats_path_matches_the_passes() {
-    use crate::algorithms::frank_wolfe::suffstats_tests::{assert_same_release, fit_both};
+    use crate::algorithms::frank_wolfe::suffstats_tests::{assert_same_release, fit_on_off_auto};
     use crate::params::SuffStats;
     let (data, _) = bounded_data(4000, 5, 23);
     let budget = Budget::new(1.0, 1e-6).unwrap();
@@ -767,13 +767,10 @@ fn suffstats_path_matches_the_passes() {
             ..op(0.6)
         };
         let plan = alg(SuffStats::On).plan(&p, &budget);
-        let both = fit_both(&alg(SuffStats::On), &alg(SuffStats::Off), &p, budget, seed);
+        let both = fit_on_off_auto(alg, &p, budget, seed);
         let bound = 4.0 * plan.tolerance / (plan.zeta + plan.mu0);
         assert!(bound < 1e-5, "{bound}");
         let scale = both[1].0.weights.iter().fold(0.0f64, |m, w| m.max(w.abs()));
         assert_same_release(&both, bound / scale);
-        let auto = alg(SuffStats::Auto).fit_seeded(&p, budget, seed);
-        assert_eq!(auto.hyperparameters["suffstats"], "on");
-        assert_eq!(auto.weights, both[0].0.weights);
     }
 }
