@@ -142,6 +142,30 @@ impl<'a> Problem<'a> {
     }
 }
 
+/// Generated data (with the w* it was drawn from) and the constraint set a test fits it
+/// over: owns both, which a [`Problem`] only borrows; `problem` lends them.
+pub struct Setup<C> {
+    pub data: Dataset,
+    pub w_star: Vec<f64>,
+    pub domain: C,
+}
+
+impl<C: ConstraintSet> Setup<C> {
+    /// `(data, w*)` as the generators return them, over `domain`.
+    pub fn new((data, w_star): (Dataset, Vec<f64>), domain: C) -> Self {
+        Setup {
+            data,
+            w_star,
+            domain,
+        }
+    }
+
+    /// The problem of fitting `loss` on the data over the domain.
+    pub fn problem(&self, loss: LossKind) -> Problem<'_> {
+        Problem::new(&self.data, loss, &self.domain)
+    }
+}
+
 /// The s-sparse ball {‖w‖₀ ≤ s, ‖w‖₂ ≤ radius} in R^d, in one line.
 pub fn sparse_ball(d: usize, s: usize, radius: f64) -> SparseBall {
     SparseBall { d, s, radius }

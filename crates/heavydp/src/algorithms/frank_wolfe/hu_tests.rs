@@ -4,30 +4,12 @@ use super::*;
 use crate::constraints::{L1Ball, Simplex, VertexPolytope};
 use crate::estimators::catoni::CatoniGiulini;
 use crate::noise::rng_from_seed;
-use crate::test_support::{hu_lognormal, lognormal_excess, robust_gradient, FitSeeded};
+use crate::test_support::{hu_lognormal, lognormal_excess, robust_gradient, FitSeeded, Setup};
 
-/// Hu et al.'s lognormal design (`hu_lognormal(n, d, seed)`, with its w*) over the unit
-/// ℓ1 ball of R^d: the set-up of the tests below. Owns both; `problem` lends them.
-struct HuSetup {
-    data: Dataset,
-    w_star: Vec<f64>,
-    domain: L1Ball,
-}
-
-fn hu_setup(n: usize, d: usize, seed: u64) -> HuSetup {
-    let (data, w_star) = hu_lognormal(n, d, seed);
-    let domain = L1Ball { d, radius: 1.0 };
-    HuSetup {
-        data,
-        w_star,
-        domain,
-    }
-}
-
-impl HuSetup {
-    fn problem(&self, loss: LossKind) -> Problem<'_> {
-        Problem::new(&self.data, loss, &self.domain)
-    }
+/// Hu et al.'s lognormal design (`hu_lognormal(n, d, seed)`) over the unit ℓ1 ball of
+/// R^d: the set-up of the tests below.
+fn hu_setup(n: usize, d: usize, seed: u64) -> Setup<L1Ball> {
+    Setup::new(hu_lognormal(n, d, seed), L1Ball { d, radius: 1.0 })
 }
 
 // ------------------------------------------------------------------ Alg. 1
