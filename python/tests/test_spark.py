@@ -177,6 +177,12 @@ def chunk_sizes(spark, X, y, ids, key, T):
     return counts, m
 
 
+def gaussian_rows(rng, n, d):
+    """n rows of d standard normal features (drawn first), a standard normal target, and
+    the ids 0..n-1: the data of the chunking tests, whose values do not matter."""
+    return rng.normal(size=(n, d)), rng.normal(size=n), np.arange(n)
+
+
 def spark_col(name):
     from pyspark.sql import functions as F
 
@@ -186,9 +192,7 @@ def spark_col(name):
 def test_every_row_in_exactly_one_chunk_of_public_size(spark):
     rng = np.random.default_rng(0)
     n, d, T, key = 1003, 2, 4, 123456789
-    X = rng.normal(size=(n, d))
-    y = rng.normal(size=n)
-    ids = np.arange(n)
+    X, y, ids = gaussian_rows(rng, n, d)
     counts, m = chunk_sizes(spark, X, y, ids, key, T)
     assert [c for c, _ in counts] == [m] * T  # ⌊n/T⌋ rows each, n - T*m unused
     # no row in two chunks: the executor's rule, asked row by row, puts every row in at
@@ -206,9 +210,7 @@ def test_every_row_in_exactly_one_chunk_of_public_size(spark):
 def test_chunks_do_not_depend_on_the_values(spark):
     rng = np.random.default_rng(1)
     n, d, T, key = 900, 2, 3, 42
-    X = rng.normal(size=(n, d))
-    y = rng.normal(size=n)
-    ids = np.arange(n)
+    X, y, ids = gaussian_rows(rng, n, d)
     base, _ = chunk_sizes(spark, X, y, ids, key, T)
     # permute the values while the ids stay: the chunks keep their ids, so each chunk's
     # sum is the sum of the same ids' new values

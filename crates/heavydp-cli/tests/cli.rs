@@ -10,26 +10,24 @@ use tempfile::TempDir;
 fn simulate(dir: &TempDir, scenario: &str, n: usize, d: usize) -> (String, String) {
     let data = p(dir, "data.csv");
     let truth = p(dir, "truth.json");
-    heavydp()
-        .args(argv(
-            "simulate --scenario {} --n {} --d {} --seed 3 --out {} --truth {}",
-            &[scenario, &n.to_string(), &d.to_string(), &data, &truth],
-        ))
-        .assert()
-        .success();
+    cli_with(
+        "simulate --scenario {} --n {} --d {} --seed 3 --out {} --truth {}",
+        &[scenario, &n.to_string(), &d.to_string(), &data, &truth],
+    )
+    .assert()
+    .success();
     (data, truth)
 }
 
 /// `heavydp evaluate` of `model` on `data` against the truth file, which must succeed:
 /// its JSON report.
 fn evaluate(model: &str, data: &str, truth: &str) -> serde_json::Value {
-    let ev = heavydp()
-        .args(argv(
-            "evaluate --model {} --data {} --truth {}",
-            &[model, data, truth],
-        ))
-        .assert()
-        .success();
+    let ev = cli_with(
+        "evaluate --model {} --data {} --truth {}",
+        &[model, data, truth],
+    )
+    .assert()
+    .success();
     stdout_json(&ev)
 }
 
@@ -482,13 +480,12 @@ fn simulate_is_reproducible_and_documents_scenarios() {
     let a = p(&dir, "a.csv");
     let b = p(&dir, "b.csv");
     for f in [&a, &b] {
-        heavydp()
-            .args(argv(
-                "simulate --scenario tian-sparse-student --n 50 --d 20 --seed 9 --out {}",
-                &[f],
-            ))
-            .assert()
-            .success();
+        cli_with(
+            "simulate --scenario tian-sparse-student --n 50 --d 20 --seed 9 --out {}",
+            &[f],
+        )
+        .assert()
+        .success();
     }
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     let h = cli("simulate --help").assert().success();
@@ -575,8 +572,7 @@ fn tian_algorithms_end_to_end() {
     let dir = TempDir::new().unwrap();
     let data = p(&dir, "tian.csv");
     let truth = p(&dir, "tian-truth.json");
-    heavydp()
-        .args(argv("simulate --scenario tian-sparse-student --n 3000 --d 30 --sparsity 3 --param zeta=0.5 --seed 5 --out {} --truth {}", &[&data, &truth]))
+    cli_with("simulate --scenario tian-sparse-student --n 3000 --d 30 --sparsity 3 --param zeta=0.5 --seed 5 --out {} --truth {}", &[&data, &truth])
         .assert()
         .success();
     let cases: &[(&str, &str, &[&str])] = &[
@@ -722,7 +718,7 @@ fn adassp_end_to_end_and_its_errors() {
 fn second_wave_defaults_from_the_command_line() {
     let dir = TempDir::new().unwrap();
     let scenario = "--scenario hu-linear-student --n 3000 --d 3 --seed 1";
-    let data = simulate_csv(&dir, "d.csv", scenario);
+    let data = simulate_csv(&dir, scenario);
     for out in [None, Some("-")] {
         let mut c = heavydp();
         c.args(argv(
@@ -751,39 +747,33 @@ fn second_wave_defaults_from_the_command_line() {
     )
     .unwrap();
     let out = p(&dir, "pub.json");
-    heavydp()
-        .args(argv(
+    let public = format!("public:{scales}");
+    let fit_public = || {
+        cli_with(
             "fit --algorithm adassp --data {} --epsilon 1 --scale {} --out {}",
-            &[&data, &format!("public:{scales}"), &out],
-        ))
+            &[&data, &public, &out],
+        )
         .assert()
-        .success();
+    };
+    fit_public().success();
     let m = read_json(&out);
     assert_eq!(phase_names(&m), ["algorithm", "intercept"]);
     assert_eq!(m["preprocessing"]["scale"], "public");
     // a column missing from the declared file is named
     std::fs::write(&scales, r#"{"columns": {"x1": {"centre": 0, "scale": 1}}}"#).unwrap();
-    let a = heavydp()
-        .args(argv(
-            "fit --algorithm adassp --data {} --epsilon 1 --scale {} --out {}",
-            &[&data, &format!("public:{scales}"), &out],
-        ))
-        .assert()
-        .failure();
-    let err = stderr_of(&a);
+    let err = stderr_of(&fit_public().failure());
     assert!(
         err.contains("no centre/scale for column(s) x2, x3"),
         "{err}"
     );
     // predict and evaluate use the intercept and the feature bounds
     let model = p(&dir, "m.json");
-    heavydp()
-        .args(argv(
-            "fit --algorithm auto --data {} --epsilon 2 --out {}",
-            &[&data, &model],
-        ))
-        .assert()
-        .success();
+    cli_with(
+        "fit --algorithm auto --data {} --epsilon 2 --out {}",
+        &[&data, &model],
+    )
+    .assert()
+    .success();
     let a = heavydp()
         .args(["evaluate", "--model", &model, "--data", &data])
         .assert()

@@ -88,13 +88,12 @@ fn mean_estimators_end_to_end() {
     }
     // --out writes the same JSON to a file
     let out = p(&dir, "m.json");
-    heavydp()
-        .args(argv(
-            "mean --estimator catoni --data {} --epsilon inf --out {}",
-            &[&data, &out],
-        ))
-        .assert()
-        .success();
+    cli_with(
+        "mean --estimator catoni --data {} --epsilon inf --out {}",
+        &[&data, &out],
+    )
+    .assert()
+    .success();
     let v = read_json(&out);
     assert_eq!(v["privacy"]["model"], "none");
     let list = cli("mean --list").assert().success();
@@ -161,25 +160,24 @@ fn mean_rejects_bad_input() {
     );
     // nothing is written on error
     let out = p(&dir, "never.json");
-    heavydp()
-        .args(argv(
-            "mean --estimator clip --data {} --epsilon 1 --out {}",
+    mean_fails(
+        &argv(
+            "--estimator clip --data {} --epsilon 1 --out {}",
             &[&nan, &out],
-        ))
-        .assert()
-        .failure();
+        ),
+        "n.csv",
+    );
     assert!(!Path::new(&out).exists());
 }
 
 fn simulate(dir: &TempDir, scenario: &str, n: usize, d: usize) -> String {
     let data = p(dir, "data.csv");
-    heavydp()
-        .args(argv(
-            "simulate --scenario {} --n {} --d {} --seed 3 --out {}",
-            &[scenario, &n.to_string(), &d.to_string(), &data],
-        ))
-        .assert()
-        .success();
+    cli_with(
+        "simulate --scenario {} --n {} --d {} --seed 3 --out {}",
+        &[scenario, &n.to_string(), &d.to_string(), &data],
+    )
+    .assert()
+    .success();
     data
 }
 
@@ -258,11 +256,7 @@ fn mean_help_marks_the_shuffle_accounting_unproven() {
 #[test]
 fn mean_scales_describe_then_fit() {
     let dir = TempDir::new().unwrap();
-    let data = simulate_csv(
-        &dir,
-        "data.csv",
-        "--scenario hu-linear-student --n 3000 --d 3 --seed 3",
-    );
+    let data = simulate_csv(&dir, "--scenario hu-linear-student --n 3000 --d 3 --seed 3");
     let desc = p(&dir, "describe.json");
     let base = ["--estimator", "catoni", "--data", &data];
     heavydp()
@@ -290,14 +284,13 @@ fn mean_scales_describe_then_fit() {
     // the released scales drive a fit at no further cost
     let model = p(&dir, "m.json");
     let public = format!("public:{desc}");
-    heavydp()
-        .args(argv(
-            "fit --algorithm clipped-gd --data {} --out {} --scale {}",
-            &[&data, &model, &public],
-        ))
-        .args(words("--epsilon 1 --seed 1"))
-        .assert()
-        .success();
+    cli_with(
+        "fit --algorithm clipped-gd --data {} --out {} --scale {}",
+        &[&data, &model, &public],
+    )
+    .args(words("--epsilon 1 --seed 1"))
+    .assert()
+    .success();
     assert_eq!(read_json(&model)["preprocessing"]["scale"], "public");
     // a declared range bounds the column: x1 is clamped to [2, 3]
     let ranges = write(

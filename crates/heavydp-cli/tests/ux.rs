@@ -167,13 +167,32 @@ fn assert_note(j: &serde_json::Value, text: &str) {
     );
 }
 
+/// `heavydp mean --data DATA ARGS`, which must succeed: its JSON and its standard error.
+fn mean_of(data: &str, args: &str) -> (serde_json::Value, String) {
+    let mut a = vec!["--data", data];
+    a.extend(words(args));
+    run_json("mean", &a)
+}
+
+/// `heavydp mean ARGS` on the wage file of `n` rows, which must succeed and say each of
+/// `expected` in its notes: its JSON and its standard error.
+fn wage_mean(n: usize, args: &str, expected: &[&str]) -> (serde_json::Value, String) {
+    let dir = TempDir::new().unwrap();
+    let (j, err) = mean_of(&wage_csv(&dir, n), args);
+    for text in expected {
+        assert_note(&j, text);
+    }
+    (j, err)
+}
+
 #[test]
 fn iterative_updating_at_the_starting_centre_says_so() {
-    let dir = TempDir::new().unwrap();
-    let data = wage_csv(&dir, 20000);
-    let (j, err) = run_json("mean", &argv("--estimator iterative-updating --data {} --columns wage --epsilon 1 --delta 1e-5 --param M=1e4 --seed 1", &[&data]));
+    let (j, err) = wage_mean(
+        20000,
+        "--estimator iterative-updating --columns wage --epsilon 1 --delta 1e-5 --param M=1e4 --seed 1",
+        &["starting centre"],
+    );
     assert_eq!(j["mean"][0].as_f64().unwrap(), 0.0, "the case of issue 19");
-    assert_note(&j, "starting centre");
     assert!(
         err.contains("note: the estimate is the data-free starting centre"),
         "{err}"
@@ -182,25 +201,17 @@ fn iterative_updating_at_the_starting_centre_says_so() {
 
 #[test]
 fn catoni_with_tau_far_from_the_data_scale_says_so() {
-    let dir = TempDir::new().unwrap();
-    let data = wage_csv(&dir, 5000);
-    let (j, err) = run_json(
-        "mean",
-        &argv(
-            "--estimator catoni --data {} --columns wage --epsilon 1 --seed 1",
-            &[&data],
-        ),
+    let (_, err) = wage_mean(
+        5000,
+        "--estimator catoni --columns wage --epsilon 1 --seed 1",
+        &["tau was not given", "contradicts the declared"],
     );
-    assert_note(&j, "tau was not given");
-    assert_note(&j, "contradicts the declared");
     assert!(err.contains("note: tau was not given"), "{err}");
     // declared at the data's scale: no warning about tau, and a sensible mean
-    let (j, _) = run_json(
-        "mean",
-        &argv(
-            "--estimator catoni --data {} --columns wage --epsilon 1 --seed 1 --param tau=1e6",
-            &[&data],
-        ),
+    let (j, _) = wage_mean(
+        5000,
+        "--estimator catoni --columns wage --epsilon 1 --seed 1 --param tau=1e6",
+        &[],
     );
     let n = notes(&j);
     assert!(n.is_empty(), "{n:?}");
@@ -210,31 +221,15 @@ fn catoni_with_tau_far_from_the_data_scale_says_so() {
 
 #[test]
 fn catoni_truncation_collapsing_is_an_announced_public_fact() {
-    let dir = TempDir::new().unwrap();
-    let data = wage_csv(&dir, 50);
-    let (j, _) = run_json(
-        "mean",
-        &argv(
-            "--estimator catoni --data {} --epsilon 0.01 --seed 1 --param tau=1e6",
-            &[&data],
-        ),
-    );
-    assert_note(&j, "truncation scale k");
+    let args = "--estimator catoni --epsilon 0.01 --seed 1 --param tau=1e6";
+    wage_mean(50, args, &["truncation scale k"]);
 }
 
 #[test]
 fn fit_status_reads_completed_and_old_files_still_read() {
     let dir = TempDir::new().unwrap();
-    let data = p(&dir, "d.csv");
-    cli("simulate --scenario hu-linear-student --n 400 --d 3")
-        .args(["--seed", "2", "--out", &data])
-        .assert()
-        .success();
-    let o = heavydp()
-        .args(argv(
-            "fit --algorithm clipped-gd --data {} --epsilon 1",
-            &[&data],
-        ))
+    let data = simulate_csv(&dir, "--scenario hu-linear-student --n 400 --d 3 --seed 2");
+    let o = cli_with("fit --algorithm clipped-gd --data {} --epsilon 1", &[&data])
         .args(words("--seed 1 --out -"))
         .output()
         .unwrap();
@@ -255,22 +250,15 @@ fn fit_status_reads_completed_and_old_files_still_read() {
 fn mean_columns_selects_by_name_and_lists_unknown_ones() {
     let dir = TempDir::new().unwrap();
     let data = wage_csv(&dir, 200);
-    let (j, _) = run_json(
-        "mean",
-        &argv(
-            "--estimator catoni --data {} --columns education --epsilon inf --param tau=200",
-            &[&data],
-        ),
+    let (j, _) = mean_of(
+        &data,
+        "--estimator catoni --columns education --epsilon inf --param tau=200",
     );
     assert_eq!(j["columns"], serde_json::json!(["education"]));
     assert_eq!(j["d"], 1);
     let m = j["mean"][0].as_f64().unwrap();
     assert!((m - 12.5).abs() < 0.5, "{m}");
-    let o = heavydp()
-        .args(argv(
-            "mean --estimator catoni --data {} --epsilon 1",
-            &[&data],
-        ))
+    let o = cli_with("mean --estimator catoni --data {} --epsilon 1", &[&data])
         .args(words("--columns wage,hours,age"))
         .output()
         .unwrap();
@@ -314,14 +302,13 @@ fn out_dash_writes_to_stdout_and_creates_no_file() {
     let sim = p(&dir, "sim.csv");
     std::fs::write(&sim, &csv).unwrap();
     let model = p(&dir, "model.json");
-    heavydp()
-        .args(argv(
-            "fit --algorithm clipped-gd --data {} --epsilon inf",
-            &[&sim],
-        ))
-        .args(["--out", &model])
-        .assert()
-        .success();
+    cli_with(
+        "fit --algorithm clipped-gd --data {} --epsilon inf",
+        &[&sim],
+    )
+    .args(["--out", &model])
+    .assert()
+    .success();
     let o = heavydp()
         .current_dir(dir.path())
         .args(["predict", "--model", &model, "--data", &sim, "--out", "-"])
@@ -337,20 +324,18 @@ fn out_dash_writes_to_stdout_and_creates_no_file() {
 #[test]
 fn predict_into_a_closed_pipe_exits_quietly() {
     let dir = TempDir::new().unwrap();
-    let data = p(&dir, "big.csv");
-    cli("simulate --scenario hu-linear-student --n 100000 --d 2")
-        .args(["--seed", "1", "--out", &data])
-        .assert()
-        .success();
+    let data = simulate_csv(
+        &dir,
+        "--scenario hu-linear-student --n 100000 --d 2 --seed 1",
+    );
     let model = p(&dir, "m.json");
-    heavydp()
-        .args(argv(
-            "fit --algorithm clipped-gd --data {} --epsilon inf",
-            &[&data],
-        ))
-        .args(["--intercept", "none", "--scale", "none", "--out", &model])
-        .assert()
-        .success();
+    cli_with(
+        "fit --algorithm clipped-gd --data {} --epsilon inf",
+        &[&data],
+    )
+    .args(["--intercept", "none", "--scale", "none", "--out", &model])
+    .assert()
+    .success();
     let bin = assert_cmd::cargo::cargo_bin("heavydp");
     let mut child = std::process::Command::new(bin)
         .args(["predict", "--model", &model, "--data", &data])

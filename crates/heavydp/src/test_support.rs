@@ -10,7 +10,7 @@ use crate::constraints::{ConstraintSet, SparseBall};
 use crate::data::scenarios::simulate;
 use crate::data::Dataset;
 use crate::loss::LossKind;
-use crate::noise::rng_from_seed;
+use crate::noise::{rng_from_seed, HeavyRng};
 use crate::privacy::Budget;
 use rand::Rng;
 use std::collections::BTreeMap;
@@ -142,6 +142,30 @@ impl<'a> Problem<'a> {
     }
 }
 
+/// Generated data (with the w* it was drawn from) and the constraint set a test fits it
+/// over: owns both, which a [`Problem`] only borrows; `problem` lends them.
+pub struct Setup<C> {
+    pub data: Dataset,
+    pub w_star: Vec<f64>,
+    pub domain: C,
+}
+
+impl<C: ConstraintSet> Setup<C> {
+    /// `(data, w*)` as the generators return them, over `domain`.
+    pub fn new((data, w_star): (Dataset, Vec<f64>), domain: C) -> Self {
+        Setup {
+            data,
+            w_star,
+            domain,
+        }
+    }
+
+    /// The problem of fitting `loss` on the data over the domain.
+    pub fn problem(&self, loss: LossKind) -> Problem<'_> {
+        Problem::new(&self.data, loss, &self.domain)
+    }
+}
+
 /// The s-sparse ball {‖w‖₀ ≤ s, ‖w‖₂ ≤ radius} in R^d, in one line.
 pub fn sparse_ball(d: usize, s: usize, radius: f64) -> SparseBall {
     SparseBall { d, s, radius }
@@ -168,6 +192,13 @@ impl<A: PrivateAlgorithm + ?Sized> FitSeeded for A {
     ) -> Result<FitReport, FitError> {
         self.fit(p, budget, &mut rng_from_seed(seed), &mut NoObserver)
     }
+}
+
+/// `k` draws of `sample` from a generator seeded with `seed`: the evidence of the
+/// sampler tests (distribution and scale checks).
+pub fn draws<T>(seed: u64, k: usize, mut sample: impl FnMut(&mut HeavyRng) -> T) -> Vec<T> {
+    let mut rng = rng_from_seed(seed);
+    (0..k).map(|_| sample(&mut rng)).collect()
 }
 
 /// Runs `f` on a fresh pool of `threads` worker threads: how the tests check that a

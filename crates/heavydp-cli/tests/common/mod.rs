@@ -24,6 +24,14 @@ pub fn cli(text: &str) -> Command {
     c
 }
 
+/// The binary with the arguments `argv(template, values)`: `cli` for a command line that
+/// names paths.
+pub fn cli_with(template: &str, values: &[&str]) -> Command {
+    let mut c = heavydp();
+    c.args(argv(template, values));
+    c
+}
+
 /// The path of `name` inside `dir`, as a string for the command line.
 pub fn p(dir: &TempDir, name: &str) -> String {
     dir.path().join(name).to_str().unwrap().to_string()
@@ -58,9 +66,9 @@ pub fn phase_names(model: &serde_json::Value) -> Vec<&str> {
         .collect()
 }
 
-/// `heavydp simulate <args> --out dir/name`, which must succeed; returns the path.
-pub fn simulate_csv(dir: &TempDir, name: &str, args: &str) -> String {
-    let out = p(dir, name);
+/// `heavydp simulate <args> --out dir/data.csv`, which must succeed; returns the path.
+pub fn simulate_csv(dir: &TempDir, args: &str) -> String {
+    let out = p(dir, "data.csv");
     cli(&format!("simulate {args}"))
         .args(["--out", &out])
         .assert()

@@ -59,13 +59,18 @@ fn count_feasible(q: &[f64], d: usize, c: &[f64], g: &[f64], dv: f64) -> usize {
 
 #[test]
 fn required_count_is_ceil_09k() {
-    assert_eq!(required_count(1), 1);
-    assert_eq!(required_count(9), 9);
-    assert_eq!(required_count(10), 9);
-    assert_eq!(required_count(11), 10);
-    assert_eq!(required_count(20), 18);
-    assert_eq!(required_count(89), 81);
-    assert_eq!(required_count(2397), 2158);
+    // (k, ⌈0.9 k⌉)
+    for (k, want) in [
+        (1, 1),
+        (9, 9),
+        (10, 9),
+        (11, 10),
+        (20, 18),
+        (89, 81),
+        (2397, 2158),
+    ] {
+        assert_eq!(required_count(k), want, "required_count({k})");
+    }
 }
 
 #[test]
@@ -623,11 +628,9 @@ fn default_formulas_hand_calculations() {
     // ρ = ∞: max(3.2, 40·√0.0016 = 1.6) = 3.2
     assert!((r0_eq95(1.0, 4, 10_000, 10.0, 16, f64::INFINITY) - 3.2).abs() < 1e-12);
     // k defaults: ⌈8 ln 1000⌉ = ⌈55.26⌉ = 56; small n capped at ⌊n/2⌋, at least 2
-    assert_eq!(default_groups(1000), 56);
-    assert_eq!(default_groups(64_000), 89);
-    assert_eq!(default_groups(40), 20);
-    assert_eq!(default_groups(3), 2);
-    assert_eq!(default_groups(1), 2);
+    for (n, want) in [(1000, 56), (64_000, 89), (40, 20), (3, 2), (1, 2)] {
+        assert_eq!(default_groups(n), want, "default_groups({n})");
+    }
     assert_eq!(paper_groups(0.05), 2397);
     // t_c: ratio (0 + 100)/(4·1) = 25: 2 ln 25/ln(256/233) = 6.4378/0.094137 = 68.39 → 69
     assert_eq!(default_t_c(0.0, 100.0, 1.0), 69);

@@ -19,14 +19,12 @@ fn student_data(seed: u64, n: usize, mu: &[f64], nu: f64, scale: f64) -> Vec<f64
 
 use crate::linalg::dist2 as l2;
 
-#[allow(clippy::too_many_arguments)]
+/// `private_mean` of the row-major n × d sample `x` under the budget (ε, δ) (ε = ∞: the
+/// non-private run), which must succeed.
 fn run(
     name: &str,
-    x: &[f64],
-    n: usize,
-    d: usize,
-    eps: f64,
-    delta: f64,
+    (x, n, d): (&[f64], usize, usize),
+    (eps, delta): (f64, f64),
     kv: &[(&str, &str)],
     seed: u64,
 ) -> MeanReport {
@@ -51,14 +49,14 @@ fn clip_noise_is_calibrated_chi_square() {
     let (n, d) = (60, 3);
     let x = student_data(1, n, &[0.5, -1.0, 2.0], 3.0, 1.0);
     let kv = [("R", "2.5")];
-    let exact = run("clip", &x, n, d, f64::INFINITY, 0.0, &kv, 0);
+    let exact = run("clip", (&x, n, d), (f64::INFINITY, 0.0), &kv, 0);
     let (eps, delta) = (0.5, 1e-5);
     let rho = zhao_target_rho(eps, delta, RhoRule::Eq15);
     let sigma = (2.0 * 2.5f64.powi(2) / (rho * (n * n) as f64)).sqrt();
     let mut ss = 0.0;
     let reps = 500;
     for seed in 0..reps {
-        let r = run("clip", &x, n, d, eps, delta, &kv, seed);
+        let r = run("clip", (&x, n, d), (eps, delta), &kv, seed);
         assert!((hpf(&r, "sigma") - sigma).abs() < 1e-12 * sigma);
         for (a, b) in r.mean.iter().zip(&exact.mean) {
             ss += ((a - b) / sigma).powi(2);
@@ -71,7 +69,7 @@ fn clip_noise_is_calibrated_chi_square() {
     // the band has power: a σ off by 20 % either way (ss scaled by 1.44 or 1/1.44) is flagged
     assert!(ss * 1.44 - nf > band && ss / 1.44 - nf < -band, "{ss}");
     // the ledger reports ρ and the (ε, δ) of Lemma 1(4), within budget
-    let r = run("clip", &x, n, d, eps, delta, &kv, 1);
+    let r = run("clip", (&x, n, d), (eps, delta), &kv, 1);
     assert_eq!(r.privacy.model, PrivacyModel::Zcdp);
     let rho_spent = r.privacy.rho.unwrap();
     // (the snapping grid widens ρ by at most 2^-39 relative)
@@ -88,7 +86,7 @@ fn iterative_updating_noise_scale_matches_eq23() {
     // distribution itself is tested in iterative_updating::tests::group_noise_has_the_calibrated_variance.
     let (n, d) = (1000, 2);
     let x = student_data(2, n, &[1.0, 1.0], 3.0, 1.0);
-    let r = run("iterative-updating", &x, n, d, 1.0, 1e-6, &[], 3);
+    let r = run("iterative-updating", (&x, n, d), (1.0, 1e-6), &[], 3);
     let k = default_groups(n);
     let m = n / k;
     let rho = zhao_target_rho(1.0, 1e-6, RhoRule::Eq15);
@@ -113,11 +111,8 @@ fn iterative_updating_noise_scale_matches_eq23() {
     // rho_rule=exact gives a larger ρ (less noise) at the same (ε, δ)
     let r2 = run(
         "iterative-updating",
-        &x,
-        n,
-        d,
-        1.0,
-        1e-6,
+        (&x, n, d),
+        (1.0, 1e-6),
         &[("rho_rule", "exact")],
         3,
     );
@@ -129,12 +124,18 @@ fn catoni_laplace_scale_matches_formula() {
     // b = d·4√2k/(3nε); E|Lap(b)| = b, sd b: mean of N |z| within 6b/√N.
     let (n, d, eps) = (400, 4, 0.7);
     let x = student_data(4, n, &[0.0, 1.0, -1.0, 3.0], 3.0, 1.0);
-    let exact = run("catoni", &x, n, d, f64::INFINITY, 0.0, &[("k", "3.0")], 0);
+    let exact = run(
+        "catoni",
+        (&x, n, d),
+        (f64::INFINITY, 0.0),
+        &[("k", "3.0")],
+        0,
+    );
     let b = d as f64 * 4.0 * 2f64.sqrt() * 3.0 / (3.0 * n as f64 * eps);
     let mut s = 0.0;
     let reps = 600;
     for seed in 0..reps {
-        let r = run("catoni", &x, n, d, eps, 0.0, &[("k", "3.0")], seed);
+        let r = run("catoni", (&x, n, d), (eps, 0.0), &[("k", "3.0")], seed);
         // b at the calibration target ε(1 − 1e-9)
         assert!((hpf(&r, "laplace_scale") - b).abs() < 2e-9 * b);
         for (a, e) in r.mean.iter().zip(&exact.mean) {
@@ -161,7 +162,7 @@ fn sparse_peeling_laplace_scale_matches_formula() {
     let x = student_data(5, n, &[5.0, 0.0, -5.0, 0.0, 0.0, 0.0], 3.0, 0.5);
     let kv = [("s", "2"), ("k", "10.0")];
     let (eps, delta): (f64, f64) = (1.0, 1e-6);
-    let exact = run("sparse-peeling", &x, n, d, f64::INFINITY, 0.0, &kv, 0);
+    let exact = run("sparse-peeling", (&x, n, d), (f64::INFINITY, 0.0), &kv, 0);
     assert!(exact.mean[1] == 0.0 && exact.mean[0] > 4.0 && exact.mean[2] < -4.0);
     let lambda = 4.0 * 2f64.sqrt() * 10.0 / (3.0 * n as f64);
     let b = crate::mechanisms::peeling_exact_scale(s, lambda, eps, delta);
@@ -169,7 +170,7 @@ fn sparse_peeling_laplace_scale_matches_formula() {
     let mut acc = 0.0;
     let reps = 800;
     for seed in 0..reps {
-        let r = run("sparse-peeling", &x, n, d, eps, delta, &kv, seed);
+        let r = run("sparse-peeling", (&x, n, d), (eps, delta), &kv, seed);
         assert!((hpf(&r, "lambda") - lambda).abs() < 1e-12 * lambda);
         assert!((hpf(&r, "laplace_scale") - b).abs() < 1e-12 * b);
         assert_eq!(r.mean.iter().filter(|v| **v != 0.0).count(), s);
@@ -209,7 +210,7 @@ fn accuracy_on_heavy_tailed_data_with_known_mean() {
         ("catoni", vec![("tau", "1.4")], 0.1),
     ] {
         let mut errs: Vec<f64> = (0..7)
-            .map(|seed| l2(&run(name, &x, n, d, 1.0, 1e-5, &kv, seed).mean, &mu))
+            .map(|seed| l2(&run(name, (&x, n, d), (1.0, 1e-5), &kv, seed).mean, &mu))
             .collect();
         errs.sort_by(|a, b| a.partial_cmp(b).unwrap());
         assert!(errs[3] < tol, "{name}: median error {}", errs[3]);
@@ -219,7 +220,13 @@ fn accuracy_on_heavy_tailed_data_with_known_mean() {
     let x = student_data(7, n, &mu8, 3.0, 1.0 / 3f64.sqrt());
     let mut errs = Vec::new();
     for seed in 0..7 {
-        let r = run("sparse-peeling", &x, n, 8, 1.0, 1e-5, &[("s", "2")], seed);
+        let r = run(
+            "sparse-peeling",
+            (&x, n, 8),
+            (1.0, 1e-5),
+            &[("s", "2")],
+            seed,
+        );
         assert!(
             r.mean[0] != 0.0 && r.mean[3] != 0.0,
             "support missed: {:?}",
@@ -239,7 +246,7 @@ fn clip_non_private_equals_hand_clipped_mean() {
     let (n, d) = (301, 4);
     let x = student_data(8, n, &[0.3, 0.0, -2.0, 1.0], 2.5, 2.0);
     let radius = 3.0;
-    let r = run("clip", &x, n, d, f64::INFINITY, 0.0, &[("R", "3")], 9);
+    let r = run("clip", (&x, n, d), (f64::INFINITY, 0.0), &[("R", "3")], 9);
     let hand: Vec<f64> = hand_clipped_sum(&x, d, radius)
         .iter()
         .map(|v| v / n as f64)
@@ -248,7 +255,7 @@ fn clip_non_private_equals_hand_clipped_mean() {
     assert_eq!(r.privacy.model, PrivacyModel::None);
     assert_eq!(hpf(&r, "sigma"), 0.0);
     // default R at ε = ∞: the ε = 1, δ = n^{−1.1} formula
-    let r = run("clip", &x, n, d, f64::INFINITY, 0.0, &[], 9);
+    let r = run("clip", (&x, n, d), (f64::INFINITY, 0.0), &[], 9);
     let rho_f = zhao_target_rho(1.0, (n as f64).powf(-1.1), RhoRule::Eq15);
     let want = 1.0 * 2.0 * (n as f64 * rho_f.sqrt() / 2.0).sqrt();
     assert!((hpf(&r, "R") - want).abs() < 1e-12 * want);
@@ -263,11 +270,8 @@ fn iterative_updating_non_private_equals_hand_loop() {
     let (radius, k, t_c) = (4.0, 12, 15);
     let r = run(
         "iterative-updating",
-        &x,
-        n,
-        1,
-        f64::INFINITY,
-        0.0,
+        (&x, n, 1),
+        (f64::INFINITY, 0.0),
         &[
             ("R", "4"),
             ("k", "12"),
@@ -311,17 +315,14 @@ fn catoni_and_peeling_non_private_equal_hand_estimators() {
             hand[j] += k * psi(v / k, v.abs() / (k * beta.sqrt())) / n as f64;
         }
     }
-    let r = run("catoni", &x, n, d, f64::INFINITY, 0.0, &[("k", "2")], 1);
+    let r = run("catoni", (&x, n, d), (f64::INFINITY, 0.0), &[("k", "2")], 1);
     assert!(l2(&r.mean, &hand) < 1e-12);
     assert_eq!(r.privacy.model, PrivacyModel::None);
     // sparse-peeling, s = 2: the two largest |x̂_j| (coordinates 1 and 4), exact values
     let r = run(
         "sparse-peeling",
-        &x,
-        n,
-        d,
-        f64::INFINITY,
-        0.0,
+        (&x, n, d),
+        (f64::INFINITY, 0.0),
         &[("k", "2"), ("s", "2")],
         1,
     );
@@ -376,7 +377,7 @@ fn median_errors(
             let mut e: Vec<f64> = (0..reps)
                 .map(|rep| {
                     let x = student_data(1000 + rep, n, &mu, 3.0, 1.0 / 3f64.sqrt());
-                    l2(&run(name, &x, n, 2, 1.0, 1e-5, &kvs, rep).mean, &mu)
+                    l2(&run(name, (&x, n, 2), (1.0, 1e-5), &kvs, rep).mean, &mu)
                 })
                 .collect();
             e.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -426,11 +427,8 @@ fn iterative_updating_defaults_learn() {
     let x = student_data(16, n, &mu, 3.0, 1.0 / 3f64.sqrt());
     let spec = run(
         "iterative-updating",
-        &x,
-        n,
-        d,
-        1.0,
-        1e-5,
+        (&x, n, d),
+        (1.0, 1e-5),
         &[("M", "1.15"), ("R", "212"), ("t_c", "1")],
         1,
     );
@@ -438,11 +436,8 @@ fn iterative_updating_defaults_learn() {
     assert!(hpf(&spec, "r_0") > 212.0);
     let r = run(
         "iterative-updating",
-        &x,
-        n,
-        d,
-        1.0,
-        1e-5,
+        (&x, n, d),
+        (1.0, 1e-5),
         &[("M", "1.15")],
         1,
     );
@@ -489,7 +484,7 @@ fn pinned_outputs_for_short_seeded_runs() {
     ];
     let got: Vec<Vec<f64>> = cases
         .iter()
-        .map(|(name, kv, _)| run(name, &x, n, d, 1.0, 1e-5, kv, 2024).mean)
+        .map(|(name, kv, _)| run(name, (&x, n, d), (1.0, 1e-5), kv, 2024).mean)
         .collect();
     let all = format!("{got:?}");
     for ((name, _, want), g) in cases.iter().zip(&got) {
@@ -628,11 +623,8 @@ fn shuffle_accounting_when_theorem_6_applies() {
     let x = student_data(14, n, &[0.5], 3.0, 1.0);
     let r = run(
         "iterative-updating",
-        &x,
-        n,
-        d,
-        1.0,
-        1e-5,
+        (&x, n, d),
+        (1.0, 1e-5),
         &[("k", "10000"), ("accounting", "shuffle"), ("t_c", "3")],
         5,
     );
@@ -699,13 +691,13 @@ fn has_note(r: &MeanReport, needle: &str) -> bool {
 #[test]
 fn default_scale_parameters_are_noted_and_declared_ones_are_not() {
     let x = student_data(1, 400, &[0.5, -0.5], 5.0, 1.0);
-    let r = run("catoni", &x, 400, 2, 1.0, 0.0, &[], 3);
+    let r = run("catoni", (&x, 400, 2), (1.0, 0.0), &[], 3);
     assert!(has_note(&r, "tau was not given"), "{:?}", r.notes);
-    let r = run("catoni", &x, 400, 2, 1.0, 0.0, &[("tau", "2")], 3);
+    let r = run("catoni", (&x, 400, 2), (1.0, 0.0), &[("tau", "2")], 3);
     assert!(!has_note(&r, "tau was not given"), "{:?}", r.notes);
-    let r = run("clip", &x, 400, 2, 1.0, 1e-5, &[], 3);
+    let r = run("clip", (&x, 400, 2), (1.0, 1e-5), &[], 3);
     assert!(has_note(&r, "M was not given"), "{:?}", r.notes);
-    let r = run("clip", &x, 400, 2, 1.0, 1e-5, &[("M", "2")], 3);
+    let r = run("clip", (&x, 400, 2), (1.0, 1e-5), &[("M", "2")], 3);
     assert!(!has_note(&r, "M was not given"), "{:?}", r.notes);
 }
 
@@ -719,13 +711,13 @@ fn catoni_truncation_below_the_declared_scale_is_noted_from_public_quantities_on
     for seed in [1, 2] {
         // two unrelated datasets: the public note is the same
         let x = student_data(seed, n, &[seed as f64, -3.0], 3.0, 10.0);
-        let r = run("catoni", &x, n, d, 0.1, 0.0, &[("tau", "4")], seed);
+        let r = run("catoni", (&x, n, d), (0.1, 0.0), &[("tau", "4")], seed);
         assert!((hpf(&r, "k") - k_formula).abs() < 1e-12);
         assert!(has_note(&r, "truncation scale k"), "{:?}", r.notes);
     }
     // at large n eps the note is absent
     let x = student_data(3, 2000, &[0.1, -0.1], 5.0, 1.0);
-    let r = run("catoni", &x, 2000, 2, 1.0, 0.0, &[("tau", "4")], 3);
+    let r = run("catoni", (&x, 2000, 2), (1.0, 0.0), &[("tau", "4")], 3);
     assert!(!has_note(&r, "truncation scale k"), "{:?}", r.notes);
 }
 
@@ -734,11 +726,11 @@ fn catoni_mean_beyond_sqrt_tau_is_noted() {
     // wage-like column: mean 600, tau = 1 (the default) is far below its scale
     let n = 2000;
     let x = student_data(4, n, &[600.0], 5.0, 50.0);
-    let r = run("catoni", &x, n, 1, 1.0, 0.0, &[], 5);
+    let r = run("catoni", (&x, n, 1), (1.0, 0.0), &[], 5);
     assert!(r.mean[0].abs() > 1.0);
     assert!(has_note(&r, "contradicts the declared"), "{:?}", r.notes);
     // a declared tau of the data's scale: no such note, and the estimate is close
-    let r = run("catoni", &x, n, 1, 1.0, 0.0, &[("tau", "400000")], 5);
+    let r = run("catoni", (&x, n, 1), (1.0, 0.0), &[("tau", "400000")], 5);
     assert!(!has_note(&r, "exceeds sqrt(tau)"), "{:?}", r.notes);
     assert!((r.mean[0] - 600.0).abs() < 30.0, "{}", r.mean[0]);
 }
@@ -750,11 +742,8 @@ fn iterative_updating_stuck_at_the_starting_centre_is_noted() {
     let x = student_data(6, n, &[0.5], 5.0, 0.5);
     let r = run(
         "iterative-updating",
-        &x,
-        n,
-        1,
-        0.05,
-        1e-5,
+        (&x, n, 1),
+        (0.05, 1e-5),
         &[("M", "1000")],
         7,
     );
@@ -766,11 +755,8 @@ fn iterative_updating_stuck_at_the_starting_centre_is_noted() {
     let x = student_data(8, 20000, &[3.0], 5.0, 1.0);
     let r = run(
         "iterative-updating",
-        &x,
-        20000,
-        1,
-        1.0,
-        1e-5,
+        (&x, 20000, 1),
+        (1.0, 1e-5),
         &[("M", "4")],
         9,
     );
@@ -797,7 +783,13 @@ fn iterative_updating_returns_the_start_only_when_it_is_the_best_centre() {
         let mut zeros = 0;
         let mut first = Vec::new();
         for s in 0..reps {
-            let r = run("iterative-updating", &x, n, 2, 1.0, 1e-5, &[("M", "1")], s);
+            let r = run(
+                "iterative-updating",
+                (&x, n, 2),
+                (1.0, 1e-5),
+                &[("M", "1")],
+                s,
+            );
             if r.mean.iter().all(|v| *v == 0.0) {
                 zeros += 1;
             }

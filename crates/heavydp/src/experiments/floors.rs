@@ -604,6 +604,14 @@ mod tests {
     use crate::noise::rng_from_seed;
     use rand::Rng;
 
+    /// n × d features, row-major, each uniform on [−1, 1): the design of the
+    /// logistic-floor tests.
+    fn uniform_features(rng: &mut impl Rng, n: usize, d: usize) -> Vec<f64> {
+        (0..n * d)
+            .map(|_| rng.random::<f64>() * 2.0 - 1.0)
+            .collect()
+    }
+
     #[test]
     fn cholesky_solves_a_known_system() {
         // A = [[4, 2], [2, 3]], b = [2, 1] → x = [0.5, 0]
@@ -732,9 +740,7 @@ mod tests {
     fn penalised_logistic_has_zero_gradient() {
         let mut rng = rng_from_seed(9);
         let (n, d, lambda) = (300, 4, 0.05);
-        let x: Vec<f64> = (0..n * d)
-            .map(|_| rng.random::<f64>() * 2.0 - 1.0)
-            .collect();
+        let x = uniform_features(&mut rng, n, d);
         let y: Vec<f64> = x
             .chunks(d)
             .map(|r| {
@@ -772,9 +778,7 @@ mod tests {
     fn woodbury_and_dense_newton_agree_when_d_exceeds_n() {
         let mut rng = rng_from_seed(11);
         let (n, d, lambda) = (30, 80, 0.02);
-        let x: Vec<f64> = (0..n * d)
-            .map(|_| rng.random::<f64>() * 2.0 - 1.0)
-            .collect();
+        let x = uniform_features(&mut rng, n, d);
         let y: Vec<f64> = (0..n)
             .map(|i| if x[i * d] + 0.3 > 0.0 { 1.0 } else { 0.0 })
             .collect();

@@ -683,6 +683,7 @@ impl Dyadic32 {
 mod tests {
     use super::*;
     use crate::noise::rng_from_seed;
+    use crate::test_support::draws;
 
     /// Pearson chi-square of observed counts against expected probabilities (cells with
     /// expectation below 5 are pooled into one).
@@ -821,18 +822,17 @@ mod tests {
     #[test]
     fn discrete_laplace_matches_its_pmf_and_variance() {
         for (seed, t) in [(4u64, 1u128), (5, 3), (6, 10)] {
-            let mut rng = rng_from_seed(seed);
             let k = 100_000;
-            let draws: Vec<i128> = (0..k).map(|_| discrete_laplace(t, &mut rng)).collect();
+            let ys = draws(seed, k, |r| discrete_laplace(t, r));
             let w = (6 * t) as i128;
             let tf = t as f64;
             let p = pmf(|y| (-y.abs() / tf).exp(), w, 60 * t as i128);
-            let (chi, dof) = chi_square(&histogram(&draws, w), &p);
+            let (chi, dof) = chi_square(&histogram(&ys, w), &p);
             assert!(chi < chi_crit(dof), "t = {t}: chi2 {chi} dof {dof}");
             // Var = 2e^{-1/t}/(1 − e^{-1/t})²
             let q = (-1.0 / tf).exp();
             let var = 2.0 * q / (1.0 - q).powi(2);
-            let emp = draws.iter().map(|&y| (y * y) as f64).sum::<f64>() / k as f64;
+            let emp = ys.iter().map(|&y| (y * y) as f64).sum::<f64>() / k as f64;
             // Var(Y²) ≤ E[Y⁴] ≈ 24·(t)^4 scale; 6 standard errors
             let se = (20.0 * var * var / k as f64).sqrt();
             assert!((emp - var).abs() < 6.0 * se, "t = {t}: {emp} vs {var}");
@@ -863,13 +863,12 @@ mod tests {
     #[test]
     fn discrete_gaussian_matches_its_pmf_and_variance() {
         for (seed, sigma) in [(8u64, 1u128), (9, 2), (10, 7)] {
-            let mut rng = rng_from_seed(seed);
             let k = 100_000;
-            let draws: Vec<i128> = (0..k).map(|_| discrete_gaussian(sigma, &mut rng)).collect();
+            let ys = draws(seed, k, |r| discrete_gaussian(sigma, r));
             let s2 = (sigma * sigma) as f64;
             let w = (4 * sigma) as i128;
             let p = pmf(|y| (-y * y / (2.0 * s2)).exp(), w, 40 * sigma as i128);
-            let (chi, dof) = chi_square(&histogram(&draws, w), &p);
+            let (chi, dof) = chi_square(&histogram(&ys, w), &p);
             assert!(chi < chi_crit(dof), "sigma = {sigma}: chi2 {chi} dof {dof}");
             // Exact variance Σ y² p(y) (< σ², CKS 2020).
             let z: f64 = (-400i32..=400)
@@ -880,7 +879,7 @@ mod tests {
                 .sum::<f64>()
                 / z;
             assert!(var <= s2 * (1.0 + 1e-12));
-            let emp = draws.iter().map(|&y| (y * y) as f64).sum::<f64>() / k as f64;
+            let emp = ys.iter().map(|&y| (y * y) as f64).sum::<f64>() / k as f64;
             let se = (2.0 * var * var / k as f64).sqrt().max(1e-3);
             assert!(
                 (emp - var).abs() < 6.0 * se,
@@ -911,15 +910,11 @@ mod tests {
     #[test]
     fn discrete_gaussian_rational_matches_its_pmf() {
         for (seed, num, den) in [(12u64, 3u128, 2u128), (13, 50, 3)] {
-            let mut rng = rng_from_seed(seed);
-            let k = 100_000;
-            let draws: Vec<i128> = (0..k)
-                .map(|_| discrete_gaussian_rational(num, den, &mut rng))
-                .collect();
+            let ys = draws(seed, 100_000, |r| discrete_gaussian_rational(num, den, r));
             let s2 = num as f64 / den as f64;
             let w = (4.0 * s2.sqrt()).ceil() as i128;
             let p = pmf(|y| (-y * y / (2.0 * s2)).exp(), w, 400);
-            let (chi, dof) = chi_square(&histogram(&draws, w), &p);
+            let (chi, dof) = chi_square(&histogram(&ys, w), &p);
             assert!(chi < chi_crit(dof), "sigma2 = {s2}: chi2 {chi} dof {dof}");
         }
     }

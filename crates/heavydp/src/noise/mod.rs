@@ -140,6 +140,7 @@ pub fn add_laplace<R: RngCore + ?Sized>(v: &mut [f64], scale: f64, rng: &mut R) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::draws;
 
     /// Kolmogorov–Smirnov distance of a sample against a CDF.
     fn ks(mut xs: Vec<f64>, cdf: impl Fn(f64) -> f64) -> f64 {
@@ -159,10 +160,9 @@ mod tests {
 
     #[test]
     fn laplace_matches_its_cdf_and_scale() {
-        let mut rng = rng_from_seed(1);
         let b = 2.5;
         let n = 200_000;
-        let xs: Vec<f64> = (0..n).map(|_| laplace(b, &mut rng)).collect();
+        let xs = draws(1, n, |r| laplace(b, r));
         let cdf = |x: f64| {
             if x < 0.0 {
                 0.5 * (x / b).exp()
@@ -181,10 +181,9 @@ mod tests {
 
     #[test]
     fn gaussian_matches_its_cdf_and_scale() {
-        let mut rng = rng_from_seed(2);
         let s = 0.7;
         let n = 200_000;
-        let xs: Vec<f64> = (0..n).map(|_| gaussian(s, &mut rng)).collect();
+        let xs = draws(2, n, |r| gaussian(s, r));
         let cdf = |x: f64| 0.5 * libm::erfc(-x / (s * std::f64::consts::SQRT_2));
         assert!(ks(xs.clone(), cdf) < KS_CRIT / (n as f64).sqrt());
         let var = xs.iter().map(|x| x * x).sum::<f64>() / n as f64;
@@ -193,9 +192,8 @@ mod tests {
 
     #[test]
     fn gumbel_matches_its_cdf() {
-        let mut rng = rng_from_seed(3);
         let n = 200_000;
-        let xs: Vec<f64> = (0..n).map(|_| gumbel(&mut rng)).collect();
+        let xs = draws(3, n, gumbel);
         assert!(ks(xs, |x| (-(-x).exp()).exp()) < KS_CRIT / (n as f64).sqrt());
     }
 

@@ -4,7 +4,13 @@ use super::*;
 use crate::constraints::{L1Ball, Simplex, VertexPolytope};
 use crate::estimators::catoni::CatoniGiulini;
 use crate::noise::rng_from_seed;
-use crate::test_support::{hu_lognormal, lognormal_excess, robust_gradient, FitSeeded};
+use crate::test_support::{hu_lognormal, lognormal_excess, robust_gradient, FitSeeded, Setup};
+
+/// Hu et al.'s lognormal design (`hu_lognormal(n, d, seed)`) over the unit ℓ1 ball of
+/// R^d: the set-up of the tests below.
+fn hu_setup(n: usize, d: usize, seed: u64) -> Setup<L1Ball> {
+    Setup::new(hu_lognormal(n, d, seed), L1Ball { d, radius: 1.0 })
+}
 
 // ------------------------------------------------------------------ Alg. 1
 
@@ -12,12 +18,8 @@ use crate::test_support::{hu_lognormal, lognormal_excess, robust_gradient, FitSe
 fn alg1_defaults_and_sensitivity_match_the_spec() {
     // Spec H20: n = 10⁴, ε = 1, d = 400, unit ℓ1 ball: T = 21, m = 476,
     // paper s = 10⁴ gives Δ = 4√2·2·10⁴/(3·476) ≈ 79.2; theory s ≈ 5.04.
-    let (data, _) = hu_lognormal(10_000, 400, 1);
-    let domain = L1Ball {
-        d: 400,
-        radius: 1.0,
-    };
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let hu = hu_setup(10_000, 400, 1);
+    let p = hu.problem(LossKind::Squared);
     let budget = Budget::pure(1.0).unwrap();
     let paper = HtFrankWolfe {
         preset: Preset::Paper,
@@ -68,9 +70,8 @@ fn alg1_tight_constant_for_simplex_and_polytope() {
 
 #[test]
 fn alg1_infinite_epsilon_is_the_non_private_iteration() {
-    let (data, _) = hu_lognormal(3000, 12, 2);
-    let domain = L1Ball { d: 12, radius: 1.0 };
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let hu = hu_setup(3000, 12, 2);
+    let p = hu.problem(LossKind::Squared);
     let alg = HtFrankWolfe::default();
     let report = alg.fit_seeded(&p, Budget::non_private(), 9);
     // Hand-written: same chunks, robust gradient, exact argmin of ⟨v, g⟩, step 2/(t+2).
@@ -84,7 +85,7 @@ fn alg1_infinite_epsilon_is_the_non_private_iteration() {
         let g = robust_gradient(
             &est,
             &LossKind::Squared,
-            (data.x(), data.y(), 12),
+            (hu.data.x(), hu.data.y(), 12),
             chunks.chunk(t - 1),
             &w,
         );
@@ -107,9 +108,8 @@ fn alg1_infinite_epsilon_is_the_non_private_iteration() {
 
 #[test]
 fn alg1_spends_exactly_epsilon_by_parallel_composition() {
-    let (data, _) = hu_lognormal(2000, 5, 3);
-    let domain = L1Ball { d: 5, radius: 1.0 };
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let hu = hu_setup(2000, 5, 3);
+    let p = hu.problem(LossKind::Squared);
     let r = HtFrankWolfe::default().fit_seeded(&p, Budget::pure(0.7).unwrap(), 1);
     assert_eq!(r.privacy.epsilon, 0.7);
     assert_eq!(r.privacy.delta, 0.0);
@@ -122,9 +122,8 @@ fn alg1_spends_exactly_epsilon_by_parallel_composition() {
 
 #[test]
 fn alg1_rejects_more_chunks_than_records_and_bad_inputs() {
-    let (data, _) = hu_lognormal(20, 3, 4);
-    let domain = L1Ball { d: 3, radius: 1.0 };
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let hu = hu_setup(20, 3, 4);
+    let p = hu.problem(LossKind::Squared);
     let alg = HtFrankWolfe {
         t: Some(21),
         ..Default::default()
@@ -153,7 +152,7 @@ fn alg1_rejects_more_chunks_than_records_and_bad_inputs() {
         .is_err());
     // l2 ball: no vertices.
     let l2 = crate::constraints::L2Ball { d: 3, radius: 1.0 };
-    let p2 = Problem::new(&data, LossKind::Squared, &l2);
+    let p2 = Problem::new(&hu.data, LossKind::Squared, &l2);
     assert!(HtFrankWolfe::default()
         .validate(&p2, &Budget::pure(1.0).unwrap())
         .is_err());
@@ -165,24 +164,22 @@ fn alg1_rejects_more_chunks_than_records_and_bad_inputs() {
 
 #[test]
 fn alg1_is_accurate_on_heavy_tailed_data() {
-    let (data, w_star) = hu_lognormal(40_000, 20, 5);
-    let domain = L1Ball { d: 20, radius: 1.0 };
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let hu = hu_setup(40_000, 20, 5);
+    let p = hu.problem(LossKind::Squared);
     let mut errs = vec![];
     for seed in 0..3 {
         let r = HtFrankWolfe::default().fit_seeded(&p, Budget::pure(1.0).unwrap(), seed);
-        errs.push(lognormal_excess(&r.weights, &w_star));
+        errs.push(lognormal_excess(&r.weights, &hu.w_star));
     }
     let mean = errs.iter().sum::<f64>() / 3.0;
-    let zero = lognormal_excess(&[0.0; 20], &w_star);
+    let zero = lognormal_excess(&[0.0; 20], &hu.w_star);
     assert!(mean < 0.2 * zero, "excess {mean} vs zero vector {zero}");
 }
 
 #[test]
 fn alg1_biweight_uses_theorem_3_defaults() {
-    let (data, _) = hu_lognormal(10_000, 50, 6);
-    let domain = L1Ball { d: 50, radius: 1.0 };
-    let p = Problem::new(&data, LossKind::Biweight { c: 4.685 }, &domain);
+    let hu = hu_setup(10_000, 50, 6);
+    let p = hu.problem(LossKind::Biweight { c: 4.685 });
     let plan = HtFrankWolfe::default()
         .plan(&p, &Budget::pure(1.0).unwrap())
         .unwrap();
@@ -199,9 +196,8 @@ fn alg1_biweight_uses_theorem_3_defaults() {
 fn alg2_defaults_and_sensitivity_match_the_spec() {
     // Spec X.2: n = 10⁴, ε = 1 → T = 39, K ≈ 6.33; n = 10⁵ → T = 100, K = 10.
     for (n, t, k) in [(10_000usize, 39usize, 6.33), (100_000, 100, 10.0)] {
-        let (data, _) = hu_lognormal(n, 2, 7);
-        let domain = L1Ball { d: 2, radius: 1.0 };
-        let p = Problem::new(&data, LossKind::Squared, &domain);
+        let hu = hu_setup(n, 2, 7);
+        let p = hu.problem(LossKind::Squared);
         let budget = with_default_delta(Budget::pure(1.0).unwrap(), n);
         let plan = HtLasso::default().plan(&p, &budget).unwrap();
         assert_eq!(plan.big_t, t);
@@ -247,9 +243,8 @@ fn alg2_defaults_and_sensitivity_match_the_spec() {
 
 #[test]
 fn alg2_refuses_budgets_advanced_composition_cannot_certify() {
-    let (data, _) = hu_lognormal(1000, 3, 8);
-    let domain = L1Ball { d: 3, radius: 1.0 };
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let hu = hu_setup(1000, 3, 8);
+    let p = hu.problem(LossKind::Squared);
     // Spec H11: ε = 0.99, δ = 0.9 fails with the printed ε₀ (the exact calibration
     // certifies it).
     let e = HtLasso {
@@ -263,9 +258,8 @@ fn alg2_refuses_budgets_advanced_composition_cannot_certify() {
 
 #[test]
 fn alg2_spends_at_most_the_budget_and_uses_default_delta() {
-    let (data, _) = hu_lognormal(5000, 4, 9);
-    let domain = L1Ball { d: 4, radius: 1.0 };
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let hu = hu_setup(5000, 4, 9);
+    let p = hu.problem(LossKind::Squared);
     let r = HtLasso::default().fit_seeded(&p, Budget::pure(1.0).unwrap(), 1);
     let delta = 5000f64.powf(-1.1);
     assert!(r.privacy.epsilon <= 1.0 && r.privacy.epsilon > 0.4);
@@ -275,14 +269,13 @@ fn alg2_spends_at_most_the_budget_and_uses_default_delta() {
 
 #[test]
 fn alg2_infinite_epsilon_is_frank_wolfe_on_the_shrunk_data() {
-    let (data, _) = hu_lognormal(4000, 6, 10);
-    let domain = L1Ball { d: 6, radius: 1.0 };
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let hu = hu_setup(4000, 6, 10);
+    let p = hu.problem(LossKind::Squared);
     let r = HtLasso::default().fit_seeded(&p, Budget::non_private(), 1);
     let t = 4000f64.powf(0.4).floor() as usize;
     let k = 4000f64.powf(0.25) / (t as f64).powf(0.125);
     assert_eq!(r.hyperparameters["T"], t);
-    let shrunk = data.clipped(k);
+    let shrunk = hu.data.clipped(k);
     let mut w = vec![0.0; 6];
     for it in 1..=t {
         // g = (2/n) Σ x̃ (⟨x̃, w⟩ − ỹ)
@@ -308,21 +301,20 @@ fn alg2_infinite_epsilon_is_frank_wolfe_on_the_shrunk_data() {
 
 #[test]
 fn alg2_is_accurate_on_heavy_tailed_data() {
-    let (data, w_star) = hu_lognormal(100_000, 10, 11);
-    let domain = L1Ball { d: 10, radius: 1.0 };
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let hu = hu_setup(100_000, 10, 11);
+    let p = hu.problem(LossKind::Squared);
     let mut err = 0.0;
     for seed in 0..4 {
         let r = HtLasso::default().fit_seeded(&p, Budget::pure(1.0).unwrap(), seed);
-        err += lognormal_excess(&r.weights, &w_star) / 4.0;
+        err += lognormal_excess(&r.weights, &hu.w_star) / 4.0;
     }
-    let zero = lognormal_excess(&[0.0; 10], &w_star);
+    let zero = lognormal_excess(&[0.0; 10], &hu.w_star);
     // The non-private iterate on the same shrunk data (ε = ∞) is the floor.
     let floor = lognormal_excess(
         &HtLasso::default()
             .fit_seeded(&p, Budget::non_private(), 0)
             .weights,
-        &w_star,
+        &hu.w_star,
     );
     eprintln!("ht-lasso n = 1e5, d = 10: excess {err}, non-private {floor}, zero vector {zero}");
     assert!(

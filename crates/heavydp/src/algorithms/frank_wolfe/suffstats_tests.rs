@@ -1,7 +1,7 @@
 //! The sufficient-statistics path (`suffstats=on`) against the data passes
 //! (`suffstats=off`) on seeded fits, for every Frank–Wolfe variant whose gradient is an
 //! exact full mean gradient (issue 16 item 4); mirror descent and objective perturbation
-//! use [`fit_both`] and [`assert_same_release`] from their own tests.
+//! use [`fit_on_off_auto`] and [`assert_same_release`] from their own tests.
 //!
 //! Tolerance. The two paths compute the same gradient (2/n)Σ x̃_i(⟨x̃_i, w⟩ − ỹ_i) in a
 //! different summation order, so each gradient entry differs by a few ulps of the sums'
@@ -35,6 +35,24 @@ pub(crate) fn fit_both(
         let r = alg.fit(p, budget, &mut rng, &mut NoObserver).unwrap();
         (r, rng.next_u64())
     })
+}
+
+/// [`fit_both`] of `alg(On)` and `alg(Off)`, after checking that `alg(Auto)` chooses the
+/// statistics on this problem and releases exactly what `alg(On)` releases.
+pub(crate) fn fit_on_off_auto<A: PrivateAlgorithm>(
+    alg: impl Fn(SuffStats) -> A,
+    p: &Problem,
+    budget: Budget,
+    seed: u64,
+) -> [(FitReport, u64); 2] {
+    let both = fit_both(&alg(SuffStats::On), &alg(SuffStats::Off), p, budget, seed);
+    let auto = alg(SuffStats::Auto).fit_seeded(p, budget, seed);
+    assert_eq!(
+        auto.hyperparameters["suffstats"], "on",
+        "auto chose the passes"
+    );
+    assert_eq!(auto.weights, both[0].0.weights);
+    both
 }
 
 /// The two fits of [`fit_both`] released the same thing: weights within relative `rel`
@@ -89,18 +107,9 @@ fn dp_frank_wolfe_paths_agree_bit_for_bit_on_polytopes() {
             suffstats: s,
             ..Default::default()
         };
-        let both = fit_both(
-            &alg(SuffStats::On),
-            &alg(SuffStats::Off),
-            &p,
-            budget(),
-            seed,
-        );
-        assert_same_release(&both, 0.0);
         // auto: 8d <= n and 2(T-1) >= d, so the statistics.
-        let auto = alg(SuffStats::Auto).fit_seeded(&p, budget(), seed);
-        assert_eq!(auto.hyperparameters["suffstats"], "on");
-        assert_eq!(auto.weights, both[0].0.weights);
+        let both = fit_on_off_auto(alg, &p, budget(), seed);
+        assert_same_release(&both, 0.0);
     }
 }
 
@@ -272,8 +281,8 @@ fn bench_data() -> (usize, usize, Dataset) {
 #[test]
 #[ignore]
 fn bench_suffstats_fit_times() {
-    use crate::algorithms::mirror_descent::NoisyMirrorDescent;
-    use crate::algorithms::objective_perturbation::ObjectivePerturbation;
+    use crate::algorithms::build;
+    use crate::test_support::params;
     use std::time::Instant;
     let (n, d, data) = bench_data();
     let t0 = Instant::now();
@@ -292,9 +301,14 @@ fn bench_suffstats_fit_times() {
             .fit(p, budget, &mut rng_from_seed(7), &mut NoObserver)
             .unwrap();
         let s = t0.elapsed().as_secs_f64();
+        // (objective perturbation solves once: it has no iteration count T)
+        let t = r
+            .hyperparameters
+            .get("T")
+            .map_or("-".into(), |t| t.to_string());
         eprintln!(
-            "{label}: {s:.3} s (T = {}, suffstats = {})",
-            r.hyperparameters["T"], r.hyperparameters["suffstats"]
+            "{label}: {s:.3} s (T = {t}, suffstats = {})",
+            r.hyperparameters["suffstats"]
         );
         (r, s)
     };
@@ -312,48 +326,22 @@ fn bench_suffstats_fit_times() {
             diff / scale
         );
     };
+    // (algorithm, its parameters, its domain), built as `heavydp fit --param` builds it
     let p1 = Problem::new(&data, LossKind::Squared, &l1);
-    let fw = |s| DpFrankWolfe {
-        bound: 1.0,
-        suffstats: s,
-        ..Default::default()
-    };
-    let on = time("dp-frank-wolfe on", &fw(SuffStats::On), &p1);
-    let off = time("dp-frank-wolfe off", &fw(SuffStats::Off), &p1);
-    report("dp-frank-wolfe", [on, off]);
-    let lasso = |s| HtLasso {
-        suffstats: s,
-        ..Default::default()
-    };
-    let on = time("ht-lasso on", &lasso(SuffStats::On), &p1);
-    let off = time("ht-lasso off", &lasso(SuffStats::Off), &p1);
-    report("ht-lasso", [on, off]);
     let p2 = Problem::new(&data, LossKind::Squared, &l2);
-    let md = |s| NoisyMirrorDescent {
-        bound: 1.0,
-        suffstats: s,
-        ..Default::default()
-    };
-    let on = time("noisy-mirror-descent on", &md(SuffStats::On), &p2);
-    let off = time("noisy-mirror-descent off", &md(SuffStats::Off), &p2);
-    report("noisy-mirror-descent", [on, off]);
-    let op = |s| ObjectivePerturbation {
-        bound: 1.0,
-        suffstats: s,
-        ..Default::default()
-    };
-    let time_op = |label: &str, alg: &dyn PrivateAlgorithm| {
-        let t0 = Instant::now();
-        let r = alg
-            .fit(&p2, budget, &mut rng_from_seed(7), &mut NoObserver)
-            .unwrap();
-        let s = t0.elapsed().as_secs_f64();
-        eprintln!("{label}: {s:.3} s");
-        (r, s)
-    };
-    let on = time_op("objective-perturbation on", &op(SuffStats::On));
-    let off = time_op("objective-perturbation off", &op(SuffStats::Off));
-    report("objective-perturbation", [on, off]);
+    let bound = &[("bound", "1")][..];
+    for (name, kv, p) in [
+        ("dp-frank-wolfe", bound, &p1),
+        ("ht-lasso", &[], &p1),
+        ("noisy-mirror-descent", bound, &p2),
+        ("objective-perturbation", bound, &p2),
+    ] {
+        let both = ["on", "off"].map(|s| {
+            let alg = build(name, &params(&[kv, &[("suffstats", s)][..]].concat())).unwrap();
+            time(&format!("{name} {s}"), alg.as_ref(), p)
+        });
+        report(name, both);
+    }
 }
 
 /// The build of G and c alone at n = 9·10⁴, d = 200 (three runs): the kernel behind the

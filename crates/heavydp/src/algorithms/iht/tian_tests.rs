@@ -10,7 +10,7 @@ use crate::data::Dataset;
 use crate::loss::LossKind;
 use crate::noise::rng_from_seed;
 use crate::privacy::{Budget, PrivacyModel};
-use crate::test_support::{on_threads, params, sparse_ball, FitSeeded};
+use crate::test_support::{on_threads, params, sparse_ball, FitSeeded, Setup};
 use std::collections::BTreeMap;
 
 fn student(n: usize, d: usize, zeta: f64, seed: u64) -> (Dataset, Vec<f64>) {
@@ -178,9 +178,8 @@ fn huber_step_sensitivity_is_attained_by_a_worst_case_neighbour() {
 
 #[test]
 fn huber_infinite_epsilon_is_the_non_private_iht_iterate() {
-    let (data, _) = student(4000, 30, 1.0, 2);
-    let domain = sparse_ball(30, 5, 3.0);
-    let p = Problem::new(&data, LossKind::Huber { tau: 1.3 }, &domain);
+    let st = Setup::new(student(4000, 30, 1.0, 2), sparse_ball(30, 5, 3.0));
+    let p = st.problem(LossKind::Huber { tau: 1.3 });
     let alg = DpIhtHuber::from_params(&params(&[("chunking", "order"), ("T", "7")])).unwrap();
     let rep = alg.fit_seeded(&p, Budget::non_private(), 9);
     // Hand-written Alg. 1 without noise.
@@ -190,9 +189,9 @@ fn huber_infinite_epsilon_is_the_non_private_iht_iterate() {
     for it in 0..t {
         let mut g = vec![0.0; d];
         for i in it * m..(it + 1) * m {
-            let row = data.row(i);
+            let row = st.data.row(i);
             let c: f64 = (0..d).map(|j| row[j].clamp(-k, k) * w[j]).sum();
-            let psi = (data.y()[i] - c).clamp(-tau, tau);
+            let psi = (st.data.y()[i] - c).clamp(-tau, tau);
             for j in 0..d {
                 g[j] += psi * row[j].clamp(-k, k);
             }
@@ -213,15 +212,14 @@ fn huber_recovers_the_support_under_heavy_tailed_noise() {
     // ζ = 0.5 (Student t, ν = 1.75): non-private and private (ε = 1) recovery at
     // n = 6·10⁴, d = 100, ‖β*‖₂ = 2.79. With T = 11 steps of η = 0.5 the contraction is
     // ≈ (1 − η·P(|ε| < τ))^T ≈ 0.05, so the non-private error is ≈ 0.17 (measured).
-    let (data, w_star) = student(60_000, 100, 0.5, 3);
-    let domain = sparse_ball(100, 5, 10.0);
-    let p = Problem::new(&data, LossKind::Huber { tau: 1.0 }, &domain);
+    let st = Setup::new(student(60_000, 100, 0.5, 3), sparse_ball(100, 5, 10.0));
+    let p = st.problem(LossKind::Huber { tau: 1.0 });
     let alg = DpIhtHuber::default();
     let np = alg.fit_seeded(&p, Budget::non_private(), 1);
-    let e_np = l2_dist(&np.weights, &w_star);
+    let e_np = l2_dist(&np.weights, &st.w_star);
     let private = alg.fit_seeded(&p, Budget::new(1.0, 0.0).unwrap(), 1);
-    let e = l2_dist(&private.weights, &w_star);
-    let norm = l2_dist(&w_star, &[0.0; 100]);
+    let e = l2_dist(&private.weights, &st.w_star);
+    let norm = l2_dist(&st.w_star, &[0.0; 100]);
     assert!(e_np < 0.1 * norm, "non-private {e_np} (|w*| = {norm})");
     assert!(e < 0.35 * norm, "private {e} (|w*| = {norm})");
     println!("huber: non-private {e_np}, private {e}, |w*| {norm}");
@@ -237,9 +235,8 @@ fn huber_recovers_the_support_under_heavy_tailed_noise() {
 #[test]
 fn huber_printed_lambda_is_charged_its_certified_epsilon() {
     use crate::mechanisms::Peeling;
-    let (data, _) = student(20_000, 50, 0.5, 5);
-    let domain = sparse_ball(50, 5, 10.0);
-    let p = Problem::new(&data, LossKind::Huber { tau: 1.0 }, &domain);
+    let st = Setup::new(student(20_000, 50, 0.5, 5), sparse_ball(50, 5, 10.0));
+    let p = st.problem(LossKind::Huber { tau: 1.0 });
     let budget = Budget::new(1.0, 1e-5).unwrap();
     let ln = (1e5f64).ln();
     // s = 5: Peeling's basic composition at the true λ is s(2λ + λ)/b with
@@ -331,9 +328,8 @@ fn absolute_sensitivity_holds_for_extreme_raw_features() {
 
 #[test]
 fn absolute_schedule_and_infinite_epsilon_iterate() {
-    let (data, _) = student(3000, 20, 0.5, 5);
-    let domain = sparse_ball(20, 3, 2.0);
-    let p = Problem::new(&data, LossKind::Absolute, &domain);
+    let st = Setup::new(student(3000, 20, 0.5, 5), sparse_ball(20, 3, 2.0));
+    let p = st.problem(LossKind::Absolute);
     let alg = DpIhtL1::from_params(&params(&[
         ("chunking", "order"),
         ("T", "6"),
@@ -359,9 +355,9 @@ fn absolute_schedule_and_infinite_epsilon_iterate() {
     for (it, eta) in expect.iter().enumerate() {
         let mut g = vec![0.0; d];
         for i in it * m..(it + 1) * m {
-            let row = data.row(i);
+            let row = st.data.row(i);
             let raw: f64 = (0..d).map(|j| row[j] * w[j]).sum();
-            let r = raw - data.y()[i];
+            let r = raw - st.data.y()[i];
             let sg = if r > 0.0 {
                 1.0
             } else if r < 0.0 {
@@ -384,16 +380,15 @@ fn absolute_schedule_and_infinite_epsilon_iterate() {
 
 #[test]
 fn absolute_recovers_the_support_under_heavy_tailed_noise() {
-    let (data, w_star) = student(60_000, 100, 0.5, 6);
-    let domain = sparse_ball(100, 5, 10.0);
-    let p = Problem::new(&data, LossKind::Absolute, &domain);
+    let st = Setup::new(student(60_000, 100, 0.5, 6), sparse_ball(100, 5, 10.0));
+    let p = st.problem(LossKind::Absolute);
     let alg = DpIhtL1::default();
     let np = alg.fit_seeded(&p, Budget::non_private(), 1);
     let private = alg.fit_seeded(&p, Budget::new(1.0, 0.0).unwrap(), 1);
-    let norm = l2_dist(&w_star, &[0.0; 100]);
+    let norm = l2_dist(&st.w_star, &[0.0; 100]);
     let (e_np, e) = (
-        l2_dist(&np.weights, &w_star),
-        l2_dist(&private.weights, &w_star),
+        l2_dist(&np.weights, &st.w_star),
+        l2_dist(&private.weights, &st.w_star),
     );
     assert!(e_np < 0.1 * norm, "non-private {e_np} (|w*| = {norm})");
     assert!(e < 0.35 * norm, "private {e} (|w*| = {norm})");
@@ -422,9 +417,8 @@ fn slr_sensitivity_and_composition_match_the_spec() {
     assert!((got - lambda).abs() < 1e-12, "{got} vs {lambda}");
 
     // T Peeling calls of (ε/T, δ/T): the ledger spends at most (ε, δ), basic composition.
-    let (data, _) = student(2000, 30, 1.0, 8);
-    let domain = sparse_ball(30, 5, 3.0);
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let st = Setup::new(student(2000, 30, 1.0, 8), sparse_ball(30, 5, 3.0));
+    let p = st.problem(LossKind::Squared);
     let alg = DpSlr::from_params(&params(&[("bound", "3")])).unwrap();
     let budget = Budget::new(0.8, 1e-5).unwrap();
     let rep = alg.fit_seeded(&p, budget, 1);
@@ -438,9 +432,8 @@ fn slr_sensitivity_and_composition_match_the_spec() {
 
 #[test]
 fn slr_infinite_epsilon_is_iht_on_the_clipped_data() {
-    let (data, w_star) = student(5000, 20, 1.0, 10);
-    let domain = sparse_ball(20, 5, 10.0);
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let st = Setup::new(student(5000, 20, 1.0, 10), sparse_ball(20, 5, 10.0));
+    let p = st.problem(LossKind::Squared);
     // A generous bound (clipping y at a small B biases least squares; not tested here).
     let alg = DpSlr::from_params(&params(&[("bound", "30"), ("T", "30")])).unwrap();
     let rep = alg.fit_seeded(&p, Budget::non_private(), 3);
@@ -449,9 +442,9 @@ fn slr_infinite_epsilon_is_iht_on_the_clipped_data() {
     for _ in 0..30 {
         let mut g = vec![0.0; d];
         for i in 0..n {
-            let row = data.row(i);
-            let r: f64 =
-                (0..d).map(|j| row[j].clamp(-b, b) * w[j]).sum::<f64>() - data.y()[i].clamp(-b, b);
+            let row = st.data.row(i);
+            let r: f64 = (0..d).map(|j| row[j].clamp(-b, b) * w[j]).sum::<f64>()
+                - st.data.y()[i].clamp(-b, b);
             for j in 0..d {
                 g[j] += r * row[j].clamp(-b, b);
             }
@@ -464,7 +457,11 @@ fn slr_infinite_epsilon_is_iht_on_the_clipped_data() {
         assert!((a - b).abs() < 1e-11, "{a} vs {b}");
     }
     // Light enough tails at ζ = 1 for least squares to find β* without privacy.
-    assert!(l2_dist(&w, &w_star) < 0.15, "{}", l2_dist(&w, &w_star));
+    assert!(
+        l2_dist(&w, &st.w_star) < 0.15,
+        "{}",
+        l2_dist(&w, &st.w_star)
+    );
 }
 
 // ------------------------------------------------------------------ errors

@@ -1135,7 +1135,7 @@ fn rejects_bad_configurations() {
 /// steps carry at most T·(a few ulps) of relative gradient difference, ≤ 1e-12 here).
 #[test]
 fn suffstats_path_matches_the_passes() {
-    use crate::algorithms::frank_wolfe::suffstats_tests::{assert_same_release, fit_both};
+    use crate::algorithms::frank_wolfe::suffstats_tests::{assert_same_release, fit_on_off_auto};
     use crate::params::SuffStats;
     let (data, _) = bounded_data(3000, 6, 17);
     let budget = Budget::new(1.0, 1e-5).unwrap();
@@ -1157,12 +1157,9 @@ fn suffstats_path_matches_the_passes() {
             suffstats: s,
             ..Default::default()
         };
-        let both = fit_both(&alg(SuffStats::On), &alg(SuffStats::Off), &p, budget, seed);
-        assert_same_release(&both, 1e-9);
         // auto: 8d <= n and 2(T - 1) >= d.
-        let auto = alg(SuffStats::Auto).fit_seeded(&p, budget, seed);
-        assert_eq!(auto.hyperparameters["suffstats"], "on");
-        assert_eq!(auto.weights, both[0].0.weights);
+        let both = fit_on_off_auto(alg, &p, budget, seed);
+        assert_same_release(&both, 1e-9);
     }
     // Other losses have no sufficient statistics: `on` is ignored.
     let p = Problem::new(&data, LossKind::Absolute, &l2);

@@ -9,7 +9,7 @@ use crate::linalg::gram_matrix_clipped;
 use crate::loss::Loss;
 use crate::noise::rng_from_seed;
 use crate::test_support::{
-    bounded_data, logistic_data, max_abs_diff, params, refusal, sparse_ball, FitSeeded,
+    bounded_data, logistic_data, max_abs_diff, params, refusal, sparse_ball, FitSeeded, Setup,
 };
 use rand::Rng;
 
@@ -134,9 +134,8 @@ fn polytope(d: usize, k: usize, seed: u64) -> VertexPolytope {
 fn sigma_and_zeta_match_the_spec_formulas() {
     // squared loss, B = 1, l2 ball r = 1, d = 4: sup|f'| = 2(B r sqrt(d) + B) = 6,
     // L = 6 B sqrt(d) = 12, lambda = 2 B^2 d = 8.
-    let (data, _) = bounded_data(1000, 4, 1);
-    let domain = L2Ball { d: 4, radius: 1.0 };
-    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let st = Setup::new(bounded_data(1000, 4, 1), L2Ball { d: 4, radius: 1.0 });
+    let p = st.problem(LossKind::Squared);
     let (eps, delta, n) = (1.0, 1e-5, 1000.0);
     let budget = Budget::new(eps, delta).unwrap();
     let exact = op(1.0).plan(&p, &budget);
@@ -199,7 +198,7 @@ fn sigma_and_zeta_match_the_spec_formulas() {
     .plan(&p, &budget);
     assert!((pl.jacobian_epsilon - (1.0 + 8.0 / n).ln()).abs() < 1e-15);
     // Logistic: sup|f'| = 1, f'' <= 1/4: L = B sqrt(d) = 2, lambda = B^2 d / 4 = 1.
-    let p = Problem::new(&data, LossKind::Logistic, &domain);
+    let p = st.problem(LossKind::Logistic);
     let plan = op(1.0).plan(&p, &budget);
     assert_eq!((plan.lipschitz, plan.hessian_bound), (2.0, 1.0));
     assert!((plan.zeta - 2.0 / n).abs() < 1e-15);
@@ -515,9 +514,8 @@ fn epsilon_infinity_is_the_nonprivate_erm() {
 
 #[test]
 fn finite_epsilon_really_adds_noise() {
-    let (data, _) = bounded_data(2000, 4, 41);
-    let set = L2Ball { d: 4, radius: 1.0 };
-    let prob = Problem::new(&data, LossKind::Squared, &set);
+    let st = Setup::new(bounded_data(2000, 4, 41), L2Ball { d: 4, radius: 1.0 });
+    let prob = st.problem(LossKind::Squared);
     let base = op(1.0).fit_seeded(&prob, Budget::non_private(), 1);
     let a = op(1.0).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 1);
     let b = op(1.0).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 2);
@@ -552,11 +550,10 @@ fn perturbation_noise_has_the_planned_sigma() {
 
 #[test]
 fn ledger_records_the_certified_epsilon() {
-    let (data, _) = bounded_data(3000, 4, 51);
-    let set = L2Ball { d: 4, radius: 1.0 };
-    let p = Problem::new(&data, LossKind::Squared, &set);
+    let st = Setup::new(bounded_data(3000, 4, 51), L2Ball { d: 4, radius: 1.0 });
+    let p = st.problem(LossKind::Squared);
     let budget = Budget::new(1.0, 1e-6).unwrap();
-    let prob = Problem::new(&data, LossKind::Squared, &set);
+    let prob = st.problem(LossKind::Squared);
     let r = op(1.0).fit_seeded(&prob, budget, 3);
     let plan = op(1.0).plan(&p, &budget);
     assert_eq!(r.privacy.releases, 1);
@@ -754,7 +751,7 @@ fn pinned_output_of_a_short_seeded_fit() {
 /// most 4·tol/(ζ + μ₀) in ℓ2 — the tolerance asserted (≈ 1e−7 here, against weights ≈ 0.3).
 #[test]
 fn suffstats_path_matches_the_passes() {
-    use crate::algorithms::frank_wolfe::suffstats_tests::{assert_same_release, fit_both};
+    use crate::algorithms::frank_wolfe::suffstats_tests::{assert_same_release, fit_on_off_auto};
     use crate::params::SuffStats;
     let (data, _) = bounded_data(4000, 5, 23);
     let budget = Budget::new(1.0, 1e-6).unwrap();
@@ -767,13 +764,10 @@ fn suffstats_path_matches_the_passes() {
             ..op(0.6)
         };
         let plan = alg(SuffStats::On).plan(&p, &budget);
-        let both = fit_both(&alg(SuffStats::On), &alg(SuffStats::Off), &p, budget, seed);
+        let both = fit_on_off_auto(alg, &p, budget, seed);
         let bound = 4.0 * plan.tolerance / (plan.zeta + plan.mu0);
         assert!(bound < 1e-5, "{bound}");
         let scale = both[1].0.weights.iter().fold(0.0f64, |m, w| m.max(w.abs()));
         assert_same_release(&both, bound / scale);
-        let auto = alg(SuffStats::Auto).fit_seeded(&p, budget, seed);
-        assert_eq!(auto.hyperparameters["suffstats"], "on");
-        assert_eq!(auto.weights, both[0].0.weights);
     }
 }
