@@ -687,15 +687,21 @@ mod tests {
         }
     }
 
+    /// The closed-form convex sets the property tests run on: an ℓ1 ball, an ℓ2 ball and
+    /// the simplex of ℝ^d.
+    fn convex_sets(d: usize) -> Vec<Box<dyn ConstraintSet>> {
+        vec![
+            Box::new(L1Ball { d, radius: 1.5 }),
+            Box::new(L2Ball { d, radius: 0.7 }),
+            Box::new(Simplex { d }),
+        ]
+    }
+
     proptest! {
         #[test]
         fn projections_are_correct(v in proptest::collection::vec(-3.0f64..3.0, 5), us in proptest::collection::vec(proptest::collection::vec(-2.0f64..2.0, 5), 8)) {
-            let sets: Vec<Box<dyn ConstraintSet>> = vec![
-                Box::new(L1Ball { d: 5, radius: 1.5 }),
-                Box::new(L2Ball { d: 5, radius: 0.7 }),
-                Box::new(Simplex { d: 5 }),
-                Box::new(VertexPolytope::new(5, vec![1.,0.,0.,0.,0., 0.,1.,0.,0.,0., -1.,-1.,0.5,0.,0., 0.,0.,0.,2.,1.], "t".into()).unwrap()),
-            ];
+            let mut sets = convex_sets(5);
+            sets.push(Box::new(VertexPolytope::new(5, vec![1.,0.,0.,0.,0., 0.,1.,0.,0.,0., -1.,-1.,0.5,0.,0., 0.,0.,0.,2.,1.], "t".into()).unwrap()));
             for c in &sets {
                 check_projection(c.as_ref(), &v, &us);
             }
@@ -703,12 +709,8 @@ mod tests {
 
         #[test]
         fn lmo_is_optimal(g in proptest::collection::vec(-3.0f64..3.0, 6), us in proptest::collection::vec(proptest::collection::vec(-2.0f64..2.0, 6), 8)) {
-            let sets: Vec<Box<dyn ConstraintSet>> = vec![
-                Box::new(L1Ball { d: 6, radius: 2.0 }),
-                Box::new(L2Ball { d: 6, radius: 0.7 }),
-                Box::new(Simplex { d: 6 }),
-                Box::new(SparseBall { d: 6, s: 2, radius: 1.0 }),
-            ];
+            let mut sets = convex_sets(6);
+            sets.push(Box::new(SparseBall { d: 6, s: 2, radius: 1.0 }));
             for c in &sets {
                 let mut s = vec![0.0; 6];
                 c.lmo(&g, &mut s);
