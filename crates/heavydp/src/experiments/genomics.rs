@@ -51,10 +51,12 @@ const RADIUS: f64 = 10.0;
 /// The `--list` row.
 pub fn info() -> ExperimentInfo {
     ExperimentInfo {
-        id: ID.into(),
-        paper: format!("{TIAN_PAPER}, Tables 1-2 (protocol)"),
-        description: "Tables 1-2 protocol: MAE (in-sample and leave-one-out), model size and selected genes of adaHuber, DP-SLR, DP-IHT-H, DP-IHT-L (s* = 5, epsilon = 0.5)".into(),
         data_note: Some(format!("real data: {FILE} (bladder cancer microarray, n = 57, d = 22 282, y = KRT19 probe 201650_at) replaces the paper's NCI-60 / METABRIC; y centred and features standardised with full-data statistics (non-private preprocessing)")),
+        ..ExperimentInfo::new(
+            ID,
+            format!("{TIAN_PAPER}, Tables 1-2 (protocol)"),
+            "Tables 1-2 protocol: MAE (in-sample and leave-one-out), model size and selected genes of adaHuber, DP-SLR, DP-IHT-H, DP-IHT-L (s* = 5, epsilon = 0.5)",
+        )
     }
 }
 

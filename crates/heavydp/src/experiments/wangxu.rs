@@ -53,12 +53,11 @@ const T18_MOMENT_15: f64 = 4.626;
 
 /// The `--list` row.
 pub fn info() -> ExperimentInfo {
-    ExperimentInfo {
-        id: ID.into(),
-        paper: format!("{WANGXU_PAPER} (project design; the paper has no experiments)"),
-        description: "excess population risk of l1-regression-expmech vs n*epsilon (d = 1, 2; theta = 2 with t3 data, theta = 1.5 with t1.8 data), theory slopes drawn; dp-iht-l1 and ht-lasso for comparison".into(),
-        data_note: None,
-    }
+    ExperimentInfo::project_design(
+        ID,
+        WANGXU_PAPER,
+        "excess population risk of l1-regression-expmech vs n*epsilon (d = 1, 2; theta = 2 with t3 data, theta = 1.5 with t1.8 data), theory slopes drawn; dp-iht-l1 and ht-lasso for comparison",
+    )
 }
 
 /// One case: moment order θ and the Student-t degrees of freedom of x and ξ.

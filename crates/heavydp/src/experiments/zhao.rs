@@ -73,18 +73,16 @@ pub const LEVELS: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
 /// The `--list` rows.
 pub fn info(id: &str) -> Option<ExperimentInfo> {
     match id {
-        MEAN_TAILS_ID => Some(ExperimentInfo {
-            id: MEAN_TAILS_ID.into(),
-            paper: format!("{ZHAO_PAPER} (project design; the paper has no experiments)"),
-            description: "error quantiles (50/90/99/99.9 %) of the private means clip, iterative-updating, catoni over >= 2000 repetitions, Student-t and Pareto data, equal (epsilon, delta)".into(),
-            data_note: None,
-        }),
-        RISK_ID => Some(ExperimentInfo {
-            id: RISK_ID.into(),
-            paper: format!("{ZHAO_PAPER} (project design; the paper has no experiments)"),
-            description: "excess risk vs n of clipped-gd, iterative-updating-gd and ht-frank-wolfe, linear regression with Student-t features".into(),
-            data_note: None,
-        }),
+        MEAN_TAILS_ID => Some(ExperimentInfo::project_design(
+            MEAN_TAILS_ID,
+            ZHAO_PAPER,
+            "error quantiles (50/90/99/99.9 %) of the private means clip, iterative-updating, catoni over >= 2000 repetitions, Student-t and Pareto data, equal (epsilon, delta)",
+        )),
+        RISK_ID => Some(ExperimentInfo::project_design(
+            RISK_ID,
+            ZHAO_PAPER,
+            "excess risk vs n of clipped-gd, iterative-updating-gd and ht-frank-wolfe, linear regression with Student-t features",
+        )),
         _ => None,
     }
 }
