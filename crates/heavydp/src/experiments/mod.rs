@@ -553,6 +553,17 @@ pub struct RealDataInfo {
     pub reference_risk: f64,
 }
 
+/// The run header of the hand-written experiments' results (`wangxu-rate`,
+/// `zhao-mean-tails`): the base seed every repetition's seed derives from, the number of
+/// repetitions per setting and whether the `--quick` grid was used. Serialised inline
+/// (`base_seed`, `reps`, `quick` at the top of the results JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RunInfo {
+    pub base_seed: u64,
+    pub reps: usize,
+    pub quick: bool,
+}
+
 /// The outcome of [`run`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Results {

@@ -30,7 +30,7 @@
 use super::mean_sd;
 use super::output::metric_lines_csv;
 use super::runner::per_method_reps;
-use super::{ExperimentError, ExperimentInfo, PlanOptions};
+use super::{ExperimentError, ExperimentInfo, PlanOptions, RunInfo};
 use crate::algorithms::{self, NoObserver, ParamMap, Problem};
 use crate::constraints::{ConstraintSet, L1Ball, L2Ball, SparseBall};
 use crate::data::Dataset;
@@ -160,9 +160,8 @@ pub struct Slope {
 /// The whole result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RateResults {
-    pub base_seed: u64,
-    pub reps: usize,
-    pub quick: bool,
+    #[serde(flatten)]
+    pub run: RunInfo,
     pub eval_size: usize,
     pub rows: Vec<RateRow>,
     pub slopes: Vec<Slope>,
@@ -363,9 +362,11 @@ pub fn run_rate_grid(
         }
     }
     Ok(RateResults {
-        base_seed,
-        reps,
-        quick,
+        run: RunInfo {
+            base_seed,
+            reps,
+            quick,
+        },
         eval_size,
         rows,
         slopes,

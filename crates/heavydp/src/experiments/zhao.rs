@@ -44,7 +44,7 @@ use super::output::metric_lines_csv;
 use super::runner::per_method_reps;
 use super::{
     mean_sd, Axis, Choice, DomainKind, ExperimentError, ExperimentInfo, MethodSpec, Plan,
-    PlanOptions, Setting, Source,
+    PlanOptions, RunInfo, Setting, Source,
 };
 use crate::algorithms::{FitError, ParamMap};
 use crate::estimators::private_mean::private_mean;
@@ -240,9 +240,8 @@ pub struct TailRow {
 /// The whole result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TailResults {
-    pub base_seed: u64,
-    pub reps: usize,
-    pub quick: bool,
+    #[serde(flatten)]
+    pub run: RunInfo,
     pub settings: Vec<TailSetting>,
     pub rows: Vec<TailRow>,
     pub total_seconds: f64,
@@ -380,9 +379,11 @@ pub fn run_tails_grid(
         }
     }
     Ok(TailResults {
-        base_seed,
-        reps,
-        quick,
+        run: RunInfo {
+            base_seed,
+            reps,
+            quick,
+        },
         settings,
         rows,
         total_seconds: start.elapsed().as_secs_f64(),
@@ -442,7 +443,7 @@ pub fn tail_verdicts(r: &TailResults) -> Vec<(String, &'static str, f64, f64)> {
 pub fn tails_markdown(r: &TailResults) -> String {
     let mut s = format!(
         "# {MEAN_TAILS_ID}\n\n{} repetitions per setting; error ‖μ̂ − μ‖₂; δ = n^-1.1; quantiles with 95 % order-statistic intervals.\n\n| distribution | d | n | ε | estimator | q50 | q90 | q99 | q99.9 | q99.9/q50 | mean |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
-        r.reps
+        r.run.reps
     );
     for row in &r.rows {
         if row.reps == 0 {
