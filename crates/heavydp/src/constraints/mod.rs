@@ -773,8 +773,20 @@ mod tests {
         e1[0] = 1.0;
         let sets: Vec<(Box<dyn ConstraintSet>, &[f64], f64)> = vec![
             (Box::new(L1Ball { d, radius: 1.5 }), &e1, 3.0),
-            (Box::new(L2Ball { d, radius: 0.7 }), &ones, 1.4 * 6f64.sqrt()),
-            (Box::new(SparseBall { d, s: 2, radius: 1.0 }), &ones, 2.0 * 2f64.sqrt()),
+            (
+                Box::new(L2Ball { d, radius: 0.7 }),
+                &ones,
+                1.4 * 6f64.sqrt(),
+            ),
+            (
+                Box::new(SparseBall {
+                    d,
+                    s: 2,
+                    radius: 1.0,
+                }),
+                &ones,
+                2.0 * 2f64.sqrt(),
+            ),
         ];
         for (c, g, want) in &sets {
             let (mut u, mut v) = (vec![0.0; d], vec![0.0; d]);
