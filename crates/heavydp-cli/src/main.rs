@@ -256,37 +256,7 @@ fn main() {
 use heavydp::pipeline::parse_number;
 pub use heavydp::pipeline::parse_params;
 
-/// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename),
-/// so a failure never leaves a half-written file.
-pub fn write_atomic(path: &str, bytes: &[u8]) -> Result<(), String> {
-    let p = Path::new(path);
-    let dir = p
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        return Err(format!(
-            "{path}: the folder {} does not exist",
-            dir.display()
-        ));
-    }
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        p.file_name().and_then(|s| s.to_str()).unwrap_or("out"),
-        std::process::id()
-    ));
-    let res = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, p)
-    })();
-    if let Err(e) = res {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(format!("{path}: cannot write: {e}"));
-    }
-    Ok(())
-}
+pub use heavydp::model::write_atomic;
 
 fn cmd_algorithms(json: bool) -> Result<(), String> {
     let cat = algorithms::catalogue();

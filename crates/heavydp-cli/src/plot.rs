@@ -327,9 +327,7 @@ where
         })
         .y_labels(if log { 14 } else { 10 })
         .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .axis_desc_style((FONT, 17))
-        .label_style((FONT, 14));
+        .y_label_formatter(&y_fmt);
     draw_faint_mesh(&mut mesh)?;
     for (ci, c) in cs.iter().enumerate() {
         if c.points.is_empty() {
@@ -500,7 +498,8 @@ where
     Ok(style)
 }
 
-/// The grid of the line figures (no minor lines, faint major lines), then the mesh.
+/// The mesh style of the line figures — axis descriptions at 17 px, tick labels at 14 px,
+/// no minor lines, faint major lines — then the mesh.
 fn draw_faint_mesh<X, Y, DB>(
     mesh: &mut plotters::chart::MeshStyle<'_, '_, X, Y, DB>,
 ) -> Result<(), String>
@@ -509,7 +508,9 @@ where
     Y: Ranged + ValueFormatter<Y::ValueType>,
     DB: DrawingBackend,
 {
-    mesh.light_line_style(WHITE.mix(0.0))
+    mesh.axis_desc_style((FONT, 17))
+        .label_style((FONT, 14))
+        .light_line_style(WHITE.mix(0.0))
         .bold_line_style(BLACK.mix(0.12))
         .draw()
         .map_err(|e| e.to_string())
@@ -593,9 +594,7 @@ pub fn render_loglog(
     mesh.x_desc(format!("{x_desc} (log scale)"))
         .y_desc(format!("{y_desc} (log scale)"))
         .x_label_formatter(&fmt)
-        .y_label_formatter(&fmt)
-        .axis_desc_style((FONT, 17))
-        .label_style((FONT, 14));
+        .y_label_formatter(&fmt);
     draw_faint_mesh(&mut mesh)?;
     for (ci, c) in curves.iter().enumerate() {
         let color = COLORS[ci % COLORS.len()];

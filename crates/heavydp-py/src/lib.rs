@@ -657,28 +657,7 @@ fn read_model(path: &str) -> PyResult<String> {
 fn write_model(model_json: &str, path: &str) -> PyResult<()> {
     let m = model_from_json(model_json)?;
     let text = serde_json::to_vec_pretty(&m).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    let p = std::path::Path::new(path);
-    let dir = p
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    if !dir.is_dir() {
-        return Err(PyValueError::new_err(format!(
-            "{path}: the folder {} does not exist",
-            dir.display()
-        )));
-    }
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        p.file_name().and_then(|f| f.to_str()).unwrap_or("model"),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, &text)
-        .and_then(|_| std::fs::rename(&tmp, p))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            PyValueError::new_err(format!("{path}: cannot write: {e}"))
-        })
+    heavydp::model::write_atomic(path, &text).map_err(PyValueError::new_err)
 }
 
 /// A private mean of every column of `x` (read in place). Returns (mean, privacy JSON,

@@ -3,11 +3,36 @@
 //!
 //! Run: `cargo bench -p heavydp --bench noise_mechanisms`
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use heavydp::mechanisms::{
     ExponentialMechanism, GaussianMechanism, LaplaceMechanism, Mechanism, ReportNoisyMin,
 };
-use heavydp::noise::{add_gaussian, add_laplace, gaussian, gumbel, rng_from_seed};
+use heavydp::noise::{add_gaussian, add_laplace, gaussian, gumbel, rng_from_seed, HeavyRng};
+
+/// `{name}/exact_d1e4`, the floating-point-safe mechanism `m`, against `{name}/float_d1e4`,
+/// the continuous sampler it replaced (`float` adds noise of the same scale in place).
+fn exact_vs_float<M>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    m: &M,
+    v: &[f64],
+    rng: &mut HeavyRng,
+    float: impl Fn(&mut [f64], &mut HeavyRng),
+) where
+    M: Mechanism<Input = [f64], Output = Vec<f64>>,
+{
+    g.bench_function(format!("{name}/exact_d1e4"), |b| {
+        b.iter(|| m.run_uncharged(v, &mut *rng))
+    });
+    g.bench_function(format!("{name}/float_d1e4"), |b| {
+        b.iter(|| {
+            let mut out = v.to_vec();
+            float(&mut out, &mut *rng);
+            out
+        })
+    });
+}
 
 fn bench(c: &mut Criterion) {
     let d = 10_000usize;
@@ -18,26 +43,12 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(d as u64));
 
     let lap = LaplaceMechanism::new(1e-3, 0.5).unwrap();
-    g.bench_function("laplace/exact_d1e4", |b| {
-        b.iter(|| lap.run_uncharged(&v, &mut rng))
-    });
-    g.bench_function("laplace/float_d1e4", |b| {
-        b.iter(|| {
-            let mut out = v.clone();
-            add_laplace(&mut out, lap.scale, &mut rng);
-            out
-        })
+    exact_vs_float(&mut g, "laplace", &lap, &v, &mut rng, |out, rng| {
+        add_laplace(out, lap.scale, rng)
     });
     let gau = GaussianMechanism::from_rho(1e-3, 1e-3).unwrap();
-    g.bench_function("gaussian/exact_d1e4", |b| {
-        b.iter(|| gau.run_uncharged(&v, &mut rng))
-    });
-    g.bench_function("gaussian/float_d1e4", |b| {
-        b.iter(|| {
-            let mut out = v.clone();
-            add_gaussian(&mut out, gau.sigma, &mut rng);
-            out
-        })
+    exact_vs_float(&mut g, "gaussian", &gau, &v, &mut rng, |out, rng| {
+        add_gaussian(out, gau.sigma, rng)
     });
     let rnm = ReportNoisyMin::new(1e-3, 0.1).unwrap();
     g.bench_function("report_noisy_min/exact_d1e4", |b| {

@@ -19,6 +19,39 @@ pub const FORMAT: &str = "heavydp-model/2";
 /// The first-wave format, still accepted by [`ModelFile::read`].
 pub const FORMAT_V1: &str = "heavydp-model/1";
 
+/// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename),
+/// so a failure never leaves a half-written file. The CLI writes every output file with it
+/// and the Python binding its model files.
+pub fn write_atomic(path: &str, bytes: &[u8]) -> Result<(), String> {
+    let p = std::path::Path::new(path);
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if !dir.is_dir() {
+        return Err(format!(
+            "{path}: the folder {} does not exist",
+            dir.display()
+        ));
+    }
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        p.file_name().and_then(|s| s.to_str()).unwrap_or("out"),
+        std::process::id()
+    ));
+    let res = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        std::io::Write::write_all(&mut f, bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, p)
+    })();
+    if let Err(e) = res {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("{path}: cannot write: {e}"));
+    }
+    Ok(())
+}
+
 /// Errors reading or using a model file.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum ModelError {

@@ -744,30 +744,21 @@ fn fit_with(
     {
         data.materialise();
     }
-    preprocessing.insert(
-        "centres".into(),
-        serde_json::json!(standardization
-            .features
-            .iter()
-            .map(|c| c.centre)
-            .collect::<Vec<_>>()),
-    );
-    preprocessing.insert(
-        "scales".into(),
-        serde_json::json!(standardization
-            .features
-            .iter()
-            .map(|c| c.scale)
-            .collect::<Vec<_>>()),
-    );
-    preprocessing.insert(
-        "target_centre".into(),
-        serde_json::json!(standardization.target.centre),
-    );
-    preprocessing.insert(
-        "target_scale".into(),
-        serde_json::json!(standardization.target.scale),
-    );
+    // the released standardisation, in the model file's `preprocessing`
+    let (centres, scales): (Vec<f64>, Vec<f64>) = standardization
+        .features
+        .iter()
+        .map(|c| (c.centre, c.scale))
+        .unzip();
+    let target = standardization.target;
+    for (key, value) in [
+        ("centres", serde_json::json!(centres)),
+        ("scales", serde_json::json!(scales)),
+        ("target_centre", serde_json::json!(target.centre)),
+        ("target_scale", serde_json::json!(target.scale)),
+    ] {
+        preprocessing.insert(key.into(), value);
+    }
     // 4. the algorithm
     let intercept_budget = if private_intercept {
         ledger.share(intercept_frac)

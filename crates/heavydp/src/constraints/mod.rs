@@ -50,8 +50,12 @@ pub trait ConstraintSet: Send + Sync {
     fn l1_radius(&self) -> f64;
     /// ‖C‖₂ = max_{w∈C} ‖w‖₂.
     fn l2_radius(&self) -> f64;
-    /// max_{u,v∈C} ‖u − v‖₁.
-    fn l1_diameter(&self) -> f64;
+    /// max_{u,v∈C} ‖u − v‖₁. The default, 2‖C‖₁, is exact for every set symmetric about
+    /// the origin (C = −C: the ℓ1, ℓ2 and sparse balls, ℝ^d), where u = −v attains it;
+    /// other sets override it.
+    fn l1_diameter(&self) -> f64 {
+        2.0 * self.l1_radius()
+    }
     /// An upper bound on the Gaussian width E sup_{w∈C} ⟨g, w⟩ (data-independent).
     fn gaussian_width(&self) -> f64;
     /// The starting point of the iterative algorithms (centre / argmin of the potential).
@@ -138,9 +142,6 @@ impl ConstraintSet for L1Ball {
     }
     fn l2_radius(&self) -> f64 {
         self.radius
-    }
-    fn l1_diameter(&self) -> f64 {
-        2.0 * self.radius
     }
     fn gaussian_width(&self) -> f64 {
         self.radius * (2.0 * (2.0 * self.d as f64).ln()).sqrt()
@@ -230,9 +231,6 @@ impl ConstraintSet for L2Ball {
     }
     fn l2_radius(&self) -> f64 {
         self.radius
-    }
-    fn l1_diameter(&self) -> f64 {
-        2.0 * self.radius * (self.d as f64).sqrt()
     }
     fn gaussian_width(&self) -> f64 {
         self.radius * expected_gaussian_norm(self.d)
@@ -521,9 +519,6 @@ impl ConstraintSet for SparseBall {
     fn l2_radius(&self) -> f64 {
         self.radius
     }
-    fn l1_diameter(&self) -> f64 {
-        2.0 * self.radius * (self.s as f64).sqrt()
-    }
     fn gaussian_width(&self) -> f64 {
         // E‖top_s(g)‖₂ ≤ √(s) · √(2 ln(2d)) (max of the s largest |g_j|)
         self.radius * (self.s as f64 * 2.0 * (2.0 * self.d as f64).ln()).sqrt()
@@ -572,9 +567,6 @@ impl ConstraintSet for Unconstrained {
         f64::INFINITY
     }
     fn l2_radius(&self) -> f64 {
-        f64::INFINITY
-    }
-    fn l1_diameter(&self) -> f64 {
         f64::INFINITY
     }
     fn gaussian_width(&self) -> f64 {
@@ -695,15 +687,21 @@ mod tests {
         }
     }
 
+    /// The closed-form convex sets the property tests run on: an ℓ1 ball, an ℓ2 ball and
+    /// the simplex of ℝ^d.
+    fn convex_sets(d: usize) -> Vec<Box<dyn ConstraintSet>> {
+        vec![
+            Box::new(L1Ball { d, radius: 1.5 }),
+            Box::new(L2Ball { d, radius: 0.7 }),
+            Box::new(Simplex { d }),
+        ]
+    }
+
     proptest! {
         #[test]
         fn projections_are_correct(v in proptest::collection::vec(-3.0f64..3.0, 5), us in proptest::collection::vec(proptest::collection::vec(-2.0f64..2.0, 5), 8)) {
-            let sets: Vec<Box<dyn ConstraintSet>> = vec![
-                Box::new(L1Ball { d: 5, radius: 1.5 }),
-                Box::new(L2Ball { d: 5, radius: 0.7 }),
-                Box::new(Simplex { d: 5 }),
-                Box::new(VertexPolytope::new(5, vec![1.,0.,0.,0.,0., 0.,1.,0.,0.,0., -1.,-1.,0.5,0.,0., 0.,0.,0.,2.,1.], "t".into()).unwrap()),
-            ];
+            let mut sets = convex_sets(5);
+            sets.push(Box::new(VertexPolytope::new(5, vec![1.,0.,0.,0.,0., 0.,1.,0.,0.,0., -1.,-1.,0.5,0.,0., 0.,0.,0.,2.,1.], "t".into()).unwrap()));
             for c in &sets {
                 check_projection(c.as_ref(), &v, &us);
             }
@@ -711,12 +709,8 @@ mod tests {
 
         #[test]
         fn lmo_is_optimal(g in proptest::collection::vec(-3.0f64..3.0, 6), us in proptest::collection::vec(proptest::collection::vec(-2.0f64..2.0, 6), 8)) {
-            let sets: Vec<Box<dyn ConstraintSet>> = vec![
-                Box::new(L1Ball { d: 6, radius: 2.0 }),
-                Box::new(L2Ball { d: 6, radius: 0.7 }),
-                Box::new(Simplex { d: 6 }),
-                Box::new(SparseBall { d: 6, s: 2, radius: 1.0 }),
-            ];
+            let mut sets = convex_sets(6);
+            sets.push(Box::new(SparseBall { d: 6, s: 2, radius: 1.0 }));
             for c in &sets {
                 let mut s = vec![0.0; 6];
                 c.lmo(&g, &mut s);
@@ -767,6 +761,44 @@ mod tests {
         assert_eq!(v[2], 0.0);
         assert!((norm2(&v) - 1.0).abs() < 1e-12);
         assert!((v[1] / v[3] + 1.5).abs() < 1e-12);
+    }
+
+    /// The default ℓ1 diameter 2‖C‖₁ of the symmetric sets is attained: u = lmo(−g) and
+    /// v = lmo(g) for a direction g that puts both on a far vertex or face.
+    #[test]
+    fn symmetric_sets_attain_their_l1_diameter() {
+        let d = 6;
+        let ones = vec![1.0; d];
+        let mut e1 = vec![0.0; d];
+        e1[0] = 1.0;
+        let sets: Vec<(Box<dyn ConstraintSet>, &[f64], f64)> = vec![
+            (Box::new(L1Ball { d, radius: 1.5 }), &e1, 3.0),
+            (
+                Box::new(L2Ball { d, radius: 0.7 }),
+                &ones,
+                1.4 * 6f64.sqrt(),
+            ),
+            (
+                Box::new(SparseBall {
+                    d,
+                    s: 2,
+                    radius: 1.0,
+                }),
+                &ones,
+                2.0 * 2f64.sqrt(),
+            ),
+        ];
+        for (c, g, want) in &sets {
+            let (mut u, mut v) = (vec![0.0; d], vec![0.0; d]);
+            let minus_g: Vec<f64> = g.iter().map(|x| -x).collect();
+            c.lmo(&minus_g, &mut u);
+            c.lmo(g, &mut v);
+            let dist: f64 = u.iter().zip(&v).map(|(a, b)| (a - b).abs()).sum();
+            assert!((c.l1_diameter() - want).abs() < 1e-12, "{}", c.describe());
+            assert!((dist - c.l1_diameter()).abs() < 1e-12, "{}", c.describe());
+        }
+        let all = Unconstrained { d };
+        assert_eq!(all.l1_diameter(), f64::INFINITY);
     }
 
     #[test]

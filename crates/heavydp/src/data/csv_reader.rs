@@ -324,18 +324,7 @@ pub fn read_csv_features(path: &str, features: Option<&[String]>) -> Result<Data
     )?;
     let k = t.header.len();
     let cols: Vec<usize> = match features {
-        Some(names) => names
-            .iter()
-            .map(|nm| {
-                t.header
-                    .iter()
-                    .position(|h| h == nm)
-                    .ok_or_else(|| DataError::MissingFeature {
-                        path: path.into(),
-                        column: nm.clone(),
-                    })
-            })
-            .collect::<Result<_, _>>()?,
+        Some(names) => super::column_positions(&t.header, names, path)?,
         None => (0..k).collect(),
     };
     let d = cols.len();

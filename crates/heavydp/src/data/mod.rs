@@ -618,18 +618,7 @@ impl Dataset {
     /// A copy with the feature columns named in `names`, in that order (`path` is used
     /// in the error when a column is missing).
     pub fn select_features(&self, names: &[String], path: &str) -> Result<Dataset, DataError> {
-        let cols: Vec<usize> = names
-            .iter()
-            .map(|nm| {
-                self.feature_names
-                    .iter()
-                    .position(|h| h == nm)
-                    .ok_or_else(|| DataError::MissingFeature {
-                        path: path.into(),
-                        column: nm.clone(),
-                    })
-            })
-            .collect::<Result<_, _>>()?;
+        let cols = column_positions(&self.feature_names, names, path)?;
         let mut x = Vec::with_capacity(self.n * cols.len());
         let mut row = vec![0.0; self.d];
         for i in 0..self.n {
@@ -672,6 +661,27 @@ impl Dataset {
 /// `x1, …, xd`.
 pub fn default_feature_names(d: usize) -> Vec<String> {
     (1..=d).map(|j| format!("x{j}")).collect()
+}
+
+/// The positions in `header` of the columns named in `names`, in that order; a name that
+/// is not in the header is [`DataError::MissingFeature`] of the file `path`.
+pub(crate) fn column_positions(
+    header: &[String],
+    names: &[String],
+    path: &str,
+) -> Result<Vec<usize>, DataError> {
+    names
+        .iter()
+        .map(|nm| {
+            header
+                .iter()
+                .position(|h| h == nm)
+                .ok_or_else(|| DataError::MissingFeature {
+                    path: path.into(),
+                    column: nm.clone(),
+                })
+        })
+        .collect()
 }
 
 /// Writes a dataset as CSV (features then target) with 17 significant digits, so a

@@ -58,6 +58,30 @@ pub struct Truth {
     pub parameters: BTreeMap<String, f64>,
 }
 
+/// Refuses a `--param` key the scenario does not have (only `tian-sparse-student` has
+/// parameters: `zeta` and `beta_scale`).
+fn check_params(name: &str, params: &BTreeMap<String, f64>) -> Result<(), DataError> {
+    let allowed: &[&str] = if name == "tian-sparse-student" {
+        &["zeta", "beta_scale"]
+    } else {
+        &[]
+    };
+    match params.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(bad(
+            name,
+            format!(
+                "unknown parameter '{k}' (this scenario accepts: {})",
+                if allowed.is_empty() {
+                    "none".to_string()
+                } else {
+                    allowed.join(", ")
+                }
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn bad(scenario: &str, reason: impl Into<String>) -> DataError {
     DataError::BadScenario {
         scenario: scenario.to_string(),
@@ -109,24 +133,7 @@ pub fn simulate(
     if d == 0 {
         return Err(bad(name, "--d must be at least 1"));
     }
-    let allowed: &[&str] = if name == "tian-sparse-student" {
-        &["zeta", "beta_scale"]
-    } else {
-        &[]
-    };
-    if let Some(k) = params.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(bad(
-            name,
-            format!(
-                "unknown parameter '{k}' (this scenario accepts: {})",
-                if allowed.is_empty() {
-                    "none".to_string()
-                } else {
-                    allowed.join(", ")
-                }
-            ),
-        ));
-    }
+    check_params(name, params)?;
     let sparse = name.starts_with("hu-sparse") || name == "tian-sparse-student";
     let s = if sparse {
         let s = sparsity.unwrap_or(if name == "tian-sparse-student" { 5 } else { 20 });
@@ -326,14 +333,7 @@ pub fn generate_records(
     if w_star.iter().any(|v| !v.is_finite()) {
         return Err(bad(name, "the truth w_star must be finite"));
     }
-    let allowed: &[&str] = if name == "tian-sparse-student" {
-        &["zeta", "beta_scale"]
-    } else {
-        &[]
-    };
-    if let Some(k) = params.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(bad(name, format!("unknown parameter '{k}'")));
-    }
+    check_params(name, params)?;
     let mut used = BTreeMap::new();
     records(name, n, w_star.len(), w_star, params, &mut used, rng)
 }

@@ -240,22 +240,13 @@ pub fn private_mean(
             ),
         });
     };
-    let accepted: &[&str] = match est {
-        "clip" => &["p", "M", "R", "rho_rule"],
-        "iterative-updating" => &[
-            "p",
-            "M",
-            "R",
-            "k",
-            "t_c",
-            "estimate",
-            "accounting",
-            "rho_rule",
-        ],
-        "catoni" => &["tau", "beta", "k"],
-        _ => &["s", "tau", "beta", "k", "fail_prob", "calibration"],
-    };
-    let p = Params::new(est, params, accepted)?;
+    // the accepted keys are the estimator's documented parameters (one table)
+    let accepted: Vec<&str> = mean_estimator_info()
+        .into_iter()
+        .find(|info| info.name == est)
+        .map(|info| info.parameters.iter().map(|p| p.name).collect())
+        .unwrap_or_default();
+    let p = Params::new(est, params, &accepted)?;
     let budget = Budget::new(budget.epsilon, budget.delta)?;
     check_data(est, x, n, d)?;
     let input = MeanInput {

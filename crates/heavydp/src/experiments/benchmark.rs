@@ -121,12 +121,11 @@ pub const SETS: [SetSpec; 6] = [
 
 /// The `--list` row.
 pub fn info() -> ExperimentInfo {
-    ExperimentInfo {
-        id: ID.into(),
-        paper: "project benchmark (issue 14): private fits from raw columns on real heavy-tailed data".into(),
-        description: "real-data benchmark: every private algorithm with its defaults, auto, adassp, intercept-only, the constant and non-private floors on the six sets of ../shared/data/real (--data-dir; 5 splits 80/20, eps 0.5/1/2); MSE, log-loss, AUC, gain kept; writes results.csv, table.md, real-benchmark.png, summary.json".into(),
-        data_note: None,
-    }
+    ExperimentInfo::new(
+        ID,
+        "project benchmark (issue 14): private fits from raw columns on real heavy-tailed data",
+        "real-data benchmark: every private algorithm with its defaults, auto, adassp, intercept-only, the constant and non-private floors on the six sets of ../shared/data/real (--data-dir; 5 splits 80/20, eps 0.5/1/2); MSE, log-loss, AUC, gain kept; writes results.csv, table.md, real-benchmark.png, summary.json",
+    )
 }
 
 /// What to run.

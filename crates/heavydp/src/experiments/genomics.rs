@@ -27,6 +27,7 @@
 //! 5. Every private fit runs `reps` times (seeds derived from (seed, method, rep)); the
 //!    table reports means and standard deviations over repetitions.
 
+use super::output::metric_lines_csv;
 use super::{mean_sd, real, ExperimentError, ExperimentInfo, PlanOptions, Preset, TIAN_PAPER};
 use crate::algorithms::{self, NoObserver, ParamMap, Problem};
 use crate::constraints::SparseBall;
@@ -50,10 +51,12 @@ const RADIUS: f64 = 10.0;
 /// The `--list` row.
 pub fn info() -> ExperimentInfo {
     ExperimentInfo {
-        id: ID.into(),
-        paper: format!("{TIAN_PAPER}, Tables 1-2 (protocol)"),
-        description: "Tables 1-2 protocol: MAE (in-sample and leave-one-out), model size and selected genes of adaHuber, DP-SLR, DP-IHT-H, DP-IHT-L (s* = 5, epsilon = 0.5)".into(),
         data_note: Some(format!("real data: {FILE} (bladder cancer microarray, n = 57, d = 22 282, y = KRT19 probe 201650_at) replaces the paper's NCI-60 / METABRIC; y centred and features standardised with full-data statistics (non-private preprocessing)")),
+        ..ExperimentInfo::new(
+            ID,
+            format!("{TIAN_PAPER}, Tables 1-2 (protocol)"),
+            "Tables 1-2 protocol: MAE (in-sample and leave-one-out), model size and selected genes of adaHuber, DP-SLR, DP-IHT-H, DP-IHT-L (s* = 5, epsilon = 0.5)",
+        )
     }
 }
 
@@ -361,20 +364,14 @@ pub fn run_table(
 
 /// `results.csv`: one row per (method, metric) with mean, std and reps.
 pub fn table_csv(r: &TableResults) -> String {
-    let mut s = String::from("method,metric,mean,std,reps\n");
-    for row in &r.rows {
-        for (metric, m, sd) in [
+    metric_lines_csv("method,metric,mean,std,reps", &r.rows, |row| {
+        let metrics = vec![
             ("mae", row.mae_mean, row.mae_std),
             ("loocv_mae", row.loocv_mae_mean, row.loocv_mae_std),
             ("size", row.size, 0.0),
-        ] {
-            s.push_str(&format!(
-                "\"{}\",{metric},{m},{sd},{}\n",
-                row.method, row.reps
-            ));
-        }
-    }
-    s
+        ];
+        (format!("\"{}\"", row.method), row.reps, metrics)
+    })
 }
 
 /// `results.md`: the paper-style table.

@@ -242,6 +242,28 @@ pub struct ExperimentInfo {
     pub data_note: Option<String>,
 }
 
+impl ExperimentInfo {
+    /// A row without a data note.
+    pub fn new(id: &str, paper: impl Into<String>, description: &str) -> Self {
+        ExperimentInfo {
+            id: id.into(),
+            paper: paper.into(),
+            description: description.into(),
+            data_note: None,
+        }
+    }
+
+    /// The row of an experiment the paper does not have (the project's design around it):
+    /// `paper` is cited with "(project design; the paper has no experiments)".
+    pub fn project_design(id: &str, paper: &str, description: &str) -> Self {
+        Self::new(
+            id,
+            format!("{paper} (project design; the paper has no experiments)"),
+            description,
+        )
+    }
+}
+
 /// One varied parameter and its grid values (in plotting order).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Axis {
@@ -529,6 +551,17 @@ pub struct RealDataInfo {
     pub reference_t: usize,
     /// L̂(w\*) on the full standardised data.
     pub reference_risk: f64,
+}
+
+/// The run header of the hand-written experiments' results (`wangxu-rate`,
+/// `zhao-mean-tails`): the base seed every repetition's seed derives from, the number of
+/// repetitions per setting and whether the `--quick` grid was used. Serialised inline
+/// (`base_seed`, `reps`, `quick` at the top of the results JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RunInfo {
+    pub base_seed: u64,
+    pub reps: usize,
+    pub quick: bool,
 }
 
 /// The outcome of [`run`].

@@ -32,6 +32,27 @@ pub fn results_csv(plan: &Plan, results: &Results) -> String {
     s
 }
 
+/// The `results.csv` of the hand-written experiments (`wangxu-rate`, `zhao-mean-tails`,
+/// `tian-table-genomics`): the header `columns` (the setting columns, then
+/// `method,metric,mean,std,reps`), then per row of `rows` one line per metric,
+/// `{setting and method cells},{metric},{value},{std},{reps}`. `cells(row)` gives the
+/// leading cells (already joined and quoted as the experiment writes them), the number of
+/// repetitions and the (metric, value, std) triples.
+pub(crate) fn metric_lines_csv<R, M: std::fmt::Display>(
+    columns: &str,
+    rows: &[R],
+    cells: impl Fn(&R) -> (String, usize, Vec<(M, f64, f64)>),
+) -> String {
+    let mut s = format!("{columns}\n");
+    for row in rows {
+        let (lead, reps, metrics) = cells(row);
+        for (metric, v, sd) in metrics {
+            s.push_str(&format!("{lead},{metric},{v},{sd},{reps}\n"));
+        }
+    }
+    s
+}
+
 fn num(v: f64) -> String {
     if v.is_finite() {
         format_float(v)

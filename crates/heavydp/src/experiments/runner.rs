@@ -25,6 +25,67 @@ pub fn rep_seed(base_seed: u64, id: &str, setting_key: &str, rep: usize) -> u64 
     derive_seed(base_seed, &[id, setting_key, &rep.to_string()])
 }
 
+/// One method's outcome in one repetition: its value and the hyperparameters it resolved,
+/// or the error message of a fit that failed.
+pub(crate) type RepOutcome<T> = Result<(T, BTreeMap<String, serde_json::Value>), String>;
+
+/// What one method gave over the repetitions of a setting.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MethodReps<T> {
+    /// The values of the repetitions that succeeded, in repetition order.
+    pub values: Vec<T>,
+    /// The first error message, kept only when no repetition succeeded.
+    pub failure: Option<String>,
+    /// The hyperparameters resolved in repetition 0 (empty when it failed). They depend
+    /// only on public quantities, so they are the same in every repetition.
+    pub hyperparameters: BTreeMap<String, serde_json::Value>,
+}
+
+/// The repetition loop of the hand-written experiments (`wangxu-rate`, `zhao-mean-tails`):
+/// repetition r of setting `key` of experiment `id` is `rep(rep_seed(base_seed, id, key,
+/// r))`, which returns every method's outcome in method order. The repetitions run in
+/// parallel on the current rayon pool and are regrouped by method in repetition order,
+/// so the result does not depend on the thread count.
+pub(crate) fn per_method_reps<T: Send>(
+    (base_seed, id, key): (u64, &str, &str),
+    reps: usize,
+    methods: usize,
+    rep: impl Fn(u64) -> Vec<RepOutcome<T>> + Sync + Send,
+) -> Vec<MethodReps<T>> {
+    let outs: Vec<Vec<RepOutcome<T>>> = (0..reps)
+        .into_par_iter()
+        .map(|r| rep(rep_seed(base_seed, id, key, r)))
+        .collect();
+    let mut per: Vec<MethodReps<T>> = (0..methods)
+        .map(|_| MethodReps {
+            values: Vec::new(),
+            failure: None,
+            hyperparameters: BTreeMap::new(),
+        })
+        .collect();
+    for (r, out) in outs.into_iter().enumerate() {
+        for (m, o) in per.iter_mut().zip(out) {
+            match o {
+                Ok((v, h)) => {
+                    if r == 0 {
+                        m.hyperparameters = h;
+                    }
+                    m.values.push(v);
+                }
+                Err(e) => {
+                    m.failure.get_or_insert(e);
+                }
+            }
+        }
+    }
+    for m in &mut per {
+        if !m.values.is_empty() {
+            m.failure = None;
+        }
+    }
+    per
+}
+
 /// E\[xxᵀ\] = var·I + mean²·11ᵀ of the linear scenarios' i.i.d. features (spec §X.1).
 fn second_moment(scenario: &str) -> Option<(f64, f64)> {
     match scenario {

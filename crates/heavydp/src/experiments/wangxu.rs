@@ -28,7 +28,9 @@
 //!   method), against the theory: −1/2 (θ = 2) and −(θ − 1)/θ = −1/3 (θ = 1.5).
 
 use super::mean_sd;
-use super::{ExperimentError, ExperimentInfo, PlanOptions};
+use super::output::metric_lines_csv;
+use super::runner::per_method_reps;
+use super::{ExperimentError, ExperimentInfo, PlanOptions, RunInfo};
 use crate::algorithms::{self, NoObserver, ParamMap, Problem};
 use crate::constraints::{ConstraintSet, L1Ball, L2Ball, SparseBall};
 use crate::data::Dataset;
@@ -37,7 +39,6 @@ use crate::loss::LossKind;
 use crate::noise::{derive_seed, rng_from_seed};
 use crate::privacy::{Budget, PrivacyModel};
 use rand_distr::{Distribution, StudentT};
-use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::json;
 use std::time::Instant;
@@ -52,12 +53,11 @@ const T18_MOMENT_15: f64 = 4.626;
 
 /// The `--list` row.
 pub fn info() -> ExperimentInfo {
-    ExperimentInfo {
-        id: ID.into(),
-        paper: format!("{WANGXU_PAPER} (project design; the paper has no experiments)"),
-        description: "excess population risk of l1-regression-expmech vs n*epsilon (d = 1, 2; theta = 2 with t3 data, theta = 1.5 with t1.8 data), theory slopes drawn; dp-iht-l1 and ht-lasso for comparison".into(),
-        data_note: None,
-    }
+    ExperimentInfo::project_design(
+        ID,
+        WANGXU_PAPER,
+        "excess population risk of l1-regression-expmech vs n*epsilon (d = 1, 2; theta = 2 with t3 data, theta = 1.5 with t1.8 data), theory slopes drawn; dp-iht-l1 and ht-lasso for comparison",
+    )
 }
 
 /// One case: moment order θ and the Student-t degrees of freedom of x and ξ.
@@ -160,9 +160,8 @@ pub struct Slope {
 /// The whole result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RateResults {
-    pub base_seed: u64,
-    pub reps: usize,
-    pub quick: bool,
+    #[serde(flatten)]
+    pub run: RunInfo,
     pub eval_size: usize,
     pub rows: Vec<RateRow>,
     pub slopes: Vec<Slope>,
@@ -255,119 +254,88 @@ pub fn run_rate_grid(
             for &e in eps {
                 let key = format!("{},n={n},epsilon={e}", case.label());
                 let t0 = Instant::now();
-                type Out = Vec<
-                    Result<
-                        (
-                            f64,
-                            f64,
-                            std::collections::BTreeMap<String, serde_json::Value>,
-                        ),
-                        String,
-                    >,
-                >;
-                let outs: Vec<Out> = (0..reps)
-                    .into_par_iter()
-                    .map(|r| {
-                        let rep_seed = derive_seed(base_seed, &[ID, &key, &r.to_string()]);
-                        let data = case.sample(n, derive_seed(rep_seed, &["data"]));
-                        ms.iter()
-                            .map(|m| {
-                                let (loss, domain, params): (
-                                    LossKind,
-                                    Box<dyn ConstraintSet>,
-                                    ParamMap,
-                                ) = match m.algorithm {
-                                    "l1-regression-expmech" => (
-                                        LossKind::Absolute,
-                                        Box::new(L2Ball {
-                                            d: case.d,
-                                            radius: 1.0,
-                                        }),
-                                        [
-                                            ("moment", format!("{}", case.theta)),
-                                            ("tau", format!("{}", case.tau())),
-                                            ("max_candidates", "16384".to_string()),
-                                        ]
-                                        .into_iter()
-                                        .map(|(k, v)| (k.to_string(), v))
-                                        .collect(),
-                                    ),
-                                    "dp-iht-l1" => (
-                                        LossKind::Absolute,
-                                        Box::new(SparseBall {
-                                            d: case.d,
-                                            s: case.d,
-                                            radius: 1.0,
-                                        }),
-                                        ParamMap::new(),
-                                    ),
-                                    _ => (
-                                        LossKind::Squared,
-                                        Box::new(L1Ball {
-                                            d: case.d,
-                                            radius: 1.0,
-                                        }),
-                                        ParamMap::new(),
-                                    ),
-                                };
-                                let alg = algorithms::build(m.algorithm, &params)
-                                    .map_err(|e| e.to_string())?;
-                                let budget = match alg.privacy_model() {
-                                    PrivacyModel::Pure => Budget::new(e, 0.0),
-                                    _ => Budget::new(e, (n as f64).powf(-1.1)),
-                                }
+                let outs = per_method_reps((base_seed, ID, &key), reps, ms.len(), |rep_seed| {
+                    let data = case.sample(n, derive_seed(rep_seed, &["data"]));
+                    ms.iter()
+                        .map(|m| {
+                            let (loss, domain, params): (
+                                LossKind,
+                                Box<dyn ConstraintSet>,
+                                ParamMap,
+                            ) = match m.algorithm {
+                                "l1-regression-expmech" => (
+                                    LossKind::Absolute,
+                                    Box::new(L2Ball {
+                                        d: case.d,
+                                        radius: 1.0,
+                                    }),
+                                    [
+                                        ("moment", format!("{}", case.theta)),
+                                        ("tau", format!("{}", case.tau())),
+                                        ("max_candidates", "16384".to_string()),
+                                    ]
+                                    .into_iter()
+                                    .map(|(k, v)| (k.to_string(), v))
+                                    .collect(),
+                                ),
+                                "dp-iht-l1" => (
+                                    LossKind::Absolute,
+                                    Box::new(SparseBall {
+                                        d: case.d,
+                                        s: case.d,
+                                        radius: 1.0,
+                                    }),
+                                    ParamMap::new(),
+                                ),
+                                _ => (
+                                    LossKind::Squared,
+                                    Box::new(L1Ball {
+                                        d: case.d,
+                                        radius: 1.0,
+                                    }),
+                                    ParamMap::new(),
+                                ),
+                            };
+                            let alg = algorithms::build(m.algorithm, &params)
                                 .map_err(|e| e.to_string())?;
-                                let problem = Problem {
-                                    data: &data,
-                                    loss,
-                                    domain: domain.as_ref(),
-                                };
-                                let mut rng =
-                                    rng_from_seed(derive_seed(rep_seed, &["method", m.label]));
-                                let rep = alg
-                                    .fit(&problem, budget, &mut rng, &mut NoObserver)
-                                    .map_err(|e| e.to_string())?;
-                                let ex = risk(&eval, &rep.weights) - r_star;
-                                let l2 = crate::linalg::dist2(&rep.weights, &w_star);
-                                Ok((
-                                    ex,
-                                    l2,
-                                    if r == 0 {
-                                        rep.hyperparameters
-                                    } else {
-                                        Default::default()
-                                    },
-                                ))
-                            })
-                            .collect()
-                    })
-                    .collect();
+                            let budget = match alg.privacy_model() {
+                                PrivacyModel::Pure => Budget::new(e, 0.0),
+                                _ => Budget::new(e, (n as f64).powf(-1.1)),
+                            }
+                            .map_err(|e| e.to_string())?;
+                            let problem = Problem {
+                                data: &data,
+                                loss,
+                                domain: domain.as_ref(),
+                            };
+                            let mut rng =
+                                rng_from_seed(derive_seed(rep_seed, &["method", m.label]));
+                            let rep = alg
+                                .fit(&problem, budget, &mut rng, &mut NoObserver)
+                                .map_err(|e| e.to_string())?;
+                            let ex = risk(&eval, &rep.weights) - r_star;
+                            let l2 = crate::linalg::dist2(&rep.weights, &w_star);
+                            Ok(((ex, l2), rep.hyperparameters))
+                        })
+                        .collect()
+                });
                 let secs = t0.elapsed().as_secs_f64();
-                for (mi, m) in ms.iter().enumerate() {
-                    let ok: Vec<&(f64, f64, _)> =
-                        outs.iter().filter_map(|o| o[mi].as_ref().ok()).collect();
-                    let (em, es) = mean_sd(&ok.iter().map(|v| v.0).collect::<Vec<_>>());
-                    let (lm, ls) = mean_sd(&ok.iter().map(|v| v.1).collect::<Vec<_>>());
+                for (m, o) in ms.iter().zip(outs) {
+                    let (em, es) = mean_sd(&o.values.iter().map(|v| v.0).collect::<Vec<_>>());
+                    let (lm, ls) = mean_sd(&o.values.iter().map(|v| v.1).collect::<Vec<_>>());
                     rows.push(RateRow {
                         case: *case,
                         n,
                         epsilon: e,
                         n_epsilon: n as f64 * e,
                         method: m.label.into(),
-                        reps: ok.len(),
+                        reps: o.values.len(),
                         excess_mean: em,
                         excess_std: es,
                         l2_mean: lm,
                         l2_std: ls,
-                        failure: if ok.is_empty() {
-                            outs.iter().find_map(|o| o[mi].as_ref().err().cloned())
-                        } else {
-                            None
-                        },
-                        hyperparameters: outs[0][mi]
-                            .as_ref()
-                            .map(|v| v.2.clone())
-                            .unwrap_or_default(),
+                        failure: o.failure,
+                        hyperparameters: o.hyperparameters,
                         seconds: secs / ms.len() as f64,
                     });
                 }
@@ -394,9 +362,11 @@ pub fn run_rate_grid(
         }
     }
     Ok(RateResults {
-        base_seed,
-        reps,
-        quick,
+        run: RunInfo {
+            base_seed,
+            reps,
+            quick,
+        },
         eval_size,
         rows,
         slopes,
@@ -407,26 +377,18 @@ pub fn run_rate_grid(
 /// `results.csv`: the varied parameters (theta, nu, d, n, epsilon, n_epsilon), `method`,
 /// `metric` (`excess_risk`, `l2_error`), `mean`, `std`, `reps`.
 pub fn rate_csv(r: &RateResults) -> String {
-    let mut s = String::from("theta,nu,d,n,epsilon,n_epsilon,method,metric,mean,std,reps\n");
-    for row in &r.rows {
-        for (metric, m, sd) in [
+    let columns = "theta,nu,d,n,epsilon,n_epsilon,method,metric,mean,std,reps";
+    metric_lines_csv(columns, &r.rows, |row| {
+        let lead = format!(
+            "{},{},{},{},{},{},{}",
+            row.case.theta, row.case.nu, row.case.d, row.n, row.epsilon, row.n_epsilon, row.method
+        );
+        let metrics = vec![
             ("excess_risk", row.excess_mean, row.excess_std),
             ("l2_error", row.l2_mean, row.l2_std),
-        ] {
-            s.push_str(&format!(
-                "{},{},{},{},{},{},{},{metric},{m},{sd},{}\n",
-                row.case.theta,
-                row.case.nu,
-                row.case.d,
-                row.n,
-                row.epsilon,
-                row.n_epsilon,
-                row.method,
-                row.reps
-            ));
-        }
-    }
-    s
+        ];
+        (lead, row.reps, metrics)
+    })
 }
 
 /// `summary.json`.

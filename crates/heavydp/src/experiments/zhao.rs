@@ -40,9 +40,11 @@
 //! * Seeds: repetition r of a setting uses `derive_seed(seed, [ID, setting, r])`; the data
 //!   come from `["data"]` and each estimator's noise from `["method", label]`.
 
+use super::output::metric_lines_csv;
+use super::runner::per_method_reps;
 use super::{
-    Axis, Choice, DomainKind, ExperimentError, ExperimentInfo, MethodSpec, Plan, PlanOptions,
-    Setting, Source,
+    mean_sd, Axis, Choice, DomainKind, ExperimentError, ExperimentInfo, MethodSpec, Plan,
+    PlanOptions, RunInfo, Setting, Source,
 };
 use crate::algorithms::{FitError, ParamMap};
 use crate::estimators::private_mean::private_mean;
@@ -52,7 +54,6 @@ use crate::params::param_map;
 use crate::privacy::Budget;
 use rand::Rng;
 use rand_distr::{Distribution, StudentT};
-use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -72,18 +73,16 @@ pub const LEVELS: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
 /// The `--list` rows.
 pub fn info(id: &str) -> Option<ExperimentInfo> {
     match id {
-        MEAN_TAILS_ID => Some(ExperimentInfo {
-            id: MEAN_TAILS_ID.into(),
-            paper: format!("{ZHAO_PAPER} (project design; the paper has no experiments)"),
-            description: "error quantiles (50/90/99/99.9 %) of the private means clip, iterative-updating, catoni over >= 2000 repetitions, Student-t and Pareto data, equal (epsilon, delta)".into(),
-            data_note: None,
-        }),
-        RISK_ID => Some(ExperimentInfo {
-            id: RISK_ID.into(),
-            paper: format!("{ZHAO_PAPER} (project design; the paper has no experiments)"),
-            description: "excess risk vs n of clipped-gd, iterative-updating-gd and ht-frank-wolfe, linear regression with Student-t features".into(),
-            data_note: None,
-        }),
+        MEAN_TAILS_ID => Some(ExperimentInfo::project_design(
+            MEAN_TAILS_ID,
+            ZHAO_PAPER,
+            "error quantiles (50/90/99/99.9 %) of the private means clip, iterative-updating, catoni over >= 2000 repetitions, Student-t and Pareto data, equal (epsilon, delta)",
+        )),
+        RISK_ID => Some(ExperimentInfo::project_design(
+            RISK_ID,
+            ZHAO_PAPER,
+            "excess risk vs n of clipped-gd, iterative-updating-gd and ht-frank-wolfe, linear regression with Student-t features",
+        )),
         _ => None,
     }
 }
@@ -241,9 +240,8 @@ pub struct TailRow {
 /// The whole result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TailResults {
-    pub base_seed: u64,
-    pub reps: usize,
-    pub quick: bool,
+    #[serde(flatten)]
+    pub run: RunInfo,
     pub settings: Vec<TailSetting>,
     pub rows: Vec<TailRow>,
     pub total_seconds: f64,
@@ -307,12 +305,11 @@ pub fn run_tails_grid(
         let key = st.key();
         let mu = vec![1.0 / (st.d as f64).sqrt(); st.d];
         let t0 = Instant::now();
-        // Per repetition: per method, Ok(error) or Err(message), plus hyperparameters.
-        type RepOut = Vec<Result<(f64, BTreeMap<String, serde_json::Value>), String>>;
-        let outs: Vec<RepOut> = (0..reps)
-            .into_par_iter()
-            .map(|r| {
-                let rep_seed = derive_seed(base_seed, &[MEAN_TAILS_ID, &key, &r.to_string()]);
+        let outs = per_method_reps(
+            (base_seed, MEAN_TAILS_ID, &key),
+            reps,
+            methods.len(),
+            |rep_seed| {
                 let mut rng = rng_from_seed(derive_seed(rep_seed, &["data"]));
                 let draw = st.law.sampler();
                 let x: Vec<f64> = (0..st.n * st.d)
@@ -345,32 +342,14 @@ pub fn run_tails_grid(
                             private_mean(m.estimator, &x, st.n, st.d, budget, &params, &mut nrng)
                                 .map_err(|e: FitError| e.to_string())?;
                         let err = crate::linalg::dist2(&rep.mean, &mu);
-                        Ok((
-                            err,
-                            if r == 0 {
-                                rep.hyperparameters
-                            } else {
-                                BTreeMap::new()
-                            },
-                        ))
+                        Ok((err, rep.hyperparameters))
                     })
                     .collect()
-            })
-            .collect();
+            },
+        );
         let secs = t0.elapsed().as_secs_f64();
-        for (mi, m) in methods.iter().enumerate() {
-            let mut errs: Vec<f64> = outs
-                .iter()
-                .filter_map(|o| o[mi].as_ref().ok().map(|v| v.0))
-                .collect();
-            let failure = outs
-                .iter()
-                .find_map(|o| o[mi].as_ref().err().cloned())
-                .filter(|_| errs.is_empty());
-            let hyper = outs[0][mi]
-                .as_ref()
-                .map(|v| v.1.clone())
-                .unwrap_or_default();
+        for (m, o) in methods.iter().zip(outs) {
+            let mut errs = o.values;
             errs.sort_by(f64::total_cmp);
             let quantiles: Vec<(f64, f64, f64, f64)> = LEVELS
                 .iter()
@@ -379,13 +358,7 @@ pub fn run_tails_grid(
                     (q, quantile(&errs, q), lo, hi)
                 })
                 .collect();
-            let k = errs.len() as f64;
-            let mean = errs.iter().sum::<f64>() / k;
-            let sd = if errs.len() > 1 {
-                (errs.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / (k - 1.0)).sqrt()
-            } else {
-                0.0
-            };
+            let (mean, sd) = mean_sd(&errs);
             rows.push(TailRow {
                 setting: key.clone(),
                 distribution: st.law.label(),
@@ -395,20 +368,22 @@ pub fn run_tails_grid(
                 delta: st.delta,
                 method: m.label.clone(),
                 reps: errs.len(),
-                failure,
+                failure: o.failure,
                 tail_ratio: quantiles[3].1 / quantiles[0].1,
                 quantiles,
                 mean_error: mean,
-                std_error: sd / k.sqrt(),
-                hyperparameters: hyper,
+                std_error: sd / (errs.len() as f64).sqrt(),
+                hyperparameters: o.hyperparameters,
                 seconds: secs / methods.len() as f64,
             });
         }
     }
     Ok(TailResults {
-        base_seed,
-        reps,
-        quick,
+        run: RunInfo {
+            base_seed,
+            reps,
+            quick,
+        },
         settings,
         rows,
         total_seconds: start.elapsed().as_secs_f64(),
@@ -420,21 +395,21 @@ pub fn run_tails_grid(
 /// (the value), `std` (for a quantile: half the width of its 95 % CI divided by 1.96, an
 /// approximate standard error; for the mean error its standard error), `reps`.
 pub fn tails_csv(r: &TailResults) -> String {
-    let mut s = String::from("distribution,d,n,epsilon,method,metric,mean,std,reps\n");
-    for row in &r.rows {
-        let mut push = |metric: String, v: f64, sd: f64| {
-            s.push_str(&format!(
-                "{},{},{},{},\"{}\",{metric},{v},{sd},{}\n",
-                row.distribution, row.d, row.n, row.epsilon, row.method, row.reps
-            ))
-        };
-        for &(q, v, lo, hi) in &row.quantiles {
-            push(format!("q{}", q * 100.0), v, (hi - lo) / (2.0 * 1.96));
-        }
-        push("mean_error".into(), row.mean_error, row.std_error);
-        push("tail_ratio".into(), row.tail_ratio, f64::NAN);
-    }
-    s
+    let columns = "distribution,d,n,epsilon,method,metric,mean,std,reps";
+    metric_lines_csv(columns, &r.rows, |row| {
+        let lead = format!(
+            "{},{},{},{},\"{}\"",
+            row.distribution, row.d, row.n, row.epsilon, row.method
+        );
+        let mut metrics: Vec<(String, f64, f64)> = row
+            .quantiles
+            .iter()
+            .map(|&(q, v, lo, hi)| (format!("q{}", q * 100.0), v, (hi - lo) / (2.0 * 1.96)))
+            .collect();
+        metrics.push(("mean_error".into(), row.mean_error, row.std_error));
+        metrics.push(("tail_ratio".into(), row.tail_ratio, f64::NAN));
+        (lead, row.reps, metrics)
+    })
 }
 
 /// Whether the tail claim held in a setting: the iterative-updating estimator's 99.9 %
@@ -468,7 +443,7 @@ pub fn tail_verdicts(r: &TailResults) -> Vec<(String, &'static str, f64, f64)> {
 pub fn tails_markdown(r: &TailResults) -> String {
     let mut s = format!(
         "# {MEAN_TAILS_ID}\n\n{} repetitions per setting; error ‖μ̂ − μ‖₂; δ = n^-1.1; quantiles with 95 % order-statistic intervals.\n\n| distribution | d | n | ε | estimator | q50 | q90 | q99 | q99.9 | q99.9/q50 | mean |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
-        r.reps
+        r.run.reps
     );
     for row in &r.rows {
         if row.reps == 0 {

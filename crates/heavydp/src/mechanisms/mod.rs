@@ -118,6 +118,30 @@ fn check_noise_ratio(name: &str, scale: f64, sensitivity: f64) -> Result<(), Pri
     Ok(())
 }
 
+/// The parameters of an ε-DP mechanism: a sensitivity Δ > 0 and ε > 0 (∞ allowed).
+fn check_pure(sensitivity: f64, epsilon: f64) -> Result<(), PrivacyError> {
+    check_positive("sensitivity", sensitivity)?;
+    check_positive("epsilon", epsilon)
+}
+
+/// The Laplace scale b = k·Δ'/ε, Δ' = widened(Δ), of the Laplace-noise mechanisms (k = 1
+/// for [`LaplaceMechanism`], 2 for [`ReportNoisyMin`]); ε = ∞ gives b = 0.
+fn laplace_scale(k: f64, sensitivity: f64, epsilon: f64) -> Result<f64, PrivacyError> {
+    check_pure(sensitivity, epsilon)?;
+    let scale = k * widened(sensitivity) / epsilon;
+    check_noise_ratio("the Laplace scale", scale, sensitivity)?;
+    Ok(scale)
+}
+
+/// The inverse of [`laplace_scale`]: ε = k·Δ'/b rounded up (∞ for b = 0).
+fn laplace_epsilon(k: f64, sensitivity: f64, scale: f64) -> f64 {
+    if scale == 0.0 {
+        f64::INFINITY
+    } else {
+        crate::privacy::div_up(k * widened(sensitivity), scale)
+    }
+}
+
 /// Laplace mechanism: adds i.i.d. Laplace noise of scale b to each coordinate of a query
 /// with ℓ1-sensitivity Δ₁; ε-DP with ε = Δ₁'/b, Δ₁' = widened(Δ₁).
 ///
@@ -135,10 +159,7 @@ pub struct LaplaceMechanism {
 impl LaplaceMechanism {
     /// b = Δ₁'/ε with Δ₁' = widened(Δ₁) = Δ₁(1 + 2⁻⁴⁰). ε = ∞ gives b = 0.
     pub fn new(sensitivity: f64, epsilon: f64) -> Result<Self, PrivacyError> {
-        check_positive("sensitivity", sensitivity)?;
-        check_positive("epsilon", epsilon)?;
-        let scale = widened(sensitivity) / epsilon;
-        check_noise_ratio("the Laplace scale", scale, sensitivity)?;
+        let scale = laplace_scale(1.0, sensitivity, epsilon)?;
         Ok(LaplaceMechanism { sensitivity, scale })
     }
 }
@@ -148,11 +169,7 @@ impl Mechanism for LaplaceMechanism {
     type Output = Vec<f64>;
     fn cost(&self) -> Cost {
         Cost::Pure {
-            epsilon: if self.scale == 0.0 {
-                f64::INFINITY
-            } else {
-                crate::privacy::div_up(widened(self.sensitivity), self.scale)
-            },
+            epsilon: laplace_epsilon(1.0, self.sensitivity, self.scale),
         }
     }
     fn run_uncharged<R: RngCore + ?Sized>(&self, input: &[f64], rng: &mut R) -> Vec<f64> {
@@ -266,8 +283,7 @@ pub struct ExponentialMechanism {
 
 impl ExponentialMechanism {
     pub fn new(sensitivity: f64, epsilon: f64) -> Result<Self, PrivacyError> {
-        check_positive("sensitivity", sensitivity)?;
-        check_positive("epsilon", epsilon)?;
+        check_pure(sensitivity, epsilon)?;
         Ok(ExponentialMechanism {
             sensitivity,
             epsilon,
@@ -395,10 +411,7 @@ pub struct ReportNoisyMin {
 impl ReportNoisyMin {
     /// b = 2Δ'/ε with Δ' = widened(Δ). ε = ∞ gives b = 0 (exact argmin).
     pub fn new(sensitivity: f64, epsilon: f64) -> Result<Self, PrivacyError> {
-        check_positive("sensitivity", sensitivity)?;
-        check_positive("epsilon", epsilon)?;
-        let scale = 2.0 * widened(sensitivity) / epsilon;
-        check_noise_ratio("the Laplace scale", scale, sensitivity)?;
+        let scale = laplace_scale(2.0, sensitivity, epsilon)?;
         Ok(ReportNoisyMin { sensitivity, scale })
     }
     /// A mechanism with a given Laplace scale (its ε is 2Δ'/b).
@@ -410,11 +423,7 @@ impl ReportNoisyMin {
     }
     /// ε = 2Δ'/b, Δ' = widened(Δ) (rounded up).
     pub fn epsilon(&self) -> f64 {
-        if self.scale == 0.0 {
-            f64::INFINITY
-        } else {
-            crate::privacy::div_up(2.0 * widened(self.sensitivity), self.scale)
-        }
+        laplace_epsilon(2.0, self.sensitivity, self.scale)
     }
 }
 
