@@ -53,10 +53,8 @@
 //! outside [0, 1); δ ∉ (0, 1); an (ε, δ, s) for which Peeling's composition does not close.
 
 use super::super::*;
-use super::huber::preset_eta;
 use super::{
-    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
-    SizeOverrides, TIAN_K,
+    exact_thresholding_note, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, TianParams, TIAN_K,
 };
 use crate::params::param_words;
 
@@ -75,27 +73,20 @@ param_words!(SignFeatures: "raw" => Raw, "clipped" => Clipped);
 /// `dp-iht-l1` (Tian et al. Alg. 3). See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DpIhtL1 {
-    pub preset: Preset,
-    pub eta: Option<f64>,
+    /// `preset`, `eta` (here η₀), `s`, `T`, `K`, `chunking`, `calibration`.
+    pub tian: TianParams,
     pub decay: f64,
     pub switch: Option<usize>,
-    pub sizes: SizeOverrides,
-    pub k: Option<f64>,
     pub sign_features: SignFeatures,
-    pub peeling: ChunkedPeeling,
 }
 
 impl Default for DpIhtL1 {
     fn default() -> Self {
         DpIhtL1 {
-            preset: Preset::Theory,
-            eta: None,
+            tian: TianParams::default(),
             decay: 0.0,
             switch: None,
-            sizes: SizeOverrides::default(),
-            k: None,
             sign_features: SignFeatures::Raw,
-            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -138,14 +129,10 @@ impl DpIhtL1 {
             });
         }
         Ok(DpIhtL1 {
-            preset: Preset::parse(&p, Preset::Theory)?,
-            eta: p.positive("eta")?,
+            tian: TianParams::parse(&p)?,
             decay,
             switch: p.integer("switch", 0)?,
-            sizes: SizeOverrides::parse(&p)?,
-            k: p.positive("K")?,
             sign_features: p.pick("sign_features", SignFeatures::WORDS)?,
-            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 }
@@ -211,8 +198,7 @@ impl IhtAlgorithm for DpIhtL1 {
     };
 
     fn plan(&self, problem: &Problem, _: &Budget) -> Result<DpIhtL1Plan, FitError> {
-        let (sizes, k) = self.sizes.tian(NAME, problem, self.k, true)?;
-        let eta0 = self.eta.unwrap_or(preset_eta(self.preset));
+        let (sizes, k, eta0) = self.tian.resolve(NAME, problem)?;
         let switch = self.switch.unwrap_or(sizes.big_t);
         let steps: Vec<f64> = (0..sizes.big_t)
             .map(|t| eta0 * (1.0 - self.decay).powi(t.min(switch) as i32))
@@ -231,7 +217,7 @@ impl IhtAlgorithm for DpIhtL1 {
 
     fn iht_loop<'p>(&self, plan: &'p DpIhtL1Plan, budget: &Budget) -> IhtLoop<'p> {
         let schedule = (plan.steps.clone(), plan.lambdas.clone());
-        IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule)
+        IhtLoop::chunked(NAME, &plan.sizes, self.tian.peeling, budget, schedule)
     }
 
     fn check(&self, plan: &DpIhtL1Plan, _: &Budget) -> Result<(), FitError> {
@@ -263,7 +249,7 @@ impl IhtAlgorithm for DpIhtL1 {
             SignFeatures::Raw => iht.run_clipped(inputs, k, move |_, raw, y| sign(raw - y))?,
             SignFeatures::Clipped => iht.run_clipped(inputs, k, move |c, _, y| sign(c - y))?,
         };
-        let mut h = iht.hyperparameters(&run, self.preset.name());
+        let mut h = iht.hyperparameters(&run, self.tian.preset.name());
         hp(&mut h, "K", plan.k);
         hp(&mut h, "decay", self.decay);
         hp(&mut h, "switch", self.switch.unwrap_or(plan.sizes.big_t));

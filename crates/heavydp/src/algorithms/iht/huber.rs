@@ -79,8 +79,7 @@
 
 use super::super::*;
 use super::{
-    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
-    SizeOverrides, TIAN_K,
+    exact_thresholding_note, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes, TianParams, TIAN_K,
 };
 use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 
@@ -108,29 +107,22 @@ impl TauRule {
 /// `dp-iht-huber` (Tian et al. Alg. 1). See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DpIhtHuber {
-    pub preset: Preset,
-    pub eta: Option<f64>,
-    pub sizes: SizeOverrides,
-    pub k: Option<f64>,
+    /// `preset`, `eta`, `s`, `T`, `K`, `chunking`, `calibration`.
+    pub tian: TianParams,
     pub tau: TauRule,
     pub zeta: f64,
     pub lambda_factor: f64,
     pub y_clip: Option<f64>,
-    pub peeling: ChunkedPeeling,
 }
 
 impl Default for DpIhtHuber {
     fn default() -> Self {
         DpIhtHuber {
-            preset: Preset::Theory,
-            eta: None,
-            sizes: SizeOverrides::default(),
-            k: None,
+            tian: TianParams::default(),
             tau: TauRule::Loss,
             zeta: 1.0,
             lambda_factor: 2.0,
             y_clip: None,
-            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -153,15 +145,6 @@ pub struct DpIhtHuberPlan {
 /// replaced is at most 2ητK/m (factor 2; spec §2, T3).
 pub fn huber_step_sensitivity(factor: f64, eta: f64, tau: f64, k: f64, m: usize) -> f64 {
     factor * eta * tau * k / m as f64
-}
-
-/// The (initial) step sizes of Tian et al.'s two presets, shared by DP-IHT-H and DP-IHT-L:
-/// η = 0.5 (theory, Thm 4.2/5.2: η = O(1)) or 0.01 (paper, Sec. 6).
-pub(super) fn preset_eta(preset: Preset) -> f64 {
-    match preset {
-        Preset::Theory => 0.5,
-        Preset::Paper => 0.01,
-    }
 }
 
 impl DpIhtHuber {
@@ -202,15 +185,11 @@ impl DpIhtHuber {
             _ => 2.0,
         };
         Ok(DpIhtHuber {
-            preset: Preset::parse(&p, Preset::Theory)?,
-            eta: p.positive("eta")?,
-            sizes: SizeOverrides::parse(&p)?,
-            k: p.positive("K")?,
+            tian: TianParams::parse(&p)?,
             tau,
             zeta,
             lambda_factor,
             y_clip: p.positive("y_clip")?,
-            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 
@@ -252,9 +231,8 @@ impl IhtAlgorithm for DpIhtHuber {
     };
 
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<DpIhtHuberPlan, FitError> {
-        let (sizes, k) = self.sizes.tian(NAME, problem, self.k, true)?;
+        let (sizes, k, eta) = self.tian.resolve(NAME, problem)?;
         let (n, d) = (problem.data.n(), problem.data.d());
-        let eta = self.eta.unwrap_or(preset_eta(self.preset));
         let tau = match self.tau {
             TauRule::Loss => match problem.loss {
                 LossKind::Huber { tau } => tau,
@@ -285,7 +263,7 @@ impl IhtAlgorithm for DpIhtHuber {
     /// Peeling's noise at the proven λ, or (`lambda_factor = 1`) at the printed one.
     fn iht_loop<'p>(&self, plan: &'p DpIhtHuberPlan, budget: &Budget) -> IhtLoop<'p> {
         let schedule = plan.sizes.constant(plan.eta, plan.proven_lambda);
-        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, self.tian.peeling, budget, schedule);
         if self.lambda_factor < 2.0 {
             iht.printed_lambdas = Some(vec![plan.lambda; plan.sizes.big_t]);
         }
@@ -345,7 +323,7 @@ impl IhtAlgorithm for DpIhtHuber {
             Ok(())
         };
         let run = iht.run_selected(problem.data, budget, step, rng, observer)?;
-        let mut h = iht.hyperparameters(&run, self.preset.name());
+        let mut h = iht.hyperparameters(&run, self.tian.preset.name());
         hp(&mut h, "K", plan.k);
         hp(&mut h, "tau", plan.tau);
         hp(&mut h, "tau_rule", self.tau.name());

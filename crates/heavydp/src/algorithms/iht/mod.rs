@@ -721,6 +721,74 @@ pub(crate) const TIAN_K: crate::algorithms::ParamInfo = crate::algorithms::Param
     source: "Tian Sec. 6 (K = log d)",
 };
 
+/// The parameters shared by the two chunked Tian et al. algorithms, `dp-iht-huber`
+/// (Alg. 1) and `dp-iht-l1` (Alg. 3): `preset`, `eta`, `s`, `T`, `K`, `chunking` and
+/// `calibration`. Each algorithm's struct holds one of these and adds its own
+/// parameters; [`TianParams::resolve`] evaluates them the same way for both (spec
+/// `tian-dp-iht-heavy-tailed-response.md` §4, §6). Default: the `theory` preset and
+/// every other parameter at its rule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TianParams {
+    /// Which step size η₀ applies when `eta` is not given ([`TianParams::preset_eta`]).
+    pub preset: crate::algorithms::Preset,
+    /// The user's (initial) step size η₀.
+    pub eta: Option<f64>,
+    /// The user's `s` and `T` ([`SizeOverrides::tian`] rules otherwise).
+    pub sizes: SizeOverrides,
+    /// The user's feature clipping level K (default max(1, ln d), Tian Sec. 6).
+    pub k: Option<f64>,
+    pub peeling: ChunkedPeeling,
+}
+
+impl Default for TianParams {
+    fn default() -> Self {
+        TianParams {
+            preset: crate::algorithms::Preset::Theory,
+            eta: None,
+            sizes: SizeOverrides::default(),
+            k: None,
+            peeling: ChunkedPeeling::default(),
+        }
+    }
+}
+
+impl TianParams {
+    /// Reads `preset`, `eta`, `s`, `T`, `K`, `chunking` and `calibration` (absent: the
+    /// default).
+    pub fn parse(p: &crate::algorithms::Params) -> Result<Self, crate::algorithms::FitError> {
+        use crate::algorithms::Preset;
+        Ok(TianParams {
+            preset: Preset::parse(p, Preset::Theory)?,
+            eta: p.positive("eta")?,
+            sizes: SizeOverrides::parse(p)?,
+            k: p.positive("K")?,
+            peeling: ChunkedPeeling::parse(p)?,
+        })
+    }
+
+    /// The (initial) step size of each preset: η₀ = 0.5 (`theory`, Thm 4.2/5.2:
+    /// η = O(1)) or 0.01 (`paper`, Sec. 6).
+    pub fn preset_eta(preset: crate::algorithms::Preset) -> f64 {
+        use crate::algorithms::Preset;
+        match preset {
+            Preset::Theory => 0.5,
+            Preset::Paper => 0.01,
+        }
+    }
+
+    /// The sizes of a chunked fit, K and η₀: [`SizeOverrides::tian`] with the user's K,
+    /// and the user's `eta` or the preset's.
+    pub fn resolve(
+        &self,
+        algorithm: &'static str,
+        problem: &crate::algorithms::Problem,
+    ) -> Result<(IhtSizes, f64, f64), crate::algorithms::FitError> {
+        let (sizes, k) = self.sizes.tian(algorithm, problem, self.k, true)?;
+        let eta = self.eta.unwrap_or(Self::preset_eta(self.preset));
+        Ok((sizes, k, eta))
+    }
+}
+
 /// The user's `s` (coordinates kept) and `T` (iterations) of an IHT algorithm
 /// (`--param s`, `T`); `None` = the algorithm's default: the Tian et al. rule of
 /// [`SizeOverrides::tian`] or the Hu et al. preset of [`SizeOverrides::hu`].

@@ -146,6 +146,58 @@ fn huber_defaults_and_sensitivity_match_the_spec() {
 }
 
 #[test]
+fn huber_and_l1_read_and_resolve_their_shared_parameters_alike() {
+    // `TianParams`: absent, the theory preset and the rules; given, the same values in
+    // both algorithms, and the same sizes, K and η₀ in both plans.
+    assert_eq!(DpIhtHuber::default().tian, TianParams::default());
+    assert_eq!(DpIhtL1::default().tian, TianParams::default());
+    let given = [
+        ("preset", "paper"),
+        ("s", "4"),
+        ("T", "3"),
+        ("K", "2"),
+        ("chunking", "order"),
+        ("calibration", "paper"),
+    ];
+    let expected = TianParams {
+        preset: Preset::Paper,
+        eta: None,
+        sizes: SizeOverrides {
+            s: Some(4),
+            t: Some(3),
+        },
+        k: Some(2.0),
+        peeling: ChunkedPeeling {
+            chunking: Chunking::Order,
+            calibration: crate::mechanisms::PeelingCalibration::Paper,
+        },
+    };
+    let huber = DpIhtHuber::from_params(&params(&given)).unwrap();
+    let l1 = DpIhtL1::from_params(&params(&given)).unwrap();
+    assert_eq!((huber.tian, l1.tian), (expected, expected));
+    let data = tiny_problem_data(30, 6);
+    let domain = sparse_ball(6, 2, 3.0);
+    let budget = Budget::new(1.0, 1e-5).unwrap();
+    let hp = huber
+        .plan(
+            &Problem::new(&data, LossKind::Huber { tau: 1.0 }, &domain),
+            &budget,
+        )
+        .unwrap();
+    let lp = l1
+        .plan(&Problem::new(&data, LossKind::Absolute, &domain), &budget)
+        .unwrap();
+    assert_eq!((hp.sizes.s, hp.sizes.big_t, hp.sizes.m), (4, 3, 10));
+    assert_eq!((&lp.sizes, lp.k, lp.steps[0]), (&hp.sizes, hp.k, hp.eta));
+    assert_eq!((hp.k, hp.eta), (2.0, 0.01));
+    // `eta` overrides the preset in both.
+    let eta = [("preset", "paper"), ("eta", "0.3")];
+    let h = DpIhtHuber::from_params(&params(&eta)).unwrap();
+    let l = DpIhtL1::from_params(&params(&eta)).unwrap();
+    assert_eq!((h.tian.eta, l.tian.eta), (Some(0.3), Some(0.3)));
+}
+
+#[test]
 fn huber_step_sensitivity_is_attained_by_a_worst_case_neighbour() {
     // One record replaced in a chunk of m: ‖Δβ^{t+0.5}‖_∞ = 2ητK/m exactly for a record
     // with |x̃| = K everywhere and residuals of opposite sign beyond τ; never more.
