@@ -789,6 +789,86 @@ impl TianParams {
     }
 }
 
+/// The parameters shared by the two Hu et al. algorithms, `ht-sparse-linreg` (Alg. 3)
+/// and `ht-sparse-opt` (Alg. 5): `s`, `T`, `c` (s = c·s*), `eta`, the user-declared
+/// `gamma` and `mu` of the theory preset (Theorems 7 and 8), `chunking` and
+/// `calibration`. Each algorithm's struct holds one of these next to its own preset and
+/// robust scale; [`HuParams::resolve`] evaluates them the same way for both. Default:
+/// every rule, γ = μ = 1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HuParams {
+    /// The user's `s` and `T` ([`SizeOverrides::hu`] rules otherwise).
+    pub sizes: SizeOverrides,
+    /// The user's multiplier c (s = c·s*).
+    pub c: Option<usize>,
+    /// The user's step size η.
+    pub eta: Option<f64>,
+    /// Restricted smoothness γ (theory preset).
+    pub gamma: f64,
+    /// Restricted strong convexity μ (theory preset).
+    pub mu: f64,
+    pub peeling: ChunkedPeeling,
+}
+
+impl Default for HuParams {
+    fn default() -> Self {
+        HuParams {
+            sizes: SizeOverrides::default(),
+            c: None,
+            eta: None,
+            gamma: 1.0,
+            mu: 1.0,
+            peeling: ChunkedPeeling::default(),
+        }
+    }
+}
+
+impl HuParams {
+    /// Reads `s`, `T`, `c`, `eta`, `gamma`, `mu`, `chunking` and `calibration` (absent:
+    /// the default).
+    pub fn parse(p: &crate::algorithms::Params) -> Result<Self, crate::algorithms::FitError> {
+        Ok(HuParams {
+            sizes: SizeOverrides::parse(p)?,
+            c: p.integer("c", 1)?,
+            eta: p.positive("eta")?,
+            gamma: p.positive("gamma")?.unwrap_or(1.0),
+            mu: p.positive("mu")?.unwrap_or(1.0),
+            peeling: ChunkedPeeling::parse(p)?,
+        })
+    }
+
+    /// The sizes ([`SizeOverrides::hu`] with γ/μ) and the step size: the user's η, else
+    /// η = 2/(3γ) under the theory preset (`theory`: Thms 7, 8) and 0.5 otherwise (the
+    /// experiments, Sec. 6).
+    pub fn resolve(
+        &self,
+        algorithm: &'static str,
+        problem: &crate::algorithms::Problem,
+        theory: bool,
+    ) -> Result<(IhtSizes, f64), crate::algorithms::FitError> {
+        let ratio = self.gamma / self.mu;
+        let sizes = self.sizes.hu(algorithm, problem, self.c, theory, ratio)?;
+        let eta = self.eta.unwrap_or(if theory {
+            2.0 / (3.0 * self.gamma)
+        } else {
+            0.5
+        });
+        Ok((sizes, eta))
+    }
+
+    /// Adds γ and μ to a fit's hyperparameters when the theory preset read them.
+    pub(crate) fn record_declared(
+        &self,
+        h: &mut std::collections::BTreeMap<String, serde_json::Value>,
+        theory: bool,
+    ) {
+        if theory {
+            crate::algorithms::hp(h, "gamma", self.gamma);
+            crate::algorithms::hp(h, "mu", self.mu);
+        }
+    }
+}
+
 /// The user's `s` (coordinates kept) and `T` (iterations) of an IHT algorithm
 /// (`--param s`, `T`); `None` = the algorithm's default: the Tian et al. rule of
 /// [`SizeOverrides::tian`] or the Hu et al. preset of [`SizeOverrides::hu`].

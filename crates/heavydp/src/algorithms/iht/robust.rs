@@ -59,10 +59,7 @@
 
 use super::super::frank_wolfe::{robust_gradient_sensitivity, ScaleRule};
 use super::super::*;
-use super::{
-    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
-    SizeOverrides,
-};
+use super::{exact_thresholding_note, HuParams, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
 use crate::estimators::catoni::RobustWorkspace;
 use crate::params::param_words;
 
@@ -96,22 +93,18 @@ param_words!(SparseTask: "loss" => Loss, "mean" => Mean);
 pub struct HtSparseOpt {
     pub preset: SparseOptPreset,
     pub task: SparseTask,
-    pub sizes: SizeOverrides,
-    pub c: Option<usize>,
+    /// `s`, `T`, `c`, `eta`, `gamma`, `mu`, `chunking`, `calibration`.
+    pub hu: HuParams,
     /// The robust scale k: the preset's rule, the proof's formula (`Theory`), the
     /// printed c₂·nε (`Paper`) or a value.
     pub k: ScaleRule,
     pub c2: f64,
-    pub eta: Option<f64>,
     pub beta: f64,
     pub tau: f64,
     pub fail_prob: f64,
-    pub gamma: f64,
-    pub mu: f64,
     pub lambda_reg: Option<f64>,
     /// `None` = the preset's rule; `Some(true)` = printed 4√2kη/m.
     pub paper_lambda: Option<bool>,
-    pub peeling: ChunkedPeeling,
 }
 
 impl Default for HtSparseOpt {
@@ -119,19 +112,14 @@ impl Default for HtSparseOpt {
         HtSparseOpt {
             preset: SparseOptPreset::Heavydp,
             task: SparseTask::Loss,
-            sizes: SizeOverrides::default(),
-            c: None,
+            hu: HuParams::default(),
             k: ScaleRule::Preset,
             c2: 1.0,
-            eta: None,
             beta: 1.0,
             tau: 1.0,
             fail_prob: 0.05,
-            gamma: 1.0,
-            mu: 1.0,
             lambda_reg: None,
             paper_lambda: None,
-            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -178,21 +166,16 @@ impl HtSparseOpt {
         Ok(HtSparseOpt {
             preset,
             task: p.pick("task", SparseTask::WORDS)?,
-            sizes: SizeOverrides::parse(&p)?,
-            c: p.integer("c", 1)?,
+            hu: HuParams::parse(&p)?,
             k,
             c2: p.positive("c2")?.unwrap_or(1.0),
-            eta: p.positive("eta")?,
             beta: p.positive("beta")?.unwrap_or(1.0),
             tau: p.positive("tau")?.unwrap_or(1.0),
             fail_prob: fail_prob_param(NAME, &p)?,
-            gamma: p.positive("gamma")?.unwrap_or(1.0),
-            mu: p.positive("mu")?.unwrap_or(1.0),
             lambda_reg: p.non_negative("lambda_reg")?,
             paper_lambda: p
                 .choice("peeling_lambda", &["proven", "paper"])?
                 .map(|v| v == "paper"),
-            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 }
@@ -228,8 +211,7 @@ impl IhtAlgorithm for HtSparseOpt {
         let n = problem.data.n();
         let eps = formula_epsilon(budget);
         let theory = self.preset == SparseOptPreset::Theory;
-        let ratio = self.gamma / self.mu;
-        let sizes = self.sizes.hu(NAME, problem, self.c, theory, ratio)?;
+        let (sizes, eta) = self.hu.resolve(NAME, problem, theory)?;
         let ne = n as f64 * eps;
         let paper_k = ne * self.c2;
         let k = match self.k {
@@ -242,11 +224,6 @@ impl IhtAlgorithm for HtSparseOpt {
                 (ne * ne * self.tau * self.tau / (st * st * l)).powf(0.25)
             }
         };
-        let eta = self.eta.unwrap_or(if theory {
-            2.0 / (3.0 * self.gamma)
-        } else {
-            0.5
-        });
         let lambda_reg = self.lambda_reg.unwrap_or(match problem.loss {
             LossKind::Logistic if self.task == SparseTask::Loss => 0.01,
             _ => 0.0,
@@ -267,7 +244,7 @@ impl IhtAlgorithm for HtSparseOpt {
 
     fn iht_loop<'p>(&self, plan: &'p HtSparseOptPlan, budget: &Budget) -> IhtLoop<'p> {
         let schedule = plan.sizes.constant(plan.eta, plan.lambda);
-        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule);
+        let mut iht = IhtLoop::chunked(NAME, &plan.sizes, self.hu.peeling, budget, schedule);
         // The paper's output is improper; heavydp projects it on the domain's ℓ2 ball
         // once, after the last Peeling.
         iht.project_each_step = false;
@@ -316,10 +293,8 @@ impl IhtAlgorithm for HtSparseOpt {
         hp(&mut h, "tau", self.tau);
         hp(&mut h, "fail_prob", self.fail_prob);
         hp(&mut h, "lambda_reg", plan.lambda_reg);
-        if self.preset == SparseOptPreset::Theory {
-            hp(&mut h, "gamma", self.gamma);
-            hp(&mut h, "mu", self.mu);
-        }
+        self.hu
+            .record_declared(&mut h, self.preset == SparseOptPreset::Theory);
         let defaults = "default k evaluated at epsilon = 1; ";
         let mut notes: Vec<String> = exact_thresholding_note(&budget, defaults)
             .into_iter()

@@ -8,7 +8,7 @@ use crate::estimators::catoni::CatoniGiulini;
 use crate::loss::LossKind;
 use crate::noise::rng_from_seed;
 use crate::privacy::{Budget, PrivacyModel};
-use crate::test_support::{robust_gradient, sparse_ball, FitSeeded};
+use crate::test_support::{params, robust_gradient, sparse_ball, FitSeeded};
 use std::collections::BTreeMap;
 
 fn sparse(scenario: &str, n: usize, d: usize, s: usize, seed: u64) -> (Dataset, Vec<f64>) {
@@ -60,6 +60,47 @@ fn alg3_defaults_and_sensitivity_match_the_spec() {
     assert_eq!(
         truncated_step_sensitivity_for_test(2.0, 0.5, 1.0, 4, 10),
         2.0 * 4.0 * 0.5 * 3.0 / 10.0
+    );
+}
+
+#[test]
+fn alg3_and_alg5_read_and_resolve_their_shared_parameters_alike() {
+    // `HuParams`: absent, every rule with γ = μ = 1; given, the same values in both
+    // algorithms, and the same sizes and η in both plans, under the theory preset
+    // (s = ⌈72(γ/μ)²s*⌉ capped at d, T = ⌈(γ/μ) ln n⌉, η = 2/(3γ)) and off it.
+    assert_eq!(HtSparseLinreg::default().hu, HuParams::default());
+    assert_eq!(HtSparseOpt::default().hu, HuParams::default());
+    let (data, _) = sparse("hu-sparse-lognormal-noise", 3000, 100, 5, 1);
+    let domain = sparse_ball(100, 5, 1.0);
+    let p = Problem::new(&data, LossKind::Squared, &domain);
+    let budget = with_default_delta(Budget::pure(1.0).unwrap(), 3000);
+    // Both algorithms from the same parameters: the same `hu`, sizes and η.
+    let both = |given: &[(&str, &str)]| {
+        let linreg = HtSparseLinreg::from_params(&params(given)).unwrap();
+        let opt = HtSparseOpt::from_params(&params(given)).unwrap();
+        assert_eq!(linreg.hu, opt.hu, "{given:?}");
+        let (a, b) = (
+            linreg.plan(&p, &budget).unwrap(),
+            opt.plan(&p, &budget).unwrap(),
+        );
+        assert_eq!((&a.sizes, a.eta), (&b.sizes, b.eta), "{given:?}");
+        (linreg.hu, a)
+    };
+    let (hu, a) = both(&[("preset", "theory"), ("gamma", "0.6"), ("mu", "0.5")]);
+    assert_eq!((hu.gamma, hu.mu), (0.6, 0.5));
+    assert_eq!(a.sizes.s, 100); // ⌈72·1.44·5⌉ = 519, capped at d
+    assert_eq!(a.sizes.big_t, (1.2 * 3000f64.ln()).ceil() as usize);
+    assert_eq!(a.eta, 2.0 / (3.0 * 0.6));
+    let (hu, a) = both(&[
+        ("c", "3"),
+        ("eta", "0.2"),
+        ("T", "4"),
+        ("chunking", "order"),
+    ]);
+    assert_eq!(hu.peeling.chunking, Chunking::Order);
+    assert_eq!(
+        (a.sizes.s, a.sizes.big_t, a.sizes.m, a.eta),
+        (15, 4, 750, 0.2)
     );
 }
 
@@ -131,10 +172,7 @@ fn alg3_recovers_a_sparse_vector_under_heavy_tailed_noise() {
     let (data, w_star) = sparse("hu-sparse-lognormal-noise", 200_000, 100, 2, 3);
     let domain = sparse_ball(100, 2, 1.0);
     let p = Problem::new(&data, LossKind::Squared, &domain);
-    let alg = HtSparseLinreg {
-        eta: Some(0.2),
-        ..Default::default()
-    };
+    let alg = HtSparseLinreg::from_params(&params(&[("eta", "0.2")])).unwrap();
     let budget = Budget::new(2.0, 200_000f64.powf(-1.1)).unwrap();
     let r = alg.fit_seeded(&p, budget, 1);
     let err = l2_dist(&r.weights, &w_star);
@@ -154,40 +192,21 @@ fn alg3_rejects_bad_inputs() {
         .is_err());
     let domain = sparse_ball(10, 2, 1.0);
     let p = Problem::new(&data, LossKind::Squared, &domain);
-    let e = HtSparseLinreg {
-        sizes: super::SizeOverrides {
-            t: Some(51),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-    .validate(&p, &Budget::pure(1.0).unwrap())
-    .unwrap_err();
+    let e = HtSparseLinreg::from_params(&params(&[("T", "51")]))
+        .unwrap()
+        .validate(&p, &Budget::pure(1.0).unwrap())
+        .unwrap_err();
     assert!(matches!(e, FitError::TooFewRecords { .. }), "{e}");
     // The printed Peeling scale's composition does not close at ε = 4, δ = 0.01 with
     // s = 10; the exact calibration closes it.
-    let ok = HtSparseLinreg {
-        sizes: super::SizeOverrides {
-            s: Some(10),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-    .validate(&p, &Budget::new(4.0, 0.01).unwrap());
+    let ok = HtSparseLinreg::from_params(&params(&[("s", "10")]))
+        .unwrap()
+        .validate(&p, &Budget::new(4.0, 0.01).unwrap());
     assert!(ok.is_ok(), "{ok:?}");
-    let e = HtSparseLinreg {
-        sizes: super::SizeOverrides {
-            s: Some(10),
-            ..Default::default()
-        },
-        peeling: super::ChunkedPeeling {
-            calibration: crate::mechanisms::PeelingCalibration::Paper,
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-    .validate(&p, &Budget::new(4.0, 0.01).unwrap())
-    .unwrap_err();
+    let e = HtSparseLinreg::from_params(&params(&[("s", "10"), ("calibration", "paper")]))
+        .unwrap()
+        .validate(&p, &Budget::new(4.0, 0.01).unwrap())
+        .unwrap_err();
     assert!(e.to_string().contains("certify only"), "{e}");
 }
 

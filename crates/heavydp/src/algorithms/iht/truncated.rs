@@ -67,10 +67,7 @@
 //! ```
 
 use super::super::*;
-use super::{
-    exact_thresholding_note, ChunkedPeeling, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes,
-    SizeOverrides,
-};
+use super::{exact_thresholding_note, HuParams, IhtAlgorithm, IhtInfo, IhtLoop, IhtSizes};
 
 const NAME: &str = "ht-sparse-linreg";
 
@@ -78,26 +75,17 @@ const NAME: &str = "ht-sparse-linreg";
 #[derive(Debug, Clone, PartialEq)]
 pub struct HtSparseLinreg {
     pub preset: Preset,
-    pub sizes: SizeOverrides,
-    pub c: Option<usize>,
+    /// `s`, `T`, `c`, `eta`, `gamma`, `mu`, `chunking`, `calibration`.
+    pub hu: HuParams,
     pub k: Option<f64>,
-    pub eta: Option<f64>,
-    pub gamma: f64,
-    pub mu: f64,
-    pub peeling: ChunkedPeeling,
 }
 
 impl Default for HtSparseLinreg {
     fn default() -> Self {
         HtSparseLinreg {
             preset: Preset::Paper,
-            sizes: SizeOverrides::default(),
-            c: None,
+            hu: HuParams::default(),
             k: None,
-            eta: None,
-            gamma: 1.0,
-            mu: 1.0,
-            peeling: ChunkedPeeling::default(),
         }
     }
 }
@@ -137,13 +125,8 @@ impl HtSparseLinreg {
         )?;
         Ok(HtSparseLinreg {
             preset: Preset::parse(&p, Preset::Paper)?,
-            sizes: SizeOverrides::parse(&p)?,
-            c: p.integer("c", 1)?,
+            hu: HuParams::parse(&p)?,
             k: p.positive("K")?,
-            eta: p.positive("eta")?,
-            gamma: p.positive("gamma")?.unwrap_or(1.0),
-            mu: p.positive("mu")?.unwrap_or(1.0),
-            peeling: ChunkedPeeling::parse(&p)?,
         })
     }
 }
@@ -212,16 +195,11 @@ impl IhtAlgorithm for HtSparseLinreg {
     fn plan(&self, problem: &Problem, budget: &Budget) -> Result<HtSparseLinregPlan, FitError> {
         let eps = formula_epsilon(budget);
         let theory = self.preset == Preset::Theory;
-        let ratio = self.gamma / self.mu;
-        let sizes = self.sizes.hu(NAME, problem, self.c, theory, ratio)?;
+        let (sizes, eta) = self.hu.resolve(NAME, problem, theory)?;
         let (n, s, big_t) = (problem.data.n(), sizes.s, sizes.big_t);
         let k = self
             .k
             .unwrap_or_else(|| (n as f64 * eps / (s as f64 * big_t as f64)).powf(0.25));
-        let eta = self.eta.unwrap_or(match self.preset {
-            Preset::Paper => 0.5,
-            Preset::Theory => 2.0 / (3.0 * self.gamma),
-        });
         let lambda = truncated_step_sensitivity(k, eta, sizes.radius, s, sizes.m);
         Ok(HtSparseLinregPlan {
             sizes,
@@ -233,7 +211,7 @@ impl IhtAlgorithm for HtSparseLinreg {
 
     fn iht_loop<'p>(&self, plan: &'p HtSparseLinregPlan, budget: &Budget) -> IhtLoop<'p> {
         let schedule = plan.sizes.constant(plan.eta, plan.lambda);
-        IhtLoop::chunked(NAME, &plan.sizes, self.peeling, budget, schedule)
+        IhtLoop::chunked(NAME, &plan.sizes, self.hu.peeling, budget, schedule)
     }
 
     fn run(&self, plan: HtSparseLinregPlan, inputs: FitInputs) -> Result<FitReport, FitError> {
@@ -243,10 +221,8 @@ impl IhtAlgorithm for HtSparseLinreg {
         let run = iht.run_shrunk_least_squares(inputs, plan.k)?;
         let mut h = iht.hyperparameters(&run, self.preset.name());
         hp(&mut h, "K", plan.k);
-        if self.preset == Preset::Theory {
-            hp(&mut h, "gamma", self.gamma);
-            hp(&mut h, "mu", self.mu);
-        }
+        self.hu
+            .record_declared(&mut h, self.preset == Preset::Theory);
         let defaults = "default K evaluated at epsilon = 1; ";
         let notes = exact_thresholding_note(&budget, defaults)
             .into_iter()
