@@ -582,13 +582,12 @@ mod tests {
     /// fields they held before `Summary` (the experiment and benchmark JSON keep their shape).
     #[test]
     fn rows_serialise_the_summary_inline() {
-        let summary = Summary::of(vec![1.0, 3.0]);
         let row = ResultRow {
             setting: vec![("n", 100.0)],
             setting_key: "n=100".into(),
             method: "fw".into(),
             metric: "excess_risk".into(),
-            summary: summary.clone(),
+            summary: Summary::of(vec![1.0, 3.0]),
         };
         assert_eq!(
             serde_json::to_string(&row).unwrap(),
