@@ -88,9 +88,9 @@ fn curves(plan: &Plan, results: &Results, metric: &str) -> Vec<Curve> {
                 })
                 .filter_map(|r| {
                     let x = axis_value(r, plan.x_axis)?;
-                    r.mean.is_finite().then(|| {
-                        let se = r.std_error();
-                        (x, r.mean, if se.is_finite() { se } else { 0.0 })
+                    r.summary.mean.is_finite().then(|| {
+                        let se = r.summary.std_error();
+                        (x, r.summary.mean, if se.is_finite() { se } else { 0.0 })
                     })
                 })
                 .collect();

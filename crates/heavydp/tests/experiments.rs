@@ -192,7 +192,7 @@ fn results_do_not_depend_on_the_thread_count() {
     assert_eq!(a.resolved, b.resolved);
     // another base seed changes the numbers
     let c = run_with_threads(&plan, 3, 12, 2);
-    assert_ne!(a.rows[0].values, c.rows[0].values);
+    assert_ne!(a.rows[0].summary.values, c.rows[0].summary.values);
 }
 
 #[test]
@@ -220,11 +220,11 @@ fn rows_csv_and_summary() {
     // one row per setting x method x metric, repetitions counted
     assert_eq!(r.rows.len(), 2 * 2);
     for row in &r.rows {
-        assert_eq!(row.reps, 2);
-        assert_eq!(row.values.len(), 2);
-        assert!(row.mean.is_finite() && row.std >= 0.0);
+        assert_eq!(row.summary.reps, 2);
+        assert_eq!(row.summary.values.len(), 2);
+        assert!(row.summary.mean.is_finite() && row.summary.std >= 0.0);
         // closed-form population excess risk is a quadratic form: >= 0
-        assert!(row.values.iter().all(|v| *v >= 0.0), "{row:?}");
+        assert!(row.summary.values.iter().all(|v| *v >= 0.0), "{row:?}");
     }
     // the non-private baseline ran with the private run's T
     let fw = r.resolved.iter().find(|h| h.method == "fw").unwrap();
@@ -286,11 +286,11 @@ fn logistic_scenarios_use_a_fresh_sample_and_failures_are_recorded() {
     p.settings[0].sparsity = Some(2);
     let r = run_with_threads(&p, 2, 3, 2);
     let ok = &r.rows[0];
-    assert_eq!(ok.reps, 2);
-    assert!(ok.mean.is_finite());
+    assert_eq!(ok.summary.reps, 2);
+    assert!(ok.summary.mean.is_finite());
     let bad = &r.rows[1];
-    assert_eq!(bad.reps, 0);
-    assert!(bad.mean.is_nan());
+    assert_eq!(bad.summary.reps, 0);
+    assert!(bad.summary.mean.is_nan());
     assert_eq!(r.failures.len(), 2);
     assert!(
         r.failures[0].error.contains("sparse"),
@@ -301,7 +301,7 @@ fn logistic_scenarios_use_a_fresh_sample_and_failures_are_recorded() {
     let mut q = p.clone();
     q.options.eval = experiments::EvalSample::Train;
     let rt = run_with_threads(&q, 2, 3, 1);
-    assert_ne!(rt.rows[0].values, ok.values);
+    assert_ne!(rt.rows[0].summary.values, ok.summary.values);
 }
 
 #[test]
@@ -316,8 +316,8 @@ fn real_data_panels_standardise_and_subsample() {
     assert!(info.preprocessing[0].contains("non-private"));
     assert_eq!(r.rows.len(), 3);
     for row in &r.rows {
-        assert_eq!(row.reps, 2);
-        assert!(row.mean.is_finite(), "{row:?}");
+        assert_eq!(row.summary.reps, 2);
+        assert!(row.summary.mean.is_finite(), "{row:?}");
     }
     // the full-data subsample is the same in both repetitions: no randomness in FW
     let full = r
@@ -325,8 +325,8 @@ fn real_data_panels_standardise_and_subsample() {
         .iter()
         .find(|x| x.setting_key.ends_with("=100"))
         .unwrap();
-    assert_eq!(full.values[0], full.values[1]);
-    assert_eq!(full.std, 0.0);
+    assert_eq!(full.summary.values[0], full.summary.values[1]);
+    assert_eq!(full.summary.std, 0.0);
 }
 
 /// The Hu et al. algorithms the panels run are deterministic given the seed whatever
@@ -352,7 +352,7 @@ fn hu_algorithms_do_not_depend_on_the_thread_count() {
         let b = run_with_threads(&p, 2, 9, 2);
         assert!(a.failures.is_empty(), "{id}: {:?}", a.failures);
         assert_eq!(a.rows, b.rows, "{id}");
-        assert!(a.rows.iter().all(|r| r.mean.is_finite()), "{id}");
+        assert!(a.rows.iter().all(|r| r.summary.mean.is_finite()), "{id}");
     }
 }
 
@@ -415,7 +415,7 @@ fn tian_panels_grid_methods_and_a_run() {
     assert!(r
         .rows
         .iter()
-        .all(|row| row.mean.is_finite() && row.reps == 2));
+        .all(|row| row.summary.mean.is_finite() && row.summary.reps == 2));
     let mut fig1 = experiments::plan("tian-fig1b", &opts(true)).unwrap();
     fig1.settings.truncate(1);
     fig1.settings[0].n = Some(2000);
@@ -510,7 +510,10 @@ fn zhao_risk_panel_and_a_small_run() {
     let r = experiments::run(&q, 2, 5, &no_progress).unwrap();
     assert!(r.failures.is_empty(), "{:?}", r.failures);
     for row in &r.rows {
-        assert!(row.mean.is_finite() && row.mean >= 0.0, "{row:?}");
+        assert!(
+            row.summary.mean.is_finite() && row.summary.mean >= 0.0,
+            "{row:?}"
+        );
     }
     // At n = 1000 with the declared M = 5, Theorem 4's T = rho n^2/(d R^2) is below 2: the
     // budget pays for no step and the average is the start point w_0 = 0, whose excess
@@ -526,7 +529,7 @@ fn zhao_risk_panel_and_a_small_run() {
     };
     assert_eq!(t("clipped-gd"), 1);
     let gd = r.rows.iter().find(|x| x.method == "clipped-gd").unwrap();
-    assert!(gd.values.iter().all(|v| *v >= 0.125), "{gd:?}");
+    assert!(gd.summary.values.iter().all(|v| *v >= 0.125), "{gd:?}");
 }
 
 #[test]

@@ -37,8 +37,8 @@ fn quick_benchmark_table_floors_and_thread_invariance() {
         };
         let c = r.row(&info.name, 1.0, "constant", err).unwrap();
         let f = r.row(&info.name, 1.0, "floor", err).unwrap();
-        assert_eq!((c.reps, f.reps), (2, 2), "{}", info.name);
-        for (cv, fv) in c.values.iter().zip(&f.values) {
+        assert_eq!((c.summary.reps, f.summary.reps), (2, 2), "{}", info.name);
+        for (cv, fv) in c.summary.values.iter().zip(&f.summary.values) {
             assert!(
                 fv < cv,
                 "{}: floor {fv} does not beat the constant {cv}",
@@ -47,20 +47,25 @@ fn quick_benchmark_table_floors_and_thread_invariance() {
         }
         // the floor keeps all of its own gain, the constant none
         let g = r.row(&info.name, 1.0, "floor", "gain_kept").unwrap();
-        assert!(g.values.iter().all(|v| (v - 1.0).abs() < 1e-12));
+        assert!(g.summary.values.iter().all(|v| (v - 1.0).abs() < 1e-12));
         let g = r.row(&info.name, 1.0, "constant", "gain_kept").unwrap();
-        assert!(g.values.iter().all(|v| v.abs() < 1e-12));
+        assert!(g.summary.values.iter().all(|v| v.abs() < 1e-12));
         // auto and the intercept-only model ran on every split
         for m in ["auto", "intercept-only"] {
             let row = r.row(&info.name, 1.0, m, err);
-            assert_eq!(row.map(|x| x.reps), Some(2), "{}: {m}", info.name);
+            assert_eq!(row.map(|x| x.summary.reps), Some(2), "{}: {m}", info.name);
         }
         assert!(info.auto_choice.contains_key("1"), "{}", info.name);
         if info.task == Task::Binary {
             let auc = r.row(&info.name, 1.0, "floor", "auc").unwrap();
-            assert!(auc.mean > 0.6, "{}: floor AUC {}", info.name, auc.mean);
+            assert!(
+                auc.summary.mean > 0.6,
+                "{}: floor AUC {}",
+                info.name,
+                auc.summary.mean
+            );
             let auc = r.row(&info.name, 1.0, "constant", "auc").unwrap();
-            assert_eq!(auc.mean, 0.5);
+            assert_eq!(auc.summary.mean, 0.5);
         }
         // public shapes
         assert_eq!(info.n_train + info.n_test, info.n);
@@ -118,7 +123,7 @@ fn quick_benchmark_table_floors_and_thread_invariance() {
                     x.dataset.clone(),
                     x.method.clone(),
                     x.metric.clone(),
-                    x.values.clone(),
+                    x.summary.values.clone(),
                 )
             })
             .collect::<Vec<_>>()

@@ -43,7 +43,7 @@
 //!   `objective-perturbation`, `adassp` (when present) and the floors.
 
 use super::floors::{self, Affine};
-use super::{mean_sd, ExperimentError, ExperimentInfo};
+use super::{mean_sd, ExperimentError, ExperimentInfo, Summary};
 use crate::algorithms::{self, Observer, ParamMap};
 use crate::data::{read_csv, Dataset};
 use crate::noise::{derive_seed, rng_from_seed};
@@ -509,11 +509,9 @@ pub struct BenchRow {
     pub epsilon: f64,
     pub method: String,
     pub metric: String,
-    pub mean: f64,
-    pub std: f64,
-    pub reps: usize,
-    /// Per-split values (split order; failed splits left out).
-    pub values: Vec<f64>,
+    /// The metric over the splits (split order; failed splits left out).
+    #[serde(flatten)]
+    pub summary: Summary,
 }
 
 /// A fit that did not produce a score.
@@ -719,16 +717,12 @@ pub fn run_benchmark(
         let metrics_ref =
             |s: &[&SplitScore], label: &str, rows: &mut Vec<BenchRow>, eps: f64, idx: &[usize]| {
                 let push = |rows: &mut Vec<BenchRow>, metric: &str, vals: Vec<f64>| {
-                    let (mean, std) = mean_sd(&vals);
                     rows.push(BenchRow {
                         dataset: set.name.into(),
                         epsilon: eps,
                         method: label.into(),
                         metric: metric.into(),
-                        mean,
-                        std,
-                        reps: vals.len(),
-                        values: vals,
+                        summary: Summary::of(vals),
                     });
                 };
                 let err_name = if set.task == Task::Regression {
@@ -918,18 +912,18 @@ pub fn results_csv(r: &BenchResults) -> String {
             num(row.epsilon),
             row.method,
             row.metric,
-            num(row.mean),
-            num(row.std),
-            row.reps
+            num(row.summary.mean),
+            num(row.summary.std),
+            row.summary.reps
         ));
     }
     s
 }
 
 fn pm(row: Option<&BenchRow>, digits: usize) -> String {
-    match row {
-        Some(r) if r.reps > 0 && r.mean.is_finite() => {
-            format!("{:.digits$} ± {:.digits$}", r.mean, r.std)
+    match row.map(|r| &r.summary) {
+        Some(s) if s.reps > 0 && s.mean.is_finite() => {
+            format!("{:.digits$} ± {:.digits$}", s.mean, s.std)
         }
         _ => "–".into(),
     }
@@ -958,9 +952,9 @@ pub fn best_private<'a>(r: &'a BenchResults, dataset: &str, epsilon: f64) -> Opt
                 && x.method != "auto"
                 && x.method != INTERCEPT_ONLY
                 && !is_reference(&x.method)
-                && x.mean.is_finite()
+                && x.summary.mean.is_finite()
         })
-        .max_by(|a, b| a.mean.total_cmp(&b.mean))
+        .max_by(|a, b| a.summary.mean.total_cmp(&b.summary.mean))
 }
 
 /// `table.md`: the summary table (per dataset × ε: floor, constant, best private
@@ -1004,9 +998,11 @@ pub fn table_markdown(r: &BenchResults) -> String {
                 info.name,
                 info.n,
                 info.d,
-                f.map(|x| err_fmt(x.mean)).unwrap_or_else(|| "–".into()),
+                f.map(|x| err_fmt(x.summary.mean))
+                    .unwrap_or_else(|| "–".into()),
                 info.floor,
-                c.map(|x| err_fmt(x.mean)).unwrap_or_else(|| "–".into()),
+                c.map(|x| err_fmt(x.summary.mean))
+                    .unwrap_or_else(|| "–".into()),
                 pm(r.row(&info.name, e, "adassp", "gain_kept"), 3),
                 pm(r.row(&info.name, e, INTERCEPT_ONLY, "gain_kept"), 3),
             ));
@@ -1065,11 +1061,11 @@ pub fn table_markdown(r: &BenchResults) -> String {
                 .map(|&e| {
                     let row = r.row(&info.name, e, m, "gain_kept");
                     match row {
-                        Some(x) if x.reps > 0 => format!(
+                        Some(x) if x.summary.reps > 0 => format!(
                             "{}{}",
                             pm(Some(x), 3),
-                            if x.reps < o.splits {
-                                format!(" ({}/{} splits)", x.reps, o.splits)
+                            if x.summary.reps < o.splits {
+                                format!(" ({}/{} splits)", x.summary.reps, o.splits)
                             } else {
                                 String::new()
                             }
@@ -1089,7 +1085,7 @@ pub fn table_markdown(r: &BenchResults) -> String {
             let secs: Vec<f64> = o
                 .epsilons
                 .iter()
-                .filter_map(|&e| r.row(&info.name, e, m, "seconds").map(|x| x.mean))
+                .filter_map(|&e| r.row(&info.name, e, m, "seconds").map(|x| x.summary.mean))
                 .collect();
             s.push_str(&format!(
                 "| {m} | {} | {} |\n",
@@ -1105,7 +1101,7 @@ pub fn table_markdown(r: &BenchResults) -> String {
             "| floor ({}; {}) | 1 (by definition) | {:.2} |\n| constant | 0 (by definition) | – |\n",
             info.floor,
             info.floor_hyperparameters.join(", "),
-            r.row(&info.name, 0.0, "floor", "seconds").map(|x| x.mean).unwrap_or(f64::NAN)
+            r.row(&info.name, 0.0, "floor", "seconds").map(|x| x.summary.mean).unwrap_or(f64::NAN)
         ));
     }
     s
@@ -1132,7 +1128,7 @@ pub fn goals_markdown(r: &BenchResults) -> String {
                     best_private(r, set, e)
                 };
                 let (measured, met) = match row {
-                    Some(x) if x.reps > 0 && x.mean.is_finite() => (
+                    Some(x) if x.summary.reps > 0 && x.summary.mean.is_finite() => (
                         format!(
                             "{} {:.3}",
                             if who == "auto" {
@@ -1140,12 +1136,12 @@ pub fn goals_markdown(r: &BenchResults) -> String {
                             } else {
                                 x.method.clone()
                             },
-                            x.mean
+                            x.summary.mean
                         ),
-                        if x.mean >= target {
+                        if x.summary.mean >= target {
                             "yes".to_string()
                         } else {
-                            format!("no (short by {:.3})", target - x.mean)
+                            format!("no (short by {:.3})", target - x.summary.mean)
                         },
                     ),
                     _ => ("not run".into(), "–".into()),
@@ -1157,8 +1153,12 @@ pub fn goals_markdown(r: &BenchResults) -> String {
         }
     }
     if has("cells_ps") && has_eps(2.0) {
-        let g = r.row("cells_ps", 2.0, "auto", "gain_kept");
-        let a = r.row("cells_ps", 2.0, "auto", "auc_gap");
+        let g = r
+            .row("cells_ps", 2.0, "auto", "gain_kept")
+            .map(|x| &x.summary);
+        let a = r
+            .row("cells_ps", 2.0, "auto", "auc_gap")
+            .map(|x| &x.summary);
         let (measured, met) = match (g, a) {
             (Some(g), Some(a)) if g.reps > 0 => (
                 format!("gain kept {:.3}, AUC gap {:.3}", g.mean, a.mean),
@@ -1214,8 +1214,8 @@ pub fn goals_markdown(r: &BenchResults) -> String {
         for &e in &r.options.epsilons {
             if let (Some(a), Some(c)) = (r.row(set, e, "auto", err), c) {
                 // values are aligned by split only when auto succeeded on every split
-                if a.reps == c.reps {
-                    for (x, y) in a.values.iter().zip(&c.values) {
+                if a.summary.reps == c.summary.reps {
+                    for (x, y) in a.summary.values.iter().zip(&c.summary.values) {
                         let q = x / y;
                         worst = if worst.is_nan() { q } else { worst.max(q) };
                         n += 1;
@@ -1272,11 +1272,12 @@ pub fn figure_groups(r: &BenchResults) -> (Vec<String>, Vec<Vec<(f64, f64)>>) {
                     .iter()
                     .map(|&e| {
                         r.row(&info.name, e, &m, "gain_kept")
-                            .filter(|x| x.reps > 0)
-                            .map(|x| {
-                                let m = x.mean.clamp(FIGURE_FLOOR, 1.5);
+                            .map(|x| &x.summary)
+                            .filter(|s| s.reps > 0)
+                            .map(|s| {
+                                let m = s.mean.clamp(FIGURE_FLOOR, 1.5);
                                 // no whisker on a clamped bar
-                                (m, if m == x.mean { x.std.min(1.0) } else { 0.0 })
+                                (m, if m == s.mean { s.std.min(1.0) } else { 0.0 })
                             })
                             .unwrap_or((f64::NAN, 0.0))
                     })

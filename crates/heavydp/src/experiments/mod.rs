@@ -469,25 +469,35 @@ pub fn mean_sd(v: &[f64]) -> (f64, f64) {
     (m, var.sqrt())
 }
 
-/// One row of `results.csv`.
+/// One metric of one method summarised over its repetitions (the paper experiments) or
+/// splits (the real-data benchmark): the values and their [`mean_sd`]. Both [`ResultRow`]
+/// and [`benchmark::BenchRow`] hold one, serialised inline (`mean`, `std`, `reps`,
+/// `values` after the row's own fields).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ResultRow {
-    pub setting: Vec<(&'static str, f64)>,
-    pub setting_key: String,
-    pub method: String,
-    pub metric: String,
+pub struct Summary {
     /// Mean over the successful repetitions (NaN when none succeeded).
     pub mean: f64,
     /// Sample standard deviation (n − 1 denominator; 0 for one repetition).
     pub std: f64,
     /// Number of successful repetitions.
     pub reps: usize,
-    /// The per-repetition values, in repetition order.
+    /// The per-repetition values, in repetition order (failed ones left out).
     pub values: Vec<f64>,
 }
 
-impl ResultRow {
-    /// Standard error of the mean, std/√reps.
+impl Summary {
+    /// The summary of `values` (in repetition order).
+    pub fn of(values: Vec<f64>) -> Self {
+        let (mean, std) = mean_sd(&values);
+        Summary {
+            mean,
+            std,
+            reps: values.len(),
+            values,
+        }
+    }
+
+    /// Standard error of the mean, std/√reps (NaN for no repetition).
     pub fn std_error(&self) -> f64 {
         if self.reps == 0 {
             f64::NAN
@@ -495,6 +505,18 @@ impl ResultRow {
             self.std / (self.reps as f64).sqrt()
         }
     }
+}
+
+/// One row of `results.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResultRow {
+    pub setting: Vec<(&'static str, f64)>,
+    pub setting_key: String,
+    pub method: String,
+    pub metric: String,
+    /// The metric over the setting's successful repetitions.
+    #[serde(flatten)]
+    pub summary: Summary,
 }
 
 /// The hyperparameters a method actually used in a setting (from the first successful

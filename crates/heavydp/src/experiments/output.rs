@@ -22,11 +22,11 @@ pub fn results_csv(plan: &Plan, results: &Results) -> String {
         s.push(',');
         s.push_str(&csv_field(&r.metric));
         s.push(',');
-        s.push_str(&num(r.mean));
+        s.push_str(&num(r.summary.mean));
         s.push(',');
-        s.push_str(&num(r.std));
+        s.push_str(&num(r.summary.std));
         s.push(',');
-        s.push_str(&r.reps.to_string());
+        s.push_str(&r.summary.reps.to_string());
         s.push('\n');
     }
     s
@@ -164,10 +164,10 @@ pub fn summary_json(plan: &Plan, results: &Results, extra: Value) -> Value {
             "setting": r.setting_key,
             "method": r.method,
             "metric": r.metric,
-            "mean": finite_or_null(r.mean),
-            "std": finite_or_null(r.std),
-            "std_error": finite_or_null(r.std_error()),
-            "reps": r.reps,
+            "mean": finite_or_null(r.summary.mean),
+            "std": finite_or_null(r.summary.std),
+            "std_error": finite_or_null(r.summary.std_error()),
+            "reps": r.summary.reps,
         })).collect::<Vec<_>>(),
         "heavydp_version": crate::VERSION,
     });

@@ -3,8 +3,8 @@
 
 use super::real::{self, RealData};
 use super::{
-    mean_sd, DomainKind, EvalSample, ExperimentError, Failure, Plan, ResolvedHyperparameters,
-    ResultRow, Results, SettingSeeds, Source, Timings, EVAL_BLOCK, EVAL_SAMPLE,
+    DomainKind, EvalSample, ExperimentError, Failure, Plan, ResolvedHyperparameters, ResultRow,
+    Results, SettingSeeds, Source, Summary, Timings, EVAL_BLOCK, EVAL_SAMPLE,
 };
 use crate::algorithms::{self, FitReport, NoObserver, ParamMap, Problem};
 use crate::constraints::{ConstraintSet, L1Ball, SparseBall};
@@ -269,16 +269,12 @@ pub fn run(
                     .iter()
                     .filter_map(|o| o.values[mi].as_ref().map(|v| v[metric_i]))
                     .collect();
-                let (mean, std) = mean_sd(&values);
                 rows.push(ResultRow {
                     setting: setting.values.clone(),
                     setting_key: keys[s].clone(),
                     method: m.label.clone(),
                     metric: metric.to_string(),
-                    mean,
-                    std,
-                    reps: values.len(),
-                    values,
+                    summary: Summary::of(values),
                 });
             }
         }
@@ -569,9 +565,44 @@ mod tests {
     }
 
     #[test]
-    fn mean_sd_by_hand() {
-        assert_eq!(mean_sd(&[1.0, 3.0]), (2.0, 2f64.sqrt()));
-        assert_eq!(mean_sd(&[4.0]), (4.0, 0.0));
-        assert!(mean_sd(&[]).0.is_nan());
+    fn summary_by_hand() {
+        let two = Summary::of(vec![1.0, 3.0]);
+        assert_eq!((two.mean, two.std, two.reps), (2.0, 2f64.sqrt(), 2));
+        assert_eq!(two.values, [1.0, 3.0]);
+        assert_eq!(two.std_error(), 1.0);
+        let one = Summary::of(vec![4.0]);
+        assert_eq!((one.mean, one.std, one.reps), (4.0, 0.0, 1));
+        assert_eq!(one.std_error(), 0.0);
+        let none = Summary::of(Vec::new());
+        assert!(none.mean.is_nan() && none.std.is_nan() && none.std_error().is_nan());
+        assert_eq!(none.reps, 0);
+    }
+
+    /// Both kinds of row serialise their summary inline, after their own fields, as the
+    /// fields they held before `Summary` (the experiment and benchmark JSON keep their shape).
+    #[test]
+    fn rows_serialise_the_summary_inline() {
+        let row = ResultRow {
+            setting: vec![("n", 100.0)],
+            setting_key: "n=100".into(),
+            method: "fw".into(),
+            metric: "excess_risk".into(),
+            summary: Summary::of(vec![1.0, 3.0]),
+        };
+        assert_eq!(
+            serde_json::to_string(&row).unwrap(),
+            r#"{"setting":[["n",100.0]],"setting_key":"n=100","method":"fw","metric":"excess_risk","mean":2.0,"std":1.4142135623730951,"reps":2,"values":[1.0,3.0]}"#
+        );
+        let bench = crate::experiments::benchmark::BenchRow {
+            dataset: "cells_ps".into(),
+            epsilon: 1.0,
+            method: "auto".into(),
+            metric: "auc".into(),
+            summary: Summary::of(Vec::new()),
+        };
+        assert_eq!(
+            serde_json::to_string(&bench).unwrap(),
+            r#"{"dataset":"cells_ps","epsilon":1.0,"method":"auto","metric":"auc","mean":null,"std":null,"reps":0,"values":[]}"#
+        );
     }
 }
