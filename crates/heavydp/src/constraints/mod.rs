@@ -52,7 +52,8 @@ pub trait ConstraintSet: Send + Sync {
     fn l2_radius(&self) -> f64;
     /// max_{u,v∈C} ‖u − v‖₁. The default, 2‖C‖₁, is exact for every set symmetric about
     /// the origin (C = −C: the ℓ1, ℓ2 and sparse balls, ℝ^d), where u = −v attains it;
-    /// other sets override it.
+    /// for any other set it is still an upper bound (‖u − v‖₁ ≤ ‖u‖₁ + ‖v‖₁), so a
+    /// sensitivity built on it stays valid, only looser: other sets override it.
     fn l1_diameter(&self) -> f64 {
         2.0 * self.l1_radius()
     }
