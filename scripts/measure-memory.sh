@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak memory of a whole `heavydp fit`, per algorithm (issue 16, item 3).
+# Peak memory of a whole `heavydp fit`, per algorithm.
 #
 # For every algorithm of `heavydp algorithms --json` (its "name" field) this fits on a
 # simulated dataset (default n = 200 000, d = 50: an 80 MB feature matrix) under

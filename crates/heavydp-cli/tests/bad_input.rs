@@ -1,4 +1,4 @@
-//! Every class of bad input the command line meets (issue 18, item 5), each with the
+//! Every class of bad input the command line meets, each with the
 //! message it gives. Every case must fail with exit status 2, one line `error: …` on
 //! stderr, nothing on stdout and no output file; a message never contains a data value
 //! (each bad file carries the marker value 12345.678, which must not appear).
@@ -103,7 +103,7 @@ fn cases() -> Vec<Case> {
         case("unknown --columns name", Some(("d.csv", GOOD)), "mean --estimator catoni --epsilon 1 --columns x1,z --data {dir}/d.csv --out {dir}/out.json", "z"),
         case("sparse-peeling without s", Some(("d.csv", GOOD)), "mean --estimator sparse-peeling --epsilon 1 --delta 1e-5 --data {dir}/d.csv --out {dir}/out.json", "s"),
     ];
-    // ---- typed formats (issue 16): the CSV messages, and what only they can meet
+    // ---- typed formats: the CSV messages, and what only they can meet
     let typed =
         |class: &'static str, name: &'static str, bytes: Vec<u8>, expect: &'static str| Case {
             class,

@@ -1,4 +1,4 @@
-//! Input formats end to end (issue 16, item 1): `heavydp simulate --out` writes CSV,
+//! Input formats end to end: `heavydp simulate --out` writes CSV,
 //! Parquet, Arrow IPC and `.npy` of the same data, and `fit`, `predict`, `evaluate` and
 //! `mean` give bit-identical output on each of them (model files, predictions, metrics,
 //! means), as the readers fill the same matrix.

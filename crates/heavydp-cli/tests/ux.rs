@@ -1,4 +1,4 @@
-//! A statistician's first hour (issue 19): self-explaining help, no silent nonsense,
+//! A statistician's first hour: self-explaining help, no silent nonsense,
 //! Unix manners (`--out -`, quiet broken pipes).
 
 mod common;
@@ -192,7 +192,7 @@ fn iterative_updating_at_the_starting_centre_says_so() {
         "--estimator iterative-updating --columns wage --epsilon 1 --delta 1e-5 --param M=1e4 --seed 1",
         &["starting centre"],
     );
-    assert_eq!(j["mean"][0].as_f64().unwrap(), 0.0, "the case of issue 19");
+    assert_eq!(j["mean"][0].as_f64().unwrap(), 0.0, "the data-free starting centre");
     assert!(
         err.contains("note: the estimate is the data-free starting centre"),
         "{err}"

@@ -1,5 +1,5 @@
 //! Compute-only timing for the side-by-side benchmark against the NumPy reference
-//! implementations (issue 16, item 6; driven by `scripts/bench_peers.py`, see
+//! implementations (driven by `scripts/bench_peers.py`, see
 //! `docs/performance.md`).
 //!
 //! The data come as raw little-endian f64 files written by the driver (NumPy
@@ -16,7 +16,7 @@
 //! bench_peers robust [--n N] [--d D] [--loss squared|logistic] [--reps K]
 //! ```
 //!
-//! `robust` times the Catoni–Giulini robust gradient (issue 16, item 7) on the data of
+//! `robust` times the Catoni–Giulini robust gradient on the data of
 //! `benches/robust_gradient.rs` (n × d features ±exp(0.8 Z), s = 2, β = 1) and reports
 //! the best repetition in ns per sample·coordinate: the minimum is robust to other
 //! processes on a shared machine, where criterion's mean is not.

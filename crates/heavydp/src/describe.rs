@@ -9,7 +9,7 @@
 //!
 //! | `--scale` | what happens | privacy |
 //! |---|---|---|
-//! | `none` (default) | the estimator sees the raw columns (the first wave's `mean`, bit for bit) | the estimator's |
+//! | `none` (default) | the estimator sees the raw columns (the plain `mean`, bit for bit) | the estimator's |
 //! | `private` | the private quartiles of every column ([`crate::preprocess::private_quartiles`], five releases per column), centre c = their midpoint and scale s = IQR/1.349; the estimator runs on x̃ = clamp((x − c)/s, ±10) and the mean is c + s·m̃ | a share f (`--preprocess-share`, default 0.2) of ε and δ for the quartiles, the rest for the estimator, composed sequentially ([`PhasedLedger`]) |
 //! | `public:FILE.json` | declared centres and scales, or ranges [a, b] (a declared range is a **bound**: the column is clamped to it) | the estimator's: declared values cost nothing |
 //!

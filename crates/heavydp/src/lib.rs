@@ -49,6 +49,7 @@
 //! | Sun, Zhou & Fan (Tian et al. baseline) | adaptive Huber lasso (non-private) | `adahuber` | [`algorithms::adaptive_huber`] |
 //! | Zhao, Wu, Liu, Wang, Fan & Li, Alg. 1 + 2 | private GD with the clipping mean | `clipped-gd` | [`algorithms::private_gd`] |
 //! | Zhao, Wu, Liu, Wang, Fan & Li, Alg. 1 + 3 | private GD with the iterative-updating mean | `iterative-updating-gd` | [`algorithms::private_gd`] |
+//! | Wang (UAI 2018), Alg. 2 | AdaSSP: perturbed sufficient statistics with a privately chosen ridge | `adassp` | [`algorithms::adassp`] |
 //!
 //! Neighbouring datasets differ in one record replaced; n is public.
 

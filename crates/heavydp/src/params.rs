@@ -337,12 +337,12 @@ impl PeelingCalibration {
             name: "calibration",
             default: "exact",
             meaning: "Peeling's Laplace scale: exact = smallest scale whose composition (best of basic, advanced, zCDP) certifies the budget; paper = printed 2 lambda sqrt(3 s ln(1/delta))/eps (certifies less, and that is what is charged)",
-            source: "Hu Alg. 4 / Cai et al. Lemma 3.3; issue 20 item 5",
+            source: "Hu Alg. 4 / Cai et al. Lemma 3.3; docs/privacy.md (exact calibration)",
         }
     }
 }
 
-/// The `suffstats` parameter (issue 16 item 4): whether a squared-loss fit computes its
+/// The `suffstats` parameter: whether a squared-loss fit computes its
 /// full mean gradients from the sufficient statistics G = X̃ᵀX̃/n and c = X̃ᵀỹ/n of the
 /// clipped data ([`crate::linalg::SecondMoments`], one O(nd²) pass, then O(d²) or O(d)
 /// per gradient) or by a pass over the data per gradient. The gradient is the same
@@ -389,7 +389,7 @@ impl SuffStats {
             name: "suffstats",
             default: "auto",
             meaning: "squared loss: compute the full mean gradients from the Gram matrix X'X/n and X'y/n of the clipped data (one O(n d^2) pass, then O(d^2) or O(d) per gradient) instead of a data pass per gradient; same gradient up to floating-point summation order, same privacy analysis; auto = on when 8d <= n and (if the number of gradients T is fixed) 2T >= d; on / off force it",
-            source: "issue 16 item 4",
+            source: "project design; docs/performance.md (Sufficient statistics)",
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Mutation fuzzing of the three parsers that take user bytes (issue 18, item 4): the CSV
+//! Mutation fuzzing of the three parsers that take user bytes: the CSV
 //! reader ([`read_csv_bytes`]), the model-file reader ([`ModelFile::parse`]) and the
 //! `--param KEY=VALUE` parser ([`parse_params`]) together with everything that consumes
 //! its map (algorithm registry, loss / domain resolution, a small fit, the mean

@@ -1,4 +1,4 @@
-//! The input formats of `heavydp::io` (issue 16, item 1): every format reads the same
+//! The input formats of `heavydp::io`: every format reads the same
 //! data to the same dataset, bit for bit, as its CSV, whatever columns are asked for;
 //! and every class of bad input gets the message CSV gives (a column of text, which CSV
 //! has no type for, gets "column '…': not a number" and its type).

@@ -1,4 +1,4 @@
-//! The library's layers point one way (issue 18, item 2; `ARCHITECTURE.md`, "Layers
+//! The library's layers point one way (`ARCHITECTURE.md`, "Layers
 //! still point one way"). This test reads the `crate::…` / `super::…` paths of every
 //! source file of `crates/heavydp/src` (`use` lines, grouped `use a::{b, c::d}` included,
 //! and paths written inline; comments and `#[cfg(test)]` code left out) and fails on
@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 /// The floors of the library, top first: a module may import from its own floor (without
 /// a circle) and from any floor below. `ARCHITECTURE.md`: CLI / Python → experiments,
 /// audit → algorithms → preprocess → estimators, constraints → mechanisms, data, io →
-/// noise → privacy; the second-wave `pipeline` sits above the algorithms (with `model`,
+/// noise → privacy; `pipeline` sits above the algorithms (with `model`,
 /// the file it writes, and `describe`, the whole private mean), `preprocess` between `data` and the algorithms. `params` (the
 /// `--param` plumbing and the fit error) sits on the estimators' floor, under both its
-/// users; `io` (file formats, issue 16) one floor above `data`, whose `Dataset` it
+/// users; `io` (file formats) one floor above `data`, whose `Dataset` it
 /// fills; `loss` and `linalg` (numerics, no privacy) at the bottom.
 const FLOORS: &[&[&str]] = &[
     &["experiments", "audit"],
@@ -422,4 +422,30 @@ fn the_reader_expands_grouped_uses_and_finds_circles() {
     assert!(circle(&e).is_none());
     e.entry("b".into()).or_default().insert("a".into());
     assert_eq!(circle(&e), Some(vec!["a".into(), "b".into(), "a".into()]));
+}
+
+/// The paper → algorithm map is written in three places a reader meets (the README, the
+/// crate docs of `lib.rs`, `docs/papers.md`); each must name every algorithm of the
+/// catalogue by its CLI name, so that a new algorithm cannot be left out of one of them.
+#[test]
+fn every_paper_map_names_every_algorithm() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let maps = [
+        ("README.md", root.join("README.md")),
+        ("crates/heavydp/src/lib.rs", src().join("lib.rs")),
+        ("docs/papers.md", root.join("docs/papers.md")),
+    ];
+    let mut missing = Vec::new();
+    for (label, path) in &maps {
+        let text = std::fs::read_to_string(path).unwrap();
+        for a in heavydp::algorithms::catalogue() {
+            if !text.contains(&format!("`{}`", a.name)) {
+                missing.push(format!("{label}: `{}`", a.name));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "paper maps without these algorithms: {missing:?}"
+    );
 }

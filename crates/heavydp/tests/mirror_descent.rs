@@ -124,7 +124,7 @@ fn mirror_descent_excess_risk_falls_with_n_and_beats_the_zero_vector() {
         let name = variants[v].0;
         let ex: Vec<f64> = table.iter().map(|row| row.2[v]).collect();
         if v == 0 {
-            // With the budget-spending σ (calibration=zcdp, issue 20 item 5) the defaults
+            // With the budget-spending σ (calibration=zcdp) the defaults
             // reach the optimisation floor of the capped T = 2000 and the worst-case step
             // already at n = 10⁴ (measured 0.0545 at n = 10⁴, 0.0560 at n = 10⁵ with one
             // repetition): the excess falls to the floor and stays there.

@@ -1,5 +1,5 @@
 //! Row sums: the per-iteration data pass of the algorithms that can run on data that
-//! does not live in this process (issue 17, `docs/distributed.md`).
+//! does not live in this process (`docs/distributed.md`).
 //!
 //! The heavy part of `clipped-gd`, `ht-frank-wolfe` and `dp-iht-huber` is one sum over
 //! rows per iteration ([`Kernel`]):

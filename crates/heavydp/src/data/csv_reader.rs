@@ -3,7 +3,7 @@
 //! file, the data row (1-based, the header is row 0) and the column.
 //!
 //! Two paths read the same files to the same result: the parallel fast path of [`fast`]
-//! for plain files (issue 16, item 2), and the reference path here (the `csv` crate, one
+//! for plain files, and the reference path here (the `csv` crate, one
 //! record at a time) for everything the fast path does not take — quoted fields, blank
 //! lines, non-ASCII text — and for every error, so the messages and their row numbers
 //! come from one place.

@@ -85,7 +85,7 @@
 //! and allocate nothing after the first call. With the table, each row is evaluated in
 //! blocks of 64 values (`PsiTable::accumulate`: branch-free argument/piece/cubic and
 //! select/clamp/sum loops around the table lookups), the same values bit for bit as the
-//! per-value path but without its data-dependent branch (issue 16, item 7; before/after
+//! per-value path but without its data-dependent branch (before/after
 //! figures in `docs/performance.md`).
 //!
 //! # Example
@@ -438,7 +438,7 @@ impl PsiTable {
     /// `acc[k] += ψ_β(arg(src[k]))` for every k, each term equal bit for bit to
     /// [`PsiTable::eval`]`(arg(src[k]))` (test `accumulate_equals_eval_bitwise`).
     ///
-    /// Issue 16, item 7: the per-element [`PsiTable::eval`] branches on whether |a| is
+    /// Why blocks: the per-element [`PsiTable::eval`] branches on whether |a| is
     /// below the first piece, which depends on the data and was mispredicted for up to
     /// a third of the elements (callgrind `--branch-sim`), and its piece lookup keeps the
     /// loop scalar. Here each block of [`LANES`] elements goes through three loops: (1)
@@ -1348,7 +1348,7 @@ mod tests {
     }
 
     /// The block evaluation of the robust passes equals the per-element evaluation bit
-    /// for bit (issue 16, item 7: the rewrite must not change any released value), on
+    /// for bit (the block evaluation must not change any released value), on
     /// every piece boundary, the special values, a sweep over the double range and both
     /// sides of the cubic/table and table/expansion switches, for several β; the blocks
     /// are filled with a mix so that each pass sees lanes of every kind (and a length

@@ -638,7 +638,7 @@ fn shuffle_accounting_when_theorem_6_applies() {
             && s.contains("Theorem 6")
             && s.contains("Z7")));
     assert!(r.privacy.ledger[0].release.contains("Theorem 6"));
-    // and the catalogue (`mean --list`) says so (issue 20, item 6)
+    // and the catalogue (`mean --list`) says so
     let iu = mean_estimator_info()
         .into_iter()
         .find(|i| i.name == "iterative-updating")
@@ -765,7 +765,7 @@ fn iterative_updating_stuck_at_the_starting_centre_is_noted() {
     assert!(!has_note(&r, "noise-dominated"), "{:?}", r.notes);
 }
 
-/// Issue 20 item 7 (iterative-updating mean): on data whose mean is ≈ 0 the estimate is
+/// The iterative-updating mean: on data whose mean is ≈ 0 the estimate is
 /// exactly c_1 = 0 in almost every run. This is step 6 of Algorithm 3, not a lost release:
 /// the candidates are the centres c_1 = 0 (public), c_2, …, c_{t_c+1}, and
 /// l* = argmin_l d_l. When c_1 lies inside the cloud of the noisy group means Q_j

@@ -1,4 +1,4 @@
-//! File formats (issue 16, item 1): CSV, Parquet, Arrow IPC (Feather v2) and NumPy
+//! File formats: CSV, Parquet, Arrow IPC (Feather v2) and NumPy
 //! `.npy`, chosen by the file's extension, read into the one contiguous row-major
 //! feature matrix of a [`Dataset`] and written by `heavydp simulate`.
 //!

@@ -35,7 +35,7 @@ pub enum LossError {
         param: &'static str,
         value: f64,
     },
-    /// No row and no value is named: which row holds the odd label is data (issue 18).
+    /// No row and no value is named: which row holds the odd label is data.
     #[error("logistic loss needs labels in {{-1, +1}} or {{0, 1}}: the target column holds another value (recode it to 0/1 or -1/+1)")]
     BadLabel,
 }

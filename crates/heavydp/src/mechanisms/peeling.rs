@@ -41,7 +41,7 @@
 //! less than ε (0.571ε at s = 5, ε = 1, δ = 10⁻⁵; 0.255ε at s = 1), so the printed scale
 //! spends noise for nothing.
 //!
-//! **Calibration (issue 20 item 5).** [`Peeling::new`] (`calibration=exact`, the default)
+//! **Calibration.** [`Peeling::new`] (`calibration=exact`, the default)
 //! solves by bisection ([`peeling_exact_scale`]) for the smallest b at which that
 //! best-of-three composition ([`peeling_certified_epsilon`]) certifies ε at δ: the certified
 //! ε is then within a relative 1e-12 of ε, and b is about half the printed one for
@@ -74,7 +74,7 @@ use rand::RngCore;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PeelingCalibration {
     /// The smallest b whose best-of(basic, advanced, zCDP) composition of the 2s steps
-    /// certifies ε (bisection; default, issue 20 item 5).
+    /// certifies ε (bisection; default).
     Exact,
     /// The printed b = 2λ'√(3 s ln(1/δ))/ε (Hu et al. Alg. 4, Cai et al. Lemma 3.3). It
     /// certifies less than ε (about 0.57ε at s = 5, δ = 10⁻⁵), and is refused when it
@@ -351,7 +351,7 @@ mod tests {
 
     #[test]
     fn the_printed_scale_certifies_far_less_than_its_budget() {
-        // Issue 20 item 5: s = 5, ε = 1, δ = 1e-5 certifies 0.571; s = 1 certifies 0.255.
+        // Pinned: s = 5, ε = 1, δ = 1e-5 certifies 0.571; s = 1 certifies 0.255.
         let c = |s| {
             Peeling::calibrated(s, 1.0, 1.0, 1e-5, PeelingCalibration::Paper)
                 .unwrap()

@@ -23,7 +23,7 @@
 //! ≤ c_W·4K²(1+R)/n, c_W = 2R (`sensitivity=paper`, the ℓ1 diameter) or R (`tight`,
 //! spec H8/H12). The T selections are pure ε₀-DP.
 //!
-//! * `calibration = exact` (default, issue 20 item 5): ε₀ is the largest per-step ε whose
+//! * `calibration = exact` (default): ε₀ is the largest per-step ε whose
 //!   T-fold composition certifies exactly ε — the better of basic composition (ε₀ = ε/T,
 //!   basic accountant) and zCDP composition (ε₀ = √(2ρ*/T), ρ* the exact inversion of
 //!   Lemma 1(4) of Zhao et al. at δ; each step ε₀²/2-zCDP; zCDP accountant). At n = 10⁴,
@@ -47,8 +47,8 @@
 //! | `fail_prob` | ζ | 0.05 | theory preset only |
 //! | `sensitivity` | c_W | `paper` (= 2R) | spec H8, H12 |
 //! | `steps` | η_t | `theorem` = 2/(t+2) | Thm 5 (H5); `jaggi` = 2/(t+1) |
-//! | `calibration` | ε₀ | `exact` (spends ε); `paper` (printed ε₀) | issue 20 item 5; §C, H11 |
-//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2T ≥ d | issue 16 item 4 |
+//! | `calibration` | ε₀ | `exact` (spends ε); `paper` (printed ε₀) | §C, H11; `docs/privacy.md` |
+//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2T ≥ d | project design (`docs/performance.md`, "Sufficient statistics") |
 //! | δ | δ | n^{−1.1} when the budget's δ is 0 | §6.3 |
 //!
 //! With `suffstats` on ([`SuffStats`]) g̃ = 2(Gw − c) comes from G = X̃ᵀX̃/n and c = X̃ᵀỹ/n
@@ -232,7 +232,7 @@ impl HtLasso {
                 ParamInfo { name: "fail_prob", default: "0.05", meaning: "failure probability zeta (theory preset only)", source: "Hu Thm 5" },
                 ParamInfo { name: "sensitivity", default: "paper", meaning: "score sensitivity constant: paper = l1 diameter 2R, tight = R", source: "spec H8, H12" },
                 ParamInfo { name: "steps", default: "theorem", meaning: "theorem = 2/(t+2), jaggi = 2/(t+1)", source: "Hu Thm 5 (H5)" },
-                ParamInfo { name: "calibration", default: "exact", meaning: "per-iteration eps0: exact = largest eps0 whose T-fold composition (best of basic and zCDP) certifies eps; paper = printed eps/(2 sqrt(2T ln(1/delta))) by advanced composition (certifies about eps/2)", source: "issue 20 item 5; Hu Sec. C (H11)" },
+                ParamInfo { name: "calibration", default: "exact", meaning: "per-iteration eps0: exact = largest eps0 whose T-fold composition (best of basic and zCDP) certifies eps; paper = printed eps/(2 sqrt(2T ln(1/delta))) by advanced composition (certifies about eps/2)", source: "docs/privacy.md (exact calibration); Hu Sec. C (H11)" },
                 SuffStats::param_info(),
             ],
         }

@@ -28,8 +28,8 @@
 //!   certifies only ≈ 2ε: it is refused unless its certified ε fits the budget.
 //! * **Alg. 5**: the mean gradient has ℓ2 sensitivity 2L/n; the T − 1 releases are
 //!   Gaussian zCDP steps. Default `calibration = zcdp`: σ = (2L/n)/√(2ρ*/(T−1)) with ρ* the
-//!   exact zCDP inversion of the budget, so the ledger certifies exactly (ε, δ) (issue 20
-//!   item 5). `calibration = paper` uses the printed σ² = 32 L² T ln²(T/δ)/(nε)² (spec §9,
+//!   exact zCDP inversion of the budget, so the ledger certifies exactly (ε, δ).
+//!   `calibration = paper` uses the printed σ² = 32 L² T ln²(T/δ)/(nε)² (spec §9,
 //!   A17), which certifies only ≈ 0.1ε at ε = 1 (charged as certified); when that does not
 //!   certify (ε, δ) (ε > 8 or δ > 1/e) the zCDP σ is used instead (recorded in the model file).
 //! * ε = ∞ sets b = σ = 0 and reproduces `frank-wolfe` exactly (same T, steps, clipping).
@@ -41,8 +41,8 @@
 //! | `bound` | B | required (private algorithms); optional for `frank-wolfe` | CONTRACT; spec §10 |
 //! | `T` | T | Alg. 3: ⌈√n⌉ clamped to [2, 10⁴]; Alg. 4: ⌈(Γ nε)^{2/3}/(L₁‖C‖₁)^{2/3}⌉; Alg. 5: ⌈(Γ nε)^{2/3}/(L G_C)^{2/3}⌉ (≥ 2) | Thm 5.2 (error 2Γ/(T+1) below 1/√n); Thm 5.5; Thm B.2 |
 //! | `fw_step` | μ_t | `default` = 2/(t+1); `paper` = 1/(T+2) | spec §7, A15 |
-//! | `calibration` | b, σ | Alg. 4 `accountant`; Alg. 5 `zcdp` (`paper`: printed σ) | spec A16, A17; issue 20 item 5 |
-//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2(T − 1) ≥ d (squared loss) | issue 16 item 4 |
+//! | `calibration` | b, σ | Alg. 4 `accountant`; Alg. 5 `zcdp` (`paper`: printed σ) | spec A16, A17 |
+//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2(T − 1) ≥ d (squared loss) | project design (`docs/performance.md`, "Sufficient statistics") |
 //!
 //! **Sufficient statistics** (`suffstats`, [`SuffStats`]; also `ht-lasso`). For the squared
 //! loss the full mean gradient of the clipped data is g_t = (2/n)Σ x̃_i(⟨x̃_i, θ_t⟩ − ỹ_i) =

@@ -1,6 +1,6 @@
 //! The sufficient-statistics path (`suffstats=on`) against the data passes
 //! (`suffstats=off`) on seeded fits, for every Frank–Wolfe variant whose gradient is an
-//! exact full mean gradient (issue 16 item 4); mirror descent and objective perturbation
+//! exact full mean gradient; mirror descent and objective perturbation
 //! use [`fit_on_off_auto`] and [`assert_same_release`] from their own tests.
 //!
 //! Tolerance. The two paths compute the same gradient (2/n)Σ x̃_i(⟨x̃_i, w⟩ − ỹ_i) in a
@@ -273,7 +273,7 @@ fn bench_data() -> (usize, usize, Dataset) {
     (n, d, data)
 }
 
-/// The timing behind docs/performance.md ("Sufficient statistics") (issue 16 item 4): the fit alone
+/// The timing behind docs/performance.md ("Sufficient statistics"): the fit alone
 /// (no CSV, no preprocessing) of `dp-frank-wolfe`, `ht-lasso`, `noisy-mirror-descent`
 /// and `objective-perturbation` with `suffstats` on and off on simulated
 /// hu-linear-lognormal data at n = 9·10⁴, d = 200, and the build of G alone. Run with

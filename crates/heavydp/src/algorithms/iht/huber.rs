@@ -27,8 +27,8 @@
 //! composition. The printed λ = ητK/m (`lambda_factor=1`) under-noises by 2× for
 //! replace-one neighbours (spec T3); it is offered for reproduction only. Peeling's
 //! noise is then calibrated at the printed λ, and the ledger charges the ε that this
-//! noise certifies at the true λ = 2ητK/m by Peeling's own composition check (issue 20,
-//! item 2: 1.14 at ε = 1, δ = 10⁻⁵, s = 5); the fit is refused when that exceeds the
+//! noise certifies at the true λ = 2ητK/m by Peeling's own composition check
+//! (1.14 at ε = 1, δ = 10⁻⁵, s = 5); the fit is refused when that exceeds the
 //! budget. The model file shows `lambda_factor = 1` and `certified_epsilon`.
 //! ε = ∞ makes Peeling exact hard thresholding: the non-private IHT iterate.
 //!

@@ -124,7 +124,7 @@ pub fn clipped_weighted_sum<R, F>(
 /// traffic by 8 and keeps 8 independent streams of X in flight. The 8 weights, ±K and
 /// the sum almost fit the 16 SSE2 registers of baseline x86-64 (the compiler reads two
 /// weights from the stack, i.e. from L1). Measured at
-/// 90 000 × 800 (`docs/performance.md`, seventh session): 4 rows gained most of it, 8
+/// 90 000 × 800 (`docs/performance.md`): 4 rows gained most of it, 8
 /// a little more, 16 nothing beyond the noise.
 const ROW_GROUP: usize = 8;
 
@@ -170,7 +170,7 @@ fn add_clipped<const N: usize>(acc: &mut [f64], rows: &[&[f64]], g: &[f64], k: f
 /// `v.clamp(−K, K)` for K ≥ 0 (the same value for every v, NaN and −0.0 included),
 /// written as two compare-selects: they compile to `maxpd`/`minpd` and the loop of
 /// [`add_clipped`] vectorises. `f64::clamp` kept a branch per element (67 % of a
-/// DP-IHT-H fit stalled on one scalar `maxsd`, fifth session), and `max`/`min` add a
+/// DP-IHT-H fit stalled on one scalar `maxsd`), and `max`/`min` add a
 /// NaN test of three instructions each.
 #[inline]
 fn clip(v: f64, k: f64) -> f64 {
@@ -211,7 +211,7 @@ pub(crate) enum Passes {
 /// chunk to a parallel-composition ledger (ε, δ overall); full-data runs charge T calls
 /// of (ε_call, δ_call) to a basic-composition ledger.
 ///
-/// `printed_lambdas` (issue 20, item 2): when set, Peeling's *noise* is calibrated at
+/// `printed_lambdas`: when set, Peeling's *noise* is calibrated at
 /// these smaller, printed sensitivities, while `lambdas` stays the proven one; each
 /// Peeling is then charged the ε its noise certifies at the proven λ
 /// ([`recertified_peeling`]), never the nominal budget.
@@ -354,7 +354,7 @@ impl<'a> IhtLoop<'a> {
 
     /// [`IhtLoop::run`] with the rows of each step given as a
     /// [`Selection`](crate::algorithms::Selection) (the chunk, not its row
-    /// list: what a distributed step needs, issue 17); the step may fail.
+    /// list: what a distributed step needs); the step may fail.
     pub fn run_selected<F>(
         &self,
         data: &crate::data::Dataset,
@@ -563,8 +563,8 @@ pub(crate) trait IhtAlgorithm {
         plan: Self::Plan,
         inputs: crate::algorithms::FitInputs,
     ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError>;
-    /// [`IhtAlgorithm::run`] with the per-iteration row sums taken from `sums` (issue 17,
-    /// `PrivateAlgorithm::fit_with_sums`); only `dp-iht-huber` implements it.
+    /// [`IhtAlgorithm::run`] with the per-iteration row sums taken from `sums`
+    /// (`PrivateAlgorithm::fit_with_sums`); only `dp-iht-huber` implements it.
     fn run_with_sums(
         &self,
         _problem: &crate::algorithms::Problem,

@@ -48,7 +48,7 @@
 //!
 //! # Privacy
 //!
-//! **(ε, δ)-DP** for `grid` and `random`, with δ = (1 + e^ε)·N·2⁻⁵⁰ (issue 20, item 3):
+//! **(ε, δ)-DP** for `grid` and `random`, with δ = (1 + e^ε)·N·2⁻⁵⁰:
 //! the exponential mechanism itself is pure ε-DP (Theorems 1–2 with the corrected
 //! exponent), and its floating-point streaming Gumbel-max sampler is within total
 //! variation ≈ N·2⁻⁵⁰ of it (docs/privacy.md §5), which costs that additive δ. The δ is
@@ -684,7 +684,7 @@ fn check_theta(theta: f64, key: &str) -> Result<(), FitError> {
 
 impl PrivateAlgorithm for L1RegressionExpMech {
     /// `approx`: the floating-point Gumbel-max sampler is ε-DP up to an additive δ
-    /// (issue 20, item 3); `none` for the uncertified `mcmc`. Reads the features only
+    /// (docs/privacy.md §5); `none` for the uncertified `mcmc`. Reads the features only
     /// through the kernel's `Dataset::block`.
     fn identity(&self) -> Identity {
         let model = match self.net {

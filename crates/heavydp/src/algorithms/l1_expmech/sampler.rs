@@ -159,7 +159,7 @@ pub fn coefficient(epsilon: f64, kappa: f64, theta: f64, n: usize) -> f64 {
 }
 
 /// The additive δ of the floating-point streaming Gumbel-max sampler over N candidates
-/// at ε (docs/privacy.md §5; issue 20, item 3): δ = (1 + e^ε)·N·2⁻⁵⁰, rounded up. The
+/// at ε (docs/privacy.md §5): δ = (1 + e^ε)·N·2⁻⁵⁰, rounded up. The
 /// sampler's law is within total variation ≈ N·2⁻⁵⁰ of the exact exponential mechanism,
 /// so it is (ε, δ)-DP with this δ. ε = ∞ (exact argmin, no sampling) gives 0; an ε whose
 /// e^ε overflows gives ∞ (nothing can be certified).

@@ -50,7 +50,7 @@
 //! `{ sensitivity: 2L/n, sigma: σ }` charged to a zCDP [`PrivacyLedger`] *before* the noise
 //! is drawn. σ comes from [`frank_wolfe::gaussian_gradient_sigma`]: by default
 //! (`calibration = zcdp`) the σ whose T − 1 releases compose in zCDP to exactly the budget
-//! (ε, δ) (issue 20 item 5, issue 14 item 8); with `calibration = paper` the printed
+//! (ε, δ); with `calibration = paper` the printed
 //! σ² = 32 L² T ln²(T/δ)/(nε)² when its zCDP composition certifies (ε, δ) (spec §2 check;
 //! it certifies only ≈ 0.09ε at ε = 1, n = 10⁴), else the zCDP σ. σ
 //! is always computed from the T actually run (also when T is capped by `max_steps`). The
@@ -73,8 +73,8 @@
 //! | `sc_step` | — | `1`: step 1/(λ(t+1)); `2`: 2/(λ(t+1)) (needs λ > 0) | spec A12, A19 |
 //! | `potential` | Ψ | `auto` (table above); `euclidean`, `qnorm`, `entropy`, `lifted-entropy` | spec §3 |
 //! | `qnorm_scale` | c | `normalized`: c = e²2^{2/q−2}/(2(q−1)r²); `paper`: 2^{2/q−2}/(4(q−1)r²) | spec A5 |
-//! | `calibration` | σ | `zcdp` (spends exactly the budget); `paper` (printed σ, zCDP fallback) | spec §2 check, A17; issue 20 item 5 |
-//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2(T − 1) ≥ d (squared loss) | issue 16 item 4 |
+//! | `calibration` | σ | `zcdp` (spends exactly the budget); `paper` (printed σ, zCDP fallback) | spec §2 check, A17 |
+//! | `suffstats` | — | `auto`: on when 8d ≤ n and 2(T − 1) ≥ d (squared loss) | project design (`docs/performance.md`, "Sufficient statistics") |
 //!
 //! **Sufficient statistics** (`suffstats`, [`SuffStats`]): for the squared loss g_t =
 //! 2(Gθ_t − c) + λθ_t with G = X̃ᵀX̃/n and c = X̃ᵀỹ/n of the clipped data, built once in

@@ -30,7 +30,7 @@ fn mdb(t: Option<usize>) -> NoisyMirrorDescent {
     }
 }
 
-/// `calibration=paper`: the printed σ (the default before issue 20 item 5).
+/// `calibration=paper`: the printed σ (spec A17).
 fn mdb_paper(t: Option<usize>) -> NoisyMirrorDescent {
     NoisyMirrorDescent {
         zcdp_calibration: false,
@@ -1127,7 +1127,7 @@ fn rejects_bad_configurations() {
     );
 }
 
-// ------------------------------------------------- sufficient statistics (issue 16 item 4)
+// ------------------------------------------------- sufficient statistics
 
 /// `suffstats=on` (gradients 2(Gθ − c) from the clipped data's second moments) against
 /// `off` (a pass per gradient): same noise draws, same trace and privacy, weights within

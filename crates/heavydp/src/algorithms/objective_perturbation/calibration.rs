@@ -37,7 +37,7 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OpCalibration {
     /// The smallest σ at which the hockey-stick certificate [`certified_epsilon`] is ε
-    /// (bisection, [`exact_sigma`]; default, issue 20 item 5).
+    /// (bisection, [`exact_sigma`]; default).
     Exact,
     /// σ² = 4L²(8 ln(2/δ) + 4ε)/(nε)²: KST 2012's formula with the replace-one gradient
     /// difference 2L (spec §6; certifies ≈ 0.8ε).

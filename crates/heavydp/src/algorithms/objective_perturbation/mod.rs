@@ -49,7 +49,7 @@
 //!
 //! The proof assumes the exact minimiser. The solver stops at its tolerance (a public
 //! quantity) or at `max_iter`; whether it met the tolerance depends on the data and is
-//! not covered by the guarantee, so it is not reported (issue 18): the status is always
+//! not covered by the guarantee, so it is not reported: the status is always
 //! [`FitStatus::MaxIterations`] (`completed`) and every fit carries the same note that the
 //! guarantee assumes the minimiser was reached. The solver's iteration count and achieved
 //! gradient-mapping norm are likewise never recorded or printed. The trace has a single record (the one release: `noise_scale` = σ,
@@ -61,10 +61,10 @@
 //! | name | symbol | default | source |
 //! |---|---|---|---|
 //! | `bound` | B | required | CONTRACT; spec §0 (bounds must hold for every record) |
-//! | `calibration` | σ | `exact` | spec §6 (Reviewed), A14; issue 20 item 5 |
+//! | `calibration` | σ | `exact` | spec §6 (Reviewed), A14 |
 //! | `mu0` | μ₀ | 0 (no ridge) | spec §6 (Reviewed): data-independent strong convexity |
 //! | `max_iter` | — | 20000 | inner-solver cap; tolerance fixed at 1e−10·L (spec §6, A13) |
-//! | `suffstats` | — | `auto` (on when 8d ≤ n) | squared loss: the solver's gradients from X̃ᵀX̃/n and X̃ᵀỹ/n of the clipped data (issue 16 item 4) |
+//! | `suffstats` | — | `auto` (on when 8d ≤ n) | squared loss: the solver's gradients from X̃ᵀX̃/n and X̃ᵀỹ/n of the clipped data |
 //!
 //! **Sufficient statistics** (`suffstats`, [`SuffStats`]): for the squared loss the inner
 //! solver's data gradient (2/n)Σ x̃_i(⟨x̃_i, θ⟩ − ỹ_i) equals 2(Gθ − c) with G = X̃ᵀX̃/n and

@@ -718,7 +718,7 @@ fn rejects_bad_configurations() {
 fn pinned_output_of_a_short_seeded_fit() {
     let (data, _) = bounded_data(5000, 3, 71);
     let set = L2Ball { d: 3, radius: 1.0 };
-    // The calibration of the first implementation (the default before issue 20 item 5).
+    // The printed calibration of the spec (`calibration=paper`).
     let prob = Problem::new(&data, LossKind::Squared, &set);
     let r = ObjectivePerturbation {
         calibration: OpCalibration::ReplaceOne,
@@ -740,7 +740,7 @@ fn pinned_output_of_a_short_seeded_fit() {
     assert_eq!(r.status, FitStatus::MaxIterations);
 }
 
-// ------------------------------------------------- sufficient statistics (issue 16 item 4)
+// ------------------------------------------------- sufficient statistics
 
 /// `suffstats=on` (the solver's gradients from the clipped data's Gram matrix) against
 /// `off` (a pass per gradient over a clipped copy). Both run the same FISTA iteration on

@@ -1,4 +1,4 @@
-//! The fast path of the CSV reader (issue 16, item 2): the file is read in blocks of
+//! The fast path of the CSV reader: the file is read in blocks of
 //! [`BLOCK`] bytes; each block is cut at line ends into parts, the lines of every part
 //! are counted, and then every part is parsed in parallel straight into its own rows of
 //! the one feature matrix (and of the response). Numbers are parsed by `fast-float2`,
