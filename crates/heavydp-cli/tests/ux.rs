@@ -192,7 +192,11 @@ fn iterative_updating_at_the_starting_centre_says_so() {
         "--estimator iterative-updating --columns wage --epsilon 1 --delta 1e-5 --param M=1e4 --seed 1",
         &["starting centre"],
     );
-    assert_eq!(j["mean"][0].as_f64().unwrap(), 0.0, "the data-free starting centre");
+    assert_eq!(
+        j["mean"][0].as_f64().unwrap(),
+        0.0,
+        "the data-free starting centre"
+    );
     assert!(
         err.contains("note: the estimate is the data-free starting centre"),
         "{err}"
