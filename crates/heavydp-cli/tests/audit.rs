@@ -1,7 +1,6 @@
 //! `heavydp audit`: the CONTRACT's JSON report, the target list, and one-line errors.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn audit_json(args: &[&str]) -> serde_json::Value {
     run_json("audit", args).0

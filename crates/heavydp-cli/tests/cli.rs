@@ -1,8 +1,7 @@
 //! End-to-end tests of the `heavydp` binary: CSV → model file → predictions / metrics,
 //! and the rejection of bad input (specific message, non-zero exit, no output file).
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 

@@ -2,9 +2,8 @@
 //! files (results.csv, ID.png, summary.json). The real-data panel hu-fig4a
 //! (cells_ps.csv, n = 2019, d = 56) with --quick takes well under a second.
 
-mod common;
 use assert_cmd::Command;
-use common::*;
+use crate::common::*;
 use predicates::prelude::*;
 use std::path::Path;
 use tempfile::TempDir;

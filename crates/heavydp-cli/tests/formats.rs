@@ -3,8 +3,7 @@
 //! `mean` give bit-identical output on each of them (model files, predictions, metrics,
 //! means), as the readers fill the same matrix.
 
-mod common;
-use common::*;
+use crate::common::*;
 use tempfile::TempDir;
 
 const FORMATS: [&str; 5] = ["csv", "parquet", "arrow", "feather", "npy"];

@@ -3,8 +3,7 @@
 //! records the privacy spent, runs repeat with a seed, and bad input is refused with one
 //! line on stderr and nothing written.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use tempfile::TempDir;
 

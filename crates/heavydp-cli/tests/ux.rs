@@ -1,8 +1,7 @@
 //! A statistician's first hour: self-explaining help, no silent nonsense,
 //! Unix manners (`--out -`, quiet broken pipes).
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::io::{BufRead, BufReader, Read};
 use std::process::Stdio;
 use tempfile::TempDir;

@@ -4,7 +4,7 @@
 //! the test, reproducibility, thread-count independence and the error cases.
 //!
 //! Larger trial counts (each target's `heavydp audit` default) are `#[ignore]`d:
-//! `cargo test -p heavydp --test audit -- --ignored`.
+//! `cargo test -p heavydp --test integration audit:: -- --ignored`.
 
 use heavydp::audit::targets::algorithm_targets;
 use heavydp::audit::{run_audit, target, targets, AuditError, Target, DEFAULT_DELTA};

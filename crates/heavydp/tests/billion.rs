@@ -4,7 +4,7 @@
 //! preprocessing / algorithm) of each. Opt-in (about 10 minutes and 10 GB of memory):
 //!
 //! ```text
-//! HEAVYDP_BILLION_DIR=/big/disk cargo test --release -p heavydp --test billion -- --ignored --nocapture
+//! HEAVYDP_BILLION_DIR=/big/disk cargo test --release -p heavydp --test integration billion:: -- --ignored --nocapture
 //! ```
 //!
 //! The Parquet file (`tian-sparse-student`, seed 1, about 8 GB) is written on the first

@@ -18,7 +18,7 @@
 //!
 //! ```text
 //! HEAVYDP_FUZZ_SECS=1800 HEAVYDP_FUZZ_SEED=7 nice -n 19 \
-//!     cargo test -p heavydp --test fuzz -- --nocapture --test-threads 3
+//!     cargo test -p heavydp --test integration fuzz:: -- --nocapture --test-threads 3
 //! ```
 //!
 //! A crashing input is written to `target/fuzz-crashes/` and the test fails.

@@ -449,3 +449,29 @@ fn every_paper_map_names_every_algorithm() {
         "paper maps without these algorithms: {missing:?}"
     );
 }
+
+/// Each crate's integration tests are one binary (`tests/main.rs`, `autotests = false`):
+/// a `tests/*.rs` file that `main.rs` does not declare as a module would never be
+/// compiled or run.
+#[test]
+fn every_test_file_is_a_module() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut missing = Vec::new();
+    for krate in ["heavydp", "heavydp-cli"] {
+        let dir = root.join(krate).join("tests");
+        let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+            let is_module = p.extension().is_some_and(|x| x == "rs")
+                || (p.is_dir() && p.join("mod.rs").exists());
+            if is_module && stem != "main" && !main.contains(&format!("mod {stem};")) {
+                missing.push(format!("{krate}/tests/{stem}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "test files not declared in their crate's tests/main.rs: {missing:?}"
+    );
+}

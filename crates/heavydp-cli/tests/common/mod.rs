@@ -1,5 +1,5 @@
-//! Shared helpers of the CLI's integration tests: every `tests/*.rs` file is its own
-//! crate and uses only some of them, hence the `allow(dead_code)`.
+//! Shared helpers of the CLI's integration tests (modules of `tests/main.rs`); not every
+//! helper is used by the tests of every configuration, hence the `allow(dead_code)`.
 #![allow(dead_code)]
 
 use assert_cmd::assert::Assert;

@@ -73,7 +73,7 @@
 //! ```
 //!
 //! The privacy model is read from [`crate::algorithms::catalogue`]. Then `cargo test
-//! --test audit` checks that the real target passes and the twin is caught (the test
+//! --test integration audit::` checks that the real target passes and the twin is caught (the test
 //! covers every target of [`targets()`]); if the twin is not caught, raise c (up to
 //! `f64::INFINITY`, the noise-free run), or use a pair / statistic that the algorithm's
 //! noise protects less well (fewer iterations, T = 2). The ignored test
