@@ -61,7 +61,7 @@ fn clipped_gd_plan_follows_theorem_4() {
     let (n, d) = (20_000usize, 5usize);
     let (eps, delta) = (0.8, 1e-5);
     let alg = clip_gd(&[]);
-    let plan = alg.plan(n, d, &Budget::new(eps, delta).unwrap()).unwrap();
+    let plan = alg.plan(n, d, &Budget::new(eps, delta).unwrap(), &LossKind::Squared).unwrap();
     // Default rho_rule=exact: the largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε (aimed a hair below
     // ε, `calibration_target`); the ledger certifies ε, and a 0.1 % larger ρ exceeds it.
     let l = (1.0 / delta).ln();
@@ -73,7 +73,7 @@ fn clipped_gd_plan_follows_theorem_4() {
     // rho_rule=eq15 (the paper's constant) gives ρ of eq. (15), which certifies less.
     let rho = zhao_rho_eq15(eps, delta);
     let p15 = clip_gd(&[("rho_rule", "eq15")])
-        .plan(n, d, &Budget::new(eps, delta).unwrap())
+        .plan(n, d, &Budget::new(eps, delta).unwrap(), &LossKind::Squared)
         .unwrap();
     assert!(p15.rho <= rho && p15.rho > rho * (1.0 - 1e-8));
     assert!(to_eps(p15.rho) < 0.9 * eps);
@@ -97,7 +97,7 @@ fn clipped_gd_plan_follows_theorem_4() {
     assert!(step >= expect && (step / expect - 1.0).abs() < 1e-11);
     assert!(step * t as f64 <= rho);
     // ε > 1: the exact inversion (Z14), and a larger ρ than eq. (15) would give.
-    let plan2 = alg.plan(n, d, &Budget::new(2.0, delta).unwrap()).unwrap();
+    let plan2 = alg.plan(n, d, &Budget::new(2.0, delta).unwrap(), &LossKind::Squared).unwrap();
     let exact = crate::privacy::approx_to_zcdp_rho(2.0, delta);
     assert!((plan2.rho / exact - 1.0).abs() < 1e-8);
     assert!(plan2.rho > zhao_rho_eq15(2.0, delta));
@@ -110,7 +110,7 @@ fn iterative_updating_gd_plan_conservative_and_theorem_7() {
     let (nf, df) = (n as f64, d as f64);
     // Conservative accounting: Theorem 4's formulas with rho / k^2.
     let plan = iu_gd(&[])
-        .plan(n, d, &Budget::new(eps, delta).unwrap())
+        .plan(n, d, &Budget::new(eps, delta).unwrap(), &LossKind::Squared)
         .unwrap();
     let k = ((8.0 * nf.ln()).ceil() as usize).min(n / 2).max(2);
     assert_eq!((plan.k, plan.m), (k, n / k));
@@ -133,7 +133,7 @@ fn iterative_updating_gd_plan_conservative_and_theorem_7() {
     let (n, k) = (4_000_000usize, 10_000usize);
     let nf = n as f64;
     let sh = iu_gd(&[("accounting", "shuffle"), ("k", "10000")])
-        .plan(n, d, &Budget::new(eps, delta).unwrap())
+        .plan(n, d, &Budget::new(eps, delta).unwrap(), &LossKind::Squared)
         .unwrap();
     let r = df.sqrt() * (nf * eps / df.sqrt()).sqrt();
     assert!((sh.radius / r - 1.0).abs() < 1e-12);
@@ -158,7 +158,7 @@ fn ledger_never_reports_less_than_spent() {
     for alg in [clip_gd(&[]), iu_gd(&[])] {
         let budget = Budget::new(0.9, 1e-5).unwrap();
         let rep = fit(&alg, &data, 1.0, budget, 3);
-        let plan = alg.plan(3000, 3, &budget).unwrap();
+        let plan = alg.plan(3000, 3, &budget, &LossKind::Squared).unwrap();
         let Cost::Zcdp { rho } = plan.step_cost else {
             panic!("conservative accounting charges zCDP")
         };
@@ -243,7 +243,7 @@ fn clipped_gd_output_uses_every_charged_step() {
     let budget = Budget::new(0.5, 1e-5).unwrap();
     for (t, factor) in [("1", 1.0), ("2", 1.25)] {
         let alg = clip_gd(&[("T", t), ("R", "3"), ("lr", "1e-6")]);
-        let plan = alg.plan(200, 2, &budget).unwrap();
+        let plan = alg.plan(200, 2, &budget, &LossKind::Squared).unwrap();
         let np = fit(&alg, &data, 100.0, Budget::non_private(), 0);
         let mut ss = 0.0;
         let reps = 2000;
