@@ -58,7 +58,9 @@
 //! d = 8, ε = 1), and plain steps of η = 1/(λ√(2T)) need that many passes because the
 //! scaled design is ill-conditioned (condition numbers of E[x̃x̃ᵀ] 56 on cps1988 and 2 300 on gss_wages). When the
 //! formula exceeds `max_steps` the fit instead runs `max_steps` heavy-ball steps with the
-//! public step 1/(c·d) and averages the last half of the iterates; the per-step noise is
+//! public step 1/(c·d) (halved, momentum restarted, whenever two successive released
+//! gradients point against each other, cosine < −0.8: the step was too long for the data's
+//! curvature) and averages the last half of the iterates; the per-step noise is
 //! calibrated to the T run (ρ/T per step: fewer steps, less noise each). The rule reads
 //! n, d, ε, δ and the loss only. It was chosen on cps1988 and gss_wages and confirmed on
 //! the other sets, see `docs/performance.md` ("The default fit"). The privacy analysis is
@@ -141,7 +143,9 @@ pub enum Schedule {
     Theorem,
     /// Heavy-ball momentum: v ← βv − ηg, w ← Π(w + v), η = 1/(c·d) (c the loss's
     /// curvature bound: the smoothness of F on columns of unit second moment is at most
-    /// c·d), β = 0.95; the output averages the last ⌈T/2⌉ iterates.
+    /// c·d), β = 0.95, the step halved and the momentum restarted after two released
+    /// gradients at an obtuse angle (cosine < −0.8); the output averages the last ⌈T/2⌉
+    /// iterates.
     HeavyBall,
 }
 param_words!(Schedule: "auto" => Auto, "theorem" => Theorem, "heavy-ball" => HeavyBall);
@@ -331,7 +335,7 @@ impl PrivateGd {
             ParamInfo {
                 name: "schedule",
                 default: "auto",
-                meaning: "auto: heavy-ball when the theorem's T exceeds max_steps (and T is not given), else theorem; theorem: plain steps, average of all iterates; heavy-ball: momentum steps, average of the last ceil(T/2) iterates",
+                meaning: "auto: heavy-ball when the theorem's T exceeds max_steps (and T is not given), else theorem; theorem: plain steps, average of all iterates; heavy-ball: momentum steps (step halved, momentum restarted when two successive noisy gradients have cosine < -0.8), average of the last ceil(T/2) iterates",
                 source: "Zhao Alg. 1 (theorem); project (heavy-ball)",
             },
             ParamInfo {
@@ -671,6 +675,10 @@ impl PrivateAlgorithm for PrivateGd {
         let mut avg = vec![0.0; d];
         let mut velocity = vec![0.0; d];
         let mut g = vec![0.0; d];
+        // heavy ball: the previous noisy gradient, the current step and its halvings
+        let mut g_prev: Option<Vec<f64>> = None;
+        let mut lr = plan.lr;
+        let mut halvings = 0usize;
         let mut trace = Vec::with_capacity(plan.big_t);
         observer.on_start(plan.big_t);
         for t in 0..plan.big_t {
@@ -708,16 +716,27 @@ impl PrivateAlgorithm for PrivateGd {
                     })?;
                 }
             }
-            if plan.momentum == 0.0 {
+            if plan.schedule != Schedule::HeavyBall {
                 for (wi, gi) in w.iter_mut().zip(&g) {
                     *wi -= plan.lr * gi;
                 }
             } else {
+                // An oscillation (two successive released gradients at an obtuse angle,
+                // cosine < −0.8) means the step is too long for the data's curvature: halve
+                // it and restart the momentum. Post-processing of released gradients only.
+                if let Some(gp) = &g_prev {
+                    if dot(&g, gp) < -0.8 * (dot(&g, &g) * dot(gp, gp)).sqrt() {
+                        lr *= 0.5;
+                        halvings += 1;
+                        velocity.iter_mut().for_each(|v| *v = 0.0);
+                    }
+                }
                 // heavy ball: v ← βv − ηg, w ← Π(w + v)
                 for ((wi, vi), gi) in w.iter_mut().zip(velocity.iter_mut()).zip(&g) {
-                    *vi = plan.momentum * *vi - plan.lr * gi;
+                    *vi = plan.momentum * *vi - lr * gi;
                     *wi += *vi;
                 }
+                g_prev = Some(g.clone());
             }
             problem.domain.project(&mut w);
             // w_{t+1}, the result of this charged step, enters the average (ŵ = mean of
@@ -730,7 +749,7 @@ impl PrivateAlgorithm for PrivateGd {
             let (eps_spent, _) = ledger.spent();
             trace.push(TraceRecord {
                 iteration: t + 1,
-                step_size: plan.lr,
+                step_size: lr,
                 noise_scale: plan.sigma,
                 epsilon_spent: eps_spent,
             });
@@ -750,6 +769,9 @@ impl PrivateAlgorithm for PrivateGd {
         hp(&mut h, "lr", plan.lr);
         hp(&mut h, "schedule", plan.schedule.name());
         hp(&mut h, "momentum", plan.momentum);
+        if plan.schedule == Schedule::HeavyBall {
+            hp(&mut h, "lr_halvings", halvings);
+        }
         hp(&mut h, "max_steps", self.max_steps());
         hp(&mut h, "sigma", plan.sigma);
         hp(&mut h, "rho_total", plan.rho);

@@ -194,7 +194,8 @@ fn compute_rule_caps_t_and_calibrates_the_noise_to_it() {
 }
 
 /// ε = ∞ with the heavy-ball schedule is the hand-written heavy-ball loop on clipped
-/// gradients, projected, with the last ⌈T/2⌉ iterates averaged.
+/// gradients, projected, with the last ⌈T/2⌉ iterates averaged, the step halved and the
+/// momentum restarted after two gradients at an obtuse angle (cosine < −0.8).
 #[test]
 #[allow(clippy::needless_range_loop)]
 fn heavy_ball_non_private_is_the_hand_written_loop() {
@@ -208,8 +209,10 @@ fn heavy_ball_non_private_is_the_hand_written_loop() {
     let rep = fit(&alg, &data, 1.0, Budget::non_private(), 9);
     assert_eq!(rep.hyperparameters["schedule"], "heavy-ball");
     let (n, d) = (data.n(), data.d());
-    let (lr, beta) = (1.0 / (2.0 * d as f64), 0.95);
+    let (mut lr, beta) = (1.0 / (2.0 * d as f64), 0.95);
     let (mut w, mut v, mut avg) = (vec![0.0; d], vec![0.0; d], vec![0.0; d]);
+    let mut prev: Option<Vec<f64>> = None;
+    let mut halvings = 0;
     for t in 0..9 {
         let mut g = vec![0.0; d];
         for i in 0..n {
@@ -222,10 +225,19 @@ fn heavy_ball_non_private_is_the_hand_written_loop() {
                 g[j] += s * gi[j];
             }
         }
+        g.iter_mut().for_each(|x| *x /= n as f64);
+        if let Some(p) = &prev {
+            if dot(&g, p) < -0.8 * (dot(&g, &g) * dot(p, p)).sqrt() {
+                lr *= 0.5;
+                halvings += 1;
+                v.iter_mut().for_each(|x| *x = 0.0);
+            }
+        }
         for j in 0..d {
-            v[j] = beta * v[j] - lr * g[j] / n as f64;
+            v[j] = beta * v[j] - lr * g[j];
             w[j] += v[j];
         }
+        prev = Some(g.clone());
         let nrm = dot(&w, &w).sqrt();
         if nrm > 1.0 {
             w.iter_mut().for_each(|x| *x /= nrm);
@@ -244,6 +256,7 @@ fn heavy_ball_non_private_is_the_hand_written_loop() {
             rep.weights[j]
         );
     }
+    assert_eq!(rep.hyperparameters["lr_halvings"], halvings);
 }
 
 #[test]
