@@ -5,10 +5,11 @@
 # data, peak memory (GNU time) and accuracy (test MSE and ||w - w*||_2 of `heavydp
 # evaluate --truth` on 20 000 fresh rows: test MSE, excess risk over w*, ||w - w*||_2).
 #
-# Passes over the data of a default fit = the algorithm's gradient passes (the model's
-# hyperparameters.T; adassp: 1) + the private scaling's quantile stages (4: median octave,
-# coarse centre, spread octave, the two quartiles; one pass each over all columns on a
-# distributed source, one gather per column in memory) + 1 for the private intercept.
+# Passes over the data of an in-memory default fit = the algorithm's gradient passes (the
+# model's hyperparameters.T) + 1 for the private intercept + 2 for the private scaling (in
+# memory each column is gathered once and sorted; counted as two reads of the data). A
+# distributed (Spark) fit reads the data 1 + 3(d + 1) times for the scaling instead
+# (docs/distributed.md).
 #
 # Usage: scripts/bench-default-fit.sh            (env: HEAVYDP=path/to/heavydp,
 #        OUT=dir for the data (default /tmp/bench-default-fit), BENCH_1E7=1 adds n = 10^7,
@@ -58,7 +59,7 @@ alg = m.get("selected") or m["algorithm"]
 if isinstance(alg, dict):
     alg = alg.get("algorithm", str(alg))
 gradient = int(hp.get("T", 1))
-passes = gradient + 4 + 1
+passes = gradient + 1 + 2
 note = f"schedule={hp.get('schedule', '-')}"
 print(f"{n:<9} {d:<4} {alg:<12} {secs:8.1f} {passes:7d} {gradient:6d} {peak:10.0f} {e['mse']:10.4f} {e.get('excess_risk', float('nan')):11.4f} {e.get('l2_error', float('nan')):10.4f}  {note}")
 PY
