@@ -138,14 +138,17 @@ fn compute_rule_caps_t_and_calibrates_the_noise_to_it() {
         panic!("clipped-gd charges zCDP")
     };
     assert!(step * t <= rho && step * t > rho * (1.0 - 1e-8));
-    // the logistic loss's curvature bound 1/4; the absolute loss has none: 1 (Huber τ = 1)
+    // the other losses keep Algorithm 1 up to 10 000 steps by default; with the heavy-ball
+    // schedule the logistic loss's curvature bound is 1/4, the absolute loss has none: 1
     let lg = clip_gd(&[])
         .plan(n, d, &budget, &LossKind::Logistic)
         .unwrap();
+    assert_eq!(lg.schedule, Schedule::Theorem);
+    assert_eq!(lg.big_t, (lg.t_formula.floor() as usize).min(10_000));
+    let hb = clip_gd(&[("schedule", "heavy-ball")]);
+    let lg = hb.plan(n, d, &budget, &LossKind::Logistic).unwrap();
     assert_eq!(lg.lr, 4.0 / df);
-    let ab = clip_gd(&[])
-        .plan(n, d, &budget, &LossKind::Absolute)
-        .unwrap();
+    let ab = hb.plan(n, d, &budget, &LossKind::Absolute).unwrap();
     assert_eq!(ab.lr, 1.0 / df);
     // overrides: max_steps, momentum, lr, schedule
     let p = clip_gd(&[("max_steps", "60"), ("momentum", "0.5"), ("lr", "0.01")])
