@@ -339,7 +339,7 @@ impl PrivateGd {
                     "45 for the squared loss, 10000 for the other losses"
                 },
                 meaning: "cap on the theorem's T: above it the fit runs max_steps heavy-ball steps (schedule=auto); the noise is calibrated to the T actually run",
-                source: "project compute rule: 45 heavy-ball passes (momentum 0.95) keep the gain of the theorem's T = 10000 plain steps within split noise on cps1988 and gss_wages (chosen there; confirmed on flights, cells_ps, suite tables, simulated n = 1e4-1e6; docs/performance.md)",
+                source: "project compute rule: 45 heavy-ball passes (momentum 0.95) keep the gain of the theorem's T = 10000 plain steps within split noise on cps1988 and gss_wages (chosen there; confirmed on flights, the suite tables and simulated hu-linear-lognormal at n = 1e5-1e7; docs/performance.md)",
             },
             ParamInfo {
                 name: "schedule",
