@@ -426,24 +426,49 @@ fn cmd_simulate(a: SimulateArgs) -> Result<(), String> {
 
 /// A progress bar on stderr, drawn only when stderr is a terminal; it names what runs
 /// ("fitting ALGORITHM") and counts the algorithm's steps (iterations, or candidate
-/// blocks for l1-regression-expmech).
+/// blocks for l1-regression-expmech), with the estimated time left. When the plan has
+/// [`Progress::MANY_STEPS`] steps or more, a note says so on stderr; without a terminal a
+/// second note gives the time left once the fit has run [`Progress::ESTIMATE_AFTER`].
 struct Progress {
     bar: Option<indicatif::ProgressBar>,
     what: String,
+    /// (start, total steps) of a long plan whose time-left note is still due (no terminal)
+    pending_estimate: Option<(std::time::Instant, usize)>,
 }
 
 impl Progress {
+    /// Steps from which a fit's plan is reported as large.
+    const MANY_STEPS: usize = 500;
+    /// Run time after which a long fit without a terminal prints its time-left note.
+    const ESTIMATE_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
+
     fn new(algorithm: &str) -> Self {
         Progress {
             bar: None,
             what: format!("fitting {algorithm}"),
+            pending_estimate: None,
         }
     }
 }
 
 impl Observer for Progress {
     fn on_start(&mut self, total: usize) {
-        if std::io::stderr().is_terminal() && total > 0 {
+        let terminal = std::io::stderr().is_terminal();
+        if total >= Self::MANY_STEPS {
+            eprintln!(
+                "note: {}: {total} steps planned (for gradient methods each step reads every row){}",
+                self.what,
+                if terminal {
+                    "; the bar shows the time left"
+                } else {
+                    "; the time left follows after the first steps"
+                }
+            );
+            if !terminal {
+                self.pending_estimate = Some((std::time::Instant::now(), total));
+            }
+        }
+        if terminal && total > 0 {
             let pb = indicatif::ProgressBar::new(total as u64);
             pb.set_style(
                 indicatif::ProgressStyle::with_template(
@@ -458,6 +483,18 @@ impl Observer for Progress {
     fn on_iteration(&mut self, it: usize) {
         if let Some(pb) = &self.bar {
             pb.set_position(it as u64);
+        }
+        if let Some((start, total)) = self.pending_estimate {
+            let elapsed = start.elapsed();
+            if elapsed >= Self::ESTIMATE_AFTER && it > 0 {
+                let left = elapsed.as_secs_f64() * (total - it.min(total)) as f64 / it as f64;
+                eprintln!(
+                    "note: {}: step {it}/{total} after {:.0} s, about {left:.0} s left",
+                    self.what,
+                    elapsed.as_secs_f64()
+                );
+                self.pending_estimate = None;
+            }
         }
     }
     fn on_finish(&mut self) {

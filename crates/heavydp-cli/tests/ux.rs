@@ -249,6 +249,29 @@ fn fit_status_reads_completed_and_old_files_still_read() {
     predict(&old, &data).assert().success();
 }
 
+/// A plan of 500 steps or more is said on stderr (the time left follows without a
+/// terminal once the fit has run 10 s); the default clipped-gd plan (45 steps) is not.
+#[test]
+fn large_plans_are_announced_on_stderr() {
+    let dir = TempDir::new().unwrap();
+    let data = simulate_csv(&dir, "--scenario hu-linear-student --n 400 --d 3 --seed 2");
+    let run = |extra: &str| {
+        let o = cli_with("fit --algorithm clipped-gd --data {} --epsilon 1", &[&data])
+            .args(words(extra))
+            .args(words("--seed 1 --out -"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let big = run("--param T=600 --param max_steps=600");
+    assert!(
+        big.contains("note: fitting clipped-gd: 600 steps planned"),
+        "{big}"
+    );
+    assert!(!run("").contains("steps planned"));
+}
+
 #[test]
 fn mean_columns_selects_by_name_and_lists_unknown_ones() {
     let dir = TempDir::new().unwrap();

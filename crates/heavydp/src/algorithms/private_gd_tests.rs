@@ -60,8 +60,11 @@ fn excess(w: &[f64], w_star: &[f64], nu: f64) -> f64 {
 fn clipped_gd_plan_follows_theorem_4() {
     let (n, d) = (20_000usize, 5usize);
     let (eps, delta) = (0.8, 1e-5);
-    let alg = clip_gd(&[]);
-    let plan = alg.plan(n, d, &Budget::new(eps, delta).unwrap()).unwrap();
+    // a cap above the theorem's T: the schedule of Algorithm 1 (the default cap is below)
+    let alg = clip_gd(&[("max_steps", "1000000")]);
+    let plan = alg
+        .plan(n, d, &Budget::new(eps, delta).unwrap(), &LossKind::Squared)
+        .unwrap();
     // Default rho_rule=exact: the largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε (aimed a hair below
     // ε, `calibration_target`); the ledger certifies ε, and a 0.1 % larger ρ exceeds it.
     let l = (1.0 / delta).ln();
@@ -73,7 +76,7 @@ fn clipped_gd_plan_follows_theorem_4() {
     // rho_rule=eq15 (the paper's constant) gives ρ of eq. (15), which certifies less.
     let rho = zhao_rho_eq15(eps, delta);
     let p15 = clip_gd(&[("rho_rule", "eq15")])
-        .plan(n, d, &Budget::new(eps, delta).unwrap())
+        .plan(n, d, &Budget::new(eps, delta).unwrap(), &LossKind::Squared)
         .unwrap();
     assert!(p15.rho <= rho && p15.rho > rho * (1.0 - 1e-8));
     assert!(to_eps(p15.rho) < 0.9 * eps);
@@ -84,6 +87,8 @@ fn clipped_gd_plan_follows_theorem_4() {
     assert!((plan.radius - r).abs() <= 1e-12 * r);
     let t = (rho * nf * nf / (df * r * r)).floor() as usize;
     assert_eq!(plan.big_t, t);
+    assert_eq!(plan.schedule, Schedule::Theorem);
+    assert_eq!((plan.momentum, plan.average_from), (0.0, 0));
     assert!((plan.lr - 1.0 / (2.0 * t as f64).sqrt()).abs() < 1e-15);
     // σ² = 2R²T/(ρn²) (per-step budget ρ/T), up to the 1e-9 calibration margin.
     let sigma2 = 2.0 * r * r * t as f64 / (rho * nf * nf);
@@ -97,10 +102,164 @@ fn clipped_gd_plan_follows_theorem_4() {
     assert!(step >= expect && (step / expect - 1.0).abs() < 1e-11);
     assert!(step * t as f64 <= rho);
     // ε > 1: the exact inversion (Z14), and a larger ρ than eq. (15) would give.
-    let plan2 = alg.plan(n, d, &Budget::new(2.0, delta).unwrap()).unwrap();
+    let plan2 = alg
+        .plan(n, d, &Budget::new(2.0, delta).unwrap(), &LossKind::Squared)
+        .unwrap();
     let exact = crate::privacy::approx_to_zcdp_rho(2.0, delta);
     assert!((plan2.rho / exact - 1.0).abs() < 1e-8);
     assert!(plan2.rho > zhao_rho_eq15(2.0, delta));
+}
+
+/// The compute rule: when the theorem's T exceeds `max_steps` (default 45) and T is not
+/// given, the fit runs `max_steps` heavy-ball steps of 1/(c·d) (c the loss's curvature
+/// bound) with momentum 0.95 and averages the last ⌈T/2⌉ iterates; the noise is
+/// calibrated to the T run: σ² = 2R²T/(ρn²) at T = 45 (fails if halved). A given T, a
+/// theorem's T below the cap, or `schedule=theorem` keep Algorithm 1's schedule.
+#[test]
+fn compute_rule_caps_t_and_calibrates_the_noise_to_it() {
+    let (n, d) = (20_000usize, 5usize);
+    let budget = Budget::new(0.8, 1e-5).unwrap();
+    let (nf, df) = (n as f64, d as f64);
+    let plan = clip_gd(&[])
+        .plan(n, d, &budget, &LossKind::Squared)
+        .unwrap();
+    assert!(plan.t_formula > 100.0, "{}", plan.t_formula);
+    assert_eq!(plan.big_t, DEFAULT_MAX_STEPS);
+    assert_eq!(DEFAULT_MAX_STEPS, 45);
+    assert_eq!(plan.schedule, Schedule::HeavyBall);
+    assert_eq!(plan.momentum, 0.95);
+    assert_eq!(plan.average_from, 22);
+    assert_eq!(plan.lr, 1.0 / (2.0 * df));
+    let (r, t, rho) = (plan.radius, 45.0, plan.rho);
+    let sigma2 = 2.0 * r * r * t / (rho * nf * nf);
+    assert!((plan.sigma * plan.sigma / sigma2 - 1.0).abs() < 1e-8);
+    assert!((2.0 * plan.sigma * plan.sigma / sigma2 - 1.0).abs() > 0.5);
+    let Cost::Zcdp { rho: step } = plan.step_cost else {
+        panic!("clipped-gd charges zCDP")
+    };
+    assert!(step * t <= rho && step * t > rho * (1.0 - 1e-8));
+    // the other losses keep Algorithm 1 up to 10 000 steps by default; with the heavy-ball
+    // schedule the logistic loss's curvature bound is 1/4, the absolute loss has none: 1
+    let lg = clip_gd(&[])
+        .plan(n, d, &budget, &LossKind::Logistic)
+        .unwrap();
+    assert_eq!(lg.schedule, Schedule::Theorem);
+    assert_eq!(lg.big_t, (lg.t_formula.floor() as usize).min(10_000));
+    let hb = clip_gd(&[("schedule", "heavy-ball")]);
+    let lg = hb.plan(n, d, &budget, &LossKind::Logistic).unwrap();
+    assert_eq!(lg.lr, 4.0 / df);
+    let ab = hb.plan(n, d, &budget, &LossKind::Absolute).unwrap();
+    assert_eq!(ab.lr, 1.0 / df);
+    // overrides: max_steps, momentum, lr, schedule
+    let p = clip_gd(&[("max_steps", "60"), ("momentum", "0.5"), ("lr", "0.01")])
+        .plan(n, d, &budget, &LossKind::Squared)
+        .unwrap();
+    assert_eq!(
+        (p.big_t, p.momentum, p.lr, p.average_from),
+        (60, 0.5, 0.01, 30)
+    );
+    let p = clip_gd(&[("schedule", "theorem")])
+        .plan(n, d, &budget, &LossKind::Squared)
+        .unwrap();
+    assert_eq!(
+        (p.big_t, p.schedule, p.momentum),
+        (45, Schedule::Theorem, 0.0)
+    );
+    assert_eq!(p.lr, 1.0 / 90f64.sqrt());
+    // a given T: the theorem's schedule, whatever the formula
+    let p = clip_gd(&[("T", "300")])
+        .plan(n, d, &budget, &LossKind::Squared)
+        .unwrap();
+    assert_eq!((p.big_t, p.schedule), (45, Schedule::Theorem));
+    let p = clip_gd(&[("T", "300"), ("max_steps", "10000")])
+        .plan(n, d, &budget, &LossKind::Squared)
+        .unwrap();
+    assert_eq!((p.big_t, p.schedule), (300, Schedule::Theorem));
+    // a theorem's T below the cap: unchanged (small n)
+    let p = clip_gd(&[])
+        .plan(500, d, &budget, &LossKind::Squared)
+        .unwrap();
+    assert!(p.t_formula < 45.0);
+    assert_eq!(p.schedule, Schedule::Theorem);
+    // iterative-updating-gd (conservative) follows the same rule at large n
+    let p = iu_gd(&[])
+        .plan(2_000_000, 4, &budget, &LossKind::Squared)
+        .unwrap();
+    assert!(p.t_formula > 45.0, "{}", p.t_formula);
+    assert_eq!((p.big_t, p.schedule), (45, Schedule::HeavyBall));
+    // bad momentum
+    for b in ["1", "1.5", "-0.1"] {
+        let e = PrivateGd::from_params(GradientEstimator::Clip, &params(&[("momentum", b)]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("momentum"), "{e}");
+    }
+}
+
+/// ε = ∞ with the heavy-ball schedule is the hand-written heavy-ball loop on clipped
+/// gradients, projected, with the last ⌈T/2⌉ iterates averaged, the step halved and the
+/// momentum restarted after two gradients at an obtuse angle (cosine < −0.8).
+#[test]
+#[allow(clippy::needless_range_loop)]
+fn heavy_ball_non_private_is_the_hand_written_loop() {
+    let (data, _) = student_data(400, 3, 3.0, 3);
+    let alg = clip_gd(&[
+        ("schedule", "heavy-ball"),
+        ("T", "9"),
+        ("max_steps", "9"),
+        ("R", "2.5"),
+    ]);
+    let rep = fit(&alg, &data, 1.0, Budget::non_private(), 9);
+    assert_eq!(rep.hyperparameters["schedule"], "heavy-ball");
+    let (n, d) = (data.n(), data.d());
+    let (mut lr, beta) = (1.0 / (2.0 * d as f64), 0.95);
+    let (mut w, mut v, mut avg) = (vec![0.0; d], vec![0.0; d], vec![0.0; d]);
+    let mut prev: Option<Vec<f64>> = None;
+    let mut halvings = 0;
+    for t in 0..9 {
+        let mut g = vec![0.0; d];
+        for i in 0..n {
+            let x = data.row(i);
+            let r = 2.0 * (dot(x, &w) - data.y()[i]);
+            let gi: Vec<f64> = x.iter().map(|v| r * v).collect();
+            let nrm = dot(&gi, &gi).sqrt();
+            let s = if nrm > 2.5 { 2.5 / nrm } else { 1.0 };
+            for j in 0..d {
+                g[j] += s * gi[j];
+            }
+        }
+        g.iter_mut().for_each(|x| *x /= n as f64);
+        if let Some(p) = &prev {
+            if dot(&g, p) < -0.8 * (dot(&g, &g) * dot(p, p)).sqrt() {
+                lr *= 0.5;
+                halvings += 1;
+                v.iter_mut().for_each(|x| *x = 0.0);
+            }
+        }
+        for j in 0..d {
+            v[j] = beta * v[j] - lr * g[j];
+            w[j] += v[j];
+        }
+        prev = Some(g.clone());
+        let nrm = dot(&w, &w).sqrt();
+        if nrm > 1.0 {
+            w.iter_mut().for_each(|x| *x /= nrm);
+        }
+        if t >= 4 {
+            for j in 0..d {
+                avg[j] += w[j];
+            }
+        }
+    }
+    for j in 0..d {
+        let a = avg[j] / 5.0;
+        assert!(
+            (rep.weights[j] - a).abs() < 1e-12,
+            "{j}: {} vs {a}",
+            rep.weights[j]
+        );
+    }
+    assert_eq!(rep.hyperparameters["lr_halvings"], halvings);
 }
 
 #[test]
@@ -110,7 +269,7 @@ fn iterative_updating_gd_plan_conservative_and_theorem_7() {
     let (nf, df) = (n as f64, d as f64);
     // Conservative accounting: Theorem 4's formulas with rho / k^2.
     let plan = iu_gd(&[])
-        .plan(n, d, &Budget::new(eps, delta).unwrap())
+        .plan(n, d, &Budget::new(eps, delta).unwrap(), &LossKind::Squared)
         .unwrap();
     let k = ((8.0 * nf.ln()).ceil() as usize).min(n / 2).max(2);
     assert_eq!((plan.k, plan.m), (k, n / k));
@@ -133,7 +292,7 @@ fn iterative_updating_gd_plan_conservative_and_theorem_7() {
     let (n, k) = (4_000_000usize, 10_000usize);
     let nf = n as f64;
     let sh = iu_gd(&[("accounting", "shuffle"), ("k", "10000")])
-        .plan(n, d, &Budget::new(eps, delta).unwrap())
+        .plan(n, d, &Budget::new(eps, delta).unwrap(), &LossKind::Squared)
         .unwrap();
     let r = df.sqrt() * (nf * eps / df.sqrt()).sqrt();
     assert!((sh.radius / r - 1.0).abs() < 1e-12);
@@ -158,7 +317,7 @@ fn ledger_never_reports_less_than_spent() {
     for alg in [clip_gd(&[]), iu_gd(&[])] {
         let budget = Budget::new(0.9, 1e-5).unwrap();
         let rep = fit(&alg, &data, 1.0, budget, 3);
-        let plan = alg.plan(3000, 3, &budget).unwrap();
+        let plan = alg.plan(3000, 3, &budget, &LossKind::Squared).unwrap();
         let Cost::Zcdp { rho } = plan.step_cost else {
             panic!("conservative accounting charges zCDP")
         };
@@ -243,7 +402,7 @@ fn clipped_gd_output_uses_every_charged_step() {
     let budget = Budget::new(0.5, 1e-5).unwrap();
     for (t, factor) in [("1", 1.0), ("2", 1.25)] {
         let alg = clip_gd(&[("T", t), ("R", "3"), ("lr", "1e-6")]);
-        let plan = alg.plan(200, 2, &budget).unwrap();
+        let plan = alg.plan(200, 2, &budget, &LossKind::Squared).unwrap();
         let np = fit(&alg, &data, 100.0, Budget::non_private(), 0);
         let mut ss = 0.0;
         let reps = 2000;

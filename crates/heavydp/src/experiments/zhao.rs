@@ -530,7 +530,15 @@ pub fn risk_plan(opts: &PlanOptions) -> Result<Plan, ExperimentError> {
         })
         .collect();
     let zp = |kv: &[(&str, &str)]| -> ParamMap {
-        let mut m = param_map(&[("p", "2"), ("M", "5"), ("lambda", "2.5")]);
+        // the paper's Algorithm 1 schedule (T of Theorems 4 / 7 up to 10 000 steps), not the
+        // library's compute rule
+        let mut m = param_map(&[
+            ("p", "2"),
+            ("M", "5"),
+            ("lambda", "2.5"),
+            ("schedule", "theorem"),
+            ("max_steps", "10000"),
+        ]);
         m.extend(param_map(kv));
         m
     };
@@ -573,6 +581,7 @@ pub fn risk_plan(opts: &PlanOptions) -> Result<Plan, ExperimentError> {
         choices: vec![
             ch("problem", "hu-linear-student (x ~ t10: finite moments below order 10, per-sample gradients below order 5), squared loss, unit l1 ball", "project design (the paper has no experiments)"),
             ch("declared constants", "p = 2, M = 5, lambda = 2.5 for clipped-gd and iterative-updating-gd (derivation in the plan's documentation)", "Zhao Assumption 1; spec Z12"),
+            ch("schedule", "schedule=theorem, max_steps=10000 for clipped-gd and iterative-updating-gd: Algorithm 1 with Theorem 4/7's T, as in the paper", "Zhao Alg. 1"),
             ch("ht-frank-wolfe", "its documented defaults (theory preset)", "Hu et al. Alg. 1"),
             ch("grid", if q { "--quick: n in {1e3, 4e3, 1.6e4}" } else { "n in {1e3, 4e3, 1.6e4, 6.4e4, 2.56e5}" }, "project"),
         ],
