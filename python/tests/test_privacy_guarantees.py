@@ -78,8 +78,10 @@ def test_budget_charge_covers_what_the_fit_spends(data, name, delta, scale, kw, 
     p = est.privacy_
     spent_e, spent_d = b.spent
     assert spent_e >= p["epsilon"] and spent_d >= p["delta"], (b.spent, p)
-    # the charge is the fit's ledger budget
-    assert (spent_e, spent_d) == (p["budget_epsilon"], p["budget_delta"])
+    # the charge is the fit's whole budget (a one-phase summary reports its phase's
+    # share, at most that)
+    assert spent_e == kw["epsilon"]
+    assert spent_e >= p["budget_epsilon"] and spent_d >= p["budget_delta"]
     assert p["epsilon"] <= 1.0
     pure = heavydp.Budget(100.0, 0.0)
     if p["budget_delta"] > 0:

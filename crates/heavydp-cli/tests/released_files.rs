@@ -13,7 +13,10 @@ const SEED: &str = "918273645";
 #[test]
 fn no_released_file_contains_the_seed() {
     let dir = TempDir::new().unwrap();
-    let data = simulate_csv(&dir, "--scenario hu-linear-lognormal --n 800 --d 3 --seed 3");
+    let data = simulate_csv(
+        &dir,
+        "--scenario hu-linear-lognormal --n 800 --d 3 --seed 3",
+    );
     let model = p(&dir, "m.json");
     let fit = cli_with(
         "fit --algorithm clipped-gd --epsilon 1 --data {} --seed {} --out {}",
@@ -23,7 +26,10 @@ fn no_released_file_contains_the_seed() {
     .success();
     let text = std::fs::read_to_string(&model).unwrap();
     assert!(!text.contains(SEED), "the model file holds the seed");
-    assert!(!text.contains("\"seed\""), "the model file has a seed field");
+    assert!(
+        !text.contains("\"seed\""),
+        "the model file has a seed field"
+    );
     assert!(stderr_of(&fit).contains("keep the seed secret"));
     let mean = p(&dir, "mean.json");
     let m = cli_with(
@@ -59,7 +65,10 @@ fn text_of(path: &str) -> String {
 #[test]
 fn a_non_private_algorithm_with_a_finite_epsilon_is_said_not_private() {
     let dir = TempDir::new().unwrap();
-    let data = simulate_csv(&dir, "--scenario hu-linear-lognormal --n 800 --d 3 --seed 3");
+    let data = simulate_csv(
+        &dir,
+        "--scenario hu-linear-lognormal --n 800 --d 3 --seed 3",
+    );
     let model = p(&dir, "m.json");
     let fit = cli_with(
         "fit --algorithm frank-wolfe --epsilon 1 --data {} --param bound=5 --out {}",

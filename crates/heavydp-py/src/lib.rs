@@ -376,9 +376,13 @@ fn charge_fit(
     let (ce, cd) = (plan.budget.epsilon, plan.budget.delta);
     let algorithm = &plan.algorithm;
     if ce.is_infinite() && !total.is_non_private() {
+        let why = if plan.model == PrivacyModel::None {
+            format!("{algorithm} is not private (privacy model 'none')")
+        } else {
+            "epsilon = inf is the non-private run".to_string()
+        };
         return Err(PyValueError::new_err(format!(
-            "{release}: {algorithm} is not private (privacy model '{}'): the fit has no finite epsilon, and a Budget with a finite epsilon cannot pay for it",
-            plan.model.as_str()
+            "privacy budget exceeded: {release}: {why}, which a Budget with a finite epsilon cannot pay for"
         )));
     }
     if cd > 0.0 && total.delta == 0.0 {

@@ -378,8 +378,13 @@ pub struct PlannedPrivacy {
 /// [`fit`] gives its ledger (it refuses to run when the two differ), so a charge can
 /// never be smaller than what the model file then reports as spent.
 pub fn planned_privacy(opts: &FitOptions, n: usize, d: usize) -> Result<PlannedPrivacy, String> {
+    let mut params = opts.params.clone();
     let name = if opts.algorithm == "auto" {
-        auto_choice(opts, n, d).algorithm
+        let choice = auto_choice(opts, n, d);
+        for (k, v) in choice.params {
+            params.entry(k).or_insert(v);
+        }
+        choice.algorithm
     } else {
         opts.algorithm.clone()
     };
@@ -388,7 +393,6 @@ pub fn planned_privacy(opts: &FitOptions, n: usize, d: usize) -> Result<PlannedP
     } else {
         // the resolution of `fit` (a model can depend on a parameter, e.g. the net of
         // l1-regression-expmech)
-        let mut params = opts.params.clone();
         let scaled = !matches!(opts.scale, ScaleMode::None);
         resolve_bound(&name, scaled, &mut params)?;
         resolve_unit_scale_autos(&name, scaled, &mut params)?;
@@ -454,8 +458,7 @@ fn plan_budget(
         // phase would use δ and the fit stays pure
         let b = Budget::new(opts.epsilon, default_delta(n)).map_err(|e| e.to_string())?;
         if logistic
-            || !preprocess::target_scaling_check(n, 0, PhasedLedger::new(b).share(0.5))
-                .reliable()
+            || !preprocess::target_scaling_check(n, 0, PhasedLedger::new(b).share(0.5)).reliable()
         {
             pure_with_default_delta = false;
         }

@@ -142,7 +142,10 @@ fn ids_reassigned_per_pass_refuse_before_release() {
         let out = fit(&ds, algorithm, &reads, shuffled, false);
         assert!(out.is_ok(), "{algorithm}: {:?}", out.err());
         let many = reads.borrow().iter().filter(|r| **r > 1).count();
-        assert!(many > 100, "{algorithm}: {many} records read by several chunks");
+        assert!(
+            many > 100,
+            "{algorithm}: {many} records read by several chunks"
+        );
         // the check: refused, nothing released
         let reads = RefCell::new(vec![0; n]);
         let err = fit(&ds, algorithm, &reads, shuffled, true).unwrap_err();

@@ -123,7 +123,8 @@ impl PhasedLedger {
         let ne = add_up(self.epsilon, e);
         let nd = add_up(self.delta, d);
         // written so that a NaN total refuses
-        if !self.budget.is_non_private() && !(ne <= self.budget.epsilon && nd <= self.budget.delta) {
+        if !self.budget.is_non_private() && !(ne <= self.budget.epsilon && nd <= self.budget.delta)
+        {
             return Err(PrivacyError::BudgetExceeded {
                 release: name.to_string(),
                 would_epsilon: ne,
