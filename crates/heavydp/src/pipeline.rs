@@ -416,7 +416,7 @@ pub fn planned_privacy(opts: &FitOptions, n: usize, d: usize) -> Result<PlannedP
             r.algorithm.privacy_model(),
         )
     };
-    let budget = plan_budget(&name, model, logistic, opts, n)?.budget;
+    let budget = plan_budget(&name, model, logistic, opts, n, d)?.budget;
     Ok(PlannedPrivacy {
         algorithm: name,
         model,
@@ -441,6 +441,7 @@ fn plan_budget(
     logistic: bool,
     opts: &FitOptions,
     n: usize,
+    d: usize,
 ) -> Result<BudgetPlan, String> {
     let (mut delta, note) = resolve_delta(name, model, n, opts.delta, opts.epsilon)?;
     let mut messages: Vec<String> = note.into_iter().collect();
@@ -452,14 +453,36 @@ fn plan_budget(
         && opts.delta.is_none()
         && matches!(opts.scale, ScaleMode::Private)
         && opts.epsilon.is_finite();
-    if pure_with_default_delta && name == INTERCEPT_ONLY {
-        // the intercept-only model scales the target alone, and nothing when the loss is
-        // logistic or the scaling cannot locate the target (the check of `fit`): then no
-        // phase would use δ and the fit stays pure
+    if pure_with_default_delta {
+        // δ only when the scaling phase uses it: the intercept-only model scales the
+        // target alone, and nothing when the loss is logistic or the scaling cannot
+        // locate the target (the check of `fit`); and the scaling composes by zCDP only
+        // when that beats basic composition at its share (the choice of
+        // `preprocess::scaling_epsilons`, with the δ `fit` gives it). Otherwise no phase
+        // would spend δ and the fit stays pure.
         let b = Budget::new(opts.epsilon, default_delta(n)).map_err(|e| e.to_string())?;
-        if logistic
-            || !preprocess::target_scaling_check(n, 0, PhasedLedger::new(b).share(0.5)).reliable()
-        {
+        let (frac, columns, target) = if name == INTERCEPT_ONLY {
+            (0.5, 1, false)
+        } else {
+            let share = opts
+                .preprocess_share
+                .unwrap_or(preprocess::DEFAULT_PREPROCESS_SHARE);
+            let frac = if opts.intercept == InterceptMode::Private {
+                0.75 * share
+            } else {
+                share
+            };
+            (frac, d, !logistic)
+        };
+        let mut scaling = PhasedLedger::new(b).share(frac);
+        scaling.delta = b.delta;
+        let nothing_scaled = name == INTERCEPT_ONLY
+            && (logistic
+                || !preprocess::target_scaling_check(n, 0, PhasedLedger::new(b).share(0.5))
+                    .reliable());
+        let zcdp = preprocess::scaling_epsilons(scaling, columns, target).2
+            == crate::privacy::Accountant::Zcdp;
+        if nothing_scaled || !zcdp {
             pure_with_default_delta = false;
         }
     }
@@ -712,7 +735,7 @@ fn fit_with(
     };
     let (loss, privacy_model) = model;
     let logistic = matches!(loss, LossKind::Logistic);
-    let plan = plan_budget(&name, privacy_model, logistic, opts, n)?;
+    let plan = plan_budget(&name, privacy_model, logistic, opts, n, d)?;
     messages.extend(plan.messages);
     let (budget, pure_with_default_delta) = (plan.budget, plan.pure_with_default_delta);
     // The Python Budget and heavydp.spark charge `planned_privacy` before the fit: the
