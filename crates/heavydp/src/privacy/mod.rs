@@ -1019,7 +1019,7 @@ mod tests {
         }
         l.charge("mean", Cost::Pure { epsilon: 1.0 }).unwrap();
         assert!(l.charge("mean", Cost::Pure { epsilon: 1.0 }).is_err());
-        assert!(!(l.spent().0 > 1.0));
+        assert!(l.spent().0 <= 1.0);
     }
 
     #[test]
