@@ -95,6 +95,9 @@ def private_mean(
         The privacy budget delta (in [0, 1)); the (epsilon, delta) estimators need > 0.
     random_state : int or None
         An int gives the CLI's ``--seed`` stream (ChaCha20); None seeds from the OS.
+        Keep a seed secret (anyone who knows it can re-run the release on candidate
+        datasets); it is never part of the result, and a seeded finite-epsilon release
+        says so in ``notes``.
     budget : Budget or None
         Charged (epsilon, delta) before the release; raises ValueError when it would
         be overspent (then nothing is computed).

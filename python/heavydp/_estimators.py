@@ -88,13 +88,19 @@ def _opt_str(name, v):
 class Budget:
     """A privacy budget shared by several fits and means.
 
-    Pass it as ``budget=`` to :class:`PrivateRegressor`, :class:`PrivateClassifier` or
-    :func:`heavydp.private_mean`. Each fit charges its whole (epsilon, delta) to the
-    budget *before* it reads the data (delta: the estimator's ``delta``, or the default
-    n^-1.1 the fit will use); when the charge would overspend, a ValueError is raised
-    and the fit does not run. Composition is basic (epsilons and deltas add), with the
-    arithmetic rounded up, and every charge is recorded (see :attr:`ledger`).
-    A charged fit that then fails keeps its charge (conservative).
+    Pass it as ``budget=`` to :class:`PrivateRegressor`, :class:`PrivateClassifier`,
+    :func:`heavydp.private_mean` or :func:`heavydp.spark.fit`. Each fit charges its
+    planned (epsilon, delta) to the budget *before* it reads the data: the budget the
+    fit's own ledger gets (one function of the core, ``pipeline::planned_privacy``),
+    so the charge is never less than what the model's ``privacy`` reports. A fit
+    that may spend delta (an (epsilon, delta) algorithm; a pure one with
+    ``delta=None`` and private scaling, whose scaling uses the default delta n^-1.1)
+    is refused by a Budget with delta = 0, with the reason and what to pass. When the
+    charge would overspend, a ValueError is raised and the fit does not run.
+    Composition is basic (epsilons and deltas add), with the arithmetic rounded up,
+    and every charge is recorded (see :attr:`ledger`). A charged fit that then fails
+    keeps its charge (conservative). A negative, NaN or infinite charge is refused
+    (see :meth:`charge`).
 
     Parameters
     ----------
@@ -128,7 +134,10 @@ class Budget:
         return json.loads(self._core.summary_json())
 
     def charge(self, epsilon, delta=0.0, label="manual charge"):
-        """Charges (epsilon, delta) for a release made elsewhere; ValueError on overspend."""
+        """Charges (epsilon, delta) for a release made elsewhere; ValueError on
+        overspend, and on a cost that is negative, NaN, or infinite (epsilon) or
+        outside [0, 1) (delta): a negative charge would refund budget and a NaN one
+        would disable every later refusal. A refused charge changes nothing."""
         self._core.charge(str(label), float(epsilon), float(delta))
 
     def __repr__(self):
@@ -178,12 +187,21 @@ _COMMON_DOC = """
         None: the library default.
     random_state : int, numpy RandomState/Generator or None, default None
         None: noise seeded from the OS. An int K: the same ChaCha20 stream as the CLI's
-        ``--seed K`` (bit-identical weights for the same data and parameters).
+        ``--seed K`` (bit-identical weights for the same data and parameters). A seed
+        is for tests and reproduction: keep it secret (anyone who knows it can re-run
+        the fit on candidate datasets and recognise the one that reproduces the
+        weights); it is never written into ``model_`` or a saved file, and a seeded
+        finite-epsilon fit says so in ``notes_``.
     params : dict or None, default None
         Algorithm hyperparameters (the CLI's ``--param KEY=VALUE``), e.g.
         ``{{"bound": 5, "T": 200}}``; see ``heavydp.algorithms()`` for each algorithm's.
     budget : Budget or None, default None
-        A :class:`Budget` charged with (epsilon, delta) before each fit.
+        A :class:`Budget` charged before each fit with the fit's planned (epsilon,
+        delta) -- the budget its own ledger gets, so never less than ``privacy_``
+        reports. A Budget without delta refuses a fit that may spend delta (an
+        (epsilon, delta) algorithm, or a pure one with ``delta=None`` and
+        ``scale="private"``, whose scaling uses the default delta): pass ``delta=0``
+        for a pure fit.
     n_jobs : int or None, default None
         Threads of the fit. None: the global rayon pool, as the CLI (all cores, or the
         ``RAYON_NUM_THREADS`` environment variable); k: a pool of k threads. The GIL is
@@ -375,7 +393,9 @@ class _PrivateBase(BaseEstimator):
 
     def save(self, path):
         """Writes the model in the CLI's model-file format (``heavydp-model/2``):
-        ``heavydp predict --model PATH`` and :func:`heavydp.load` read it."""
+        ``heavydp predict --model PATH`` and :func:`heavydp.load` read it. The file
+        never holds ``random_state`` (a released noise seed would let anyone re-run the
+        fit on candidate datasets)."""
         check_is_fitted(self, "model_")
         _core.write_model(self._model_json, str(path))
 
@@ -425,19 +445,70 @@ class PrivateClassifier(ClassifierMixin, _PrivateBase):
     __doc__ = (
         """Differentially private binary logistic regression (``heavydp fit --loss logistic``).
 
-    The two classes of y (any labels; ``classes_`` sorted) are mapped to 0 and 1
-    (the CLI's labels). ``predict_proba`` gives P(class) from the private model.
+    The label set is public: ``classes=[negative, positive]`` (mapped to the CLI's 0
+    and 1), or, by default, the labels 0 and 1. Neither class needs to occur in y: a y
+    of one class (a rare outcome that no record has) fits like any other (the private
+    base rate), so whether a class occurs is never revealed by an error. ``predict_proba``
+    gives P(class) from the private model.
+
+    Without ``classes`` and with labels other than 0/1 (e.g. -1/+1 or strings), the two
+    classes are read from y (scikit-learn's convention): then ``classes_`` reveals which
+    labels occur in the data -- not differentially private, and y must hold exactly two
+    labels. Pass ``classes`` for a private fit with such labels.
 """
         + _COMMON_DOC.format(
             loss_note="Only ``logistic`` (the default, None) is a classification loss.",
             coef_shape="(1, n_features_in_)",
             intercept_type="ndarray of shape (1,)",
         )
-        + """    classes_ : ndarray of shape (2,)
-        The two class labels (a model loaded from a file: [0, 1], the CLI's labels).
+        + """    classes : sequence of two labels or None, default None
+        The public label set [negative, positive]; y may hold only these (either may
+        be absent from y). None: [0, 1] when every label of y is 0 or 1; otherwise the
+        two labels of y (read from the data, see above).
+    classes_ : ndarray of shape (2,)
+        The two class labels: ``classes`` (or [0, 1]); read from y only in the
+        case above (a model loaded from a file: [0, 1], the CLI's labels).
 """
     )
     _task = "classification"
+
+    def __init__(
+        self,
+        algorithm="auto",
+        epsilon=1.0,
+        delta=None,
+        loss=None,
+        domain=None,
+        radius=None,
+        sparsity=None,
+        fit_intercept=True,
+        scale="private",
+        preprocess_share=None,
+        random_state=None,
+        params=None,
+        budget=None,
+        n_jobs=None,
+        copy_X=True,
+        classes=None,
+    ):
+        super().__init__(
+            algorithm=algorithm,
+            epsilon=epsilon,
+            delta=delta,
+            loss=loss,
+            domain=domain,
+            radius=radius,
+            sparsity=sparsity,
+            fit_intercept=fit_intercept,
+            scale=scale,
+            preprocess_share=preprocess_share,
+            random_state=random_state,
+            params=params,
+            budget=budget,
+            n_jobs=n_jobs,
+            copy_X=copy_X,
+        )
+        self.classes = classes
 
     def __sklearn_tags__(self):
         return self._private_tags(super().__sklearn_tags__())
@@ -450,24 +521,50 @@ class PrivateClassifier(ClassifierMixin, _PrivateBase):
             )
         return "logistic"
 
+    def _public_classes(self):
+        """The declared label set as an array of two distinct labels, or None."""
+        if self.classes is None:
+            return None
+        classes = np.asarray(self.classes)
+        if classes.ndim != 1 or len(classes) != 2 or classes[0] == classes[1]:
+            raise ValueError(
+                f"classes must be two distinct labels [negative, positive]; got {self.classes!r}"
+            )
+        return classes
+
     def fit(self, X, y):
-        """Fits on X (n, d) and binary labels y (n,)."""
+        """Fits on X (n, d) and binary labels y (n,): labels of ``classes`` (default
+        0 and 1); either class may be absent."""
         target = str(getattr(y, "name", None) or "y")
+        classes = self._public_classes()
         X, y = self._prepare(X, y)
-        kind = type_of_target(y)
-        if kind not in ("binary", "multiclass"):
-            raise ValueError(f"Unknown label type: {kind} (PrivateClassifier needs 2 classes)")
-        classes, yi = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
+        y = np.asarray(y)
+        if classes is None:
+            zero_one = y.dtype.kind in "biuf" and bool(np.all((y == 0) | (y == 1)))
+            if zero_one:
+                # the public default: nothing about the classes is read from y
+                classes = np.array([0, 1])
+            else:
+                # scikit-learn's convention (classes_ reveals the labels that occur)
+                kind = type_of_target(y)
+                if kind not in ("binary", "multiclass"):
+                    raise ValueError(f"Unknown label type: {kind} (PrivateClassifier is binary)")
+                found = np.unique(y)
+                if kind != "binary" or len(found) != 2:
+                    raise ValueError(
+                        "Only binary classification is supported. The type of the target "
+                        f"is {kind} ({len(found)} classes). Labels other than 0/1 are read "
+                        "from y only when it holds exactly two: pass classes=[negative, "
+                        "positive] to declare them (either may then be absent)"
+                    )
+                classes = found
+        positive = y == classes[1]
+        if not bool(np.all(positive | (y == classes[0]))):
             raise ValueError(
-                "PrivateClassifier needs samples of 2 classes in y; got 1 class"
+                "y holds a label that is not one of classes = "
+                f"[{classes[0]!r}, {classes[1]!r}] (PrivateClassifier is binary)"
             )
-        if kind != "binary" or len(classes) != 2:
-            raise ValueError(
-                "Only binary classification is supported. The type of the target "
-                f"is {kind} ({len(classes)} classes)."
-            )
-        self._fit_arrays(X, yi.astype(np.float64), target)
+        self._fit_arrays(X, positive.astype(np.float64), target)
         self.classes_ = classes
         return self
 
@@ -492,7 +589,9 @@ def load(path):
 
     Returns a fitted :class:`PrivateClassifier` (logistic loss) or
     :class:`PrivateRegressor`, ready for ``predict``; its constructor parameters
-    reflect the file (algorithm, epsilon, ...).
+    reflect the file (algorithm, epsilon, ...). ``random_state`` stays None: a
+    released file carries no noise seed (a ``seed`` field of an older file is
+    ignored), so a refit draws fresh noise.
     """
     text = _core.read_model(str(path))
     m = json.loads(text)
@@ -504,7 +603,6 @@ def load(path):
         epsilon=float("inf") if eps is None else eps,
         delta=priv.get("budget_delta"),
         loss=m["loss"],
-        random_state=m.get("seed"),
         fit_intercept=(m.get("preprocessing") or {}).get("intercept", "none") == "private",
     )
     est._set_model(text, [])

@@ -20,6 +20,17 @@ values. With the same ``random_state`` an in-memory fit with ``params={"chunking
 "keyed"}`` on the rows in id order releases the same values: the scales exactly
 (integer counts), the weights and intercept up to the reassociation of the sums
 (relative differences of the order of 1e-12).
+
+Chunk t is read only at pass t, so a record must keep its id across passes (parallel
+composition needs disjoint chunks). For the chunked algorithms the rows with their ids
+are therefore *materialised* once before the first pass -- ``DataFrame.checkpoint``
+when the SparkContext has a checkpoint directory, else ``localCheckpoint`` (a lost
+block then fails the job instead of being recomputed) -- never merely persisted (a
+persisted block that is lost is recomputed, and ``zipWithIndex`` ids may then change).
+Every pass also returns a fingerprint of the (id, values) pairs it read (never
+released): when a pass reads other pairs than the first, the fit is refused before
+anything is released. Ids must not depend on the values (``id_col`` must be a
+stored, stable row number, not e.g. a rank of a value column).
 """
 
 import numpy as np
@@ -52,9 +63,21 @@ _BAD_LABEL = (
 )
 
 
-def _validated_frame(df, target, features, id_col, labels=False, persist=False):
+def _materialised(frame):
+    """``frame`` computed once and stored, with its lineage cut: a checkpoint (to the
+    SparkContext's checkpoint directory) when there is one, else a local checkpoint
+    (executor storage; losing a block fails the job rather than recomputing it)."""
+    sc = frame.sparkSession.sparkContext
+    if sc.getCheckpointDir():
+        return frame.checkpoint(eager=True)
+    return frame.localCheckpoint(eager=True)
+
+
+def _validated_frame(df, target, features, id_col, labels=False, persist=False, materialise=False):
     """The (features + target + id) DataFrame of doubles, with the CLI's checks;
-    persisted (MEMORY_AND_DISK) by the check job when ``persist``, for the passes."""
+    persisted (MEMORY_AND_DISK) by the check job when ``persist``, for the passes;
+    materialised first (:func:`_materialised`) when ``materialise`` (the chunked
+    algorithms: the ids must not change between passes)."""
     from pyspark.sql import functions as F
 
     columns = list(df.columns)
@@ -83,9 +106,10 @@ def _validated_frame(df, target, features, id_col, labels=False, persist=False):
 
         if not isinstance(schema[id_col], T.IntegralType):
             raise ValueError(f"{_PATH}: id column '{id_col}' ({types[id_col]}): not an integer")
-    # the rows with their stable ids 0..n-1: the id column, or the DataFrame's partition
-    # order (zipWithIndex; the frame is persisted for the passes, so every pass sees the
-    # same ids). Nulls are kept here so that the check below can name them.
+    # the rows with their ids 0..n-1: the id column, or the DataFrame's partition order
+    # (zipWithIndex). Chunked fits materialise them once (the ids of a recomputed
+    # partition may change); every pass's fingerprint is compared with the first's.
+    # Nulls are kept here so that the check below can name them.
     cols = [F.col(c).cast("double").alias(c) for c in features + [target]]
     if id_col is None:
         from pyspark.sql import types as T
@@ -98,14 +122,16 @@ def _validated_frame(df, target, features, id_col, labels=False, persist=False):
         frame = df.sparkSession.createDataFrame(indexed, schema)
     else:
         frame = df.select(*cols, F.col(id_col).cast("long").alias(_ID))
-    if persist:
+    if materialise:
+        frame = _materialised(frame)
+    elif persist:
         from pyspark import StorageLevel
 
         frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         n = _check_frame(frame, features, target, id_col, labels)
     except Exception:
-        if persist:
+        if persist or materialise:
             frame.unpersist()
         raise
     return frame, features, n
@@ -173,6 +199,7 @@ def _make_pass(frame, features, target, d):
             T.StructField("partition", T.IntegerType(), False),
             T.StructField("batch", T.IntegerType(), False),
             T.StructField("rows", T.LongType(), False),
+            T.StructField("fingerprint", T.LongType(), False),
             T.StructField("sums", T.ArrayType(T.DoubleType(), False), False),
         ]
     )
@@ -194,14 +221,17 @@ def _make_pass(frame, features, target, d):
                 cols = [batch.column(f).to_numpy(zero_copy_only=True) for f in feats]
                 y = batch.column(tgt).to_numpy(zero_copy_only=True)
                 ids = batch.column(_ID).to_numpy(zero_copy_only=True)
-                s, rows = core.batch_sum(request_json, wv, cols, y, ids)
+                s, rows, fp = core.batch_sum(request_json, wv, cols, y, ids)
+                # the u64 fingerprint as the int64 of the same bits
+                fp = fp - (1 << 64) if fp >= (1 << 63) else fp
                 yield pa.RecordBatch.from_pydict(
-                    {"partition": [part], "batch": [b], "rows": [rows], "sums": [s.tolist()]},
+                    {"partition": [part], "batch": [b], "rows": [rows], "fingerprint": [fp], "sums": [s.tolist()]},
                     schema=pa.schema(
                         [
                             ("partition", pa.int32(), False),
                             ("batch", pa.int32(), False),
                             ("rows", pa.int64(), False),
+                            ("fingerprint", pa.int64(), False),
                             ("sums", pa.list_(pa.field("element", pa.float64(), False)), False),
                         ]
                     ),
@@ -216,7 +246,8 @@ def _make_pass(frame, features, target, d):
         parts = np.asarray([v for r in got for v in r["sums"]], dtype=np.float64)
         if parts.size == 0:
             parts = np.zeros(0, dtype=np.float64)
-        return parts, int(sum(r["rows"] for r in got))
+        fingerprint = sum(int(r["fingerprint"]) for r in got) % (1 << 64)
+        return parts, int(sum(r["rows"] for r in got)), fingerprint
 
     return run_pass
 
@@ -238,13 +269,18 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
         The response column (0/1 or -1/+1 labels for ``loss="logistic"``).
     id_col : str or None
         A column holding each of 0..n-1 exactly once: the stable row id that decides
-        chunk membership (checked). None: ids are given by ``zipWithIndex`` in the
-        DataFrame's partition order (the DataFrame is persisted so every pass sees the
-        same ids).
+        chunk membership (checked). It must not depend on the values (a stored row
+        number, not a rank of a value column). None: ids are given by ``zipWithIndex``
+        in the DataFrame's partition order. For the chunked algorithms the rows and
+        their ids are materialised once (``checkpoint`` when a checkpoint directory is
+        set, else ``localCheckpoint``), so every pass reads the same (id, row) pairs;
+        a pass that reads other pairs than the first refuses the fit before any
+        release.
     features : list of str or None
         The feature columns (None: every column but the target and the id column).
     persist : bool, default True
-        Persist the prepared DataFrame (MEMORY_AND_DISK) across the passes.
+        Persist the prepared DataFrame (MEMORY_AND_DISK) across the passes (the
+        chunked algorithms materialise it instead, see ``id_col``).
     **estimator_params
         :class:`heavydp.PrivateRegressor`'s parameters (``algorithm``, ``epsilon``,
         ``delta``, ``loss``, ``domain``, ``radius``, ``sparsity``, ``fit_intercept``,
@@ -254,6 +290,8 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
         ``clipped-gd`` or ``intercept-only``). ``loss="logistic"`` returns a
         :class:`heavydp.PrivateClassifier` (classes 0 and 1). The chunked algorithms use
         ``chunking=keyed`` (the default here; other chunkings are refused).
+        ``budget`` is charged the fit's planned (epsilon, delta) before the first pass
+        (the same function as the in-memory estimators').
 
     Returns
     -------
@@ -263,6 +301,10 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
     from ._estimators import PrivateClassifier
 
     logistic = estimator_params.get("loss") == "logistic"
+    if estimator_params.get("classes") is not None:
+        raise ValueError(
+            "heavydp.spark.fit reads the CLI's labels (0/1 or -1/+1, classes_ = [0, 1]); classes= is not supported"
+        )
     est = (PrivateClassifier if logistic else PrivateRegressor)(**estimator_params)
     algorithm = est.algorithm
     if algorithm not in ALGORITHMS + ("auto", "intercept-only"):
@@ -281,7 +323,10 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
     # the CLI's checks of names and flags come before the data
     _core.precheck(**opts)
     budget, random_state = est.budget, est.random_state
-    frame, names, n = _validated_frame(df, str(target), features, id_col, logistic, persist)
+    chunked = algorithm in _CHUNKED
+    frame, names, n = _validated_frame(
+        df, str(target), features, id_col, logistic, persist and not chunked, materialise=chunked
+    )
     try:
         text, messages = _core.fit_distributed(
             n,
@@ -295,7 +340,7 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
             **opts,
         )
     finally:
-        if persist:
+        if persist or chunked:
             frame.unpersist()
     est._set_model(text, list(messages))
     est._names = list(names)

@@ -172,7 +172,7 @@ def chunk_sizes(spark, X, y, ids, key, T):
             "y",
             d,
         )
-        parts, rows = run(chunk_request(key, n, m, T, index, d), np.zeros(d))
+        parts, rows, _ = run(chunk_request(key, n, m, T, index, d), np.zeros(d))
         counts.append((rows, parts.reshape(-1, d).sum(axis=0)))
     return counts, m
 
@@ -202,7 +202,7 @@ def test_every_row_in_exactly_one_chunk_of_public_size(spark):
     for i in range(n):
         for index in range(T):
             req = chunk_request(key, n, m, T, index, 1, radius=1e9)
-            _, r = _core.batch_sum(req, np.zeros(1), [X1[i : i + 1, 0].copy()], np.ones(1), np.array([i]))
+            _, r, _ = _core.batch_sum(req, np.zeros(1), [X1[i : i + 1, 0].copy()], np.ones(1), np.array([i]))
             in_chunk[i] += r
     assert in_chunk.max() == 1 and in_chunk.sum() == T * m
 
@@ -223,7 +223,7 @@ def test_chunks_do_not_depend_on_the_values(spark):
         req = chunk_request(key, n, m, T, index, 1)
         sel = []
         for i in range(n):
-            _, r = _core.batch_sum(req, np.zeros(1), [np.ones(1)], np.ones(1), np.array([i]))
+            _, r, _ = _core.batch_sum(req, np.zeros(1), [np.ones(1)], np.ones(1), np.array([i]))
             if r:
                 sel.append(i)
         members.append(sel)
@@ -340,3 +340,53 @@ def test_logistic_and_intercept_only_fits(spark, small):
     want = in_memory(X, y, epsilon=0.01, random_state=4)
     assert got.model_["selected"]["algorithm"] == "intercept-only"
     _same_release(got, want)
+
+
+# --- stable chunk membership and the Budget charge (docs/privacy.md, guarantees 1, 4) ---
+
+
+def _reshuffled_ids(df):
+    """df with a column "rid" = a row number over a fresh random order at every
+    evaluation (a nondeterministic id, as zipWithIndex after a recomputation)."""
+    import random
+
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    noise = F.udf(lambda: random.random(), T.DoubleType()).asNondeterministic()
+    w = Window.orderBy("r")
+    return df.withColumn("r", noise()).withColumn("rid", F.row_number().over(w) - 1).drop("r")
+
+
+def test_chunked_fit_reads_stable_ids_or_refuses(spark, lin):
+    X, y = lin
+    df = _reshuffled_ids(frame(spark, X[:600], y[:600]))
+    kw = dict(algorithm="ht-frank-wolfe", epsilon=1.0, scale="none", fit_intercept=False, params={"T": 3})
+    # unmaterialised, every pass reads other (id, row) pairs: refused before any release
+    est = heavydp.PrivateRegressor(**{**kw, "params": {"T": 3, "chunking": "keyed"}})
+    opts = est._options()
+    raw, names, n = hs._validated_frame(df, "y", ["x1", "x2", "x3", "x4", "x5"], "rid")
+    with pytest.raises(ValueError, match="chunk membership is not stable; refused before any release"):
+        _core.fit_distributed(n, len(names), names, "y", hs._make_pass(raw, names, "y", len(names)), seed=1, **opts)
+    # heavydp.spark.fit materialises the rows with their ids once: the fit runs
+    got = hs.fit(df, id_col="rid", random_state=1, **kw)
+    assert got.privacy_["epsilon"] <= 1.0 and got.model_["n"] == 600
+
+
+def test_budget_charge_covers_the_spark_fit(spark, small):
+    X, y = small
+    df = frame(spark, X[:500], y[:500], ids=np.arange(500))
+    kw = dict(algorithm="ht-frank-wolfe", epsilon=1.0, params={"T": 2})
+    # pure algorithm, delta=None, private scaling: the scaling spends delta
+    pure = heavydp.Budget(5.0, 0.0)
+    with pytest.raises(ValueError, match=r"may spend delta .* pass delta=0 for a pure fit"):
+        hs.fit(df, id_col="id", budget=pure, random_state=2, **kw)
+    assert pure.spent == (0.0, 0.0)
+    b = heavydp.Budget(5.0, 1e-2)
+    got = hs.fit(df, id_col="id", budget=b, random_state=2, **kw)
+    assert got.privacy_["delta"] > 0
+    assert b.spent[0] >= got.privacy_["epsilon"] and b.spent[1] >= got.privacy_["delta"]
+    # delta=0: a pure fit that the pure budget accepts
+    got = hs.fit(df, id_col="id", budget=pure, random_state=2, delta=0.0, **kw)
+    assert got.privacy_["model"] == "pure" and pure.spent[1] == 0.0

@@ -131,7 +131,7 @@ struct MeanArgs {
     /// Fraction of epsilon (and delta) spent on the private quartiles of --scale private [default: 0.2].
     #[arg(long)]
     preprocess_share: Option<String>,
-    /// Seed of the ChaCha20 noise generator (reproducible output) [default: OS entropy].
+    /// Seed of the ChaCha20 noise generator (reproducible output, for tests): keep it secret, since anyone who knows it can re-run the release on candidate datasets; it is never written into the output [default: OS entropy].
     #[arg(long)]
     seed: Option<u64>,
     /// Write the JSON here; '-' or no --out writes to stdout [default: stdout].
@@ -226,7 +226,7 @@ struct FitArgs {
     /// Hyperparameter KEY=VALUE (repeatable); `heavydp algorithms --json` lists each one's default and meaning [default: none given].
     #[arg(long = "param")]
     params: Vec<String>,
-    /// Seed of the ChaCha20 noise generator (reproducible output) [default: OS entropy].
+    /// Seed of the ChaCha20 noise generator (reproducible output, for tests): keep it secret, since anyone who knows it can re-run the fit on candidate datasets; it is never written into the model file [default: OS entropy].
     #[arg(long)]
     seed: Option<u64>,
     /// Model file to write; '-' or no --out prints the model to stdout [default: stdout].
@@ -667,7 +667,6 @@ fn cmd_mean(a: MeanArgs) -> Result<(), String> {
         "privacy": out.privacy,
         "hyperparameters": report.hyperparameters,
         "notes": report.notes,
-        "seed": a.seed,
     });
     if let Some(s) = &out.scales {
         json["scale"] = scale_name.into();
@@ -675,6 +674,9 @@ fn cmd_mean(a: MeanArgs) -> Result<(), String> {
     }
     for m in &report.notes {
         eprintln!("note: {m}");
+    }
+    if a.seed.is_some() && epsilon.is_finite() {
+        eprintln!("note: {}", heavydp::pipeline::SEEDED_NOTE);
     }
     let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
     write_output(a.out.as_deref(), format!("{text}\n").as_bytes())

@@ -11,12 +11,12 @@
 //! is standardised in place instead (overwritten, never copied).
 
 use heavydp::algorithms::row_sums::{self, ExternalRowSums, Partials, SumRequest};
-use heavydp::algorithms::{self, Observer, ParamMap};
+use heavydp::algorithms::{Observer, ParamMap};
 use heavydp::data::{self, Dataset, FeatureBuffer};
 use heavydp::estimators::private_mean as pm;
 use heavydp::model::ModelFile;
 use heavydp::pipeline::{self, FitOptions};
-use heavydp::preprocess::{InterceptMode, ScaleMode, AUTO_BOUND};
+use heavydp::preprocess::{InterceptMode, ScaleMode};
 use heavydp::privacy::{self, Accountant, Budget, Cost, PrivacyLedger, PrivacyModel};
 use numpy::{
     PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
@@ -184,37 +184,6 @@ fn run_interruptible<T: Send>(
     }
 }
 
-/// The privacy model of a named algorithm (after precheck), for the δ a budget charges.
-fn privacy_model_of(opts: &FitOptions, n: usize, d: usize) -> PrivacyModel {
-    let name = if opts.algorithm == "auto" {
-        pipeline::auto_choice(opts, n, d).algorithm
-    } else {
-        opts.algorithm.clone()
-    };
-    if name == pipeline::INTERCEPT_ONLY {
-        return PrivacyModel::Pure;
-    }
-    let mut p = opts.params.clone();
-    for k in ["tau", "c", "vertices"] {
-        p.remove(k);
-    }
-    if p.get("bound").map(|s| s.as_str()) == Some("auto") {
-        p.insert("bound".into(), format!("{AUTO_BOUND}"));
-    }
-    if let Ok(a) = algorithms::build(&name, &p) {
-        return a.privacy_model();
-    }
-    match algorithms::catalogue()
-        .iter()
-        .find(|a| a.name == name)
-        .map(|a| a.privacy)
-    {
-        Some("pure") => PrivacyModel::Pure,
-        Some("none") => PrivacyModel::None,
-        _ => PrivacyModel::Approx,
-    }
-}
-
 /// A privacy budget shared across fits and means: a basic-composition
 /// [`PrivacyLedger`] (ε's and δ's add, rounded up). Each fit charges its whole (ε, δ)
 /// before it reads the data; a charge that would overspend is refused and the fit does
@@ -280,11 +249,14 @@ fn sub_down(a: f64, b: f64) -> f64 {
     r
 }
 
+/// Charges (ε, δ) to `ledger`: the core ledger refuses a negative, NaN or (under a
+/// finite budget) infinite cost, and any overspend, and then changes nothing.
 fn charge(ledger: &mut PrivacyLedger, release: &str, epsilon: f64, delta: f64) -> PyResult<()> {
-    let cost = if delta > 0.0 {
-        Cost::Approx { epsilon, delta }
-    } else {
+    // δ = 0 exactly is a pure charge; anything else (NaN included) is checked as δ
+    let cost = if delta == 0.0 {
         Cost::Pure { epsilon }
+    } else {
+        Cost::Approx { epsilon, delta }
     };
     ledger.charge(release, cost).map_err(value_error)
 }
@@ -388,7 +360,9 @@ impl OptionArgs {
 }
 
 /// Charges the whole (ε, δ) a fit with `opts` on n × d data may spend to `budget`,
-/// before it touches the data (a non-private fit: ε = ∞).
+/// before it touches the data: [`pipeline::planned_privacy`], the budget the fit's own
+/// ledger then gets (a non-private algorithm: ε = ∞, which only an infinite budget
+/// accepts). A budget without δ refuses a fit that may spend δ, saying why.
 fn charge_fit(
     budget: Option<&Bound<'_, PyBudget>>,
     opts: &FitOptions,
@@ -397,14 +371,32 @@ fn charge_fit(
     release: &str,
 ) -> PyResult<()> {
     let Some(b) = budget else { return Ok(()) };
-    let model = privacy_model_of(opts, n, d);
-    let (dl, _) = pipeline::resolve_delta(&opts.algorithm, model, n, opts.delta, opts.epsilon)
-        .map_err(value_error)?;
-    let (ce, cd) = if model == PrivacyModel::None {
-        (f64::INFINITY, 0.0)
-    } else {
-        (opts.epsilon, dl)
-    };
+    let plan = pipeline::planned_privacy(opts, n, d).map_err(value_error)?;
+    let total = b.borrow().ledger.budget();
+    let (ce, cd) = (plan.budget.epsilon, plan.budget.delta);
+    let algorithm = &plan.algorithm;
+    if ce.is_infinite() && !total.is_non_private() {
+        let why = if plan.model == PrivacyModel::None {
+            format!("{algorithm} is not private (privacy model 'none')")
+        } else {
+            "epsilon = inf is the non-private run".to_string()
+        };
+        return Err(PyValueError::new_err(format!(
+            "privacy budget exceeded: {release}: {why}, which a Budget with a finite epsilon cannot pay for"
+        )));
+    }
+    if cd > 0.0 && total.delta == 0.0 {
+        let why = if opts.delta.is_some() {
+            "the delta the estimator was given".to_string()
+        } else if plan.model == PrivacyModel::Pure {
+            format!("{algorithm} is pure, but with delta=None and scale=\"private\" the private scaling uses the default delta = n^-1.1")
+        } else {
+            format!("{algorithm} is (epsilon, delta)-DP and delta=None means the default n^-1.1")
+        };
+        return Err(PyValueError::new_err(format!(
+            "{release}: this fit may spend delta = {cd:e} ({why}), but the Budget has delta = 0 (pure); pass delta=0 for a pure fit (a pure algorithm, or scale=\"none\"), or use a Budget with a delta"
+        )));
+    }
     charge(&mut b.borrow_mut().ledger, release, ce, cd)
 }
 
@@ -502,7 +494,8 @@ fn fit(
 /// the partial sum of the request's kernel at iterate `w` over one batch — the feature
 /// columns (float64 arrays of one length each, read in place: the Arrow buffers of a
 /// Spark batch), the response `y` and the row ids. Returns (partial d-vector, rows
-/// selected). The GIL is released while it runs.
+/// selected, fingerprint of the batch's (id, row) pairs: [`row_sums::batch_fingerprint`],
+/// never released, only compared between passes). The GIL is released while it runs.
 #[pyfunction]
 fn batch_sum<'py>(
     py: Python<'py>,
@@ -511,7 +504,7 @@ fn batch_sum<'py>(
     columns: Vec<PyReadonlyArray1<'py, f64>>,
     y: PyReadonlyArray1<'py, f64>,
     ids: PyReadonlyArray1<'py, i64>,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, u64)> {
+) -> PyResult<(Bound<'py, PyArray1<f64>>, u64, u64)> {
     let req: SumRequest = serde_json::from_str(request_json)
         .map_err(|e| value_error(format!("invalid sum request: {e}")))?;
     let w = w.as_slice().map_err(value_error)?;
@@ -521,17 +514,20 @@ fn batch_sum<'py>(
         .collect::<PyResult<Vec<&[f64]>>>()?;
     let y = y.as_slice().map_err(value_error)?;
     let ids = ids.as_slice().map_err(value_error)?;
-    let (sum, rows) = py
-        .detach(|| row_sums::batch_sum(&req, w, &cols, y, ids))
+    let (sum, rows, fingerprint) = py
+        .detach(|| {
+            row_sums::batch_sum(&req, w, &cols, y, ids)
+                .map(|(s, r)| (s, r, row_sums::batch_fingerprint(&cols, y, ids)))
+        })
         .map_err(value_error)?;
-    Ok((PyArray1::from_vec(py, sum), rows))
+    Ok((PyArray1::from_vec(py, sum), rows, fingerprint))
 }
 
 /// A distributed fit (`heavydp.spark.fit`): the whole private fit of [`fit`] on n
 /// external rows of d features, whose every data pass (the private scaling's
 /// histograms, the algorithm's sums, the intercept's) is one call of
 /// `pass_fn(request_json, w)` returning (the batches' partial results concatenated,
-/// rows read) in a fixed order (it runs one Spark job; the GIL is taken for the call). Noise,
+/// rows read, the wrapping sum of the batches' fingerprints mod 2^64) in a fixed order (it runs one Spark job; the GIL is taken for the call). Noise,
 /// mechanisms, the ledger and the model file are the core's, as in [`fit`].
 /// Returns (model JSON, notes). The options are [`precheck`]'s keyword arguments.
 #[pyfunction]
@@ -563,10 +559,12 @@ fn fit_distributed(
                     let text = serde_json::to_string(req)
                         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
                     let res = pass_fn.call1(py, (text, PyArray1::from_slice(py, w)))?;
-                    let (parts, rows): (PyReadonlyArray1<'_, f64>, u64) = res.extract(py)?;
+                    let (parts, rows, fingerprint): (PyReadonlyArray1<'_, f64>, u64, u64) =
+                        res.extract(py)?;
                     Ok(Partials {
                         partials: parts.as_slice().map_err(value_error)?.to_vec(),
                         rows,
+                        fingerprint: Some(fingerprint),
                     })
                 };
                 call().map_err(|e| {
@@ -744,7 +742,10 @@ fn private_mean<'py>(
             out.map(|o| (o, scales))
         })
         .map_err(value_error)?;
-    let (out, scales) = out;
+    let (mut out, scales) = out;
+    if seed.is_some() && epsilon.is_finite() {
+        out.report.notes.push(pipeline::SEEDED_NOTE.to_string());
+    }
     let privacy = serde_json::to_string(&out.privacy).map_err(value_error)?;
     let hyper = serde_json::to_string(&out.report.hyperparameters).map_err(value_error)?;
     let scales = serde_json::to_string(&scales).map_err(value_error)?;

@@ -88,7 +88,9 @@ pub struct ModelFile {
     pub hyperparameters: BTreeMap<String, serde_json::Value>,
     pub n: usize,
     pub d: usize,
-    pub seed: Option<u64>,
+    // No `seed`: a released file must not carry the noise seed (with it, anyone can
+    // re-run the fit on candidate datasets and recognise the one that reproduces the
+    // weights; docs/privacy.md). Files written before still load: serde ignores the key.
     pub heavydp_version: String,
     #[serde(default)]
     pub status: Option<String>,
@@ -129,7 +131,6 @@ impl ModelFile {
         domain: serde_json::Value,
         data: &Dataset,
         report: &FitReport,
-        seed: Option<u64>,
     ) -> ModelFile {
         let loss_parameters = loss_parameters(loss);
         ModelFile {
@@ -146,7 +147,6 @@ impl ModelFile {
             hyperparameters: report.hyperparameters.clone(),
             n: data.n(),
             d: data.d(),
-            seed,
             heavydp_version: crate::VERSION.to_string(),
             status: Some(
                 serde_json::to_value(report.status)

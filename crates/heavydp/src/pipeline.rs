@@ -50,7 +50,9 @@ pub struct FitOptions {
     pub scale: ScaleMode,
     /// Fraction of ε and δ for preprocessing; `None` = [`DEFAULT_PREPROCESS_SHARE`].
     pub preprocess_share: Option<f64>,
-    /// Recorded in the model file (the generator itself is the caller's).
+    /// The caller's noise seed, when it seeded the generator: never written into the
+    /// model file (a released seed lets anyone re-run the fit on candidate datasets);
+    /// a finite-ε fit that is seeded says on stderr that the seed must stay secret.
     pub seed: Option<u64>,
 }
 
@@ -355,6 +357,164 @@ pub fn default_delta(n: usize) -> f64 {
     (n.max(2) as f64).powf(-1.1)
 }
 
+/// The note of a seeded private fit (stderr in the CLI, `notes_` in Python).
+pub const SEEDED_NOTE: &str = "--seed: the noise of this private release is seeded: anyone who learns the seed can re-run it on candidate datasets and recognise the one that reproduces the output, so keep the seed secret (it is not written into released files)";
+
+/// The whole (ε, δ) budget of a fit — what its ledger gets, so what it may spend at
+/// most — and the algorithm and privacy model it was derived from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedPrivacy {
+    /// The algorithm that runs (`auto` resolved).
+    pub algorithm: String,
+    /// Its privacy model (`intercept-only`: pure).
+    pub model: PrivacyModel,
+    /// The ledger's budget: (ε, δ) as resolved by [`resolve_delta`] and the default δ
+    /// of the private scaling; `(∞, 0)` for a non-private algorithm.
+    pub budget: Budget,
+}
+
+/// A fit's planned (ε, δ), from the options, n and d only (before any data are read):
+/// the one function the Python `Budget` and `heavydp.spark.fit` charge, and the budget
+/// [`fit`] gives its ledger (it refuses to run when the two differ), so a charge can
+/// never be smaller than what the model file then reports as spent.
+pub fn planned_privacy(opts: &FitOptions, n: usize, d: usize) -> Result<PlannedPrivacy, String> {
+    let mut params = opts.params.clone();
+    let name = if opts.algorithm == "auto" {
+        let choice = auto_choice(opts, n, d);
+        for (k, v) in choice.params {
+            params.entry(k).or_insert(v);
+        }
+        choice.algorithm
+    } else {
+        opts.algorithm.clone()
+    };
+    let (logistic, model) = if name == INTERCEPT_ONLY {
+        (opts.loss.as_deref() == Some("logistic"), PrivacyModel::Pure)
+    } else {
+        // the resolution of `fit` (a model can depend on a parameter, e.g. the net of
+        // l1-regression-expmech)
+        let scaled = !matches!(opts.scale, ScaleMode::None);
+        resolve_bound(&name, scaled, &mut params)?;
+        resolve_unit_scale_autos(&name, scaled, &mut params)?;
+        take_r_auto(scaled, &mut params)?;
+        let radius = match opts.radius {
+            Some(RadiusOpt::Value(r)) => Some(r),
+            Some(RadiusOpt::Auto) if !scaled => return Err(RADIUS_AUTO_NEEDS_SCALE.into()),
+            None if !scaled => None,
+            _ => Some(auto_radius(&name, d)),
+        };
+        let r = resolve(
+            &name,
+            opts.loss.as_deref(),
+            opts.domain.as_deref(),
+            radius,
+            opts.sparsity,
+            params,
+        )?;
+        (
+            matches!(r.loss, LossKind::Logistic),
+            r.algorithm.privacy_model(),
+        )
+    };
+    let budget = plan_budget(&name, model, logistic, opts, n, d)?.budget;
+    Ok(PlannedPrivacy {
+        algorithm: name,
+        model,
+        budget,
+    })
+}
+
+/// The budget of [`planned_privacy`] with its messages.
+struct BudgetPlan {
+    budget: Budget,
+    /// A pure algorithm whose private scaling uses the default δ.
+    pure_with_default_delta: bool,
+    messages: Vec<String>,
+    /// The model note of a non-private algorithm run with a finite ε.
+    not_private: Option<String>,
+}
+
+/// The ledger's budget of a fit of `name` (privacy model `model`) with `opts` on n rows.
+fn plan_budget(
+    name: &str,
+    model: PrivacyModel,
+    logistic: bool,
+    opts: &FitOptions,
+    n: usize,
+    d: usize,
+) -> Result<BudgetPlan, String> {
+    let (mut delta, note) = resolve_delta(name, model, n, opts.delta, opts.epsilon)?;
+    let mut messages: Vec<String> = note.into_iter().collect();
+    // A pure algorithm with private scaling and no --delta: the scales' 5(d + 1) quantile
+    // releases compose by zCDP at the default δ (≈ √(5(d+1)) times less noise than basic
+    // composition; measured: with basic composition at ε·share = 0.15, n = 2·10⁴, d = 20,
+    // one fit in two had a wild column). The fit is then (ε, δ)-DP; --delta 0 keeps it pure.
+    let mut pure_with_default_delta = model == PrivacyModel::Pure
+        && opts.delta.is_none()
+        && matches!(opts.scale, ScaleMode::Private)
+        && opts.epsilon.is_finite();
+    if pure_with_default_delta {
+        // δ only when the scaling phase uses it: the intercept-only model scales the
+        // target alone, and nothing when the loss is logistic or the scaling cannot
+        // locate the target (the check of `fit`); and the scaling composes by zCDP only
+        // when that beats basic composition at its share (the choice of
+        // `preprocess::scaling_epsilons`, with the δ `fit` gives it). Otherwise no phase
+        // would spend δ and the fit stays pure.
+        let b = Budget::new(opts.epsilon, default_delta(n)).map_err(|e| e.to_string())?;
+        let (frac, columns, target) = if name == INTERCEPT_ONLY {
+            (0.5, 1, false)
+        } else {
+            let share = opts
+                .preprocess_share
+                .unwrap_or(preprocess::DEFAULT_PREPROCESS_SHARE);
+            let frac = if opts.intercept == InterceptMode::Private {
+                0.75 * share
+            } else {
+                share
+            };
+            (frac, d, !logistic)
+        };
+        let mut scaling = PhasedLedger::new(b).share(frac);
+        scaling.delta = b.delta;
+        let nothing_scaled = name == INTERCEPT_ONLY
+            && (logistic
+                || !preprocess::target_scaling_check(n, 0, PhasedLedger::new(b).share(0.5))
+                    .reliable());
+        let zcdp = preprocess::scaling_epsilons(scaling, columns, target).2
+            == crate::privacy::Accountant::Zcdp;
+        if nothing_scaled || !zcdp {
+            pure_with_default_delta = false;
+        }
+    }
+    if pure_with_default_delta {
+        delta = default_delta(n);
+        messages.push(format!(
+            "--delta not given: {name} is pure epsilon-DP, but the private scaling uses the default delta = n^-1.1 = {delta:e} (zCDP composition of its quantiles), so the fit is (epsilon, delta)-DP; give --delta 0 for a pure fit"
+        ));
+    }
+    let budget = Budget::new(opts.epsilon, delta).map_err(|e| e.to_string())?;
+    // A non-private algorithm is a non-private pipeline: exact (grid) scales and intercept.
+    let mut not_private = None;
+    let budget = if model == PrivacyModel::None {
+        if opts.epsilon.is_finite() {
+            let warning = format!(
+                "WARNING: {name} is not a private algorithm: this fit is NOT differentially private whatever --epsilon says (its scales and intercept are exact too); use a private algorithm (heavydp algorithms) for a private model"
+            );
+            messages.push(warning.clone());
+            not_private = Some(warning);
+        }
+        Budget::non_private()
+    } else {
+        budget
+    };
+    Ok(BudgetPlan {
+        budget,
+        pure_with_default_delta,
+        messages,
+        not_private,
+    })
+}
+
 /// `bound=auto` and a missing bound of the bounded family: on scaled data both become
 /// [`AUTO_BOUND`] (the second with a message); `auto` on unscaled data is an error. The
 /// one rule used by [`precheck`] and [`fit`].
@@ -574,30 +734,22 @@ fn fit_with(
         (Some(r), (loss, m))
     };
     let (loss, privacy_model) = model;
-    let (mut delta, note) = resolve_delta(&name, privacy_model, n, opts.delta, opts.epsilon)?;
-    messages.extend(note);
-    // A pure algorithm with private scaling and no --delta: the scales' 5(d + 1) quantile
-    // releases compose by zCDP at the default δ (≈ √(5(d+1)) times less noise than basic
-    // composition; measured: with basic composition at ε·share = 0.15, n = 2·10⁴, d = 20,
-    // one fit in two had a wild column). The fit is then (ε, δ)-DP; --delta 0 keeps it pure.
-    let pure_with_default_delta = privacy_model == PrivacyModel::Pure
-        && opts.delta.is_none()
-        && matches!(opts.scale, ScaleMode::Private)
-        && opts.epsilon.is_finite();
-    if pure_with_default_delta {
-        delta = default_delta(n);
-        messages.push(format!(
-            "--delta not given: {name} is pure epsilon-DP, but the private scaling uses the default delta = n^-1.1 = {delta:e} (zCDP composition of its quantiles), so the fit is (epsilon, delta)-DP; give --delta 0 for a pure fit"
+    let logistic = matches!(loss, LossKind::Logistic);
+    let plan = plan_budget(&name, privacy_model, logistic, opts, n, d)?;
+    messages.extend(plan.messages);
+    let (budget, pure_with_default_delta) = (plan.budget, plan.pure_with_default_delta);
+    // The Python Budget and heavydp.spark charge `planned_privacy` before the fit: the
+    // ledger's budget must be that one, or the charge could be smaller than the spend.
+    let planned = planned_privacy(opts, n, d)?;
+    if planned.budget != budget {
+        return Err(format!(
+            "heavydp internal error: the planned privacy ({}, {}) differs from the fit's budget ({}, {})",
+            planned.budget.epsilon, planned.budget.delta, budget.epsilon, budget.delta
         ));
     }
-    let budget = Budget::new(opts.epsilon, delta).map_err(|e| e.to_string())?;
-    // A non-private algorithm is a non-private pipeline: exact (grid) scales and intercept.
-    let budget = if privacy_model == PrivacyModel::None {
-        Budget::non_private()
-    } else {
-        budget
-    };
-    let logistic = matches!(loss, LossKind::Logistic);
+    if opts.seed.is_some() && !budget.is_non_private() {
+        messages.push(SEEDED_NOTE.into());
+    }
     match external.as_deref_mut() {
         // the executors check and map each label as they read it (the same function)
         Some(ext) => ext.set_labels(logistic),
@@ -875,7 +1027,6 @@ fn fit_with(
         hyperparameters: hyper,
         n,
         d,
-        seed: opts.seed,
         heavydp_version: crate::VERSION.to_string(),
         status,
         notes,
@@ -886,6 +1037,7 @@ fn fit_with(
             |a| serde_json::json!({"algorithm": algo_name, "reason": a.reason, "params": a.params}),
         ),
     };
+    model.notes.extend(plan.not_private);
     if model.weights.iter().any(|w| !w.is_finite()) || !model.intercept.is_finite() {
         // Public: the scales and weights are released values.
         model

@@ -172,7 +172,6 @@ fn objective_perturbation_registry_fit_and_model_file() {
             domain.describe(),
             &data,
             &r,
-            Some(3),
         );
         let json = serde_json::to_value(&m).unwrap();
         assert_eq!(json["status"], "completed");

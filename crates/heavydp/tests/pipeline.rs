@@ -472,7 +472,11 @@ fn batched_pass(data: &Dataset) -> Box<heavydp::algorithms::row_sums::Pass<'_>> 
             rows += r;
             (start, b) = (end, b + 1);
         }
-        Ok(Partials { partials, rows })
+        Ok(Partials {
+            partials,
+            rows,
+            fingerprint: None,
+        })
     })
 }
 

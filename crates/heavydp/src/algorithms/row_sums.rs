@@ -528,12 +528,41 @@ pub fn batch_sum(
     Ok((out, count))
 }
 
+/// The fingerprint of a batch of rows: the wrapping sum over its rows of a 64-bit mix
+/// of the row id and the bits of every value (features, then the response). A sum, so
+/// the batches of a pass add up (mod 2⁶⁴) to the same total however the rows are
+/// split into partitions and batches; a row whose id or values change changes it (up
+/// to a collision of the mix). Never released: [`ExternalRowSums`] only compares the
+/// totals of two passes for equality, which holds whenever every pass reads the same
+/// (id, row) pairs — whatever the data are.
+pub fn batch_fingerprint(columns: &[&[f64]], y: &[f64], ids: &[i64]) -> u64 {
+    // the finaliser of SplitMix64 (a bijection of u64 with full avalanche)
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    let mut total = 0u64;
+    for (t, &id) in ids.iter().enumerate() {
+        let mut h = mix((id as u64).wrapping_add(0x9e37_79b9_7f4a_7c15));
+        for c in columns {
+            h = mix(h ^ c.get(t).map_or(0, |v| v.to_bits()));
+        }
+        h = mix(h ^ y.get(t).map_or(0, |v| v.to_bits()));
+        total = total.wrapping_add(h);
+    }
+    total
+}
+
 /// The partial sums of one distributed pass, in the fixed order they are added:
-/// `partials` holds k d-vectors back to back; `rows` is the number of rows they cover.
+/// `partials` holds k d-vectors back to back; `rows` is the number of rows they cover;
+/// `fingerprint` the wrapping sum of the batches' [`batch_fingerprint`]s over **all**
+/// their rows (selected or not), when the pass reports one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Partials {
     pub partials: Vec<f64>,
     pub rows: u64,
+    pub fingerprint: Option<u64>,
 }
 
 /// A pass over the external rows: given the request and the iterate, the partial sums
@@ -545,7 +574,11 @@ pub type Pass<'a> = dyn FnMut(&SumRequest, &[f64]) -> Result<Partials, String> +
 /// job), whose partial sums are added here in the order returned (a fixed order:
 /// the result does not depend on task scheduling). Checks that the pass covered exactly
 /// the rows the public selection has (n, or m for a chunk), which fails when the row
-/// ids are not 0..n−1 once each.
+/// ids are not 0..n−1 once each, and that every pass read the same (id, row) pairs as
+/// the first ([`Partials::fingerprint`]), which fails when the ids were reassigned
+/// between passes (Spark's `zipWithIndex` after a recomputation): a chunk could then
+/// hold rows of another chunk, and parallel composition would not hold. Either check
+/// refuses the fit before anything is released.
 pub struct ExternalRowSums<'a> {
     pass: Box<Pass<'a>>,
     n: usize,
@@ -555,6 +588,8 @@ pub struct ExternalRowSums<'a> {
     /// Histograms of the private scaling: [the prefetched stage (all columns), the
     /// last single-column pass].
     histograms: [Option<Histograms>; 2],
+    /// The first pass's fingerprint of the (id, row) pairs.
+    fingerprint: Option<u64>,
 }
 
 impl<'a> ExternalRowSums<'a> {
@@ -567,6 +602,7 @@ impl<'a> ExternalRowSums<'a> {
             transform: None,
             labels: false,
             histograms: [None, None],
+            fingerprint: None,
         }
     }
     /// Whether the executors read the response as logistic labels (0 → −1, checked).
@@ -607,6 +643,16 @@ impl<'a> ExternalRowSums<'a> {
                 "the pass read {} rows where the public selection has {expected}: the id column must hold each of 0..n-1 exactly once (n = {})",
                 got.rows, self.n
             ));
+        }
+        match (self.fingerprint, got.fingerprint) {
+            (None, f) => self.fingerprint = f,
+            (Some(first), Some(f)) if f != first => {
+                return Err(format!(
+                    "the rows read by this pass are not those of the first pass (the fingerprint of the (row id, values) pairs differs): the row ids changed between passes, so chunk membership is not stable; refused before any release. Give stable ids 0..n-1 that do not depend on the values (heavydp.spark.fit's id_col), read from stored data (n = {})",
+                    self.n
+                ));
+            }
+            _ => {}
         }
         let len = kernel.out_len(self.d);
         let mut out = vec![0.0; len];

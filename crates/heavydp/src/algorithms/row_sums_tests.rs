@@ -143,6 +143,7 @@ fn batched_pass<'a>(data: &'a Dataset, ids: Vec<i64>, sizes: &'a [usize]) -> Box
         let req: SumRequest = serde_json::from_str(&serde_json::to_string(req).unwrap()).unwrap();
         let mut partials = Vec::new();
         let mut rows = 0;
+        let mut fingerprint = 0u64;
         let mut start = 0;
         let mut b = 0;
         while start < data.n() {
@@ -151,10 +152,19 @@ fn batched_pass<'a>(data: &'a Dataset, ids: Vec<i64>, sizes: &'a [usize]) -> Box
             let (p, r) = batch_sum(&req, w, &c, &data.y()[start..end], &ids[start..end])?;
             partials.extend(p);
             rows += r;
+            fingerprint = fingerprint.wrapping_add(batch_fingerprint(
+                &c,
+                &data.y()[start..end],
+                &ids[start..end],
+            ));
             start = end;
             b += 1;
         }
-        Ok(Partials { partials, rows })
+        Ok(Partials {
+            partials,
+            rows,
+            fingerprint: Some(fingerprint),
+        })
     })
 }
 

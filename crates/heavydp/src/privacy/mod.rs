@@ -70,6 +70,8 @@ pub enum PrivacyError {
     },
     #[error("invalid mechanism parameter: {0}")]
     InvalidMechanism(String),
+    #[error("refused the charge of '{release}': {reason}")]
+    InvalidCost { release: String, reason: String },
 }
 
 /// The privacy model an algorithm's guarantee is stated in.
@@ -149,6 +151,39 @@ pub enum Cost {
 }
 
 impl Cost {
+    /// Checks a cost before it enters a ledger whose budget is `budget`: ε ≥ 0, δ ∈ [0, 1)
+    /// and ρ ≥ 0, none NaN; an infinite ε or ρ only under the non-private budget ε = ∞
+    /// (where a noiseless mechanism's cost is ∞). A negative cost would refund budget
+    /// and a NaN one would disable every later refusal (`NaN > budget` is false), so
+    /// both are refused here, before any total is touched. The reason names no data.
+    pub fn check(&self, budget: Budget) -> Result<(), String> {
+        let finite_ok = |v: f64| v.is_finite() || budget.is_non_private();
+        let (name, v, ok) = match *self {
+            Cost::Pure { epsilon } => ("epsilon", epsilon, epsilon >= 0.0 && finite_ok(epsilon)),
+            Cost::Approx { epsilon, delta } => {
+                if !(epsilon >= 0.0 && finite_ok(epsilon)) {
+                    ("epsilon", epsilon, false)
+                } else {
+                    ("delta", delta, (0.0..1.0).contains(&delta))
+                }
+            }
+            Cost::Zcdp { rho } => ("rho", rho, rho >= 0.0 && finite_ok(rho)),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "a cost's {name} must be {} (not NaN{}); got {v}",
+                if name == "delta" { "in [0, 1)" } else { ">= 0" },
+                if name == "delta" || budget.is_non_private() {
+                    ""
+                } else {
+                    ", not infinite under a finite budget"
+                }
+            ))
+        }
+    }
+
     fn kind(&self) -> &'static str {
         match self {
             Cost::Pure { .. } => "pure",
@@ -762,8 +797,14 @@ impl PrivacyLedger {
         cost: Cost,
         chunk: Option<usize>,
     ) -> Result<(), PrivacyError> {
+        cost.check(self.budget)
+            .map_err(|reason| PrivacyError::InvalidCost {
+                release: release.to_string(),
+                reason,
+            })?;
         let (e, d) = self.totals_with(Some((cost, chunk)))?;
-        if e > self.budget.epsilon || d > self.budget.delta {
+        // written so that a NaN total refuses
+        if !(e <= self.budget.epsilon && d <= self.budget.delta) {
             return Err(PrivacyError::BudgetExceeded {
                 release: release.to_string(),
                 would_epsilon: e,
@@ -884,6 +925,102 @@ impl PrivacyLedger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Negative, NaN and infinite costs are refused by every accountant, and the ledger
+    /// is unchanged afterwards: a later valid charge is refused exactly when it would be
+    /// without the bad one (guarantee 2 of docs/privacy.md).
+    #[test]
+    fn bad_costs_are_refused_and_change_nothing() {
+        let bad = [
+            Cost::Pure { epsilon: -5.0 },
+            Cost::Pure { epsilon: f64::NAN },
+            Cost::Pure {
+                epsilon: f64::INFINITY,
+            },
+            Cost::Pure {
+                epsilon: f64::NEG_INFINITY,
+            },
+            Cost::Approx {
+                epsilon: 0.1,
+                delta: -1e-6,
+            },
+            Cost::Approx {
+                epsilon: 0.1,
+                delta: f64::NAN,
+            },
+            Cost::Approx {
+                epsilon: 0.1,
+                delta: 1.0,
+            },
+            Cost::Approx {
+                epsilon: f64::NAN,
+                delta: 1e-9,
+            },
+            Cost::Approx {
+                epsilon: -1.0,
+                delta: 1e-9,
+            },
+            Cost::Zcdp { rho: -0.5 },
+            Cost::Zcdp { rho: f64::NAN },
+            Cost::Zcdp { rho: f64::INFINITY },
+        ];
+        let accountants = [
+            Accountant::Basic,
+            Accountant::Zcdp,
+            Accountant::Advanced { delta_slack: 1e-9 },
+            Accountant::Parallel,
+        ];
+        for acc in accountants {
+            for cost in bad {
+                let mut l = PrivacyLedger::new(Budget::new(1.0, 1e-6).unwrap(), acc);
+                l.charge("first", Cost::Pure { epsilon: 0.01 }).unwrap();
+                let before = (l.spent(), l.releases(), l.summary(PrivacyModel::Pure));
+                let r = l.charge("bad", cost);
+                assert!(
+                    matches!(r, Err(PrivacyError::InvalidCost { .. })),
+                    "{acc:?} {cost:?}: {r:?}"
+                );
+                assert!(
+                    l.charge_on_chunk("bad", 0, cost).is_err(),
+                    "{acc:?} {cost:?}"
+                );
+                let after = (l.spent(), l.releases(), l.summary(PrivacyModel::Pure));
+                assert_eq!(
+                    format!("{before:?}"),
+                    format!("{after:?}"),
+                    "{acc:?} {cost:?}"
+                );
+                // the budget still refuses what it refused before
+                assert!(l.charge("more", Cost::Pure { epsilon: 1.0 }).is_err());
+                let (e, _) = l.spent();
+                assert!(e <= 1.0, "{acc:?} {cost:?}: {e}");
+            }
+        }
+        // under the non-private budget a noiseless mechanism costs epsilon = inf
+        let mut l = PrivacyLedger::new(Budget::non_private(), Accountant::Basic);
+        l.charge(
+            "noiseless",
+            Cost::Pure {
+                epsilon: f64::INFINITY,
+            },
+        )
+        .unwrap();
+        assert!(l.charge("nan", Cost::Pure { epsilon: f64::NAN }).is_err());
+        assert!(l.charge("neg", Cost::Pure { epsilon: -1.0 }).is_err());
+    }
+
+    /// Five negative charges cannot refund a budget so that several whole-budget
+    /// releases fit (the bypass the check closes).
+    #[test]
+    fn negative_charges_cannot_refund() {
+        let mut l = PrivacyLedger::new(Budget::pure(1.0).unwrap(), Accountant::Basic);
+        for _ in 0..5 {
+            assert!(l.charge("refund", Cost::Pure { epsilon: -1.0 }).is_err());
+        }
+        l.charge("mean", Cost::Pure { epsilon: 1.0 }).unwrap();
+        assert!(l.charge("mean", Cost::Pure { epsilon: 1.0 }).is_err());
+        assert!(l.spent().0 <= 1.0);
+    }
 
     #[test]
     fn budget_validation() {

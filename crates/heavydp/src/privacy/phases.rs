@@ -111,9 +111,20 @@ impl PhasedLedger {
         } else {
             (spent.epsilon, spent.delta)
         };
+        // a negative or NaN phase total would refund budget or disable the refusal below
+        if !(e >= 0.0 && (0.0..=1.0).contains(&d)) {
+            return Err(PrivacyError::InvalidCost {
+                release: name.to_string(),
+                reason: format!(
+                    "a phase's epsilon must be >= 0 and its delta in [0, 1] (not NaN); got epsilon {e}, delta {d}"
+                ),
+            });
+        }
         let ne = add_up(self.epsilon, e);
         let nd = add_up(self.delta, d);
-        if !self.budget.is_non_private() && (ne > self.budget.epsilon || nd > self.budget.delta) {
+        // written so that a NaN total refuses
+        let within = ne <= self.budget.epsilon && nd <= self.budget.delta;
+        if !(self.budget.is_non_private() || within) {
             return Err(PrivacyError::BudgetExceeded {
                 release: name.to_string(),
                 would_epsilon: ne,
@@ -274,5 +285,30 @@ mod tests {
         p.record("b", l.summary(PrivacyModel::Pure)).unwrap();
         assert_eq!(p.model(), PrivacyModel::None);
         assert!(p.summary_json("a")["epsilon"].is_null());
+    }
+
+    /// A phase whose summary is negative or NaN is refused and recorded nothing; the
+    /// totals still refuse an overspend afterwards.
+    #[test]
+    fn bad_phase_totals_are_refused() {
+        let b = Budget::new(1.0, 1e-6).unwrap();
+        for (e, d) in [
+            (-0.5, 0.0),
+            (f64::NAN, 0.0),
+            (0.1, f64::NAN),
+            (0.1, -1e-7),
+            (f64::INFINITY, 0.0),
+        ] {
+            let mut p = PhasedLedger::new(b);
+            p.record("first", spend(b, 0.5, 0.0)).unwrap();
+            let mut bad = spend(b, 0.1, 0.0);
+            bad.epsilon = e;
+            bad.delta = d;
+            assert!(p.record("bad", bad).is_err(), "{e} {d}");
+            assert_eq!(p.phases().len(), 1);
+            assert_eq!(p.spent(), (0.5, 0.0));
+            assert!(p.record("more", spend(b, 0.6, 0.0)).is_err());
+            assert!(p.spent().0 <= 1.0);
+        }
     }
 }
