@@ -12,4 +12,5 @@ mod formats;
 mod guide;
 mod mean_and_gd;
 mod neighbours;
+mod released_files;
 mod ux;

@@ -3,8 +3,7 @@
 //! private release's seed must stay secret, and a warning when a non-private algorithm
 //! runs with a finite --epsilon.
 
-mod common;
-use common::*;
+use crate::common::*;
 use tempfile::TempDir;
 
 /// A seed no other number in these files is likely to equal.

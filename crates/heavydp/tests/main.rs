@@ -6,6 +6,7 @@
 mod audit;
 mod billion;
 mod budget_spent;
+mod chunk_ids;
 mod experiments;
 mod frank_wolfe_accuracy;
 mod fuzz;
