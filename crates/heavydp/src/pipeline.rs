@@ -52,6 +52,9 @@ pub struct FitOptions {
     pub preprocess_share: Option<f64>,
     /// Recorded in the model file (the generator itself is the caller's).
     pub seed: Option<u64>,
+    /// `--intervals LEVEL`: confidence intervals at this level in the model file
+    /// ([`crate::inference`]; post-processing, algorithms [`crate::inference::ALGORITHMS`]).
+    pub intervals: Option<f64>,
 }
 
 impl FitOptions {
@@ -70,6 +73,7 @@ impl FitOptions {
             scale: ScaleMode::Private,
             preprocess_share: None,
             seed: None,
+            intervals: None,
         }
     }
 }
@@ -387,6 +391,9 @@ fn resolve_bound(
 /// loss, domain, parameter, a missing bound on unscaled data): the same resolution as
 /// [`fit`], with placeholders for what depends on n.
 pub fn precheck(opts: &FitOptions) -> Result<(), String> {
+    if opts.algorithm != "auto" {
+        check_intervals(opts.intervals, &opts.algorithm, false)?;
+    }
     if opts.algorithm == "auto" || opts.algorithm == INTERCEPT_ONLY {
         return Ok(());
     }
@@ -409,6 +416,21 @@ pub fn precheck(opts: &FitOptions) -> Result<(), String> {
         p,
     )
     .map(|_| ())
+}
+
+/// `--intervals LEVEL`: a level in (0, 1) and an algorithm of
+/// [`crate::inference::ALGORITHMS`] (`by_auto`: chosen by `--algorithm auto`).
+fn check_intervals(level: Option<f64>, algorithm: &str, by_auto: bool) -> Result<(), String> {
+    let Some(level) = level else { return Ok(()) };
+    crate::inference::check_level(level)?;
+    if crate::inference::supports(algorithm) {
+        return Ok(());
+    }
+    Err(format!(
+        "--intervals: {algorithm}{} has no confidence intervals; algorithms with intervals: {} (heavydp algorithms --json, field `intervals`)",
+        if by_auto { " (chosen by --algorithm auto)" } else { "" },
+        crate::inference::ALGORITHMS.join(", ")
+    ))
 }
 
 const R_AUTO_NEEDS_SCALE: &str = "--param R=auto needs scaled data (--scale private or public:FILE.json): the radius is in robust standard deviations";
@@ -508,6 +530,7 @@ fn fit_with(
         auto = Some(choice);
     }
     let intercept_only = name == INTERCEPT_ONLY;
+    check_intervals(opts.intervals, &name, auto.is_some())?;
     let scaled = !matches!(opts.scale, ScaleMode::None);
     // bound=auto and a missing bound of the bounded family, on scaled data; K, tau, M=auto
     if !intercept_only {
@@ -768,6 +791,7 @@ fn fit_with(
             delta: 0.0,
         }
     };
+    let mut released = None;
     let (weights_s, status, hyper, notes, domain_desc, algo_name) = match &resolved {
         None => (
             vec![0.0; d],
@@ -796,7 +820,7 @@ fn fit_with(
                 loss: r.loss,
                 domain: domain.as_ref(),
             };
-            let report = match external.as_deref_mut() {
+            let mut report = match external.as_deref_mut() {
                 Some(ext) => r
                     .algorithm
                     .fit_with_sums(&problem, ext, alg_budget, rng, observer),
@@ -806,6 +830,7 @@ fn fit_with(
             ledger
                 .record("algorithm", report.privacy.clone())
                 .map_err(|e| e.to_string())?;
+            released = report.released.take();
             let status = serde_json::to_value(report.status)
                 .ok()
                 .and_then(|v| v.as_str().map(String::from));
@@ -854,6 +879,38 @@ fn fit_with(
         preprocessing.insert("intercept_method".into(), how.into());
         b_s = b;
     }
+    let intervals = match (opts.intervals, released) {
+        (Some(level), Some(ssp)) => {
+            use crate::inference::InterceptInput;
+            let icpt = if !private_intercept {
+                InterceptInput::None
+            } else if scaled && !raw_target_intercept {
+                InterceptInput::clipped_mean(b_s, n, intercept_budget.epsilon)
+            } else {
+                InterceptInput::Unsupported {
+                    value: b_s,
+                    reason: "it is the private median of the residuals (unscaled data)".into(),
+                }
+            };
+            let boot = crate::inference::Bootstrap::at(level);
+            let names = data.feature_names();
+            let iv = crate::inference::ssp_intervals(
+                &ssp,
+                &weights_s,
+                &icpt,
+                &standardization,
+                names,
+                boot,
+            );
+            Some(iv)
+        }
+        (Some(_), None) => {
+            return Err(format!(
+                "--intervals: {name} released no statistics to compute intervals from"
+            ))
+        }
+        (None, _) => None,
+    };
     let (weights, intercept) = standardization.unscale(&weights_s, b_s);
     preprocessing.insert("scaled_weights".into(), serde_json::json!(weights_s));
     preprocessing.insert("scaled_intercept".into(), serde_json::json!(b_s));
@@ -885,6 +942,7 @@ fn fit_with(
         selected: auto.as_ref().map(
             |a| serde_json::json!({"algorithm": algo_name, "reason": a.reason, "params": a.params}),
         ),
+        intervals,
     };
     if model.weights.iter().any(|w| !w.is_finite()) || !model.intercept.is_finite() {
         // Public: the scales and weights are released values.
@@ -953,6 +1011,7 @@ pub fn algorithms_listing() -> serde_json::Value {
                 sd.insert(p.name.into(), e);
             }
             v["scaled_defaults"] = serde_json::Value::Object(sd);
+            v["intervals"] = crate::inference::supports(a.name).into();
             v
         })
         .collect();

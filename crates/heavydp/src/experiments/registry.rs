@@ -36,6 +36,7 @@ pub fn ids() -> Vec<String> {
     v.push(super::zhao::RISK_ID.to_string());
     v.push(super::wangxu::ID.to_string());
     v.push(super::benchmark::ID.to_string());
+    v.push(super::inference_coverage::ID.to_string());
     v
 }
 
@@ -45,6 +46,7 @@ pub fn is_table(id: &str) -> bool {
         || id == super::zhao::MEAN_TAILS_ID
         || id == super::wangxu::ID
         || id == super::benchmark::ID
+        || id == super::inference_coverage::ID
 }
 
 /// The `hu-fig*` IDs.
@@ -76,6 +78,9 @@ pub fn list() -> Vec<ExperimentInfo> {
             }
             if id == super::benchmark::ID {
                 return super::benchmark::info();
+            }
+            if id == super::inference_coverage::ID {
+                return super::inference_coverage::info();
             }
             if let Some(i) = super::zhao::info(&id) {
                 return i;
