@@ -13,7 +13,8 @@
 //!   with se from s²(X₁ᵀX₁)⁻¹.
 //! * Grid: n ∈ {10³, 10⁴, 10⁵}, d ∈ {5, 20}, ε ∈ {0.5, 1, 2}, 200 repetitions a cell;
 //!   `--quick`: n ∈ {10³, 10⁴}, d = 5, 40 repetitions.
-//! * Per cell: the share of (repetition, slope) pairs whose interval covers β_j, the
+//! * Per cell: the share of repetitions with bounded intervals (AdaSSP's ridge off), the
+//!   share of (repetition, slope) pairs whose interval covers β_j, the
 //!   smallest such share over the d slopes, the intercept's coverage, the median widths
 //!   of the private and the OLS intervals and their ratio, and the same for OLS coverage.
 
@@ -88,6 +89,8 @@ pub struct CellRow {
     pub d: usize,
     pub epsilon: f64,
     pub reps: usize,
+    /// The share of repetitions whose intervals are bounded (AdaSSP's ridge off).
+    pub bounded: f64,
     /// Coverage over every (repetition, slope) pair.
     pub coverage_slopes: f64,
     /// The smallest per-slope coverage.
@@ -229,6 +232,11 @@ pub fn cell_row(n: usize, d: usize, epsilon: f64, values: &[RepValue]) -> CellRo
         d,
         epsilon,
         reps,
+        bounded: values
+            .iter()
+            .filter(|v| v.private_width[0].is_finite())
+            .count() as f64
+            / reps.max(1) as f64,
         coverage_slopes: share(&|v| cov(&v.private_covers), d),
         coverage_min_slope: min_slope,
         coverage_intercept: share(&|v| usize::from(v.private_covers[d]), 1),
@@ -273,11 +281,12 @@ pub fn run_coverage(
     })
 }
 
-const COLUMNS: [&str; 16] = [
+const COLUMNS: [&str; 17] = [
     "n",
     "d",
     "epsilon",
     "reps",
+    "bounded",
     "coverage_slopes",
     "coverage_min_slope",
     "coverage_intercept",
@@ -298,11 +307,12 @@ pub fn coverage_csv(r: &CoverageResults) -> String {
     s.push('\n');
     for c in &r.rows {
         s.push_str(&format!(
-            "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.6},{:.6},{:.3},{:.6},{:.6},{:.3},{}\n",
+            "{},{},{},{},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.6},{:.6},{:.3},{:.6},{:.6},{:.3},{}\n",
             c.n,
             c.d,
             c.epsilon,
             c.reps,
+            c.bounded,
             c.coverage_slopes,
             c.coverage_min_slope,
             c.coverage_intercept,
@@ -329,20 +339,21 @@ pub fn coverage_markdown(r: &CoverageResults) -> String {
         r.run.base_seed,
         if r.run.quick { ", --quick" } else { "" }
     );
-    s.push_str("| n | d | ε | coverage (slopes) | min over slopes | intercept | OLS coverage (slopes) | median width / OLS (slopes) | median width / OLS (intercept) |\n|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| n | d | ε | bounded | coverage (slopes) | min over slopes | intercept | OLS coverage (slopes) | median width / OLS (slopes) | median width / OLS (intercept) |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for c in &r.rows {
         if let Some(f) = &c.failure {
             s.push_str(&format!(
-                "| {} | {} | {} | failed: {f} | | | | | |\n",
+                "| {} | {} | {} | failed: {f} | | | | | | |\n",
                 c.n, c.d, c.epsilon
             ));
             continue;
         }
         s.push_str(&format!(
-            "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.4} / {:.4} = {:.1} | {:.4} / {:.4} = {:.1} |\n",
+            "| {} | {} | {} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.4} / {:.4} = {:.1} | {:.4} / {:.4} = {:.1} |\n",
             c.n,
             c.d,
             c.epsilon,
+            c.bounded,
             c.coverage_slopes,
             c.coverage_min_slope,
             c.coverage_intercept,
@@ -372,4 +383,131 @@ pub fn coverage_summary(r: &CoverageResults, run: serde_json::Value) -> serde_js
         "goal": 0.93,
         "run": run,
     })
+}
+
+/// Private (`adassp`, ε, `--intervals 0.95`, seed `seed`) and non-private OLS intervals
+/// of every coefficient and the intercept of a CSV table: rows (name, private estimate,
+/// lower, upper, OLS estimate, lower, upper).
+pub type SideBySide = Vec<(String, [f64; 3], [f64; 3])>;
+
+/// [`SideBySide`] of the table at `path` with response `target`.
+pub fn side_by_side(
+    path: &str,
+    target: &str,
+    epsilon: f64,
+    seed: u64,
+) -> Result<SideBySide, String> {
+    let data = crate::io::read_dataset(path, Some(target), None).map_err(|e| e.to_string())?;
+    let (ols, se) = ols_with_se(&data).ok_or("OLS: singular X^T X")?;
+    let names = data.feature_names().to_vec();
+    let mut opts = FitOptions::new("adassp", epsilon);
+    opts.intervals = Some(LEVEL);
+    opts.seed = Some(seed);
+    let mut rng = rng_from_seed(seed);
+    let model = pipeline::fit(data, &opts, &mut rng, &mut NoObserver)?.model;
+    let iv = model.intervals.ok_or("no intervals")?;
+    let mut terms: Vec<_> = iv.coefficients.clone();
+    terms.extend(iv.intercept.clone());
+    let d = names.len();
+    Ok(terms
+        .iter()
+        .enumerate()
+        .map(|(j, t)| {
+            let k = j.min(d);
+            (
+                t.name.clone(),
+                [t.estimate, t.lower, t.upper],
+                [ols[k], ols[k] - Z975 * se[k], ols[k] + Z975 * se[k]],
+            )
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truth_grid_and_ols_reference() {
+        assert_eq!(truth(5), vec![1.0, -0.5, 0.25, 0.0, 1.0]);
+        assert_eq!(grid(true).len(), 6);
+        assert_eq!(grid(false).len(), 18);
+        let data = sample(20_000, 3, 1).unwrap();
+        let (b, se) = ols_with_se(&data).unwrap();
+        for (j, t) in truth(3).iter().chain([&ALPHA]).enumerate() {
+            assert!((b[j] - t).abs() < 5.0 * se[j], "{j}: {} vs {t}", b[j]);
+        }
+    }
+
+    /// The experiment itself (`heavydp experiment inference-coverage`, base seed 1 as the CLI's default), from
+    /// the optimised test binary: `HEAVYDP_COVERAGE=quick|full cargo test -p heavydp
+    /// --lib inference_coverage::tests::run -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn run() {
+        let quick = std::env::var("HEAVYDP_COVERAGE").as_deref() != Ok("full");
+        let opts = PlanOptions {
+            quick,
+            ..PlanOptions::default()
+        };
+        let reps = if quick { QUICK_REPS } else { FULL_REPS };
+        let r = run_coverage(&opts, reps, 1).unwrap();
+        println!("{}", coverage_markdown(&r));
+    }
+
+    /// The CPS wages at ε = 1 beside OLS (`docs/inference.md`):
+    /// `cargo test -p heavydp --lib inference_coverage::tests::cps_wages -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn cps_wages() {
+        let path = "/work/shared/data/real/cps1988_wage.csv";
+        let path = std::env::var("HEAVYDP_CPS").unwrap_or(path.into());
+        for seed in [1, 2, 3] {
+            let rows = side_by_side(&path, "Y", 1.0, seed).unwrap();
+            println!("seed {seed}\n| term | private (ε = 1) | 95% interval | OLS | 95% interval | signs agree |\n|---|---|---|---|---|---|");
+            for (name, p, o) in rows {
+                let sign = |v: f64| {
+                    if v > 0.0 {
+                        1
+                    } else if v < 0.0 {
+                        -1
+                    } else {
+                        0
+                    }
+                };
+                let p_sign = if p[1] > 0.0 {
+                    1
+                } else if p[2] < 0.0 {
+                    -1
+                } else {
+                    0
+                };
+                let o_sign = if o[1] > 0.0 {
+                    1
+                } else if o[2] < 0.0 {
+                    -1
+                } else {
+                    0
+                };
+                println!(
+                    "| {name} | {:.3} | [{:.3}, {:.3}] | {:.3} | [{:.3}, {:.3}] | {} |",
+                    p[0],
+                    p[1],
+                    p[2],
+                    o[0],
+                    o[1],
+                    o[2],
+                    if sign(p[0]) == sign(o[0]) {
+                        if p_sign == o_sign {
+                            "yes"
+                        } else {
+                            "estimate yes, significance differs"
+                        }
+                    } else {
+                        "no"
+                    }
+                );
+            }
+        }
+    }
 }
