@@ -463,7 +463,7 @@ mod tests {
         let path = "/work/shared/data/real/cps1988_wage.csv";
         let path = std::env::var("HEAVYDP_CPS").unwrap_or(path.into());
         for seed in [1, 2, 3] {
-            let rows = side_by_side(&path, "Y", 1.0, seed).unwrap();
+            let rows = side_by_side(&path, "y", 1.0, seed).unwrap();
             println!("seed {seed}\n| term | private (ε = 1) | 95% interval | OLS | 95% interval | signs agree |\n|---|---|---|---|---|---|");
             for (name, p, o) in rows {
                 let sign = |v: f64| {
