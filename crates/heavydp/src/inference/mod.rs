@@ -435,5 +435,4 @@ fn summarise(r: &mut [f64], alpha: f64) -> (f64, f64, f64) {
 }
 
 #[cfg(test)]
-#[path = "inference_tests.rs"]
 mod tests;
