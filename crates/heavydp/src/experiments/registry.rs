@@ -855,13 +855,14 @@ mod tests {
             assert!(parse_id(&id).is_some(), "{id}");
         }
         // + tian-fig1a..2d + tian-table-genomics + zhao-mean-tails, zhao-risk, wangxu-rate,
-        // real-benchmark; every figure ID has a plan, the four tables have none.
-        assert_eq!(ids().len(), 44);
+        // real-benchmark, inference-coverage; every figure ID has a plan, the five tables
+        // have none.
+        assert_eq!(ids().len(), 45);
         for id in ids() {
             let p = plan(&id, &PlanOptions::default());
             assert_eq!(p.is_ok(), !is_table(&id), "{id}");
         }
-        assert_eq!(ids().iter().filter(|i| is_table(i)).count(), 4);
+        assert_eq!(ids().iter().filter(|i| is_table(i)).count(), 5);
         for bad in ["tian-fig3a", "tian-fig1e", "tian-fig1", "tian-table"] {
             assert!(plan(bad, &PlanOptions::default()).is_err(), "{bad}");
         }
