@@ -1,6 +1,7 @@
 """scikit-learn estimators over ``heavydp._core`` (the Rust pipeline of ``heavydp fit``)."""
 
 import json
+import textwrap
 import numbers
 
 import numpy as np
@@ -215,6 +216,12 @@ _COMMON_DOC = """
         writable float64 X is standardised in place and *overwritten* (no copy for any
         algorithm; like scikit-learn's ``copy_X=False``). Other inputs (float32,
         Fortran order, ...) are converted once either way.
+    intervals : float or None, default None
+        A confidence level (e.g. 0.95): the fit also computes confidence intervals of
+        every coefficient and the intercept (the CLI's ``--intervals``), from released
+        values only (no privacy cost, the same weights); see ``conf_int`` and
+        ``summary``. Algorithms with ``intervals: True`` in :func:`heavydp.algorithms`
+        (``adassp``); any other algorithm is an error.
 
     Attributes
     ----------
@@ -259,6 +266,7 @@ class _PrivateBase(BaseEstimator):
         budget=None,
         n_jobs=None,
         copy_X=True,
+        intervals=None,
     ):
         self.algorithm = algorithm
         self.epsilon = epsilon
@@ -275,6 +283,7 @@ class _PrivateBase(BaseEstimator):
         self.budget = budget
         self.n_jobs = n_jobs
         self.copy_X = copy_X
+        self.intervals = intervals
 
     def _private_tags(self, tags):
         # Private fits add noise by design: scores are below the thresholds sklearn's
@@ -325,6 +334,7 @@ class _PrivateBase(BaseEstimator):
             intercept="private" if self.fit_intercept else "none",
             scale=self.scale,
             preprocess_share=_opt_float("preprocess_share", self.preprocess_share),
+            intervals=_opt_float("intervals", self.intervals),
         )
 
     def _fit_arrays(self, X, y, target):
@@ -439,6 +449,108 @@ class PrivateRegressor(RegressorMixin, _PrivateBase):
         """Predicted values <clip(x), coef_> + intercept_ (features clipped to the
         model's bounds when it was fitted on privately scaled columns)."""
         return self._raw_predict(X)
+
+    def _intervals(self, alpha=None):
+        check_is_fitted(self, "model_")
+        iv = self.model_.get("intervals")
+        if iv is None:
+            raise ValueError(
+                "the model has no confidence intervals: fit with intervals=0.95 (or another "
+                "level) and an algorithm with intervals (heavydp.algorithms(), field "
+                "'intervals': adassp)"
+            )
+        if alpha is not None:
+            level = 1.0 - float(alpha)
+            if abs(level - float(iv["level"])) > 1e-9:
+                raise ValueError(
+                    f"the model's intervals are at level {iv['level']}; conf_int(alpha={alpha}) "
+                    f"needs a fit with intervals={level:g}"
+                )
+        return iv
+
+    def _terms(self, iv):
+        terms = []
+        if iv.get("intercept") is not None:
+            terms.append(iv["intercept"])
+        terms.extend(iv["coefficients"])
+        return terms
+
+    def conf_int(self, alpha=0.05):
+        """Confidence intervals, statsmodels-style: an array of shape (k, 2) with
+        rows [lower, upper], the intercept first (when it has one) and then the
+        coefficients in column order. ``alpha`` must match the fit's ``intervals``
+        level (1 - alpha); the names of the rows are in ``summary()``.
+
+        The intervals cover sampling *and* privacy noise, for the parameter of the
+        clipped, privately standardised problem mapped to raw units (see ``summary()``
+        and ``docs/inference.md``)."""
+        iv = self._intervals(alpha)
+        return np.array(
+            [[_bound(t["lower"], -np.inf), _bound(t["upper"], np.inf)] for t in self._terms(iv)],
+            dtype=np.float64,
+        )
+
+    def summary(self):
+        """A statsmodels-like table of the fit: coefficient, standard error and the
+        confidence interval of the intercept and each coefficient, with a note on what
+        the intervals cover. Needs a fit with ``intervals=LEVEL``."""
+        iv = self._intervals()
+        return RegressionSummary(self.model_, iv, self._terms(iv))
+
+
+def _bound(v, default):
+    # an unbounded side (noise swamps the fit) is null in the model file
+    return default if v is None else float(v)
+
+
+class RegressionSummary:
+    """The table of :meth:`PrivateRegressor.summary` (``str()`` or ``print`` it)."""
+
+    def __init__(self, model, intervals, terms):
+        self.model = model
+        self.intervals = intervals
+        self.terms = terms
+
+    def as_text(self):
+        iv = self.intervals
+        level = float(iv["level"])
+        lo, hi = (1 - level) / 2, 1 - (1 - level) / 2
+        m = self.model
+        algo = m.get("algorithm", "")
+        if m.get("selected"):
+            algo = f"{algo} -> {m['selected'].get('algorithm')}"
+        priv = m.get("privacy", {})
+        width = 78
+        names = [str(t["name"]) for t in self.terms]
+        nw = max([12] + [len(n) + 2 for n in names])
+        lines = [
+            f"heavydp private regression ({algo}), n = {m.get('n')}, "
+            f"epsilon = {priv.get('epsilon')}, delta = {priv.get('delta')}".center(width),
+            "=" * width,
+            f"{'':<{nw}}{'coef':>12}{'std err':>12}{f'[{lo:.3g}':>14}{f'{hi:.3g}]':>14}",
+            "-" * width,
+        ]
+        for n, t in zip(names, self.terms):
+            se = _bound(t["std_error"], np.inf)
+            lower, upper = _bound(t["lower"], -np.inf), _bound(t["upper"], np.inf)
+            lines.append(
+                f"{n:<{nw}}{t['estimate']:>12.4g}{se:>12.4g}{lower:>14.4g}{upper:>14.4g}"
+            )
+        lines.append("=" * width)
+        notes = [
+            f"{level:g} intervals by {iv['method']}; {iv['replicates']} replicates.",
+            f"They cover {iv['covers']}.",
+        ]
+        notes.extend(iv.get("notes") or [])
+        for k, note in enumerate(notes, 1):
+            lines.extend(textwrap.wrap(f"[{k}] {note}", width))
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.as_text()
+
+    def __repr__(self):
+        return self.as_text()
 
 
 class PrivateClassifier(ClassifierMixin, _PrivateBase):

@@ -110,6 +110,12 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
         .ok_or("missing --out DIR (the folder for results.csv, the figure and summary.json)")?;
     let reps = a.reps.unwrap_or(if id == experiments::zhao::MEAN_TAILS_ID {
         experiments::zhao::MIN_TAIL_REPS
+    } else if id == experiments::inference_coverage::ID {
+        if a.quick {
+            experiments::inference_coverage::QUICK_REPS
+        } else {
+            experiments::inference_coverage::FULL_REPS
+        }
     } else if a.quick {
         5
     } else {
@@ -132,6 +138,7 @@ pub fn run(a: ExperimentArgs) -> Result<(), String> {
         return match id.as_str() {
             experiments::zhao::MEAN_TAILS_ID => run_tails(&run),
             experiments::wangxu::ID => run_rate(&run),
+            experiments::inference_coverage::ID => run_coverage(&run),
             _ => run_table(&run),
         };
     };
@@ -421,6 +428,46 @@ fn run_tails(run: &PaperRun) -> Result<(), String> {
     let files = [
         ("results.csv", zhao::tails_csv(&results).into_bytes()),
         ("results.md", zhao::tails_markdown(&results).into_bytes()),
+        ("summary.json", summary),
+    ];
+    draw_and_write(run.dir, id, draw, &files)?;
+    run.done(id, wall, &TABLE_FILES)
+}
+
+/// `inference-coverage`: results.csv, results.md (the table of `docs/inference.md`),
+/// summary.json and a bar figure of the coverages per cell.
+fn run_coverage(run: &PaperRun) -> Result<(), String> {
+    use experiments::inference_coverage as ic;
+    let id = ic::ID;
+    let (results, wall) = run.timed(id, "repetitions per cell", ic::run_coverage)?;
+    let summary = ic::coverage_summary(&results, run.facts(id, wall, &TABLE_FILES));
+    let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
+    let groups: Vec<String> = results
+        .rows
+        .iter()
+        .map(|r| format!("n={} d={} eps={}", r.n, r.d, r.epsilon))
+        .collect();
+    let values: Vec<Vec<(f64, f64)>> = results
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                (r.coverage_slopes, 0.0),
+                (r.coverage_min_slope, 0.0),
+                (r.coverage_intercept, 0.0),
+                (r.ols_coverage_slopes, 0.0),
+            ]
+        })
+        .collect();
+    let title = format!(
+        "{id}: coverage of 95% intervals, {} reps a cell (goal >= 0.93)",
+        run.reps
+    );
+    let bars = ["slopes", "worst slope", "intercept", "OLS slopes"];
+    let draw = |png: &Path| plot::render_bars(&title, "coverage", &groups, &bars, &values, png);
+    let files = [
+        ("results.csv", ic::coverage_csv(&results).into_bytes()),
+        ("results.md", ic::coverage_markdown(&results).into_bytes()),
         ("summary.json", summary),
     ];
     draw_and_write(run.dir, id, draw, &files)?;

@@ -229,6 +229,9 @@ struct FitArgs {
     /// Seed of the ChaCha20 noise generator (reproducible output, for tests): keep it secret, since anyone who knows it can re-run the fit on candidate datasets; it is never written into the model file [default: OS entropy].
     #[arg(long)]
     seed: Option<u64>,
+    /// Confidence intervals at this level (e.g. 0.95) for every coefficient and the intercept, written as `intervals` into the model file: post-processing of the released values (no privacy cost, the same weights); algorithms with `intervals: true` in `heavydp algorithms --json` [default: none].
+    #[arg(long)]
+    intervals: Option<String>,
     /// Model file to write; '-' or no --out prints the model to stdout [default: stdout].
     #[arg(long)]
     out: Option<String>,
@@ -589,6 +592,11 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
         scale,
         preprocess_share,
         seed: a.seed,
+        intervals: a
+            .intervals
+            .as_deref()
+            .map(|v| pipeline::parse_number("--intervals", v))
+            .transpose()?,
     };
     pipeline::precheck(&opts)?;
     let ds =

@@ -277,6 +277,7 @@ fn fit_options(
     scale: &str,
     preprocess_share: Option<f64>,
     seed: Option<u64>,
+    intervals: Option<f64>,
 ) -> Result<FitOptions, String> {
     Budget::new(epsilon, delta.unwrap_or(0.0)).map_err(|e| e.to_string())?;
     let intercept = match intercept {
@@ -301,6 +302,7 @@ fn fit_options(
         scale: ScaleMode::parse(scale)?,
         preprocess_share,
         seed,
+        intervals,
     };
     pipeline::precheck(&opts)?;
     Ok(opts)
@@ -331,6 +333,8 @@ struct OptionArgs {
     scale: String,
     #[pyo3(default)]
     preprocess_share: Option<f64>,
+    #[pyo3(default)]
+    intervals: Option<f64>,
 }
 
 impl OptionArgs {
@@ -354,6 +358,7 @@ impl OptionArgs {
             &a.scale,
             a.preprocess_share,
             seed,
+            a.intervals,
         )
         .map_err(value_error)
     }

@@ -14,6 +14,7 @@
 //! | 9 | [`audit`] | empirical privacy audits: worst-case neighbouring pairs, seeded runs, Clopper–Pearson lower bounds on ε; broken twins |
 //! | 8 | [`pipeline`] | the whole fit: `auto`, δ's default, private scales → algorithm → private intercept, the model file; `--param` words |
 //! | 8 | [`describe`] | `heavydp mean`: private means with private, declared or no scaling; per-column private quartiles, centre and robust sd |
+//! | 8 | [`inference`] | confidence intervals from released quantities (post-processing): the parametric bootstrap of `adassp`'s sufficient statistics |
 //! | 8 | [`model`] | the model file (`heavydp-model/2`; `/1` still loads), predictions and evaluation metrics |
 //! | 7 | [`algorithms`] | the private algorithms and their registry |
 //! | 6 | [`preprocess`] | private centres, scales (DP quantiles on a data-free grid) and intercept; data-free bounds |
@@ -62,6 +63,7 @@ pub mod data;
 pub mod describe;
 pub mod estimators;
 pub mod experiments;
+pub mod inference;
 pub mod io;
 pub mod linalg;
 pub mod loss;

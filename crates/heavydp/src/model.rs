@@ -106,6 +106,10 @@ pub struct ModelFile {
     /// What `--algorithm auto` picked and why (`/2`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selected: Option<serde_json::Value>,
+    /// Confidence intervals of the coefficients and the intercept (`--intervals LEVEL`;
+    /// [`crate::inference`]): post-processing of the released values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<crate::inference::Intervals>,
 }
 
 /// The loss parameters written into a model file (`tau` of Huber, `c` of biweight).
@@ -159,6 +163,7 @@ impl ModelFile {
             feature_bounds: None,
             preprocessing: None,
             selected: None,
+            intervals: None,
         }
     }
 

@@ -54,6 +54,9 @@ pub struct FitOptions {
     /// model file (a released seed lets anyone re-run the fit on candidate datasets);
     /// a finite-ε fit that is seeded says on stderr that the seed must stay secret.
     pub seed: Option<u64>,
+    /// `--intervals LEVEL`: confidence intervals at this level in the model file
+    /// ([`crate::inference`]; post-processing, algorithms [`crate::inference::ALGORITHMS`]).
+    pub intervals: Option<f64>,
 }
 
 impl FitOptions {
@@ -72,6 +75,7 @@ impl FitOptions {
             scale: ScaleMode::Private,
             preprocess_share: None,
             seed: None,
+            intervals: None,
         }
     }
 }
@@ -547,6 +551,9 @@ fn resolve_bound(
 /// loss, domain, parameter, a missing bound on unscaled data): the same resolution as
 /// [`fit`], with placeholders for what depends on n.
 pub fn precheck(opts: &FitOptions) -> Result<(), String> {
+    if opts.algorithm != "auto" {
+        check_intervals(opts.intervals, &opts.algorithm, false)?;
+    }
     if opts.algorithm == "auto" || opts.algorithm == INTERCEPT_ONLY {
         return Ok(());
     }
@@ -569,6 +576,21 @@ pub fn precheck(opts: &FitOptions) -> Result<(), String> {
         p,
     )
     .map(|_| ())
+}
+
+/// `--intervals LEVEL`: a level in (0, 1) and an algorithm of
+/// [`crate::inference::ALGORITHMS`] (`by_auto`: chosen by `--algorithm auto`).
+fn check_intervals(level: Option<f64>, algorithm: &str, by_auto: bool) -> Result<(), String> {
+    let Some(level) = level else { return Ok(()) };
+    crate::inference::check_level(level)?;
+    if crate::inference::supports(algorithm) {
+        return Ok(());
+    }
+    Err(format!(
+        "--intervals: {algorithm}{} has no confidence intervals; algorithms with intervals: {} (heavydp algorithms --json, field `intervals`)",
+        if by_auto { " (chosen by --algorithm auto)" } else { "" },
+        crate::inference::ALGORITHMS.join(", ")
+    ))
 }
 
 const R_AUTO_NEEDS_SCALE: &str = "--param R=auto needs scaled data (--scale private or public:FILE.json): the radius is in robust standard deviations";
@@ -668,6 +690,7 @@ fn fit_with(
         auto = Some(choice);
     }
     let intercept_only = name == INTERCEPT_ONLY;
+    check_intervals(opts.intervals, &name, auto.is_some())?;
     let scaled = !matches!(opts.scale, ScaleMode::None);
     // bound=auto and a missing bound of the bounded family, on scaled data; K, tau, M=auto
     if !intercept_only {
@@ -920,6 +943,7 @@ fn fit_with(
             delta: 0.0,
         }
     };
+    let mut released = None;
     let (weights_s, status, hyper, notes, domain_desc, algo_name) = match &resolved {
         None => (
             vec![0.0; d],
@@ -948,7 +972,7 @@ fn fit_with(
                 loss: r.loss,
                 domain: domain.as_ref(),
             };
-            let report = match external.as_deref_mut() {
+            let mut report = match external.as_deref_mut() {
                 Some(ext) => r
                     .algorithm
                     .fit_with_sums(&problem, ext, alg_budget, rng, observer),
@@ -958,6 +982,7 @@ fn fit_with(
             ledger
                 .record("algorithm", report.privacy.clone())
                 .map_err(|e| e.to_string())?;
+            released = report.released.take();
             let status = serde_json::to_value(report.status)
                 .ok()
                 .and_then(|v| v.as_str().map(String::from));
@@ -1006,6 +1031,38 @@ fn fit_with(
         preprocessing.insert("intercept_method".into(), how.into());
         b_s = b;
     }
+    let intervals = match (opts.intervals, released) {
+        (Some(level), Some(ssp)) => {
+            use crate::inference::InterceptInput;
+            let icpt = if !private_intercept {
+                InterceptInput::None
+            } else if scaled && !raw_target_intercept {
+                InterceptInput::clipped_mean(b_s, n, intercept_budget.epsilon)
+            } else {
+                InterceptInput::Unsupported {
+                    value: b_s,
+                    reason: "it is the private median of the residuals (unscaled data)".into(),
+                }
+            };
+            let boot = crate::inference::Bootstrap::at(level);
+            let names = data.feature_names();
+            let iv = crate::inference::ssp_intervals(
+                &ssp,
+                &weights_s,
+                &icpt,
+                &standardization,
+                names,
+                boot,
+            );
+            Some(iv)
+        }
+        (Some(_), None) => {
+            return Err(format!(
+                "--intervals: {name} released no statistics to compute intervals from"
+            ))
+        }
+        (None, _) => None,
+    };
     let (weights, intercept) = standardization.unscale(&weights_s, b_s);
     preprocessing.insert("scaled_weights".into(), serde_json::json!(weights_s));
     preprocessing.insert("scaled_intercept".into(), serde_json::json!(b_s));
@@ -1036,6 +1093,7 @@ fn fit_with(
         selected: auto.as_ref().map(
             |a| serde_json::json!({"algorithm": algo_name, "reason": a.reason, "params": a.params}),
         ),
+        intervals,
     };
     model.notes.extend(plan.not_private);
     if model.weights.iter().any(|w| !w.is_finite()) || !model.intercept.is_finite() {
@@ -1105,6 +1163,7 @@ pub fn algorithms_listing() -> serde_json::Value {
                 sd.insert(p.name.into(), e);
             }
             v["scaled_defaults"] = serde_json::Value::Object(sd);
+            v["intervals"] = crate::inference::supports(a.name).into();
             v
         })
         .collect();

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 /// fills; `loss` and `linalg` (numerics, no privacy) at the bottom.
 const FLOORS: &[&[&str]] = &[
     &["experiments", "audit"],
-    &["pipeline", "describe", "model"],
+    &["pipeline", "describe", "model", "inference"],
     &["algorithms"],
     &["preprocess"],
     &["estimators", "params", "constraints", "io"],

@@ -1401,6 +1401,7 @@ impl PrivateAlgorithm for AdaHuber {
             hyperparameters: h,
             trace: vec![],
             notes,
+            released: None,
         })
     }
 }

@@ -153,6 +153,17 @@ pub struct Released {
     pub xty: Vec<f64>,
 }
 
+/// What the intervals of a fit are computed from ([`crate::inference`]): the public plan
+/// (noise levels, ridge rule), the three releases of lines 2, 4, 5 and the ridge used. All
+/// of it is public or already released, so keeping it is post-processing (no privacy
+/// cost); it is not written to the model file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SspRelease {
+    pub plan: AdaSspPlan,
+    pub released: Released,
+    pub ridge_used: f64,
+}
+
 impl AdaSsp {
     /// Reads `--param` values.
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
@@ -548,7 +559,13 @@ impl PrivateAlgorithm for AdaSsp {
             );
         }
         let privacy = ledger.summary(self.privacy_model());
-        Ok(FitReport::fixed_iterations(theta, privacy, h, trace, notes))
+        let mut report = FitReport::fixed_iterations(theta, privacy, h, trace, notes);
+        report.released = Some(Box::new(SspRelease {
+            plan,
+            released: rel,
+            ridge_used,
+        }));
+        Ok(report)
     }
 }
 

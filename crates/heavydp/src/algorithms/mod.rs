@@ -97,6 +97,11 @@ pub struct FitReport {
     pub trace: Vec<TraceRecord>,
     /// Public remarks (e.g. "T capped at max_steps; sigma recomputed for T = 2000").
     pub notes: Vec<String>,
+    /// The released sufficient statistics and their public noise plan, for algorithms
+    /// whose intervals are computed from them (`adassp`; module `crate::inference`).
+    /// Already released: keeping them is post-processing. Not written to the model file.
+    #[serde(skip)]
+    pub released: Option<Box<adassp::SspRelease>>,
 }
 
 impl FitReport {
@@ -117,6 +122,7 @@ impl FitReport {
             hyperparameters,
             trace,
             notes,
+            released: None,
         }
     }
 }

@@ -76,6 +76,7 @@
 pub mod benchmark;
 mod floors;
 pub mod genomics;
+pub mod inference_coverage;
 mod output;
 mod real;
 mod registry;

@@ -36,6 +36,7 @@ pub fn ids() -> Vec<String> {
     v.push(super::zhao::RISK_ID.to_string());
     v.push(super::wangxu::ID.to_string());
     v.push(super::benchmark::ID.to_string());
+    v.push(super::inference_coverage::ID.to_string());
     v
 }
 
@@ -45,6 +46,7 @@ pub fn is_table(id: &str) -> bool {
         || id == super::zhao::MEAN_TAILS_ID
         || id == super::wangxu::ID
         || id == super::benchmark::ID
+        || id == super::inference_coverage::ID
 }
 
 /// The `hu-fig*` IDs.
@@ -76,6 +78,9 @@ pub fn list() -> Vec<ExperimentInfo> {
             }
             if id == super::benchmark::ID {
                 return super::benchmark::info();
+            }
+            if id == super::inference_coverage::ID {
+                return super::inference_coverage::info();
             }
             if let Some(i) = super::zhao::info(&id) {
                 return i;
@@ -850,13 +855,14 @@ mod tests {
             assert!(parse_id(&id).is_some(), "{id}");
         }
         // + tian-fig1a..2d + tian-table-genomics + zhao-mean-tails, zhao-risk, wangxu-rate,
-        // real-benchmark; every figure ID has a plan, the four tables have none.
-        assert_eq!(ids().len(), 44);
+        // real-benchmark, inference-coverage; every figure ID has a plan, the five tables
+        // have none.
+        assert_eq!(ids().len(), 45);
         for id in ids() {
             let p = plan(&id, &PlanOptions::default());
             assert_eq!(p.is_ok(), !is_table(&id), "{id}");
         }
-        assert_eq!(ids().iter().filter(|i| is_table(i)).count(), 4);
+        assert_eq!(ids().iter().filter(|i| is_table(i)).count(), 5);
         for bad in ["tian-fig3a", "tian-fig1e", "tian-fig1", "tian-table"] {
             assert!(plan(bad, &PlanOptions::default()).is_err(), "{bad}");
         }

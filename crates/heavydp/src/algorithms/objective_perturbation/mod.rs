@@ -453,6 +453,7 @@ impl PrivateAlgorithm for ObjectivePerturbation {
                 epsilon_spent: ledger.spent().0,
             }],
             notes,
+            released: None,
         })
     }
 }

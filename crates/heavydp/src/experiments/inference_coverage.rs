@@ -1,0 +1,513 @@
+//! `inference-coverage`: coverage and width of the `adassp` confidence intervals
+//! ([`crate::inference`]) on simulated heavy-tailed data with a known truth, against the
+//! non-private OLS interval.
+//!
+//! # Protocol
+//!
+//! * Data: the `tian-sparse-student` scenario's law (`heavydp simulate`; x ~ N(0, I_d),
+//!   Student-t noise with ν = 3, `zeta = 1`) for the fixed truth β_j = (1, −0.5, 0.25, 0)
+//!   repeated over j (a quarter of the coefficients are 0), plus an intercept α = 1.
+//! * Fit: the whole pipeline as `heavydp fit --algorithm adassp --epsilon ε --intervals
+//!   0.95` (private scales and intercept, default share, `bound=auto`, δ = n^−1.1).
+//! * Reference: OLS with an intercept on the same sample, interval est ± z_{0.975}·se
+//!   with se from s²(X₁ᵀX₁)⁻¹.
+//! * Grid: n ∈ {10³, 10⁴, 10⁵}, d ∈ {5, 20}, ε ∈ {0.5, 1, 2}, 200 repetitions a cell;
+//!   `--quick`: n ∈ {10³, 10⁴}, d = 5, 40 repetitions.
+//! * Per cell: the share of repetitions with bounded intervals (AdaSSP's ridge off), the
+//!   share of (repetition, slope) pairs whose interval covers β_j, the
+//!   smallest such share over the d slopes, the intercept's coverage, the median widths
+//!   of the private and the OLS intervals and their ratio, and the same for OLS coverage.
+
+use super::runner::per_method_reps;
+use super::{ExperimentError, ExperimentInfo, PlanOptions, RunInfo};
+use crate::algorithms::NoObserver;
+use crate::data::scenarios::generate_records;
+use crate::linalg::{cholesky_in_place, cholesky_solve};
+use crate::noise::rng_from_seed;
+use crate::pipeline::{self, FitOptions};
+use serde::Serialize;
+use serde_json::json;
+use std::collections::BTreeMap;
+
+/// The experiment ID.
+pub const ID: &str = "inference-coverage";
+/// Repetitions a cell of the full and of the `--quick` run.
+pub const FULL_REPS: usize = 200;
+pub const QUICK_REPS: usize = 40;
+/// The intervals' level.
+pub const LEVEL: f64 = 0.95;
+/// The intercept of the truth.
+pub const ALPHA: f64 = 1.0;
+const Z975: f64 = 1.959_963_984_540_054;
+
+/// The `--list` row.
+pub fn info() -> ExperimentInfo {
+    ExperimentInfo::project_design(
+        ID,
+        "Ferrando, Wang & Sheldon, Parametric bootstrap for differentially private confidence intervals (AISTATS 2022)",
+        "coverage and median width of the 95% adassp intervals (parametric bootstrap of the released sufficient statistics) on Student-t(3) data with a known truth, n = 1e3..1e5, d = 5, 20, epsilon = 0.5, 1, 2; against the non-private OLS interval",
+    )
+}
+
+/// The truth β of dimension d.
+pub fn truth(d: usize) -> Vec<f64> {
+    (0..d).map(|j| [1.0, -0.5, 0.25, 0.0][j % 4]).collect()
+}
+
+/// The grid (n, d, ε) of a run.
+pub fn grid(quick: bool) -> Vec<(usize, usize, f64)> {
+    let (ns, ds): (&[usize], &[usize]) = if quick {
+        (&[1_000, 10_000], &[5])
+    } else {
+        (&[1_000, 10_000, 100_000], &[5, 20])
+    };
+    let mut g = Vec::new();
+    for &d in ds {
+        for &n in ns {
+            for eps in [0.5, 1.0, 2.0] {
+                g.push((n, d, eps));
+            }
+        }
+    }
+    g
+}
+
+/// One repetition: per coefficient (slopes, then the intercept) whether each interval
+/// covers the truth and its width.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepValue {
+    pub private_covers: Vec<bool>,
+    pub private_width: Vec<f64>,
+    pub ols_covers: Vec<bool>,
+    pub ols_width: Vec<f64>,
+}
+
+/// One cell's summary.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CellRow {
+    pub n: usize,
+    pub d: usize,
+    pub epsilon: f64,
+    pub reps: usize,
+    /// The share of repetitions whose intervals are bounded (AdaSSP's ridge off).
+    pub bounded: f64,
+    /// Coverage over every (repetition, slope) pair.
+    pub coverage_slopes: f64,
+    /// The smallest per-slope coverage.
+    pub coverage_min_slope: f64,
+    pub coverage_intercept: f64,
+    pub ols_coverage_slopes: f64,
+    pub ols_coverage_intercept: f64,
+    /// Median widths over (repetition, slope) pairs.
+    pub median_width_slopes: f64,
+    pub ols_median_width_slopes: f64,
+    pub width_ratio_slopes: f64,
+    pub median_width_intercept: f64,
+    pub ols_median_width_intercept: f64,
+    pub width_ratio_intercept: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+/// The results of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CoverageResults {
+    #[serde(flatten)]
+    pub run: RunInfo,
+    pub level: f64,
+    pub rows: Vec<CellRow>,
+}
+
+/// A sample of n records of dimension d with the truth [`truth`] and intercept [`ALPHA`].
+pub fn sample(n: usize, d: usize, seed: u64) -> Result<crate::data::Dataset, String> {
+    let mut rng = rng_from_seed(seed);
+    let params = BTreeMap::from([("zeta".to_string(), 1.0)]);
+    let mut data = generate_records("tian-sparse-student", n, &truth(d), &params, &mut rng)
+        .map_err(|e| e.to_string())?;
+    data.y_mut().iter_mut().for_each(|v| *v += ALPHA);
+    Ok(data)
+}
+
+/// OLS with an intercept: (estimates, standard errors), slopes then the intercept.
+pub fn ols_with_se(data: &crate::data::Dataset) -> Option<(Vec<f64>, Vec<f64>)> {
+    let (n, d) = (data.n(), data.d());
+    let k = d + 1;
+    let mut g = vec![0.0; k * k];
+    let mut xy = vec![0.0; k];
+    let mut row = vec![0.0; k];
+    let y = data.y();
+    for (i, &yi) in y.iter().enumerate() {
+        row[..d].copy_from_slice(data.row(i));
+        row[d] = 1.0;
+        for a in 0..k {
+            xy[a] += row[a] * yi;
+            for b in 0..k {
+                g[a * k + b] += row[a] * row[b];
+            }
+        }
+    }
+    cholesky_in_place(&mut g, k).ok()?;
+    let mut beta = xy;
+    cholesky_solve(&g, k, &mut beta);
+    let rss: f64 = y
+        .iter()
+        .enumerate()
+        .map(|(i, &yi)| {
+            let r = data.row(i);
+            let m: f64 = (0..d).map(|j| r[j] * beta[j]).sum::<f64>() + beta[d];
+            (yi - m).powi(2)
+        })
+        .sum();
+    let s2 = rss / (n - k) as f64;
+    let se = (0..k)
+        .map(|j| {
+            let mut e = vec![0.0; k];
+            e[j] = 1.0;
+            cholesky_solve(&g, k, &mut e);
+            (s2 * e[j]).sqrt()
+        })
+        .collect();
+    Some((beta, se))
+}
+
+/// One repetition of cell (n, d, ε) with seed `seed`.
+pub fn repetition(n: usize, d: usize, epsilon: f64, seed: u64) -> Result<RepValue, String> {
+    let data = sample(n, d, seed)?;
+    let (ols, se) = ols_with_se(&data).ok_or("OLS: singular X^T X")?;
+    let mut opts = FitOptions::new("adassp", epsilon);
+    opts.intervals = Some(LEVEL);
+    let mut rng = rng_from_seed(seed ^ 0x5EED);
+    let model = pipeline::fit(data, &opts, &mut rng, &mut NoObserver)?.model;
+    let iv = model.intervals.ok_or("no intervals")?;
+    let b = iv.intercept.ok_or("no intercept interval")?;
+    let mut truth_all = truth(d);
+    truth_all.push(ALPHA);
+    let terms: Vec<_> = iv.coefficients.iter().chain([&b]).collect();
+    Ok(RepValue {
+        private_covers: terms
+            .iter()
+            .zip(&truth_all)
+            .map(|(t, v)| t.lower <= *v && *v <= t.upper)
+            .collect(),
+        private_width: terms.iter().map(|t| t.upper - t.lower).collect(),
+        ols_covers: (0..=d)
+            .map(|j| (ols[j] - truth_all[j]).abs() <= Z975 * se[j])
+            .collect(),
+        ols_width: se.iter().map(|s| 2.0 * Z975 * s).collect(),
+    })
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v.len();
+    if m % 2 == 1 {
+        v[m / 2]
+    } else {
+        0.5 * (v[m / 2 - 1] + v[m / 2])
+    }
+}
+
+/// Summarises a cell's repetitions.
+pub fn cell_row(n: usize, d: usize, epsilon: f64, values: &[RepValue]) -> CellRow {
+    let reps = values.len();
+    let share = |f: &dyn Fn(&RepValue) -> usize, per: usize| {
+        values.iter().map(f).sum::<usize>() as f64 / (reps * per).max(1) as f64
+    };
+    let cov = |c: &[bool]| c[..d].iter().filter(|b| **b).count();
+    let min_slope = (0..d)
+        .map(|j| values.iter().filter(|v| v.private_covers[j]).count() as f64 / reps.max(1) as f64)
+        .fold(f64::INFINITY, f64::min);
+    let slopes = |f: &dyn Fn(&RepValue) -> &Vec<f64>| {
+        median(values.iter().flat_map(|v| f(v)[..d].to_vec()).collect())
+    };
+    let icpt =
+        |f: &dyn Fn(&RepValue) -> &Vec<f64>| median(values.iter().map(|v| f(v)[d]).collect());
+    let (pw, ow) = (slopes(&|v| &v.private_width), slopes(&|v| &v.ols_width));
+    let (pi, oi) = (icpt(&|v| &v.private_width), icpt(&|v| &v.ols_width));
+    CellRow {
+        n,
+        d,
+        epsilon,
+        reps,
+        bounded: values
+            .iter()
+            .filter(|v| v.private_width[0].is_finite())
+            .count() as f64
+            / reps.max(1) as f64,
+        coverage_slopes: share(&|v| cov(&v.private_covers), d),
+        coverage_min_slope: min_slope,
+        coverage_intercept: share(&|v| usize::from(v.private_covers[d]), 1),
+        ols_coverage_slopes: share(&|v| cov(&v.ols_covers), d),
+        ols_coverage_intercept: share(&|v| usize::from(v.ols_covers[d]), 1),
+        median_width_slopes: pw,
+        ols_median_width_slopes: ow,
+        width_ratio_slopes: pw / ow,
+        median_width_intercept: pi,
+        ols_median_width_intercept: oi,
+        width_ratio_intercept: pi / oi,
+        failure: None,
+    }
+}
+
+/// Runs the grid ([`grid`]) with `reps` repetitions a cell; repetition r of a cell has
+/// the seed `rep_seed(base_seed, ID, "n=…,d=…,eps=…", r)` (data and fit).
+pub fn run_coverage(
+    opts: &PlanOptions,
+    reps: usize,
+    base_seed: u64,
+) -> Result<CoverageResults, ExperimentError> {
+    let mut rows = Vec::new();
+    for (n, d, eps) in grid(opts.quick) {
+        let key = format!("n={n},d={d},eps={eps}");
+        let per = per_method_reps((base_seed, ID, &key), reps, 1, |seed| {
+            vec![repetition(n, d, eps, seed).map(|v| (v, BTreeMap::new()))]
+        });
+        let m = &per[0];
+        let mut row = cell_row(n, d, eps, &m.values);
+        row.failure = m.failure.clone();
+        rows.push(row);
+    }
+    Ok(CoverageResults {
+        run: RunInfo {
+            base_seed,
+            reps,
+            quick: opts.quick,
+        },
+        level: LEVEL,
+        rows,
+    })
+}
+
+const COLUMNS: [&str; 17] = [
+    "n",
+    "d",
+    "epsilon",
+    "reps",
+    "bounded",
+    "coverage_slopes",
+    "coverage_min_slope",
+    "coverage_intercept",
+    "ols_coverage_slopes",
+    "ols_coverage_intercept",
+    "median_width_slopes",
+    "ols_median_width_slopes",
+    "width_ratio_slopes",
+    "median_width_intercept",
+    "ols_median_width_intercept",
+    "width_ratio_intercept",
+    "failure",
+];
+
+/// `results.csv`: one row per cell.
+pub fn coverage_csv(r: &CoverageResults) -> String {
+    let mut s = COLUMNS.join(",");
+    s.push('\n');
+    for c in &r.rows {
+        s.push_str(&format!(
+            "{},{},{},{},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.6},{:.6},{:.3},{:.6},{:.6},{:.3},{}\n",
+            c.n,
+            c.d,
+            c.epsilon,
+            c.reps,
+            c.bounded,
+            c.coverage_slopes,
+            c.coverage_min_slope,
+            c.coverage_intercept,
+            c.ols_coverage_slopes,
+            c.ols_coverage_intercept,
+            c.median_width_slopes,
+            c.ols_median_width_slopes,
+            c.width_ratio_slopes,
+            c.median_width_intercept,
+            c.ols_median_width_intercept,
+            c.width_ratio_intercept,
+            c.failure.as_deref().unwrap_or("").replace(',', ";"),
+        ));
+    }
+    s
+}
+
+/// `results.md`: the table of `docs/inference.md`.
+pub fn coverage_markdown(r: &CoverageResults) -> String {
+    let mut s = format!(
+        "{ID}: {}% intervals, {} repetitions a cell (base seed {}{})\n\n",
+        r.level * 100.0,
+        r.run.reps,
+        r.run.base_seed,
+        if r.run.quick { ", --quick" } else { "" }
+    );
+    s.push_str("| n | d | ε | bounded | coverage (slopes) | min over slopes | intercept | OLS coverage (slopes) | median width / OLS (slopes) | median width / OLS (intercept) |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for c in &r.rows {
+        if let Some(f) = &c.failure {
+            s.push_str(&format!(
+                "| {} | {} | {} | failed: {f} | | | | | | |\n",
+                c.n, c.d, c.epsilon
+            ));
+            continue;
+        }
+        s.push_str(&format!(
+            "| {} | {} | {} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.4} / {:.4} = {:.1} | {:.4} / {:.4} = {:.1} |\n",
+            c.n,
+            c.d,
+            c.epsilon,
+            c.bounded,
+            c.coverage_slopes,
+            c.coverage_min_slope,
+            c.coverage_intercept,
+            c.ols_coverage_slopes,
+            c.median_width_slopes,
+            c.ols_median_width_slopes,
+            c.width_ratio_slopes,
+            c.median_width_intercept,
+            c.ols_median_width_intercept,
+            c.width_ratio_intercept,
+        ));
+    }
+    s
+}
+
+/// `summary.json`.
+pub fn coverage_summary(r: &CoverageResults, run: serde_json::Value) -> serde_json::Value {
+    let worst = r
+        .rows
+        .iter()
+        .map(|c| c.coverage_min_slope.min(c.coverage_intercept))
+        .fold(f64::INFINITY, f64::min);
+    json!({
+        "id": ID,
+        "results": r,
+        "worst_coverage": worst,
+        "goal": 0.93,
+        "run": run,
+    })
+}
+
+/// Private (`adassp`, ε, `--intervals 0.95`, seed `seed`) and non-private OLS intervals
+/// of every coefficient and the intercept of a CSV table: rows (name, private estimate,
+/// lower, upper, OLS estimate, lower, upper).
+pub type SideBySide = Vec<(String, [f64; 3], [f64; 3])>;
+
+/// [`SideBySide`] of the table at `path` with response `target`.
+pub fn side_by_side(
+    path: &str,
+    target: &str,
+    epsilon: f64,
+    seed: u64,
+) -> Result<SideBySide, String> {
+    let data = crate::io::read_dataset(path, Some(target), None).map_err(|e| e.to_string())?;
+    let (ols, se) = ols_with_se(&data).ok_or("OLS: singular X^T X")?;
+    let names = data.feature_names().to_vec();
+    let mut opts = FitOptions::new("adassp", epsilon);
+    opts.intervals = Some(LEVEL);
+    opts.seed = Some(seed);
+    let mut rng = rng_from_seed(seed);
+    let model = pipeline::fit(data, &opts, &mut rng, &mut NoObserver)?.model;
+    let iv = model.intervals.ok_or("no intervals")?;
+    let mut terms: Vec<_> = iv.coefficients.clone();
+    terms.extend(iv.intercept.clone());
+    let d = names.len();
+    Ok(terms
+        .iter()
+        .enumerate()
+        .map(|(j, t)| {
+            let k = j.min(d);
+            (
+                t.name.clone(),
+                [t.estimate, t.lower, t.upper],
+                [ols[k], ols[k] - Z975 * se[k], ols[k] + Z975 * se[k]],
+            )
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truth_grid_and_ols_reference() {
+        assert_eq!(truth(5), vec![1.0, -0.5, 0.25, 0.0, 1.0]);
+        assert_eq!(grid(true).len(), 6);
+        assert_eq!(grid(false).len(), 18);
+        let data = sample(20_000, 3, 1).unwrap();
+        let (b, se) = ols_with_se(&data).unwrap();
+        for (j, t) in truth(3).iter().chain([&ALPHA]).enumerate() {
+            assert!((b[j] - t).abs() < 5.0 * se[j], "{j}: {} vs {t}", b[j]);
+        }
+    }
+
+    /// The experiment itself (`heavydp experiment inference-coverage`, base seed 1 as the CLI's default), from
+    /// the optimised test binary: `HEAVYDP_COVERAGE=quick|full cargo test -p heavydp
+    /// --lib inference_coverage::tests::run -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn run() {
+        let quick = std::env::var("HEAVYDP_COVERAGE").as_deref() != Ok("full");
+        let opts = PlanOptions {
+            quick,
+            ..PlanOptions::default()
+        };
+        let reps = if quick { QUICK_REPS } else { FULL_REPS };
+        let r = run_coverage(&opts, reps, 1).unwrap();
+        println!("{}", coverage_markdown(&r));
+    }
+
+    /// The CPS wages at ε = 1 beside OLS (`docs/inference.md`):
+    /// `cargo test -p heavydp --lib inference_coverage::tests::cps_wages -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn cps_wages() {
+        let path = "/work/shared/data/real/cps1988_wage.csv";
+        let path = std::env::var("HEAVYDP_CPS").unwrap_or(path.into());
+        for seed in [1, 2, 3] {
+            let rows = side_by_side(&path, "y", 1.0, seed).unwrap();
+            println!("seed {seed}\n| term | private (ε = 1) | 95% interval | OLS | 95% interval | signs agree |\n|---|---|---|---|---|---|");
+            for (name, p, o) in rows {
+                let sign = |v: f64| {
+                    if v > 0.0 {
+                        1
+                    } else if v < 0.0 {
+                        -1
+                    } else {
+                        0
+                    }
+                };
+                let p_sign = if p[1] > 0.0 {
+                    1
+                } else if p[2] < 0.0 {
+                    -1
+                } else {
+                    0
+                };
+                let o_sign = if o[1] > 0.0 {
+                    1
+                } else if o[2] < 0.0 {
+                    -1
+                } else {
+                    0
+                };
+                println!(
+                    "| {name} | {:.3} | [{:.3}, {:.3}] | {:.3} | [{:.3}, {:.3}] | {} |",
+                    p[0],
+                    p[1],
+                    p[2],
+                    o[0],
+                    o[1],
+                    o[2],
+                    if sign(p[0]) == sign(o[0]) {
+                        if p_sign == o_sign {
+                            "yes"
+                        } else {
+                            "estimate yes, significance differs"
+                        }
+                    } else {
+                        "no"
+                    }
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+"""Confidence intervals: PrivateRegressor(intervals=...), conf_int and summary."""
+
+import numpy as np
+import pytest
+
+import heavydp
+
+
+def _data(n=20000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    y = 1.0 + X @ np.array([1.0, -0.5, 0.0]) + rng.standard_t(3, size=n)
+    return X, y
+
+
+def test_intervals_change_no_weight_and_give_a_table():
+    X, y = _data()
+    plain = heavydp.PrivateRegressor(algorithm="adassp", epsilon=2.0, random_state=4).fit(X, y)
+    est = heavydp.PrivateRegressor(
+        algorithm="adassp", epsilon=2.0, random_state=4, intervals=0.95
+    ).fit(X, y)
+    np.testing.assert_array_equal(plain.coef_, est.coef_)
+    assert plain.intercept_ == est.intercept_
+    assert plain.privacy_ == est.privacy_
+    ci = est.conf_int(alpha=0.05)
+    assert ci.shape == (4, 2)  # the intercept, then x1..x3
+    estimates = np.concatenate([[est.intercept_], est.coef_])
+    assert np.all(ci[:, 0] < estimates) and np.all(estimates < ci[:, 1])
+    text = str(est.summary())
+    for word in ("coef", "std err", "[0.025", "0.975]", "intercept", "x1", "privacy noise"):
+        assert word in text, word
+    with pytest.raises(ValueError, match="level 0.95"):
+        est.conf_int(alpha=0.1)
+    with pytest.raises(ValueError, match="no confidence intervals"):
+        plain.conf_int()
+
+
+def test_intervals_refused_for_an_algorithm_without_them():
+    X, y = _data(500)
+    with pytest.raises(ValueError, match="has no confidence intervals"):
+        heavydp.PrivateRegressor(algorithm="clipped-gd", intervals=0.95, random_state=1).fit(X, y)
+    flags = {a["name"]: a["intervals"] for a in heavydp.algorithms()}
+    assert flags["adassp"] and not flags["clipped-gd"]
+
+
+def test_unbounded_intervals_when_the_noise_swamps_the_fit():
+    X, y = _data(300)
+    est = heavydp.PrivateRegressor(
+        algorithm="adassp", epsilon=0.5, random_state=2, intervals=0.95
+    ).fit(X, y)
+    ci = est.conf_int()
+    assert np.all(np.isinf(ci))
+    assert "not identified" in str(est.summary())
