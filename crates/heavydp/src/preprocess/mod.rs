@@ -91,6 +91,9 @@ pub const DEFAULT_PREPROCESS_SHARE: f64 = 0.2;
 pub const AUTO_BOUND: f64 = 3.0;
 /// Scaled features are winsorised at ±W (robust standard deviations; public constant).
 pub const WINSOR_BOUND: f64 = 10.0;
+/// Predictions of a regression on a privately scaled target are clamped to
+/// c_y ± B·s_y (robust standard deviations of the target; public constant).
+pub const TARGET_BOUND: f64 = 10.0;
 /// The normal distribution's IQR / σ.
 const IQR_PER_SIGMA: f64 = 1.348_979_500_392_163_5;
 
@@ -287,6 +290,18 @@ impl Standardization {
                 .map(|c| [c.centre - w * c.scale, c.centre + w * c.scale])
                 .collect()
         })
+    }
+
+    /// The raw-unit range of a regression's predictions, [c_y − B·s_y, c_y + B·s_y] with
+    /// the public B = [`TARGET_BOUND`]: the model file's `target_bounds`, which `predict`
+    /// clamps every prediction to (post-processing of the released target centre and
+    /// scale).
+    pub fn target_bounds(&self) -> [f64; 2] {
+        let t = self.target;
+        [
+            t.centre - TARGET_BOUND * t.scale,
+            t.centre + TARGET_BOUND * t.scale,
+        ]
     }
 
     /// Standardises `data`: the response in place; the features in place when they are
