@@ -736,7 +736,7 @@ pub fn render_logx(
         }
         .map_err(|e| e.to_string())?;
     }
-    draw_legend(&mut chart, SeriesLabelPosition::LowerRight, 13)?;
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 13)?;
     root.present().map_err(|e| e.to_string())
 }
 

@@ -1200,6 +1200,9 @@ pub fn results_csv(r: &BenchResults) -> String {
 
 fn pm(row: Option<&BenchRow>, digits: usize) -> String {
     match row.map(|r| &r.summary) {
+        Some(s) if s.reps > 0 && s.mean.is_finite() && s.mean.abs() >= 1e4 => {
+            format!("{:.2e} ± {:.2e}", s.mean, s.std)
+        }
         Some(s) if s.reps > 0 && s.mean.is_finite() => {
             format!("{:.digits$} ± {:.digits$}", s.mean, s.std)
         }
