@@ -1850,18 +1850,21 @@ pub fn over_tables_markdown(r: &BenchResults) -> String {
     s
 }
 
+/// One curve of [`gain_vs_n`]: the method and its (n, gain kept, sd) points.
+pub type GainCurve = (String, Vec<(f64, f64, f64)>);
+
 /// The data of the figure `gain-vs-n.png`: the ε shown (1 when run, else the middle
 /// of the grid) and, per private method, its mean gain kept on each regression table
 /// against the table's n — (n, gain clamped to [[`FIGURE_FLOOR`], 1.5], sd; 0 when
 /// clamped), sorted by n.
-pub fn gain_vs_n(r: &BenchResults) -> (f64, Vec<(String, Vec<(f64, f64, f64)>)>) {
+pub fn gain_vs_n(r: &BenchResults) -> (f64, Vec<GainCurve>) {
     let eps = &r.options.epsilons;
     let e = if eps.contains(&1.0) {
         1.0
     } else {
         eps.get(eps.len() / 2).copied().unwrap_or(1.0)
     };
-    let mut curves: Vec<(String, Vec<(f64, f64, f64)>)> = Vec::new();
+    let mut curves: Vec<GainCurve> = Vec::new();
     for info in r.sets.iter().filter(|i| i.task == Task::Regression) {
         for m in &info.methods {
             let Some(s) = r
