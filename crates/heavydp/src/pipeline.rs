@@ -640,6 +640,10 @@ fn fit_with(
         .then(|| scaling_fallback(opts, &name, n, d, budget, pure_with_default_delta))
         .flatten();
     if let Some(reason) = &fallback {
+        // the flags are checked all the same (a bad --sparsity is an error, not a fallback)
+        if let Some(r) = &resolved {
+            r.domain.build(d).map_err(|e| e.to_string())?;
+        }
         messages.push(reason.clone());
         intercept_only = true;
         resolved = None;
