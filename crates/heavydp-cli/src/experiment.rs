@@ -25,9 +25,12 @@ theory (eta = 0.5, T = ceil(ln n)) or both (the default: both drawn).\n  \
 eval=fresh|train\n      \
 risk in closed form / on a fresh 1e5-record sample (default), or on the training sample.\n\n\
 Real-data panels (hu Figs. 3-4, tian-table-genomics) read the project's data/real/ folder, or $HEAVYDP_DATA_DIR.\n\
-real-benchmark reads --data-dir DIR (default ../shared/data/real when present) and writes results.csv, table.md, \
-real-benchmark.png and summary.json; --reps is its number of 80/20 splits (default 5; 2 with --quick); options \
-time_cap=SECONDS (per-fit cap, default 120), sets=a,b, methods=a,b, epsilons=e1,e2.\n\
+real-benchmark reads --data-dir DIR (default ../shared/data/real when present): the six real sets, or any folder of \
+CSV tables with a response column y (every *.csv, sorted; binary when y is 0/1) such as ../shared/data/suite; it \
+writes results.csv, table.md (with a summary over tables, design and confirm halves), real-benchmark.png, \
+gain-vs-n.png and summary.json; --reps is its number of 80/20 splits (default 5; 2 with --quick); options \
+time_cap=SECONDS (per-fit cap, default 120), tables=a,b (or sets=a,b), methods=a,b, epsilons=e1,e2, \
+large_n=N and large_splits=K (K splits on tables with more than N rows, default N = 50000).\n\
 tian-table-genomics writes results.md (the paper-style table) beside results.csv.\n\
 Run `heavydp experiment --list` for the IDs.";
 
@@ -56,8 +59,9 @@ pub struct ExperimentArgs {
     /// Output folder (created if missing).
     #[arg(long)]
     out: Option<String>,
-    /// Folder of the real datasets (real-benchmark; default ../shared/data/real when present,
-    /// else $HEAVYDP_DATA_DIR or the project's data/real).
+    /// Folder of tables (real-benchmark: the six real sets or any folder of CSV tables with a
+    /// response column y; default ../shared/data/real when present, else $HEAVYDP_DATA_DIR
+    /// or the project's data/real).
     #[arg(long = "data-dir")]
     data_dir: Option<String>,
 }
@@ -561,14 +565,24 @@ fn run_benchmark(a: ExperimentArgs, params: &heavydp::algorithms::ParamMap) -> R
     let out = a.out.ok_or(
         "missing --out DIR (the folder for results.csv, table.md, the figure and summary.json)",
     )?;
-    let data_dir = benchmark::data_dir(a.data_dir.as_deref().map(Path::new), &opts.sets)
-        .map_err(|e| e.to_string())?;
+    let data_dir =
+        benchmark::data_dir(a.data_dir.as_deref().map(Path::new)).map_err(|e| e.to_string())?;
+    opts.resolve(&data_dir).map_err(|e| e.to_string())?;
     let (threads, pool) = threads_and_pool(a.threads)?;
     let dir = output_folder(&out)?;
     eprintln!(
-        "{id}: {} dataset(s), {} split(s), epsilon {:?}, time cap {} s per fit, data from {}",
+        "{id}: {} dataset(s){}, {} split(s){}, epsilon {:?}, time cap {} s per fit, data from {}",
         opts.sets.len(),
+        if opts.generic {
+            " (generic folder)"
+        } else {
+            ""
+        },
         opts.splits,
+        match opts.large_splits {
+            Some(k) if k < opts.splits => format!(" ({k} above {} rows)", opts.large_n),
+            _ => String::new(),
+        },
         opts.epsilons,
         opts.time_cap,
         data_dir.display()
@@ -581,7 +595,7 @@ fn run_benchmark(a: ExperimentArgs, params: &heavydp::algorithms::ParamMap) -> R
     let mut wall = 0.0;
     for set in &opts.sets {
         let mut one = opts.clone();
-        one.sets = vec![*set];
+        one.sets = vec![set.clone()];
         let r = pool
             .install(|| benchmark::run_benchmark(&one, &data_dir, &progress))
             .map_err(|e| e.to_string())?;
@@ -603,12 +617,13 @@ fn run_benchmark(a: ExperimentArgs, params: &heavydp::algorithms::ParamMap) -> R
     let results = results.ok_or("no dataset to run")?;
     let png_name = format!("{id}.png");
     eprintln!(
-        "{id}: done in {wall:.1} s on {threads} thread(s){}; wrote {out}/results.csv, {out}/table.md, {out}/{png_name}, {out}/summary.json",
+        "{id}: done in {wall:.1} s on {threads} thread(s){}; wrote {out}/results.csv, {out}/table.md, {out}/{png_name}, {out}/{}, {out}/summary.json",
         if results.failures.is_empty() {
             String::new()
         } else {
             format!("; {} fit(s) failed or timed out (see table.md)", results.failures.len())
-        }
+        },
+        benchmark::GAIN_VS_N_FIGURE
     );
     Ok(())
 }
@@ -629,7 +644,7 @@ fn write_benchmark(
         run_facts(
             threads,
             wall,
-            serde_json::json!({"results": "results.csv", "table": "table.md", "figure": png_name, "summary": "summary.json"}),
+            serde_json::json!({"results": "results.csv", "table": "table.md", "figure": png_name, "gain_vs_n": benchmark::GAIN_VS_N_FIGURE, "summary": "summary.json"}),
         ),
     );
     let summary = serde_json::to_vec_pretty(&summary).map_err(|e| e.to_string())?;
@@ -648,5 +663,39 @@ fn write_benchmark(
         ("table.md", benchmark::table_markdown(results).into_bytes()),
         ("summary.json", summary),
     ];
-    draw_and_write(dir, id, draw, &files)
+    // the second figure: gain kept against n (log x), one curve per method at one ε
+    let (e, curves) = benchmark::gain_vs_n(results);
+    let curves: Vec<plot::LogCurve> = curves
+        .into_iter()
+        .map(|(label, points)| plot::LogCurve { label, points })
+        .collect();
+    let title = format!(
+        "{id}: gain kept (MSE) against n on the regression tables, ε = {e}, mean ± sd over splits (clamped to [{}, 1.5]); 0 = the training mean, 1 = the non-private floor",
+        benchmark::FIGURE_FLOOR
+    );
+    let tmp2 = dir.join(format!(".gain-vs-n.tmp{}.png", std::process::id()));
+    if let Err(err) = plot::render_logx(
+        &title,
+        "rows n",
+        "gain kept",
+        &curves,
+        (benchmark::FIGURE_FLOOR - 0.05, 1.55),
+        &[0.0, 0.5, 1.0],
+        &tmp2,
+    ) {
+        let _ = std::fs::remove_file(&tmp2);
+        return Err(format!("cannot draw the figure: {err}"));
+    }
+    let res = draw_and_write(dir, id, draw, &files).and_then(|_| {
+        std::fs::rename(&tmp2, dir.join(benchmark::GAIN_VS_N_FIGURE)).map_err(|e| {
+            format!(
+                "{}: cannot write: {e}",
+                dir.join(benchmark::GAIN_VS_N_FIGURE).display()
+            )
+        })
+    });
+    if res.is_err() {
+        let _ = std::fs::remove_file(&tmp2);
+    }
+    res
 }

@@ -639,6 +639,107 @@ pub fn render_loglog(
     root.present().map_err(|e| e.to_string())
 }
 
+/// A figure with a log x-axis and a linear y-axis on `y_range`: `curves` (lines with
+/// markers and ± `points.2` whiskers; markers cycle through circle, triangle, square,
+/// cross) and faint dashed horizontal reference lines at `hlines` — the real-benchmark's
+/// gain kept against n.
+pub fn render_logx(
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    curves: &[LogCurve],
+    y_range: (f64, f64),
+    hlines: &[f64],
+    path: &Path,
+) -> Result<(), String> {
+    let (root, body) = canvas(path, title)?;
+    let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
+    for c in curves {
+        for &(x, _, _) in &c.points {
+            if x > 0.0 {
+                x0 = x0.min(x);
+                x1 = x1.max(x);
+            }
+        }
+    }
+    if !x0.is_finite() {
+        body.draw(&Text::new(
+            "no values to draw".to_string(),
+            (60, 60),
+            (FONT, 16).into_font(),
+        ))
+        .map_err(|e| e.to_string())?;
+        return root.present().map_err(|e| e.to_string());
+    }
+    let (xl, xh) = (x0 / 1.5, x1 * 1.5);
+    let (yl, yh) = y_range;
+    let mut chart = ChartBuilder::on(&body)
+        .margin(12)
+        .x_label_area_size(42)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            (xl..xh).log_scale().with_key_points(log_ticks(xl, xh)),
+            yl..yh,
+        )
+        .map_err(|e| e.to_string())?;
+    let x_fmt = |v: &f64| fmt_x("n", *v);
+    let y_fmt = |v: &f64| fmt_tick(*v);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(format!("{x_desc} (log scale)"))
+        .y_desc(y_desc)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt);
+    draw_faint_mesh(&mut mesh)?;
+    for &h in hlines {
+        let grey = BLACK.mix(0.35);
+        let segs = 40;
+        let at = |t: f64| (xl * (xh / xl).powf(t), h);
+        chart
+            .draw_series((0..segs).step_by(2).map(|k| {
+                PathElement::new(
+                    vec![at(k as f64 / segs as f64), at((k + 1) as f64 / segs as f64)],
+                    grey.stroke_width(1),
+                )
+            }))
+            .map_err(|e| e.to_string())?;
+    }
+    for (ci, c) in curves.iter().enumerate() {
+        if c.points.is_empty() {
+            continue;
+        }
+        let color = COLORS[ci % COLORS.len()];
+        let style = draw_curve_line(&mut chart, &c.points, &c.label, color)?;
+        chart
+            .draw_series(c.points.iter().filter(|p| p.2 > 0.0).map(|&(x, m, sd)| {
+                ErrorBar::new_vertical(
+                    x,
+                    (m - sd).max(yl),
+                    m,
+                    (m + sd).min(yh),
+                    ShapeStyle::from(&color),
+                    6,
+                )
+            }))
+            .map_err(|e| e.to_string())?;
+        let filled = ShapeStyle::from(&color).filled();
+        match ci % 4 {
+            0 => chart.draw_series(c.points.iter().map(|p| Circle::new((p.0, p.1), 4, filled))),
+            1 => chart.draw_series(
+                c.points
+                    .iter()
+                    .map(|p| TriangleMarker::new((p.0, p.1), 6, filled)),
+            ),
+            2 => chart.draw_series(c.points.iter().map(|p| {
+                EmptyElement::at((p.0, p.1)) + Rectangle::new([(-4, -4), (4, 4)], filled)
+            })),
+            _ => chart.draw_series(c.points.iter().map(|p| Cross::new((p.0, p.1), 5, style))),
+        }
+        .map_err(|e| e.to_string())?;
+    }
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 13)?;
+    root.present().map_err(|e| e.to_string())
+}
+
 /// The legend of the panel and rate figures: labels in `FONT` at `size`, on a translucent
 /// white box with a grey border, at `position`.
 fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(

@@ -2,8 +2,8 @@
 //! files (results.csv, ID.png, summary.json). The real-data panel hu-fig4a
 //! (cells_ps.csv, n = 2019, d = 56) with --quick takes well under a second.
 
-use assert_cmd::Command;
 use crate::common::*;
+use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::Path;
 use tempfile::TempDir;
@@ -172,7 +172,24 @@ fn real_benchmark_is_listed_and_checks_its_data_folder() {
             .arg(dir.path().join("missing"))
             .arg("--out"),
         &o,
-        &["cps1988_wage.csv not found", "--data-dir"],
+        &["folder not found", "--data-dir"],
+    );
+    // a folder that is not the real sets is read generically: every table checked
+    std::fs::write(dir.path().join("t.csv"), "x,z\n1,2\n").unwrap();
+    refused(
+        cli("experiment real-benchmark --quick --data-dir")
+            .arg(dir.path())
+            .arg("--out"),
+        &o,
+        &["t.csv", "no column named y"],
+    );
+    std::fs::write(dir.path().join("t.csv"), "y,z\n1,2\n").unwrap();
+    refused(
+        cli("experiment real-benchmark --param tables=nope --data-dir")
+            .arg(dir.path())
+            .arg("--out"),
+        &o,
+        &["unknown dataset 'nope'", "tables in"],
     );
     fails_with(
         "experiment real-benchmark --param sets=nope --out",
@@ -185,4 +202,57 @@ fn real_benchmark_is_listed_and_checks_its_data_folder() {
         "--data-dir applies only to real-benchmark",
     );
     assert!(!dir.path().join("o").exists());
+}
+
+#[test]
+fn real_benchmark_runs_on_a_generic_folder_with_a_summary_over_tables() {
+    // two small suite-format tables: a regression and a binary one (seeded, public)
+    let dir = TempDir::new().unwrap();
+    let data = dir.path().join("suite");
+    std::fs::create_dir(&data).unwrap();
+    let (mut reg, mut bin) = (String::from("y,x1,x2\n"), String::from("y,x1\n"));
+    for i in 0..300u32 {
+        let (a, b) = (((i * 37) % 101) as f64 / 10.0, ((i * 53) % 89) as f64 / 9.0);
+        let noise = ((i * 71) % 13) as f64 / 13.0 - 0.5;
+        reg.push_str(&format!("{},{a},{b}\n", 2.0 * a - b + noise));
+        bin.push_str(&format!("{},{a}\n", u8::from(a + 3.0 * noise > 5.0)));
+    }
+    std::fs::write(data.join("reg_table.csv"), reg).unwrap();
+    std::fs::write(data.join("bin_table.csv"), bin).unwrap();
+    let out = dir.path().join("o");
+    cli("experiment real-benchmark --quick --param methods=intercept-only --data-dir")
+        .arg(&data)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    for f in [
+        "results.csv",
+        "table.md",
+        "real-benchmark.png",
+        "gain-vs-n.png",
+        "summary.json",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let md = std::fs::read_to_string(out.join("table.md")).unwrap();
+    assert!(md.contains("## Over tables"), "{md}");
+    assert!(md.contains("| all | intercept-only | 1 | 1 |"), "{md}");
+    assert!(
+        md.contains("Design: bin_table, reg_table. Confirm: none."),
+        "{md}"
+    );
+    assert!(!md.contains("Goals of issue 14"), "{md}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let rows = s["over_tables"].as_array().unwrap();
+    assert!(rows
+        .iter()
+        .any(|r| r["group"] == "design" && r["task"] == "binary"));
+    assert_eq!(s["results"]["options"]["generic"], true);
+    let sets = s["results"]["sets"].as_array().unwrap();
+    let names: Vec<&str> = sets.iter().map(|x| x["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["bin_table", "reg_table"]);
+    assert_eq!(sets[0]["task"], "binary");
+    assert_eq!(sets[1]["task"], "regression");
 }

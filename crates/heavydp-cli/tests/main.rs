@@ -3,10 +3,10 @@
 //! the heavydp crate's `layers::every_test_file_is_a_module` fails when one is missing. Run one file's tests
 //! with `cargo test -p heavydp-cli --test cli_integration FILE::`.
 
-mod common;
 mod audit;
 mod bad_input;
 mod cli;
+mod common;
 mod experiment;
 mod formats;
 mod guide;

@@ -100,6 +100,11 @@ pub struct ModelFile {
     /// clamps each column to them before the linear model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feature_bounds: Option<Vec<[f64; 2]>>,
+    /// Raw-unit range [lo, hi] of a regression's predictions (privately scaled target):
+    /// `predict` and `evaluate` clamp every prediction to it. Post-processing of the
+    /// released target centre and scale ([`crate::preprocess::Standardization::target_bounds`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_bounds: Option<[f64; 2]>,
     /// Released centres / scales and the scaled-unit model (`/2`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preprocessing: Option<serde_json::Value>,
@@ -161,6 +166,7 @@ impl ModelFile {
             ),
             notes: report.notes.clone(),
             feature_bounds: None,
+            target_bounds: None,
             preprocessing: None,
             selected: None,
             intervals: None,
@@ -213,6 +219,14 @@ impl ModelFile {
                 reason: "feature_bounds must hold d pairs [lo, hi] with lo <= hi".into(),
             });
         }
+        if m.target_bounds
+            .is_some_and(|[lo, hi]| lo.partial_cmp(&hi).is_none_or(|o| o.is_gt()))
+        {
+            return Err(ModelError::Invalid {
+                path: path.into(),
+                reason: "target_bounds must be a pair [lo, hi] with lo <= hi".into(),
+            });
+        }
         if m.weights.iter().any(|w| !w.is_finite()) || !m.intercept.is_finite() {
             return Err(ModelError::Invalid {
                 path: path.into(),
@@ -235,14 +249,22 @@ impl ModelFile {
         )
     }
 
-    /// Predictions for each row of `data` (features in model order): the regression value,
-    /// or P(y = 1) for the logistic loss.
+    /// Predictions for each row of `data` (features in model order): the regression value
+    /// (clamped to `target_bounds` when present), or P(y = 1) for the logistic loss.
     pub fn predict(&self, data: &Dataset) -> Vec<f64> {
         let loss = self.loss_kind().unwrap_or(LossKind::Squared);
+        let bounds = self.prediction_bounds(&loss);
         self.margins(data)
             .into_iter()
-            .map(|m| loss.predict(m))
+            .map(|m| loss.predict(clamp_to(m, bounds)))
             .collect()
+    }
+
+    /// The range every prediction is clamped to: `target_bounds` for a regression loss
+    /// (a logistic margin is not in the target's units).
+    fn prediction_bounds(&self, loss: &LossKind) -> Option<[f64; 2]> {
+        self.target_bounds
+            .filter(|_| !matches!(loss, LossKind::Logistic))
     }
 
     /// ⟨clamp(x), w⟩ + intercept for every row (`feature_bounds` applied when present).
@@ -271,8 +293,9 @@ impl ModelFile {
     /// for the loss), intercept and feature bounds included.
     pub fn evaluate(&self, data: &Dataset, w_star: Option<&[f64]>) -> Metrics {
         let loss = self.loss_kind().unwrap_or(LossKind::Squared);
+        let bounds = self.prediction_bounds(&loss);
         match &self.feature_bounds {
-            None => evaluate_affine(&loss, data, &self.weights, self.intercept, w_star),
+            None => evaluate_bounded(&loss, data, &self.weights, self.intercept, bounds, w_star),
             Some(b) => {
                 let mut x = data.x().to_vec();
                 for row in x.chunks_mut(data.d()) {
@@ -288,7 +311,14 @@ impl ModelFile {
                     data.target_name().to_string(),
                 )
                 .expect("same shape");
-                evaluate_affine(&loss, &clamped, &self.weights, self.intercept, w_star)
+                evaluate_bounded(
+                    &loss,
+                    &clamped,
+                    &self.weights,
+                    self.intercept,
+                    bounds,
+                    w_star,
+                )
             }
         }
     }
@@ -341,6 +371,27 @@ pub fn evaluate_affine(
     b: f64,
     w_star: Option<&[f64]>,
 ) -> Metrics {
+    evaluate_bounded(loss, data, w, b, None, w_star)
+}
+
+/// x clamped to [lo, hi] (unchanged without bounds).
+fn clamp_to(x: f64, bounds: Option<[f64; 2]>) -> f64 {
+    match bounds {
+        Some([lo, hi]) => x.clamp(lo, hi),
+        None => x,
+    }
+}
+
+/// As [`evaluate_affine`], with every margin ⟨x, w⟩ + b clamped to `bounds` (a
+/// regression model's `target_bounds`) before the metrics.
+fn evaluate_bounded(
+    loss: &LossKind,
+    data: &Dataset,
+    w: &[f64],
+    b: f64,
+    bounds: Option<[f64; 2]>,
+    w_star: Option<&[f64]>,
+) -> Metrics {
     let n = data.n();
     let d = data.d();
     let logistic = matches!(loss, LossKind::Logistic);
@@ -349,7 +400,7 @@ pub fn evaluate_affine(
     let mut risk = 0.0;
     let mut correct = 0usize;
     for i in 0..n {
-        let m = dot(data.row(i), w) + b;
+        let m = clamp_to(dot(data.row(i), w) + b, bounds);
         let y = data.y()[i];
         let (pred, target) = if logistic {
             (loss.predict(m), if y > 0.0 { 1.0 } else { 0.0 })
@@ -407,5 +458,59 @@ mod tests {
         let lab = Dataset::from_rows(vec![1.0, -1.0], vec![1.0, 1.0], 1).unwrap();
         let m = evaluate(&LossKind::Logistic, &lab, &[2.0], None);
         assert_eq!(m.accuracy, Some(0.5));
+    }
+
+    fn model(loss: &str, target_bounds: Option<[f64; 2]>) -> ModelFile {
+        ModelFile {
+            format: FORMAT.into(),
+            algorithm: "adassp".into(),
+            loss: loss.into(),
+            loss_parameters: BTreeMap::new(),
+            domain: serde_json::json!({"kind": "unconstrained"}),
+            features: vec!["x".into()],
+            target: "y".into(),
+            weights: vec![1e6],
+            intercept: 1.0,
+            privacy: serde_json::json!({}),
+            hyperparameters: BTreeMap::new(),
+            n: 10,
+            d: 1,
+            heavydp_version: crate::VERSION.into(),
+            status: None,
+            notes: Vec::new(),
+            feature_bounds: Some(vec![[-1.0, 1.0]]),
+            target_bounds,
+            preprocessing: None,
+            selected: None,
+            intervals: None,
+        }
+    }
+
+    #[test]
+    fn regression_predictions_are_clamped_to_the_target_bounds() {
+        // x = 0.5, −3 (clamped to −1), 0: margins 5·10⁵ + 1, −10⁶ + 1, 1
+        let data = Dataset::from_rows(vec![0.5, -3.0, 0.0], vec![2.0, 2.0, 2.0], 1).unwrap();
+        let m = model("squared", Some([-4.0, 6.0]));
+        assert_eq!(m.predict(&data), vec![6.0, -4.0, 1.0]);
+        // evaluate scores the clamped predictions: errors 4, 6, 1
+        let e = m.evaluate(&data, None);
+        assert_eq!(e.mse, (16.0 + 36.0 + 1.0) / 3.0);
+        assert_eq!(e.mae, 11.0 / 3.0);
+        // without bounds the margins stand
+        assert_eq!(model("squared", None).predict(&data)[1], -1e6 + 1.0);
+        // a logistic margin is not in the target's units: not clamped
+        let p = model("logistic", Some([-4.0, 6.0])).predict(&data);
+        assert!(p[0] > 0.999 && p[1] < 0.001);
+        // a round trip keeps them; a reversed pair is rejected
+        let text = serde_json::to_string(&model("squared", Some([-4.0, 6.0]))).unwrap();
+        assert_eq!(
+            ModelFile::parse(&text, "m").unwrap().target_bounds,
+            Some([-4.0, 6.0])
+        );
+        let bad = text.replace("[-4.0,6.0]", "[6.0,-4.0]");
+        assert!(matches!(
+            ModelFile::parse(&bad, "m"),
+            Err(ModelError::Invalid { .. })
+        ));
     }
 }

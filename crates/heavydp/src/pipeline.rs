@@ -234,6 +234,41 @@ fn auto_scale_budget(opts: &FitOptions, n: usize) -> Budget {
     }
 }
 
+/// The public reliability check every d-dimensional regression on privately scaled
+/// columns runs, explicit or `auto`: [`preprocess::target_scaling_check`] at the scaling
+/// phase's budget (`budget`, the fit's; the scales get 3/4 of the preprocessing share
+/// with a private intercept, and all of δ when a pure algorithm uses the default δ).
+/// When it fails, a d-dimensional model's raw-unit predictions carry the target scale's
+/// error, unbounded (measured: `adassp` with its defaults on suite tables below n ≈ 5 000,
+/// test MSE up to 10²⁴ times the mean's, every such fit failing this check), so the fit
+/// falls back to the private intercept alone: returns the message (stderr and a model
+/// note). `None`: the check passes, or no fallback applies (no private scaling, no
+/// private intercept to fall back to). A function of the options, n, d and the budget.
+fn scaling_fallback(
+    opts: &FitOptions,
+    name: &str,
+    n: usize,
+    d: usize,
+    budget: Budget,
+    all_delta: bool,
+) -> Option<String> {
+    if !matches!(opts.scale, ScaleMode::Private) || opts.intercept != InterceptMode::Private {
+        return None;
+    }
+    let share = opts
+        .preprocess_share
+        .unwrap_or(preprocess::DEFAULT_PREPROCESS_SHARE);
+    let mut b = PhasedLedger::new(budget).share(0.75 * share);
+    if all_delta {
+        b.delta = budget.delta;
+    }
+    let check = preprocess::target_scaling_check(n, d, b);
+    (!check.reliable()).then(|| format!(
+        "{name}: the private scaling of {d} features and the target cannot locate the target at this n and epsilon (n·ε₀ = {:.1} < {:.1}, preprocess::target_scaling_check), so a {d}-dimensional fit could miss by orders of magnitude: the model is the private intercept alone ({INTERCEPT_ONLY}); give --scale public:FILE.json, a larger --preprocess-share or epsilon for a {d}-dimensional fit",
+        check.n_eps0, check.needed
+    ))
+}
+
 /// The data-free gradient clip radius on scaled data: R = 2·L·√d, twice the typical norm
 /// of a per-sample gradient r·x̃ when the features have unit robust scale (‖x̃‖ ≈ √d)
 /// and the residual derivative is of order L (2 for the squared loss (2r with r ≈ 1),
@@ -689,7 +724,7 @@ fn fit_with(
         messages.push(format!("--algorithm auto: {} ({})", name, choice.reason));
         auto = Some(choice);
     }
-    let intercept_only = name == INTERCEPT_ONLY;
+    let mut intercept_only = name == INTERCEPT_ONLY;
     check_intervals(opts.intervals, &name, auto.is_some())?;
     let scaled = !matches!(opts.scale, ScaleMode::None);
     // bound=auto and a missing bound of the bounded family, on scaled data; K, tau, M=auto
@@ -739,7 +774,7 @@ fn fit_with(
         ));
     }
     // 2. algorithm, loss, domain, δ
-    let (resolved, model) = if intercept_only {
+    let (mut resolved, model) = if intercept_only {
         let loss = LossKind::parse(loss_hint.unwrap_or("squared"), None, None)
             .map_err(|e| e.to_string())?;
         (None, (loss, PrivacyModel::Pure))
@@ -772,6 +807,27 @@ fn fit_with(
     }
     if opts.seed.is_some() && !budget.is_non_private() {
         messages.push(SEEDED_NOTE.into());
+    }
+    // The public reliability check of every d-dimensional regression on privately scaled
+    // columns (explicit or auto): when the scaling cannot locate the target, the model is
+    // the private intercept alone.
+    let fallback = (!intercept_only && !logistic)
+        .then(|| scaling_fallback(opts, &name, n, d, budget, pure_with_default_delta))
+        .flatten();
+    if let Some(reason) = &fallback {
+        // the flags are checked all the same (a bad --sparsity is an error, not a fallback)
+        if let Some(r) = &resolved {
+            r.domain.build(d).map_err(|e| e.to_string())?;
+        }
+        if opts.intervals.is_some() {
+            // a public decision, before any release
+            return Err(format!(
+                "--intervals: {reason}; the intercept-only model has no intervals (give a larger --epsilon or --scale public:FILE.json)"
+            ));
+        }
+        messages.push(reason.clone());
+        intercept_only = true;
+        resolved = None;
     }
     match external.as_deref_mut() {
         // the executors check and map each label as they read it (the same function)
@@ -1068,8 +1124,8 @@ fn fit_with(
     preprocessing.insert("scaled_intercept".into(), serde_json::json!(b_s));
     let mut model = ModelFile {
         format: crate::model::FORMAT.to_string(),
-        algorithm: if auto.is_some() {
-            "auto".into()
+        algorithm: if auto.is_some() || fallback.is_some() {
+            opts.algorithm.clone()
         } else {
             algo_name.clone()
         },
@@ -1090,12 +1146,24 @@ fn fit_with(
         feature_bounds: standardization.raw_bounds(),
         preprocessing: (scaled || private_intercept)
             .then_some(serde_json::Value::Object(preprocessing)),
-        selected: auto.as_ref().map(
-            |a| serde_json::json!({"algorithm": algo_name, "reason": a.reason, "params": a.params}),
-        ),
+        selected: match (&fallback, &auto) {
+            (Some(reason), _) => Some(
+                serde_json::json!({"algorithm": algo_name, "reason": reason, "params": ParamMap::new()}),
+            ),
+            (None, Some(a)) => Some(
+                serde_json::json!({"algorithm": algo_name, "reason": a.reason, "params": a.params}),
+            ),
+            (None, None) => None,
+        },
         intervals,
+        // the released target range bounds every prediction (post-processing)
+        target_bounds: (private_scale && !logistic && !raw_target_intercept)
+            .then(|| standardization.target_bounds()),
     };
     model.notes.extend(plan.not_private);
+    if let Some(reason) = fallback {
+        model.notes.push(reason);
+    }
     if model.weights.iter().any(|w| !w.is_finite()) || !model.intercept.is_finite() {
         // Public: the scales and weights are released values.
         model

@@ -100,6 +100,7 @@ audit_suite! {
     l1_regression_expmech => "l1-regression-expmech",
     adassp => "adassp",
     dp_quantile => "dp-quantile",
+    atom_octave => "atom-octave",
     intercept_mean => "intercept-mean",
     intercept_logistic => "intercept-logistic",
 }

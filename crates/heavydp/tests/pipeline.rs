@@ -129,13 +129,15 @@ fn infinite_epsilon_is_deterministic_and_close_to_least_squares() {
 
 #[test]
 fn delta_default_and_explicit_zero() {
+    // (ε = 50: at n = 500 the private scaling can locate the target, so the algorithm
+    // runs rather than the intercept-only fallback)
     let ds = cps(500);
-    let mut opts = FitOptions::new("clipped-gd", 1.0);
+    let mut opts = FitOptions::new("clipped-gd", 50.0);
     opts.delta = Some(0.0);
     let e = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap_err();
     assert!(e.contains("--delta 0 is not allowed"), "{e}");
     // a pure algorithm with --delta 0 stays pure, preprocessing included
-    let mut opts = FitOptions::new("ht-frank-wolfe", 1.0);
+    let mut opts = FitOptions::new("ht-frank-wolfe", 50.0);
     opts.delta = Some(0.0);
     let out = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap();
     assert!(out.messages.iter().all(|m| !m.contains("delta")));
@@ -223,13 +225,29 @@ fn small_n_regression_auto_never_blows_up_the_target_scale() {
         let err = mse(&out.model, &test);
         assert!(err < 1.1 * constant, "seed {seed}: {err} vs {constant}");
         assert!(out.model.privacy["epsilon"].as_f64().unwrap() <= 1.0);
-        // an explicit algorithm is fitted all the same, with a note saying why to
-        // distrust it (its target scale can be off by orders of magnitude: not asserted)
-        let out = fit("clipped-gd", 1.0, seed);
-        assert!(out
-            .messages
-            .iter()
-            .any(|m| m.contains("target_scaling_check")));
+        // an explicit algorithm runs the same check and falls back to the private
+        // intercept alone, said on stderr, in a note and in `selected`
+        for algorithm in ["clipped-gd", "adassp"] {
+            let out = fit(algorithm, 1.0, seed);
+            assert!(out
+                .messages
+                .iter()
+                .any(|m| m.contains("target_scaling_check")));
+            let m = &out.model;
+            assert_eq!(m.algorithm, algorithm);
+            assert_eq!(
+                m.selected.as_ref().unwrap()["algorithm"],
+                pipeline::INTERCEPT_ONLY
+            );
+            assert!(m.notes.iter().any(|n| n.contains("intercept alone")));
+            assert!(m.weights.iter().all(|w| *w == 0.0));
+            let err = mse(m, &test);
+            assert!(
+                err < 1.1 * constant,
+                "{algorithm} seed {seed}: {err} vs {constant}"
+            );
+            assert!(m.privacy["epsilon"].as_f64().unwrap() <= 1.0);
+        }
         // ε = 2: the check passes, a fit that beats the constant
         let out = fit("auto", 2.0, seed);
         assert_eq!(
@@ -238,6 +256,19 @@ fn small_n_regression_auto_never_blows_up_the_target_scale() {
         );
         let err = mse(&out.model, &test);
         assert!(err < 0.95 * constant, "seed {seed}: {err} vs {constant}");
+        // its predictions are clamped to the released target range c ± 10·s
+        let [lo, hi] = out.model.target_bounds.unwrap();
+        let pre = out.model.preprocessing.as_ref().unwrap();
+        let (c, s) = (
+            pre["target_centre"].as_f64().unwrap(),
+            pre["target_scale"].as_f64().unwrap(),
+        );
+        assert_eq!([lo, hi], [c - 10.0 * s, c + 10.0 * s]);
+        assert!(out
+            .model
+            .predict(&test)
+            .iter()
+            .all(|p| (lo..=hi).contains(p)));
     }
 }
 
@@ -307,7 +338,9 @@ fn auto_radius_and_unit_scale_autos() {
     let d = train.d();
     // options: algorithm, radius, params; sparsity 3 (used by the sparse algorithms only)
     let opts = |alg: &str, radius, params: &[(&str, &str)], scale: ScaleMode| {
-        let mut o = FitOptions::new(alg, 1.0);
+        // (ε = 4: at n = 3 000 the private scaling can locate the target, so the
+        // algorithms run rather than the intercept-only fallback)
+        let mut o = FitOptions::new(alg, 4.0);
         o.radius = radius;
         o.scale = scale;
         o.sparsity = (alg == "dp-iht-huber").then_some(3);

@@ -11,8 +11,13 @@ fn project_data() -> PathBuf {
 }
 
 fn run(threads: usize) -> BenchResults {
-    let opts = BenchOptions::new(true, 1);
-    let dir = benchmark::data_dir(Some(&project_data()), &opts.sets).unwrap();
+    let mut opts = BenchOptions::new(true, 1);
+    let dir = benchmark::data_dir(Some(&project_data())).unwrap();
+    opts.resolve(&dir).unwrap();
+    assert!(
+        !opts.generic,
+        "the project's data/real holds the six real sets"
+    );
     on_threads(threads, || benchmark::run_benchmark(&opts, &dir, &|_| {})).unwrap()
 }
 
@@ -82,6 +87,8 @@ fn quick_benchmark_table_floors_and_thread_invariance() {
         "## Summary",
         "## AUC (binary sets)",
         "## Goals of issue 14",
+        "## Over tables",
+        "| all | auto | 1 | 1 |",
         "## Every method: gain kept",
         "| cps1988_wage (4000, 8) | 1 |",
         "| cells_ps (2019, 56) | 1 |",

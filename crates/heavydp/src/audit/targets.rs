@@ -12,6 +12,7 @@
 //! | `report-noisy-min` | argmin_r (s_r + Lap(2Δ/ε)), s = Σ x_i, x_i ∈ {0, 1}⁸, Δ = 1 | x₁ = (0, 1, …, 1); D′: x₁ = e₁ | the selected index | Δ halved |
 //! | `peeling` | Peeling (s = 1, λ = 1) of v = Σ x_i, x_i ∈ [0, 1]⁴ | x₁ = e₁ (v = (1, 0, 0, 0)); D′: x₁ = (0, 1, 1, 1) | released value of coordinate 1 (0 if not selected) | the values' Laplace draws skipped |
 //! | `dp-quantile` | DP median of 10 records on the grid {−1, −½, 0, ½, 1} (exponential mechanism, Δ_u = 1; the scales and residual medians of `fit`) | four 0s and six 1s; D′: five and five | the released value | run at 16·ε |
+//! | `atom-octave` | DP 0.9-quantile of the octaves of \|x − c₀\| (c₀ = 0) of 10 records on the octave grid (Δ_u = 1; the scale of a column with an atom at its centre, [`crate::preprocess::atom_levels`]) | nine 0s and one 1; D′: eight 0s and two 1s | the released value | run at 16·ε |
 //! | `intercept-mean` | clipped mean of 20 residuals at C + Lap(2C/(nε)) (`fit`'s intercept, squared loss) | 19 zeros and −C; D′: +C | the released value | Δ halved |
 //! | `intercept-logistic` | exponential mechanism on −\|Σ(σ(b) − yᵢ)\| over b ∈ [−8, 8] step 1/32 (Δ_u = 2; `fit`'s logistic intercept) | labels 1×5, 0×5; D′: the first label 0 | the released value | run at 16·ε |
 //! | `catoni` | Catoni–Giulini column means (k, β = 1, spec A.5) + Lap(d·4√2k/(3nε)), n = 20, d = 2, τ = 1 | 19 zeros and x₁ = −a*·(1, 1); D′: x₁ = +a*·(1, 1), a* = the value maximising a record's contribution Ψ (a huge outlier, ≈ 10¹⁵k) | the last coordinate | its noise draw skipped |
@@ -374,6 +375,16 @@ pub const ROWS: &[Row] = &[
         prepare: dp_quantile,
     },
     Row {
+        name: "atom-octave",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Pure,
+        release: "the DP 0.9-quantile (exponential mechanism, utility sensitivity 1) of the octaves 2^floor(log2|x - c0|) of 10 records, c0 = 0, on the octave grid {0, 2^-20, ..., 2^40} (preprocess::private_scales, the scale of a column with an atom at its centre)",
+        neighbours: "D: nine 0s and one 1; D': one 0 replaced by 1 (eight 0s and two 1s)",
+        statistic: "the released value",
+        defect: "run at 16 x epsilon (every score scale divided by 16)",
+        prepare: atom_octave,
+    },
+    Row {
         name: "intercept-mean",
         kind: TargetKind::Mechanism,
         privacy: PrivacyModel::Pure,
@@ -554,6 +565,25 @@ fn dp_quantile(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
     let d: Vec<f64> = [vec![0.0; 4], vec![1.0; 6]].concat();
     let dp: Vec<f64> = [vec![0.0; 5], vec![1.0; 5]].concat();
     Ok(on_pair(d, dp, move |v, rng| Ok(mech.run_uncharged(v, rng))))
+}
+
+/// `atom-octave`: the high-level octave release of a column with an atom at its centre
+/// ([`crate::preprocess::atom_levels`]; twin: 16·ε), on the octaves of |x − 0|.
+fn atom_octave(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    use crate::preprocess::quantile::{octave_floor, OctaveGrid, QuantileMechanism};
+    let e = preprocess_epsilon(claim.epsilon, broken);
+    let mech =
+        QuantileMechanism::on_grid(0.9, e, OctaveGrid).map_err(|e| setup_err("atom-octave", e))?;
+    let octaves = |ones: usize| -> Vec<f64> {
+        let mut v: Vec<f64> = (0..10)
+            .map(|i| octave_floor(if i < ones { 1.0 } else { 0.0 }))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    Ok(on_pair(octaves(1), octaves(2), move |v, rng| {
+        Ok(mech.run_uncharged(v, rng))
+    }))
 }
 
 /// `fit`'s private intercept of residuals `y` (zero margins) under `loss`.

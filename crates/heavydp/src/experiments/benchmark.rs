@@ -1,19 +1,34 @@
 //! `real-benchmark`: every applicable private algorithm of the library, `auto`, the
-//! private intercept-only model, the constant predictor and non-private floors on the six
-//! real heavy-tailed datasets of `../shared/data/real/` (issue 14, item 7). Every private
-//! fit goes through the library's one fit pipeline ([`crate::pipeline::fit`], with its
-//! defaults: private scales, private intercept, default preprocessing share, δ = n^−1.1
-//! where the algorithm needs δ).
+//! private intercept-only model, the constant predictor and non-private floors on a
+//! folder of real tables — the six heavy-tailed datasets of `../shared/data/real/` or any
+//! folder in the same format, such as the 24 tables of `../shared/data/suite/`. Every
+//! private fit goes through the library's one fit pipeline ([`crate::pipeline::fit`],
+//! with its defaults: private scales, private intercept, default preprocessing share,
+//! δ = n^−1.1 where the algorithm needs δ).
 //!
 //! # Protocol
 //!
-//! * **Data.** `flights_arr_delay`, `gss_wages_realrinc`, `cps1988_wage` (regression),
-//!   `bladderbatch_krt19` (regression, d ≫ n), `cells_ps` and `pd_speech_pd` (binary,
-//!   labels {0, 1}); raw columns, response `y`.
+//! * **Data.** A folder of tables: CSV with a header, numeric only, the response in the
+//!   column `y` (the first column in the suite format). When every `*.csv` of the folder
+//!   is one of the six sets of `../shared/data/real/` ([`SETS`]), the run uses those sets
+//!   by name and in their fixed order: `flights_arr_delay`, `gss_wages_realrinc`,
+//!   `cps1988_wage` (regression), `bladderbatch_krt19` (regression, d ≫ n), `cells_ps`
+//!   and `pd_speech_pd` (binary, labels {0, 1}). Any other folder is read generically:
+//!   every `*.csv` in it, sorted by file name, named by the file stem; the task is
+//!   binary when `y` takes only the values 0 and 1, else regression ([`task_of`]).
+//! * **Design and confirm halves** ([`halves`]): within each task the folder's tables are
+//!   ranked by (n, file name); ranks 0, 2, 4, … form the *design* half, ranks 1, 3, 5, …
+//!   the *confirm* half. The rule uses only the file names, the number of rows and the
+//!   task, is computed over every table of the folder (a `tables=` selection does not
+//!   move a table to the other half), and pairs tables of neighbouring n, so both halves
+//!   span the same range of n. Defaults are to be chosen on the design half and
+//!   confirmed on the other; the summary over tables reports each half separately.
 //! * **Splits.** 5 fixed 80/20 splits. Split k permutes the rows with the public seed
-//!   `derive_seed(base_seed, ["real-benchmark", file, "split", k])`; the test part is the
+//!   `derive_seed(base_seed, ["real-benchmark", table, "split", k])`; the test part is the
 //!   first ⌊0.2·n + ½⌋ rows of the permutation (binary sets: stratified — the same share
-//!   of each label). The training rows stay in permuted order.
+//!   of each label). The training rows stay in permuted order. Tables with more than
+//!   `large_n` rows (default 50 000) can be given fewer splits (`large_splits=K`: splits
+//!   0..K, the same as the first K of the full protocol).
 //! * **Budgets.** ε ∈ {0.5, 1, 2}; δ the pipeline's default n_train^−1.1 for (ε, δ) and
 //!   zCDP algorithms.
 //! * **Methods.** Every algorithm of [`crate::algorithms::catalogue`] with a privacy
@@ -22,25 +37,35 @@
 //!   logistic loss (fitted with `--loss logistic`); each with its defaults, except the
 //!   `sparse`-domain ones, which get the public sparsity s = min(10, ⌊d/2⌋). `adassp` is
 //!   included when the catalogue has it. Plus `auto`, `intercept-only`, the constant
-//!   predictor (training mean; training class frequency) and the floor.
+//!   predictor (training mean; training class frequency) and the floor. `methods=a,b`
+//!   restricts the private methods (the constant and the floor always run).
 //! * **Floors** (non-private, module `floors`, plain Rust, tested against closed
 //!   forms): regression with d < n: ridge with λ = 10⁻⁶ (≈ OLS) with intercept on
 //!   standardised columns (Cholesky); regression with d ≥ n: LassoCV (coordinate
 //!   descent, 30-value λ path, 5-fold CV); binary: L2 logistic regression with intercept
 //!   on standardised columns (Newton–IRLS), C ∈ {0.01, 0.1, 1, 10} by 5-fold CV log-loss.
 //! * **Metrics** on the test part: MSE (regression), log-loss and AUC (binary);
-//!   `ratio_to_floor` = error / floor error; `gain_kept` = (err_const − err) /
-//!   (err_const − err_floor) (error = MSE or log-loss), per split, then mean ± sd over
-//!   the splits; `auc_gap` = floor AUC − AUC; `seconds` per fit.
+//!   `ratio_to_floor` = error / floor error; `ratio_to_constant` = error / error of the
+//!   constant; `gain_kept` = (err_const − err) / (err_const − err_floor) (error = MSE or
+//!   log-loss), per split, then mean ± sd over the splits; `auc_gap` = floor AUC − AUC;
+//!   `seconds` per fit.
+//! * **Summary over tables** ([`over_tables`]): per (half, task, method, ε), from each
+//!   table's mean over splits — regression: median gain kept, tables with gain ≥ 0.5,
+//!   tables worse than the training mean (gain < 0), the worst table, tables whose mean
+//!   over splits of MSE / MSE_const exceeds 1.02 (n ≥ 500) or 1.05 (n < 500), tables with
+//!   a split whose MSE exceeds 10× the constant's; binary: median AUC gap to the floor,
+//!   the worst table, and the tables with n·ε ≥ 2000 whose AUC is within 0.05 of the
+//!   floor's.
 //! * **Time cap.** Each fit runs under a wall-clock cap (default 120 s; `--quick` 60 s;
 //!   `--param time_cap=S`), enforced at the algorithm's next iteration callback after
 //!   the cap (the fit is abandoned and recorded as timed out). Each method is first run
 //!   on split 0 at the smallest ε (all methods in parallel); a method whose pilot times
 //!   out is skipped on that dataset, the reason recorded. Fits that return an error are
 //!   recorded with the error and left out of the means.
-//! * `--quick`: 2 splits, ε = 1, `cps1988_wage` (a seeded subsample of 4000 rows),
-//!   `cells_ps`, `pd_speech_pd`; methods `auto`, `intercept-only`, `ht-frank-wolfe`,
-//!   `objective-perturbation`, `adassp` (when present) and the floors.
+//! * `--quick`: 2 splits, ε = 1; methods `auto`, `intercept-only`, `ht-frank-wolfe`,
+//!   `objective-perturbation`, `adassp` (when present) and the floors; on the real
+//!   folder `cps1988_wage` (a seeded subsample of 4000 rows), `cells_ps`, `pd_speech_pd`;
+//!   on any other folder every table, each a seeded subsample of at most 4000 rows.
 
 use super::floors::{self, Affine};
 use super::{mean_sd, ExperimentError, ExperimentInfo, Summary};
@@ -53,6 +78,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -67,64 +93,94 @@ pub const FLOOR_FOLDS: usize = 5;
 /// Default per-fit wall-clock cap (seconds): full run, `--quick`.
 pub const TIME_CAP: f64 = 120.0;
 pub const TIME_CAP_QUICK: f64 = 60.0;
-/// Rows of the `--quick` subsample of cps1988_wage.
+/// Rows of the `--quick` subsample of cps1988_wage (real folder) and of every table
+/// (any other folder).
 pub const QUICK_CPS_ROWS: usize = 4000;
+/// The file of the figure of gain kept against n.
+pub const GAIN_VS_N_FIGURE: &str = "gain-vs-n.png";
+/// Default `large_n`: tables with more rows may get fewer splits (`large_splits`).
+pub const LARGE_N: usize = 50_000;
 
 /// Regression or binary classification.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Task {
     Regression,
     Binary,
 }
 
-/// One dataset of the benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+impl Task {
+    /// `regression` or `binary`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Task::Regression => "regression",
+            Task::Binary => "binary",
+        }
+    }
+}
+
+/// The half of a folder's tables a table belongs to ([`halves`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Half {
+    Design,
+    Confirm,
+}
+
+impl Half {
+    /// `design` or `confirm`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Half::Design => "design",
+            Half::Confirm => "confirm",
+        }
+    }
+}
+
+/// One dataset (table) of the benchmark: its name (the file stem) and task.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SetSpec {
-    pub name: &'static str,
+    pub name: String,
     pub task: Task,
 }
 
 impl SetSpec {
+    pub fn new(name: &str, task: Task) -> Self {
+        SetSpec {
+            name: name.to_string(),
+            task,
+        }
+    }
+
     pub fn file(&self) -> String {
         format!("{}.csv", self.name)
     }
 }
 
-/// The six datasets of `../shared/data/real/`.
-pub const SETS: [SetSpec; 6] = [
-    SetSpec {
-        name: "flights_arr_delay",
-        task: Task::Regression,
-    },
-    SetSpec {
-        name: "gss_wages_realrinc",
-        task: Task::Regression,
-    },
-    SetSpec {
-        name: "cps1988_wage",
-        task: Task::Regression,
-    },
-    SetSpec {
-        name: "bladderbatch_krt19",
-        task: Task::Regression,
-    },
-    SetSpec {
-        name: "cells_ps",
-        task: Task::Binary,
-    },
-    SetSpec {
-        name: "pd_speech_pd",
-        task: Task::Binary,
-    },
+/// The six datasets of `../shared/data/real/` (name, task), in the benchmark's order.
+pub const SETS: [(&str, Task); 6] = [
+    ("flights_arr_delay", Task::Regression),
+    ("gss_wages_realrinc", Task::Regression),
+    ("cps1988_wage", Task::Regression),
+    ("bladderbatch_krt19", Task::Regression),
+    ("cells_ps", Task::Binary),
+    ("pd_speech_pd", Task::Binary),
 ];
+
+/// The six datasets of `../shared/data/real/` as [`SetSpec`]s.
+pub fn real_sets() -> Vec<SetSpec> {
+    SETS.iter().map(|(n, t)| SetSpec::new(n, *t)).collect()
+}
+
+/// The real datasets of `--quick`.
+const QUICK_SETS: [&str; 3] = ["cps1988_wage", "cells_ps", "pd_speech_pd"];
 
 /// The `--list` row.
 pub fn info() -> ExperimentInfo {
     ExperimentInfo::new(
         ID,
         "project benchmark (issue 14): private fits from raw columns on real heavy-tailed data",
-        "real-data benchmark: every private algorithm with its defaults, auto, adassp, intercept-only, the constant and non-private floors on the six sets of ../shared/data/real (--data-dir; 5 splits 80/20, eps 0.5/1/2); MSE, log-loss, AUC, gain kept; writes results.csv, table.md, real-benchmark.png, summary.json",
+        "real-data benchmark: every private algorithm with its defaults, auto, adassp, intercept-only, the constant and non-private floors on a folder of tables (--data-dir; default the six sets of ../shared/data/real; any folder of CSV tables with response y, e.g. ../shared/data/suite; 5 splits 80/20, eps 0.5/1/2); MSE, log-loss, AUC, gain kept, a summary over tables (design/confirm halves); writes results.csv, table.md, real-benchmark.png, gain-vs-n.png, summary.json",
     )
 }
 
@@ -134,18 +190,32 @@ pub struct BenchOptions {
     pub quick: bool,
     pub splits: usize,
     pub epsilons: Vec<f64>,
+    /// The tables to run (set by [`BenchOptions::resolve`] from the folder; before
+    /// that, the default real sets).
     pub sets: Vec<SetSpec>,
+    /// `tables=a,b,…` (or `sets=`): the tables asked for, checked against the folder by
+    /// [`BenchOptions::resolve`]. `None`: the folder's default list.
+    pub tables: Option<Vec<String>>,
+    /// Whether the folder was read generically (not the six real sets).
+    pub generic: bool,
+    /// Design/confirm half of every table of the folder ([`halves`]).
+    pub halves: BTreeMap<String, Half>,
     /// Per dataset: run on a seeded subsample of this many rows.
     pub subsample: BTreeMap<String, usize>,
     /// `None`: every applicable private algorithm (plus auto and intercept-only).
     pub methods: Option<Vec<String>>,
     /// Per-fit wall-clock cap in seconds.
     pub time_cap: f64,
+    /// Tables with more rows than this get `large_splits` splits (when set).
+    pub large_n: usize,
+    /// Splits of the tables with more than `large_n` rows (`None`: `splits`).
+    pub large_splits: Option<usize>,
     pub base_seed: u64,
 }
 
 impl BenchOptions {
-    /// The full protocol or its `--quick` form.
+    /// The full protocol or its `--quick` form (on the real sets until
+    /// [`BenchOptions::resolve`] reads the folder).
     pub fn new(quick: bool, base_seed: u64) -> Self {
         if quick {
             let mut methods = vec![
@@ -161,16 +231,20 @@ impl BenchOptions {
                 quick,
                 splits: 2,
                 epsilons: vec![1.0],
-                sets: SETS
-                    .iter()
-                    .copied()
-                    .filter(|s| matches!(s.name, "cps1988_wage" | "cells_ps" | "pd_speech_pd"))
+                sets: real_sets()
+                    .into_iter()
+                    .filter(|s| QUICK_SETS.contains(&s.name.as_str()))
                     .collect(),
+                tables: None,
+                generic: false,
+                halves: BTreeMap::new(),
                 subsample: [("cps1988_wage".to_string(), QUICK_CPS_ROWS)]
                     .into_iter()
                     .collect(),
                 methods: Some(methods.into_iter().map(String::from).collect()),
                 time_cap: TIME_CAP_QUICK,
+                large_n: LARGE_N,
+                large_splits: None,
                 base_seed,
             }
         } else {
@@ -178,18 +252,24 @@ impl BenchOptions {
                 quick,
                 splits: 5,
                 epsilons: vec![0.5, 1.0, 2.0],
-                sets: SETS.to_vec(),
+                sets: real_sets(),
+                tables: None,
+                generic: false,
+                halves: BTreeMap::new(),
                 subsample: BTreeMap::new(),
                 methods: None,
                 time_cap: TIME_CAP,
+                large_n: LARGE_N,
+                large_splits: None,
                 base_seed,
             }
         }
     }
 
-    /// Experiment options `--param KEY=VALUE`: `time_cap=SECONDS`, `sets=a,b,…` (dataset
-    /// names), `methods=a,b,…` (algorithm names, `auto`, `intercept-only`),
-    /// `epsilons=0.5,1,…`.
+    /// Experiment options `--param KEY=VALUE`: `time_cap=SECONDS`, `tables=a,b,…` (or
+    /// `sets=`; table names = file stems, checked against the folder by
+    /// [`BenchOptions::resolve`]), `methods=a,b,…` (algorithm names, `auto`,
+    /// `intercept-only`), `epsilons=0.5,1,…`, `large_n=N`, `large_splits=K`.
     pub fn apply_params(&mut self, params: &ParamMap) -> Result<(), ExperimentError> {
         for (k, v) in params {
             let bad = |reason: String| ExperimentError::BadOption {
@@ -201,6 +281,13 @@ impl BenchOptions {
                     .map(|s| s.trim().to_string())
                     .filter(|s| !s.is_empty())
             };
+            let count = || {
+                v.trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|c| *c > 0)
+                    .ok_or_else(|| bad(format!("expected a positive whole number, got '{v}'")))
+            };
             match k.as_str() {
                 "time_cap" => {
                     self.time_cap = v
@@ -209,21 +296,12 @@ impl BenchOptions {
                         .filter(|t| *t > 0.0 && t.is_finite())
                         .ok_or_else(|| bad(format!("expected a positive number of seconds, got '{v}'")))?;
                 }
-                "sets" => {
-                    let mut sets = Vec::new();
-                    for name in list() {
-                        let s = SETS.iter().find(|s| s.name == name).ok_or_else(|| {
-                            bad(format!(
-                                "unknown dataset '{name}' (known: {})",
-                                SETS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
-                            ))
-                        })?;
-                        sets.push(*s);
-                    }
-                    if sets.is_empty() {
+                "sets" | "tables" => {
+                    let names: Vec<String> = list().collect();
+                    if names.is_empty() {
                         return Err(bad("no dataset given".into()));
                     }
-                    self.sets = sets;
+                    self.tables = Some(names);
                 }
                 "methods" => {
                     let names: Vec<String> = list().collect();
@@ -253,21 +331,100 @@ impl BenchOptions {
                     }
                     self.epsilons = e;
                 }
+                "large_n" => self.large_n = count()?,
+                "large_splits" => self.large_splits = Some(count()?),
                 _ => {
                     return Err(bad(
-                        "unknown option (accepted: time_cap=SECONDS, sets=a,b, methods=a,b, epsilons=e1,e2)".into(),
+                        "unknown option (accepted: time_cap=SECONDS, tables=a,b (or sets=), methods=a,b, epsilons=e1,e2, large_n=N, large_splits=K)".into(),
                     ))
                 }
             }
         }
         Ok(())
     }
+
+    /// Reads the folder `dir` ([`folder_tables`]) and sets the tables to run, their
+    /// design/confirm halves and (generic `--quick`) their subsamples. The six real
+    /// sets keep their names, order and tasks; any other folder runs every table (or the
+    /// `tables=` selection, in the order given).
+    pub fn resolve(&mut self, dir: &Path) -> Result<(), ExperimentError> {
+        let scans = folder_tables(dir)?;
+        let real = scans.iter().all(|t| SETS.iter().any(|(n, _)| *n == t.name));
+        self.generic = !real;
+        self.halves = halves(&scans);
+        let task_of_name = |name: &str| -> Task {
+            SETS.iter()
+                .find(|(n, _)| *n == name)
+                .filter(|_| real)
+                .map(|(_, t)| *t)
+                .or_else(|| scans.iter().find(|t| t.name == name).map(|t| t.task))
+                .unwrap_or(Task::Regression)
+        };
+        let wanted: Vec<String> = match &self.tables {
+            Some(names) => {
+                for name in names {
+                    if !scans.iter().any(|t| t.name == *name) {
+                        return Err(ExperimentError::BadOption {
+                            key: "tables".into(),
+                            reason: format!(
+                                "unknown dataset '{name}' (tables in {}: {})",
+                                dir.display(),
+                                scans
+                                    .iter()
+                                    .map(|t| t.name.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        });
+                    }
+                }
+                names.clone()
+            }
+            None if real => {
+                let names: Vec<String> = SETS
+                    .iter()
+                    .map(|(n, _)| n.to_string())
+                    .filter(|n| !self.quick || QUICK_SETS.contains(&n.as_str()))
+                    .collect();
+                for n in &names {
+                    if !scans.iter().any(|t| t.name == *n) {
+                        return Err(ExperimentError::RealData(format!(
+                            "{ID}: {n}.csv not found in {} (give --data-dir DIR)",
+                            dir.display()
+                        )));
+                    }
+                }
+                names
+            }
+            None => scans.iter().map(|t| t.name.clone()).collect(),
+        };
+        self.sets = wanted
+            .iter()
+            .map(|n| SetSpec::new(n, task_of_name(n)))
+            .collect();
+        if self.generic && self.quick {
+            self.subsample = self
+                .sets
+                .iter()
+                .map(|s| (s.name.clone(), QUICK_CPS_ROWS))
+                .collect();
+        }
+        Ok(())
+    }
+
+    /// The splits of a table of `n` rows (`large_splits` above `large_n`).
+    pub fn splits_for(&self, n: usize) -> usize {
+        match self.large_splits {
+            Some(k) if n > self.large_n => k.min(self.splits),
+            _ => self.splits,
+        }
+    }
 }
 
-/// The folder of the real datasets: `explicit` (`--data-dir`), else
-/// `$HEAVYDP_DATA_DIR`, else `../shared/data/real` relative to the current folder when
-/// present, else the project's `data/real/` when it holds every dataset of `sets`.
-pub fn data_dir(explicit: Option<&Path>, sets: &[SetSpec]) -> Result<PathBuf, ExperimentError> {
+/// The folder of the tables: `explicit` (`--data-dir`), else `$HEAVYDP_DATA_DIR`, else
+/// `../shared/data/real` relative to the current folder when present, else the
+/// project's `data/real/` when present.
+pub fn data_dir(explicit: Option<&Path>) -> Result<PathBuf, ExperimentError> {
     let dir = if let Some(p) = explicit {
         p.to_path_buf()
     } else if let Some(p) = std::env::var_os(super::DATA_DIR_ENV).filter(|p| !p.is_empty()) {
@@ -276,25 +433,133 @@ pub fn data_dir(explicit: Option<&Path>, sets: &[SetSpec]) -> Result<PathBuf, Ex
         PathBuf::from("../shared/data/real")
     } else {
         let project = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/real"));
-        if sets.iter().all(|s| project.join(s.file()).is_file()) {
+        if project.is_dir() {
             project
         } else {
             return Err(ExperimentError::RealData(format!(
-                "{ID}: the real-data folder was not found: give --data-dir DIR (the folder holding {}), or run from a folder whose ../shared/data/real exists",
-                sets.iter().map(|s| s.file()).collect::<Vec<_>>().join(", ")
+                "{ID}: the real-data folder was not found: give --data-dir DIR (a folder of CSV tables with a response column y), or run from a folder whose ../shared/data/real exists"
             )));
         }
     };
-    for s in sets {
-        if !dir.join(s.file()).is_file() {
-            return Err(ExperimentError::RealData(format!(
-                "{ID}: {} not found in {} (give --data-dir DIR)",
-                s.file(),
-                dir.display()
-            )));
-        }
+    if !dir.is_dir() {
+        return Err(ExperimentError::RealData(format!(
+            "{ID}: {}: folder not found (give --data-dir DIR, a folder of CSV tables with a response column y)",
+            dir.display()
+        )));
     }
     Ok(dir)
+}
+
+/// One table of a folder as scanned by [`scan_table`]: name (file stem), task, rows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TableScan {
+    pub name: String,
+    pub task: Task,
+    pub n: usize,
+}
+
+/// The task of a response: binary when every value is 0 or 1, else regression.
+pub fn task_of(y: impl IntoIterator<Item = f64>) -> Task {
+    let mut any = false;
+    for v in y {
+        any = true;
+        if v != 0.0 && v != 1.0 {
+            return Task::Regression;
+        }
+    }
+    if any {
+        Task::Binary
+    } else {
+        Task::Regression
+    }
+}
+
+/// Scans one CSV table: the header must name a column `y`; returns the number of data
+/// rows and the task of `y` ([`task_of`]). Only the response column is parsed (the full
+/// reader checks the rest when the table is run).
+pub fn scan_table(path: &Path) -> Result<TableScan, ExperimentError> {
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let fail = |what: String| ExperimentError::RealData(format!("{}: {what}", path.display()));
+    let f = std::fs::File::open(path).map_err(|e| fail(format!("cannot open: {e}")))?;
+    let mut lines = std::io::BufReader::with_capacity(1 << 20, f).lines();
+    let header = match lines.next() {
+        Some(l) => l.map_err(|e| fail(format!("cannot read: {e}")))?,
+        None => return Err(fail("empty file (expected a header row)".into())),
+    };
+    let unquote = |s: &str| s.trim().trim_matches('"').to_string();
+    let col = header
+        .split(',')
+        .position(|h| unquote(h) == "y")
+        .ok_or_else(|| fail("no column named y in the header (the response must be y)".into()))?;
+    let mut ys = Vec::new();
+    for (i, l) in lines.enumerate() {
+        let l = l.map_err(|e| fail(format!("cannot read: {e}")))?;
+        if l.trim().is_empty() {
+            continue;
+        }
+        let v = l
+            .split(',')
+            .nth(col)
+            .map(unquote)
+            .and_then(|s| s.parse::<f64>().ok())
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| fail(format!("line {}: y is not a finite number", i + 2)))?;
+        ys.push(v);
+    }
+    if ys.is_empty() {
+        return Err(fail("no data rows".into()));
+    }
+    Ok(TableScan {
+        name,
+        task: task_of(ys.iter().copied()),
+        n: ys.len(),
+    })
+}
+
+/// Every `*.csv` table of `dir`, sorted by file name, scanned ([`scan_table`]).
+pub fn folder_tables(dir: &Path) -> Result<Vec<TableScan>, ExperimentError> {
+    let rd = std::fs::read_dir(dir).map_err(|e| {
+        ExperimentError::RealData(format!(
+            "{ID}: {}: cannot read the folder: {e} (give --data-dir DIR)",
+            dir.display()
+        ))
+    })?;
+    let mut files: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "csv"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(ExperimentError::RealData(format!(
+            "{ID}: no *.csv table in {} (give --data-dir DIR, a folder of CSV tables with a response column y)",
+            dir.display()
+        )));
+    }
+    files.iter().map(|p| scan_table(p)).collect()
+}
+
+/// The design/confirm halves of a folder's tables: within each task, the tables ranked
+/// by (n, name); even ranks (0, 2, …) are the design half, odd ranks the confirm half.
+pub fn halves(tables: &[TableScan]) -> BTreeMap<String, Half> {
+    let mut out = BTreeMap::new();
+    for task in [Task::Regression, Task::Binary] {
+        let mut t: Vec<&TableScan> = tables.iter().filter(|t| t.task == task).collect();
+        t.sort_by(|a, b| a.n.cmp(&b.n).then_with(|| a.name.cmp(&b.name)));
+        for (i, t) in t.iter().enumerate() {
+            out.insert(
+                t.name.clone(),
+                if i % 2 == 0 {
+                    Half::Design
+                } else {
+                    Half::Confirm
+                },
+            );
+        }
+    }
+    out
 }
 
 /// The private methods run on a dataset (names as given to the pipeline).
@@ -535,6 +800,10 @@ pub struct SetInfo {
     pub n_train: usize,
     pub n_test: usize,
     pub subsample: Option<usize>,
+    /// Splits run on this table ([`BenchOptions::splits_for`]).
+    pub splits: usize,
+    /// The table's half of the folder ([`halves`]).
+    pub half: Option<Half>,
     pub floor: String,
     pub floor_hyperparameters: Vec<String>,
     pub methods: Vec<String>,
@@ -608,23 +877,24 @@ pub fn run_benchmark(
         let path = dir.join(set.file());
         let path_s = path.to_string_lossy().to_string();
         let mut data = read_csv(&path_s, "y")?;
-        let sub = opts.subsample.get(set.name).copied();
+        let sub = opts.subsample.get(&set.name).copied();
         if let Some(m) = sub.filter(|m| *m < data.n()) {
             let mut idx: Vec<usize> = (0..data.n()).collect();
             idx.shuffle(&mut rng_from_seed(derive_seed(
                 opts.base_seed,
-                &[ID, set.name, "subsample"],
+                &[ID, &set.name, "subsample"],
             )));
             idx.truncate(m);
             idx.sort_unstable();
             data = data.select_rows(&idx);
         }
         let (n, d) = (data.n(), data.d());
+        let n_splits = opts.splits_for(n);
         // splits, constant and floor
-        let splits: Vec<Split> = (0..opts.splits)
+        let splits: Vec<Split> = (0..n_splits)
             .into_par_iter()
             .map(|k| {
-                let seed = derive_seed(opts.base_seed, &[ID, set.name, "split", &k.to_string()]);
+                let seed = derive_seed(opts.base_seed, &[ID, &set.name, "split", &k.to_string()]);
                 let (tr, te) = split_indices(data.y(), set.task, seed);
                 let train = data.select_rows(&tr);
                 let test = data.select_rows(&te);
@@ -650,9 +920,8 @@ pub fn run_benchmark(
         let n_train = splits[0].train.n();
         let floor = floor_kind(set.task, n_train, d);
         progress(&format!(
-            "{}: n = {n}, d = {d}, {} splits; floor ({floor}) and constant done in {:.1} s",
+            "{}: n = {n}, d = {d}, {n_splits} splits; floor ({floor}) and constant done in {:.1} s",
             set.name,
-            opts.splits,
             t_set.elapsed().as_secs_f64()
         ));
         let methods = private_methods(set.task, opts);
@@ -662,7 +931,7 @@ pub fn run_benchmark(
                 opts.base_seed,
                 &[
                     ID,
-                    set.name,
+                    &set.name,
                     "split",
                     &k.to_string(),
                     "method",
@@ -703,7 +972,7 @@ pub fn run_benchmark(
             .filter(|m| !skipped.contains_key(*m))
             .flat_map(|m| {
                 opts.epsilons.iter().flat_map(move |&e| {
-                    (0..opts.splits)
+                    (0..n_splits)
                         .filter(move |&k| !(e == eps0 && k == 0))
                         .map(move |k| (m.clone(), e, k))
                 })
@@ -718,7 +987,7 @@ pub fn run_benchmark(
             |s: &[&SplitScore], label: &str, rows: &mut Vec<BenchRow>, eps: f64, idx: &[usize]| {
                 let push = |rows: &mut Vec<BenchRow>, metric: &str, vals: Vec<f64>| {
                     rows.push(BenchRow {
-                        dataset: set.name.into(),
+                        dataset: set.name.clone(),
                         epsilon: eps,
                         method: label.into(),
                         metric: metric.into(),
@@ -758,6 +1027,14 @@ pub fn run_benchmark(
                 );
                 push(
                     rows,
+                    "ratio_to_constant",
+                    s.iter()
+                        .zip(idx)
+                        .map(|(v, &k)| v.error / splits[k].constant.error)
+                        .collect(),
+                );
+                push(
+                    rows,
                     "gain_kept",
                     s.iter()
                         .zip(idx)
@@ -768,7 +1045,7 @@ pub fn run_benchmark(
                 );
                 push(rows, "seconds", s.iter().map(|v| v.seconds).collect());
             };
-        let all: Vec<usize> = (0..opts.splits).collect();
+        let all: Vec<usize> = (0..n_splits).collect();
         metrics_ref(
             &splits.iter().map(|s| &s.constant).collect::<Vec<_>>(),
             "constant",
@@ -788,7 +1065,7 @@ pub fn run_benchmark(
             for &e in &opts.epsilons {
                 let mut ok = Vec::new();
                 let mut idx = Vec::new();
-                for k in 0..opts.splits {
+                for k in 0..n_splits {
                     match outcomes.get(&(m.clone(), e.to_bits(), k)) {
                         Some(Outcome::Ok(s, picked)) => {
                             ok.push(*s);
@@ -800,14 +1077,14 @@ pub fn run_benchmark(
                             }
                         }
                         Some(Outcome::Failed(err)) => failures.push(BenchFailure {
-                            dataset: set.name.into(),
+                            dataset: set.name.clone(),
                             epsilon: e,
                             method: m.clone(),
                             split: k,
                             error: err.clone(),
                         }),
                         Some(Outcome::TimedOut) => failures.push(BenchFailure {
-                            dataset: set.name.into(),
+                            dataset: set.name.clone(),
                             epsilon: e,
                             method: m.clone(),
                             split: k,
@@ -823,11 +1100,10 @@ pub fn run_benchmark(
         }
         let secs = t_set.elapsed().as_secs_f64();
         progress(&format!(
-            "{}: {} methods x {} epsilon x {} splits in {secs:.1} s{}",
+            "{}: {} methods x {} epsilon x {n_splits} splits in {secs:.1} s{}",
             set.name,
             methods.len(),
             opts.epsilons.len(),
-            opts.splits,
             if skipped.is_empty() {
                 String::new()
             } else {
@@ -838,7 +1114,7 @@ pub fn run_benchmark(
             }
         ));
         infos.push(SetInfo {
-            name: set.name.into(),
+            name: set.name.clone(),
             task: set.task,
             path: path_s,
             n,
@@ -846,6 +1122,8 @@ pub fn run_benchmark(
             n_train,
             n_test: splits[0].test.n(),
             subsample: sub,
+            splits: n_splits,
+            half: opts.halves.get(&set.name).copied(),
             floor: floor.into(),
             floor_hyperparameters: splits.iter().map(|s| s.floor_hyper.clone()).collect(),
             methods,
@@ -922,6 +1200,9 @@ pub fn results_csv(r: &BenchResults) -> String {
 
 fn pm(row: Option<&BenchRow>, digits: usize) -> String {
     match row.map(|r| &r.summary) {
+        Some(s) if s.reps > 0 && s.mean.is_finite() && s.mean.abs() >= 1e4 => {
+            format!("{:.2e} ± {:.2e}", s.mean, s.std)
+        }
         Some(s) if s.reps > 0 && s.mean.is_finite() => {
             format!("{:.digits$} ± {:.digits$}", s.mean, s.std)
         }
@@ -972,6 +1253,13 @@ pub fn table_markdown(r: &BenchResults) -> String {
         o.epsilons.iter().map(|e| format!("{e}")).collect::<Vec<_>>().join(", "),
         o.time_cap
     ));
+    if let Some(k) = o.large_splits.filter(|k| *k < o.splits) {
+        s.push_str(&format!(
+            "Tables with more than {} rows: {k} split(s) (splits 0..{k} of the protocol).\n\n",
+            o.large_n
+        ));
+    }
+    s.push_str(&over_tables_markdown(r));
     s.push_str("## Summary\n\n| dataset (n, d) | ε | floor error | constant error | best private default: gain kept | auto: gain kept | adassp: gain kept | intercept-only: gain kept |\n|---|---|---|---|---|---|---|---|\n");
     for info in &r.sets {
         let err = if info.task == Task::Regression {
@@ -1037,13 +1325,15 @@ pub fn table_markdown(r: &BenchResults) -> String {
     s.push_str("\n## Every method: gain kept (mean ± sd over splits)\n\n");
     for info in &r.sets {
         s.push_str(&format!(
-            "\n### {} ({}, n = {}, d = {}, n_train = {}{})\n\n| method | {} | mean seconds per fit |\n|---|{}---|\n",
+            "\n### {} ({}, n = {}, d = {}, n_train = {}{}{}{})\n\n| method | {} | mean seconds per fit |\n|---|{}---|\n",
             info.name,
             if info.task == Task::Regression { "regression" } else { "binary" },
             info.n,
             info.d,
             info.n_train,
             info.subsample.map(|m| format!(", subsample of {m} rows")).unwrap_or_default(),
+            if info.splits < o.splits { format!(", {} splits", info.splits) } else { String::new() },
+            info.half.map(|h| format!(", {} half", h.as_str())).unwrap_or_default(),
             o.epsilons.iter().map(|e| format!("ε = {e}")).collect::<Vec<_>>().join(" | "),
             "---|".repeat(o.epsilons.len())
         ));
@@ -1064,8 +1354,8 @@ pub fn table_markdown(r: &BenchResults) -> String {
                         Some(x) if x.summary.reps > 0 => format!(
                             "{}{}",
                             pm(Some(x), 3),
-                            if x.summary.reps < o.splits {
-                                format!(" ({}/{} splits)", x.summary.reps, o.splits)
+                            if x.summary.reps < info.splits {
+                                format!(" ({}/{} splits)", x.summary.reps, info.splits)
                             } else {
                                 String::new()
                             }
@@ -1109,9 +1399,12 @@ pub fn table_markdown(r: &BenchResults) -> String {
 
 /// The goals of issue 14 ("Done means") checked on `r` (missing data → "not run").
 pub fn goals_markdown(r: &BenchResults) -> String {
+    let has = |name: &str| r.sets.iter().any(|i| i.name == name);
+    if !SETS.iter().any(|(n, _)| has(n)) {
+        return String::new();
+    }
     let mut s =
         String::from("\n## Goals of issue 14\n\n| goal | measured | met? |\n|---|---|---|\n");
-    let has = |name: &str| r.sets.iter().any(|i| i.name == name);
     let has_eps = |e: f64| r.options.epsilons.contains(&e);
     for set in ["flights_arr_delay", "gss_wages_realrinc", "cps1988_wage"] {
         if !has(set) {
@@ -1242,6 +1535,360 @@ pub fn goals_markdown(r: &BenchResults) -> String {
     s
 }
 
+/// The Done-means tolerance of "worse than the training mean": the mean over splits of
+/// err / err_const may exceed 1 by at most this share on tables with at least
+/// [`SMALL_N`] rows …
+pub const MEAN_TOLERANCE: f64 = 0.02;
+/// … and by at most this share below.
+pub const MEAN_TOLERANCE_SMALL: f64 = 0.05;
+/// Row count from which [`MEAN_TOLERANCE`] applies.
+pub const SMALL_N: usize = 500;
+/// A split whose error exceeds this multiple of the constant's is an explosion.
+pub const EXPLOSION_RATIO: f64 = 10.0;
+/// Binary tables with n·ε at least this are expected to reach an AUC within
+/// [`AUC_MARGIN`] of the floor's.
+pub const AUC_N_EPS: f64 = 2000.0;
+pub const AUC_MARGIN: f64 = 0.05;
+
+/// One row of the summary over tables ([`over_tables`]): a method at one ε over the
+/// tables of one task in one group (`all`, `design` or `confirm`), each table entering
+/// with its mean over splits. Gain kept is on MSE (regression) or log-loss (binary).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OverTables {
+    pub group: String,
+    pub task: Task,
+    pub method: String,
+    pub epsilon: f64,
+    /// Tables where the method was run (applicable to the task).
+    pub tables: usize,
+    /// Tables without any result (skipped by the time cap or failed on every split).
+    pub missing: Vec<String>,
+    /// Tables with a result whose gain kept is undefined (the floor does not beat the
+    /// constant on some split).
+    pub gain_undefined: Vec<String>,
+    /// Median over tables of the gain kept (NaN when no table has one).
+    pub median_gain_kept: f64,
+    /// Tables with gain kept ≥ 0.5.
+    pub gain_at_least_half: usize,
+    /// Tables with gain kept < 0 (worse than the training mean / class frequency).
+    pub worse_than_mean: Vec<String>,
+    /// The table with the smallest gain kept, and that gain.
+    pub worst_table: Option<String>,
+    pub worst_gain_kept: f64,
+    /// Tables whose mean over splits of err / err_const exceeds 1 + [`MEAN_TOLERANCE`]
+    /// (n ≥ [`SMALL_N`]) or 1 + [`MEAN_TOLERANCE_SMALL`] (n < [`SMALL_N`]).
+    pub over_mean_tolerance: Vec<String>,
+    /// Tables with a split whose error exceeds [`EXPLOSION_RATIO`] × the constant's.
+    pub over_10x_constant: Vec<String>,
+    /// Binary: median over tables of the AUC gap to the floor (NaN for regression).
+    pub median_auc_gap: f64,
+    /// Binary: the table with the largest AUC gap, and that gap.
+    pub worst_auc_table: Option<String>,
+    pub worst_auc_gap: f64,
+    /// Binary: tables with n·ε ≥ [`AUC_N_EPS`] …
+    pub auc_tables: usize,
+    /// … and those among them whose AUC gap exceeds [`AUC_MARGIN`].
+    pub auc_missed: Vec<String>,
+}
+
+/// The median of the finite values of `v` (mean of the middle two for an even count;
+/// NaN when there is none).
+pub fn median(v: &[f64]) -> f64 {
+    let mut w: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if w.is_empty() {
+        return f64::NAN;
+    }
+    w.sort_by(f64::total_cmp);
+    let m = w.len() / 2;
+    if w.len() % 2 == 1 {
+        w[m]
+    } else {
+        0.5 * (w[m - 1] + w[m])
+    }
+}
+
+/// The summary over tables: per group (`all`; `design` and `confirm` when the tables
+/// have halves), task, ε and private method (in the order of the tables' method lists).
+pub fn over_tables(r: &BenchResults) -> Vec<OverTables> {
+    let mut out = Vec::new();
+    let mut groups: Vec<(&str, Option<Half>)> = vec![("all", None)];
+    if r.sets.iter().any(|i| i.half.is_some()) {
+        groups.push(("design", Some(Half::Design)));
+        groups.push(("confirm", Some(Half::Confirm)));
+    }
+    for (group, half) in groups {
+        for task in [Task::Regression, Task::Binary] {
+            let sets: Vec<&SetInfo> = r
+                .sets
+                .iter()
+                .filter(|i| i.task == task && (half.is_none() || i.half == half))
+                .collect();
+            let mut methods: Vec<&str> = Vec::new();
+            for i in &sets {
+                for m in &i.methods {
+                    if !methods.contains(&m.as_str()) {
+                        methods.push(m);
+                    }
+                }
+            }
+            for &e in &r.options.epsilons {
+                for m in &methods {
+                    out.push(summarise_tables(r, &sets, group, task, m, e));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn summarise_tables(
+    r: &BenchResults,
+    sets: &[&SetInfo],
+    group: &str,
+    task: Task,
+    method: &str,
+    e: f64,
+) -> OverTables {
+    let err = if task == Task::Regression {
+        "mse"
+    } else {
+        "log_loss"
+    };
+    let mut o = OverTables {
+        group: group.into(),
+        task,
+        method: method.into(),
+        epsilon: e,
+        tables: 0,
+        missing: Vec::new(),
+        gain_undefined: Vec::new(),
+        median_gain_kept: f64::NAN,
+        gain_at_least_half: 0,
+        worse_than_mean: Vec::new(),
+        worst_table: None,
+        worst_gain_kept: f64::NAN,
+        over_mean_tolerance: Vec::new(),
+        over_10x_constant: Vec::new(),
+        median_auc_gap: f64::NAN,
+        worst_auc_table: None,
+        worst_auc_gap: f64::NAN,
+        auc_tables: 0,
+        auc_missed: Vec::new(),
+    };
+    let mean_of = |name: &str, metric: &str| {
+        r.row(name, e, method, metric)
+            .filter(|x| x.summary.reps > 0)
+            .map(|x| x.summary.mean)
+    };
+    let mut gains = Vec::new();
+    let mut gaps = Vec::new();
+    for i in sets
+        .iter()
+        .filter(|i| i.methods.iter().any(|m| m == method))
+    {
+        o.tables += 1;
+        let name = i.name.clone();
+        if mean_of(&name, err).is_none() {
+            o.missing.push(name);
+            continue;
+        }
+        match mean_of(&name, "gain_kept").filter(|g| g.is_finite()) {
+            Some(g) => {
+                gains.push(g);
+                if g >= 0.5 {
+                    o.gain_at_least_half += 1;
+                }
+                if g < 0.0 {
+                    o.worse_than_mean.push(name.clone());
+                }
+                if o.worst_table.is_none() || g < o.worst_gain_kept {
+                    o.worst_table = Some(name.clone());
+                    o.worst_gain_kept = g;
+                }
+            }
+            None => o.gain_undefined.push(name.clone()),
+        }
+        if let Some(rc) = r.row(&name, e, method, "ratio_to_constant") {
+            let tol = if i.n >= SMALL_N {
+                MEAN_TOLERANCE
+            } else {
+                MEAN_TOLERANCE_SMALL
+            };
+            if rc.summary.reps > 0 && rc.summary.mean > 1.0 + tol {
+                o.over_mean_tolerance.push(name.clone());
+            }
+            if rc.summary.values.iter().any(|v| *v > EXPLOSION_RATIO) {
+                o.over_10x_constant.push(name.clone());
+            }
+        }
+        if task == Task::Binary {
+            if let Some(gap) = mean_of(&name, "auc_gap").filter(|g| g.is_finite()) {
+                gaps.push(gap);
+                if o.worst_auc_table.is_none() || gap > o.worst_auc_gap {
+                    o.worst_auc_table = Some(name.clone());
+                    o.worst_auc_gap = gap;
+                }
+                if i.n as f64 * e >= AUC_N_EPS {
+                    o.auc_tables += 1;
+                    if gap > AUC_MARGIN {
+                        o.auc_missed.push(name.clone());
+                    }
+                }
+            }
+        }
+    }
+    o.median_gain_kept = median(&gains);
+    o.median_auc_gap = median(&gaps);
+    o
+}
+
+/// `n (a, b)`: a count and the names (at most `max`, then "…"; none when `max` is 0).
+fn count_names(v: &[String], max: usize) -> String {
+    if v.is_empty() || max == 0 {
+        v.len().to_string()
+    } else if v.len() <= max {
+        format!("{} ({})", v.len(), v.join(", "))
+    } else {
+        format!("{} ({}, …)", v.len(), v[..max].join(", "))
+    }
+}
+
+fn fmt3(v: f64) -> String {
+    if v.is_finite() {
+        if v.abs() >= 1e4 {
+            format!("{v:.2e}")
+        } else {
+            format!("{v:.3}")
+        }
+    } else {
+        "–".into()
+    }
+}
+
+/// The `## Over tables` section of `table.md` ([`over_tables`]).
+pub fn over_tables_markdown(r: &BenchResults) -> String {
+    let rows = over_tables(r);
+    let mut s = String::from("## Over tables\n\n");
+    s.push_str(&format!(
+        "Per method and ε, each table entering with its mean over splits. Gain kept on MSE (regression) or log-loss (binary). Tolerances: mean over splits of MSE / MSE_const above {} (n ≥ {SMALL_N}) or {} (n < {SMALL_N}); explosion: a split with error above {EXPLOSION_RATIO}× the constant's; AUC goal: gap to the floor ≤ {AUC_MARGIN} on tables with n·ε ≥ {AUC_N_EPS}.\n\n",
+        1.0 + MEAN_TOLERANCE,
+        1.0 + MEAN_TOLERANCE_SMALL
+    ));
+    if r.sets.iter().any(|i| i.half.is_some()) {
+        let of = |h: Half| {
+            let v: Vec<&str> = r
+                .sets
+                .iter()
+                .filter(|i| i.half == Some(h))
+                .map(|i| i.name.as_str())
+                .collect();
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(", ")
+            }
+        };
+        s.push_str(&format!(
+            "Halves (within each task, tables ranked by (n, name) over the whole folder; even ranks design, odd ranks confirm). Design: {}. Confirm: {}.\n\n",
+            of(Half::Design),
+            of(Half::Confirm)
+        ));
+    }
+    let reg: Vec<&OverTables> = rows.iter().filter(|x| x.task == Task::Regression).collect();
+    if !reg.is_empty() {
+        s.push_str("### Regression tables\n\n| half | method | ε | tables | median gain kept | gain ≥ 0.5 | worse than the mean (gain < 0) | worst table (gain kept) | mean MSE over the 2 % / 5 % tolerance | a split with MSE > 10× the mean's | no result |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for x in reg {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                x.group,
+                x.method,
+                x.epsilon,
+                x.tables,
+                fmt3(x.median_gain_kept),
+                x.gain_at_least_half,
+                count_names(&x.worse_than_mean, 0),
+                x.worst_table
+                    .as_ref()
+                    .map(|t| format!("{t} ({})", fmt3(x.worst_gain_kept)))
+                    .unwrap_or_else(|| "–".into()),
+                count_names(&x.over_mean_tolerance, 4),
+                count_names(&x.over_10x_constant, 4),
+                count_names(&x.missing, 4),
+            ));
+        }
+        s.push('\n');
+    }
+    let bin: Vec<&OverTables> = rows.iter().filter(|x| x.task == Task::Binary).collect();
+    if !bin.is_empty() {
+        s.push_str("### Binary tables\n\n| half | method | ε | tables | median AUC gap to the floor | worst table (AUC gap) | n·ε ≥ 2000: AUC within 0.05 of the floor | median gain kept (log-loss) | a split with log-loss > 10× the constant's | no result |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        for x in bin {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} of {}{} | {} | {} | {} |\n",
+                x.group,
+                x.method,
+                x.epsilon,
+                x.tables,
+                fmt3(x.median_auc_gap),
+                x.worst_auc_table
+                    .as_ref()
+                    .map(|t| format!("{t} ({})", fmt3(x.worst_auc_gap)))
+                    .unwrap_or_else(|| "–".into()),
+                x.auc_tables - x.auc_missed.len(),
+                x.auc_tables,
+                if x.auc_missed.is_empty() {
+                    String::new()
+                } else {
+                    format!("; missed: {}", x.auc_missed.join(", "))
+                },
+                fmt3(x.median_gain_kept),
+                count_names(&x.over_10x_constant, 4),
+                count_names(&x.missing, 4),
+            ));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// One curve of [`gain_vs_n`]: the method and its (n, gain kept, sd) points.
+pub type GainCurve = (String, Vec<(f64, f64, f64)>);
+
+/// The data of the figure `gain-vs-n.png`: the ε shown (1 when run, else the middle
+/// of the grid) and, per private method, its mean gain kept on each regression table
+/// against the table's n — (n, gain clamped to [[`FIGURE_FLOOR`], 1.5], sd; 0 when
+/// clamped), sorted by n.
+pub fn gain_vs_n(r: &BenchResults) -> (f64, Vec<GainCurve>) {
+    let eps = &r.options.epsilons;
+    let e = if eps.contains(&1.0) {
+        1.0
+    } else {
+        eps.get(eps.len() / 2).copied().unwrap_or(1.0)
+    };
+    let mut curves: Vec<GainCurve> = Vec::new();
+    for info in r.sets.iter().filter(|i| i.task == Task::Regression) {
+        for m in &info.methods {
+            let Some(s) = r
+                .row(&info.name, e, m, "gain_kept")
+                .map(|x| &x.summary)
+                .filter(|s| s.reps > 0 && s.mean.is_finite())
+            else {
+                continue;
+            };
+            let g = s.mean.clamp(FIGURE_FLOOR, 1.5);
+            let sd = if g == s.mean { s.std.min(1.0) } else { 0.0 };
+            let pt = (info.n as f64, g, sd);
+            match curves.iter_mut().find(|(name, _)| name == m) {
+                Some((_, pts)) => pts.push(pt),
+                None => curves.push((m.clone(), vec![pt])),
+            }
+        }
+    }
+    for (_, pts) in &mut curves {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    (e, curves)
+}
+
 /// The figure's data: one group per (dataset, method) for the best private default,
 /// auto, adassp and intercept-only; one bar per ε; value = mean gain kept ± sd, clamped
 /// to [`FIGURE_FLOOR`, 1.5] (the table has the unclamped values).
@@ -1310,7 +1957,12 @@ pub fn summary(r: &BenchResults, run: Value) -> Value {
             "metrics": "mse | log_loss, auc, auc_gap = floor AUC - AUC, ratio_to_floor = err / err_floor, gain_kept = (err_const - err)/(err_const - err_floor), seconds per fit",
             "time_cap": format!("{} s per fit, enforced at the next iteration callback; a method whose pilot (split 0, smallest epsilon) times out is skipped on the dataset", r.options.time_cap),
             "best_private_default": "the catalogue algorithm with the largest mean gain kept at (dataset, epsilon), chosen on the test results (oracle, optimistic)",
+            "tables": "every *.csv of the folder sorted by name (the six real sets by name and in their fixed order); task binary when y takes only the values 0 and 1",
+            "halves": "within each task the folder's tables ranked by (n, file name): even ranks design, odd ranks confirm (options.halves)",
+            "large_tables": format!("tables with more than {} rows: {} split(s)", r.options.large_n, r.options.large_splits.map_or(r.options.splits, |k| k.min(r.options.splits))),
+            "over_tables": format!("per (group, task, method, epsilon) over tables, each table entering with its mean over splits: median gain kept, tables with gain >= 0.5, gain < 0 (worse than the mean), the worst table; mean over splits of err/err_const above {} (n >= {SMALL_N}) or {} (n < {SMALL_N}); a split with err > {EXPLOSION_RATIO} x err_const; binary: median AUC gap, tables with n*epsilon >= {AUC_N_EPS} and their AUC gap > {AUC_MARGIN}", 1.0 + MEAN_TOLERANCE, 1.0 + MEAN_TOLERANCE_SMALL),
         },
+        "over_tables": over_tables(r),
         "results": r,
         "run": run,
         "heavydp_version": crate::VERSION,
@@ -1402,12 +2054,27 @@ mod tests {
         .collect();
         o.apply_params(&p).unwrap();
         assert_eq!(o.time_cap, 5.0);
-        assert_eq!(o.sets.len(), 2);
+        assert_eq!(
+            o.tables.as_deref(),
+            Some(&["cells_ps".to_string(), "cps1988_wage".to_string()][..])
+        );
         assert_eq!(o.epsilons, vec![1.0, 2.0]);
+        let p: ParamMap = [
+            ("tables".to_string(), "a".to_string()),
+            ("large_n".to_string(), "1000".to_string()),
+            ("large_splits".to_string(), "2".to_string()),
+        ]
+        .into_iter()
+        .collect();
+        o.apply_params(&p).unwrap();
+        assert_eq!(o.tables, Some(vec!["a".to_string()]));
+        assert_eq!((o.splits_for(1000), o.splits_for(1001)), (5, 2));
         for (k, v) in [
             ("time_cap", "-1"),
-            ("sets", "nope"),
+            ("sets", ","),
             ("methods", "zzz"),
+            ("large_splits", "0"),
+            ("large_n", "x"),
             ("colour", "red"),
         ] {
             let p: ParamMap = [(k.to_string(), v.to_string())].into_iter().collect();
@@ -1420,8 +2087,307 @@ mod tests {
 
     #[test]
     fn a_missing_folder_or_file_is_a_clear_error() {
-        let e = data_dir(Some(Path::new("/nonexistent-dir")), &SETS).unwrap_err();
+        let e = data_dir(Some(Path::new("/nonexistent-dir"))).unwrap_err();
         assert!(e.to_string().contains("--data-dir"), "{e}");
+        let dir = TmpDir::new();
+        let e = folder_tables(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("no *.csv table"), "{e}");
+        std::fs::write(dir.path().join("a.csv"), "x,z\n1,2\n").unwrap();
+        let e = folder_tables(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("no column named y"), "{e}");
+        std::fs::write(dir.path().join("a.csv"), "y,z\n1,2\nabc,3\n").unwrap();
+        let e = folder_tables(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("line 3"), "{e}");
+        // a folder holding only some of the six real sets: the default list needs them all
+        let dir = TmpDir::new();
+        std::fs::write(dir.path().join("cells_ps.csv"), "y,z\n1,2\n0,3\n").unwrap();
+        let e = BenchOptions::new(false, 1).resolve(dir.path()).unwrap_err();
+        assert!(
+            e.to_string().contains("flights_arr_delay.csv not found"),
+            "{e}"
+        );
+    }
+
+    /// A fresh folder under the system's temporary folder, removed on drop.
+    struct TmpDir(PathBuf);
+
+    impl TmpDir {
+        fn new() -> Self {
+            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let p = std::env::temp_dir()
+                .join(format!("heavydp-benchmark-test-{}-{k}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&p);
+            std::fs::create_dir_all(&p).unwrap();
+            TmpDir(p)
+        }
+
+        fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TmpDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Writes a suite-format table with the response `y` (first column) and one feature.
+    fn table(dir: &Path, name: &str, y: &[f64]) {
+        let mut s = String::from("y,x1\n");
+        for (i, v) in y.iter().enumerate() {
+            s.push_str(&format!("{v},{i}\n"));
+        }
+        std::fs::write(dir.join(format!("{name}.csv")), s).unwrap();
+    }
+
+    #[test]
+    fn a_generic_folder_is_read_sorted_with_detected_tasks_and_halves() {
+        assert_eq!(task_of([0.0, 1.0, 1.0]), Task::Binary);
+        assert_eq!(task_of([0.0, 0.0]), Task::Binary);
+        assert_eq!(task_of([0.0, 1.0, 2.0]), Task::Regression);
+        assert_eq!(task_of([0.0, 0.5]), Task::Regression);
+        assert_eq!(task_of(Vec::<f64>::new()), Task::Regression);
+        let dir = TmpDir::new();
+        let d = dir.path();
+        let reg = |n: usize| (0..n).map(|i| i as f64 * 0.5).collect::<Vec<_>>();
+        let bin = |n: usize| (0..n).map(|i| (i % 2) as f64).collect::<Vec<_>>();
+        table(d, "zeta", &reg(30));
+        table(d, "alpha", &reg(10));
+        table(d, "Beta", &bin(12));
+        table(d, "gamma", &reg(20));
+        table(d, "delta", &bin(8));
+        table(d, "eps", &reg(20));
+        std::fs::write(d.join("notes.txt"), "not a table").unwrap();
+        std::fs::write(d.join("README.md"), "# suite").unwrap();
+        let scans = folder_tables(d).unwrap();
+        let names: Vec<&str> = scans.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["Beta", "alpha", "delta", "eps", "gamma", "zeta"]);
+        let tasks: Vec<Task> = scans.iter().map(|t| t.task).collect();
+        use Task::{Binary as B, Regression as R};
+        assert_eq!(tasks, [B, R, B, R, R, R]);
+        assert_eq!(scans[1].n, 10);
+        // halves: per task by (n, name): regression alpha 10, eps 20, gamma 20, zeta 30;
+        // binary delta 8, Beta 12
+        let h = halves(&scans);
+        use Half::{Confirm as C, Design as D};
+        let got: Vec<(&str, Half)> = h.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(
+            got,
+            [
+                ("Beta", C),
+                ("alpha", D),
+                ("delta", D),
+                ("eps", C),
+                ("gamma", D),
+                ("zeta", C)
+            ]
+        );
+        // deterministic, and independent of the listing order
+        let mut rev = scans.clone();
+        rev.reverse();
+        assert_eq!(halves(&rev), h);
+        // resolve: every table, sorted; a selection keeps its order and the halves
+        let mut o = BenchOptions::new(false, 1);
+        o.resolve(d).unwrap();
+        assert!(o.generic);
+        let sets: Vec<(&str, Task)> = o.sets.iter().map(|s| (s.name.as_str(), s.task)).collect();
+        assert_eq!(
+            sets,
+            [
+                ("Beta", B),
+                ("alpha", R),
+                ("delta", B),
+                ("eps", R),
+                ("gamma", R),
+                ("zeta", R)
+            ]
+        );
+        assert_eq!(o.halves, h);
+        assert!(o.subsample.is_empty());
+        let mut o = BenchOptions::new(true, 1);
+        o.tables = Some(vec!["zeta".into(), "delta".into()]);
+        o.resolve(d).unwrap();
+        let names: Vec<&str> = o.sets.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["zeta", "delta"]);
+        assert_eq!(o.halves, h);
+        assert_eq!(o.subsample.get("zeta"), Some(&QUICK_CPS_ROWS));
+        o.tables = Some(vec!["nope".into()]);
+        let e = o.resolve(d).unwrap_err().to_string();
+        assert!(
+            e.contains("unknown dataset 'nope'") && e.contains("alpha"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_real_folder_keeps_its_sets_order_and_quick_subset() {
+        let dir = TmpDir::new();
+        for (name, task) in SETS {
+            let y: Vec<f64> = (0..10)
+                .map(|i| match task {
+                    Task::Binary => (i % 2) as f64,
+                    Task::Regression => i as f64 * 1.5,
+                })
+                .collect();
+            table(dir.path(), name, &y);
+        }
+        let mut o = BenchOptions::new(false, 1);
+        o.resolve(dir.path()).unwrap();
+        assert!(!o.generic);
+        assert_eq!(o.sets, real_sets());
+        assert_eq!(o.halves.len(), 6);
+        let mut q = BenchOptions::new(true, 1);
+        let before = q.clone();
+        q.resolve(dir.path()).unwrap();
+        assert_eq!(q.sets, before.sets);
+        assert_eq!(q.subsample, before.subsample);
+    }
+
+    /// A hand-made result set: per table (name, task, n, half, per-split gain kept,
+    /// per-split err / err_const, mean AUC gap) for the method `m` at ε = 1.
+    #[allow(clippy::type_complexity)]
+    fn hand_made(tables: &[(&str, Task, usize, Half, Vec<f64>, Vec<f64>, f64)]) -> BenchResults {
+        let mut o = BenchOptions::new(false, 1);
+        o.epsilons = vec![1.0];
+        let mut sets = Vec::new();
+        let mut rows = Vec::new();
+        for (name, task, n, half, gains, ratios, gap) in tables {
+            sets.push(SetInfo {
+                name: name.to_string(),
+                task: *task,
+                path: String::new(),
+                n: *n,
+                d: 2,
+                n_train: n * 4 / 5,
+                n_test: n - n * 4 / 5,
+                subsample: None,
+                splits: 5,
+                half: Some(*half),
+                floor: "ridge".into(),
+                floor_hyperparameters: vec![],
+                methods: vec!["m".into()],
+                skipped: BTreeMap::new(),
+                auto_choice: BTreeMap::new(),
+                seconds: 0.0,
+            });
+            let mut push = |metric: &str, v: Vec<f64>| {
+                rows.push(BenchRow {
+                    dataset: name.to_string(),
+                    epsilon: 1.0,
+                    method: "m".into(),
+                    metric: metric.into(),
+                    summary: Summary::of(v),
+                })
+            };
+            if gains.is_empty() {
+                continue; // no result: failed on every split
+            }
+            let err = if *task == Task::Regression {
+                "mse"
+            } else {
+                "log_loss"
+            };
+            push(err, ratios.clone());
+            push("gain_kept", gains.clone());
+            push("ratio_to_constant", ratios.clone());
+            if *task == Task::Binary {
+                push("auc_gap", vec![*gap; gains.len()]);
+            }
+        }
+        BenchResults {
+            options: o,
+            data_dir: String::new(),
+            sets,
+            rows,
+            failures: vec![],
+            total_seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_summary_over_tables_counts_and_finds_the_worst() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&[f64::NAN, 1.0]), 1.0);
+        assert!(median(&[]).is_nan());
+        use Half::{Confirm as C, Design as D};
+        use Task::{Binary as B, Regression as R};
+        let r = hand_made(&[
+            // mean gain 0.7; ratios mean 0.5
+            ("a", R, 1000, D, vec![0.6, 0.8], vec![0.5, 0.5], 0.0),
+            // mean gain 0.2
+            ("b", R, 200, C, vec![0.2, 0.2], vec![0.9, 0.9], 0.0),
+            // mean gain -0.5; mean ratio 1.04: over 2 % (n >= 500)
+            ("c", R, 500, D, vec![-0.4, -0.6], vec![1.03, 1.05], 0.0),
+            // mean gain -2; n < 500: mean ratio 1.04 within 5 %, but one split > 10x
+            ("d", R, 100, C, vec![1.0, -5.0], vec![0.5, 11.0], 0.0),
+            // no result
+            ("e", R, 300, D, vec![], vec![], 0.0),
+            // gain undefined
+            ("f", R, 300, C, vec![f64::NAN, 0.5], vec![0.9, 0.9], 0.0),
+            // binary: n·ε = 2000 with gap 0.06 (missed); 1999 with gap 0.2 (not held);
+            // 5000 with gap 0.01 (met)
+            ("p", B, 2000, D, vec![0.5], vec![0.9], 0.06),
+            ("q", B, 1999, C, vec![0.1], vec![0.95], 0.2),
+            ("s", B, 5000, C, vec![0.9], vec![0.7], 0.01),
+        ]);
+        let rows = over_tables(&r);
+        let get = |g: &str, t: Task| {
+            rows.iter()
+                .find(|x| x.group == g && x.task == t && x.method == "m" && x.epsilon == 1.0)
+                .unwrap()
+        };
+        let all = get("all", R);
+        assert_eq!(all.tables, 6);
+        assert_eq!(all.missing, ["e"]);
+        assert_eq!(all.gain_undefined, ["f"]);
+        // gains 0.7, 0.2, -0.5, -2 -> median (0.2 - 0.5)/2
+        assert!((all.median_gain_kept - (-0.15)).abs() < 1e-12);
+        assert_eq!(all.gain_at_least_half, 1);
+        assert_eq!(all.worse_than_mean, ["c", "d"]);
+        assert_eq!(all.worst_table.as_deref(), Some("d"));
+        assert!((all.worst_gain_kept + 2.0).abs() < 1e-12);
+        assert_eq!(all.over_mean_tolerance, ["c", "d"]);
+        assert_eq!(all.over_10x_constant, ["d"]);
+        assert!(all.median_auc_gap.is_nan());
+        let design = get("design", R);
+        assert_eq!(design.tables, 3);
+        assert!((design.median_gain_kept - 0.1).abs() < 1e-12);
+        assert_eq!(design.worst_table.as_deref(), Some("c"));
+        let confirm = get("confirm", R);
+        assert_eq!(confirm.worse_than_mean, ["d"]);
+        assert!((confirm.median_gain_kept - (-0.9)).abs() < 1e-12);
+        let b = get("all", B);
+        assert_eq!(b.tables, 3);
+        assert!((b.median_auc_gap - 0.06).abs() < 1e-12);
+        assert_eq!(b.worst_auc_table.as_deref(), Some("q"));
+        assert_eq!(b.auc_tables, 2);
+        assert_eq!(b.auc_missed, ["p"]);
+        assert!((b.median_gain_kept - 0.5).abs() < 1e-12);
+        // the markdown carries the figures
+        let md = over_tables_markdown(&r);
+        assert!(
+            md.contains(
+                "| all | m | 1 | 6 | -0.150 | 1 | 2 | d (-2.000) | 2 (c, d) | 1 (d) | 1 (e) |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("| all | m | 1 | 3 | 0.060 | q (0.200) | 1 of 2; missed: p |"),
+            "{md}"
+        );
+        assert!(md.contains("Design: a, c, e, p."), "{md}");
+        // the figure: the regression tables with a gain, by n, clamped below at -1
+        let (e, curves) = gain_vs_n(&r);
+        assert_eq!(e, 1.0);
+        assert_eq!(curves.len(), 1);
+        let xs: Vec<(f64, f64)> = curves[0].1.iter().map(|p| (p.0, p.1)).collect();
+        assert_eq!(
+            xs,
+            [(100.0, -1.0), (200.0, 0.2), (500.0, -0.5), (1000.0, 0.7)]
+        );
     }
 
     #[test]

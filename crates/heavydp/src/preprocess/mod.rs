@@ -91,6 +91,9 @@ pub const DEFAULT_PREPROCESS_SHARE: f64 = 0.2;
 pub const AUTO_BOUND: f64 = 3.0;
 /// Scaled features are winsorised at ±W (robust standard deviations; public constant).
 pub const WINSOR_BOUND: f64 = 10.0;
+/// Predictions of a regression on a privately scaled target are clamped to
+/// c_y ± B·s_y (robust standard deviations of the target; public constant).
+pub const TARGET_BOUND: f64 = 10.0;
 /// The normal distribution's IQR / σ.
 const IQR_PER_SIGMA: f64 = 1.348_979_500_392_163_5;
 
@@ -287,6 +290,18 @@ impl Standardization {
                 .map(|c| [c.centre - w * c.scale, c.centre + w * c.scale])
                 .collect()
         })
+    }
+
+    /// The raw-unit range of a regression's predictions, [c_y − B·s_y, c_y + B·s_y] with
+    /// the public B = [`TARGET_BOUND`]: the model file's `target_bounds`, which `predict`
+    /// clamps every prediction to (post-processing of the released target centre and
+    /// scale).
+    pub fn target_bounds(&self) -> [f64; 2] {
+        let t = self.target;
+        [
+            t.centre - TARGET_BOUND * t.scale,
+            t.centre + TARGET_BOUND * t.scale,
+        ]
     }
 
     /// Standardises `data`: the response in place; the features in place when they are
@@ -736,13 +751,40 @@ pub fn private_quartiles_of<R: RngCore + ?Sized>(
         )?;
         // 3. spread magnitude M: the median of the octaves of |x − c0| (the MAD's octave;
         //    a median, because its rank distance to the 61 empty octaves is n/2)
+        let octaves = src.counts(j, StageMap::SpreadOctave { c0 })?;
         let m = release_quantile(
             &mut ledger,
             &format!("{what} spread octave"),
             &spread,
-            &*src.counts(j, StageMap::SpreadOctave { c0 })?,
+            &*octaves,
             rng,
         )?;
+        if m == 0.0 {
+            // an atom at c0 holds (about) half the column or more: its quartiles would
+            // coincide, so releases 4–5 are the octaves of |x − c0| at higher levels (the
+            // same counts; none when n·ε₀ cannot make them reliable), and the column's
+            // centre is c0
+            // (always two releases, as the quartiles: the count and labels of the
+            // ledger do not depend on which branch a column takes)
+            let (levels, reliable) = atom_levels(octaves.len(), eps0);
+            let mut octave = 0.0;
+            for level in levels {
+                let mech = QuantileMechanism::on_grid(level, eps0, OctaveGrid)?;
+                let o = release_quantile(
+                    &mut ledger,
+                    &format!("{what} scale quantile"),
+                    &mech,
+                    &*octaves,
+                    rng,
+                )?;
+                if reliable && octave == 0.0 {
+                    octave = o;
+                }
+            }
+            scales.push(atom_quartiles(c0, atom_scale(octave, is_target)));
+            continue;
+        }
+        drop(octaves);
         // 4–5. quartiles of x − c0 on the linear grid [−4M, 4M]
         let half_width = (4.0 * m).max(libm::ldexp(1.0, -18));
         let grid = StageMap::linear(half_width);
@@ -753,7 +795,7 @@ pub fn private_quartiles_of<R: RngCore + ?Sized>(
             q[k] = c0
                 + release_quantile(
                     &mut ledger,
-                    &format!("{what} quartile"),
+                    &format!("{what} scale quantile"),
                     &mech,
                     &*counts,
                     rng,
@@ -769,6 +811,64 @@ pub fn private_quartiles_of<R: RngCore + ?Sized>(
             PrivacyModel::Pure
         }),
     ))
+}
+
+/// The two levels of the octaves of |x − c₀| that scale a column with an atom at its
+/// centre (the spread octave's median released 0), and whether their releases are
+/// reliable enough to use: q₁ = min(0.9, q_max) and q₂ = min(0.99, q_max), with q_max =
+/// 1 − 2·ln(62/β)/(n·ε₀) (β = [`SCALING_FAILURE`]), both at least
+/// [`ATOM_MIN_LEVEL`]; reliable when q_max ≥ [`ATOM_MIN_LEVEL`]. A level q has rank
+/// distance (1 − q)·n to the empty octaves above the column, so an octave beyond the
+/// data has probability ≤ 62·exp(−(1 − q)·n·ε₀/2) ≤ β once q ≤ q_max. With an atom of
+/// mass p₀ ≥ 1/2, the level q is the non-atom values' (q − p₀)/(1 − p₀)-quantile: q₁ =
+/// 0.9 scales columns with p₀ up to 0.9 (a zero-inflated count, a dummy), q₂ = 0.99
+/// those with p₀ up to 0.99; the scale is the first release that is not the atom. (An
+/// atom of mass within about 1/(n·ε₀) of a level ties the octaves between the atom and
+/// the smallest other value, and that release may land on any of them.) A function of n
+/// and ε₀ only.
+pub fn atom_levels(n: usize, eps0: f64) -> ([f64; 2], bool) {
+    let q_max = if eps0.is_finite() {
+        let slack = 2.0 * (OctaveGrid.len() as f64 / SCALING_FAILURE).ln() / (n as f64 * eps0);
+        1.0 - slack
+    } else {
+        1.0
+    };
+    let level = |q: f64| q_max.min(q).max(ATOM_MIN_LEVEL);
+    ([level(0.9), level(0.99)], q_max >= ATOM_MIN_LEVEL)
+}
+
+/// The lowest level [`atom_levels`] releases at: below it the atom (mass ≥ 1/2, up to
+/// the release's error) may hold the quantile whatever the other values are.
+pub const ATOM_MIN_LEVEL: f64 = 0.75;
+
+/// A feature with an atom at its centre is scaled so that the octave of its spread
+/// (or 1 when none was released: a dummy) sits at this many scaled units (public
+/// constant). The ones of a 0/1 dummy then become 4, the standardised value
+/// √((1 − p)/p) of a dummy of frequency p ≈ 0.06 (3–10 for p = 0.01–0.1).
+/// Measured on the design tables (k401ksubs, VietNamI, ratdat, Birthdays; auto, ε = 1,
+/// three splits; `docs/benchmark.md`): ratdat keeps 0.73 of the gain with 1 and 0.98
+/// with 4 (its 28 species dummies carry the signal).
+pub const ATOM_FEATURE_SPREAD: f64 = 4.0;
+
+/// The scale of a column with an atom at its centre from the released octave of its
+/// spread (0: none released, or every release on the atom): the octave for the target
+/// (1 without one: the target left in its units), the octave (or 1) divided by
+/// [`ATOM_FEATURE_SPREAD`] for a feature.
+fn atom_scale(octave: f64, is_target: bool) -> f64 {
+    let o = if octave > 0.0 { octave } else { 1.0 };
+    if is_target {
+        o
+    } else {
+        o / ATOM_FEATURE_SPREAD
+    }
+}
+
+/// The pair standing in for the quartiles of a column with an atom at c₀ and scale s:
+/// c₀ ± s·IQR/(2σ) of the normal, so that [`scale_from_quantiles`] gives the centre c₀
+/// and the scale s. Post-processing of released values.
+fn atom_quartiles(c0: f64, s: f64) -> [f64; 2] {
+    let h = 0.5 * IQR_PER_SIGMA * s;
+    [c0 - h, c0 + h]
 }
 
 /// Columns of a row-major matrix read a group at a time: one pass over the
@@ -1242,6 +1342,96 @@ mod tests {
             // the target is standardised too
             assert!((data.y()[i] - (raw.y()[i] - 5.0) / 2.0).abs() < 1e-12);
         }
+    }
+
+    #[test]
+    fn atom_levels_follow_the_public_rule() {
+        // q_max = 1 − 2·ln(620)/(n·ε₀) = 1 − 12.859/(n·ε₀)
+        let slack = 2.0 * (62.0f64 / SCALING_FAILURE).ln();
+        assert_eq!(atom_levels(1_000_000, 1.0), ([0.9, 0.99], true));
+        assert_eq!(atom_levels(10, f64::INFINITY), ([0.9, 0.99], true));
+        let ([q1, q2], ok) = atom_levels(100, 0.6); // n·ε₀ = 60
+        assert!(ok);
+        assert!((q1 - (1.0 - slack / 60.0)).abs() < 1e-12);
+        assert_eq!(q1, q2);
+        let ([q1, q2], ok) = atom_levels(1000, 0.5); // n·ε₀ = 500: q_max = 0.974
+        assert!(ok);
+        assert_eq!(q1, 0.9);
+        assert!((q2 - (1.0 - slack / 500.0)).abs() < 1e-12);
+        // below the level 0.75 the atom could hold the quantile: released (the ledger
+        // is the same) but not used
+        assert_eq!(atom_levels(100, 0.5), ([0.75, 0.75], false));
+        // the guarantee: an octave beyond the data has weight ≤ β at q_max
+        let (n, e0) = (400usize, 0.2);
+        let q = atom_levels(n, e0).0[0];
+        let far = 62.0 * (-(1.0 - q) * n as f64 * e0 / 2.0).exp();
+        assert!(far <= SCALING_FAILURE * (1.0 + 1e-9), "{far}");
+    }
+
+    /// A zero-inflated target (70 % zeros, the rest ≈ lognormal in the hundreds) and a
+    /// dummy of frequency 1/8: their spread octave's median is 0, so the atom releases
+    /// scale them — the target by the octave of its 0.9-quantile (not an IQR of
+    /// 10⁻⁶), the dummy at 1/[`ATOM_FEATURE_SPREAD`]; both centred on their atom 0.
+    #[test]
+    fn atom_columns_are_scaled_by_their_high_octave_and_centred_on_the_atom() {
+        use rand_distr::{Distribution, Normal};
+        let n = 20_000;
+        let mut rng = rng_from_seed(12);
+        let nd = Normal::new(0.0, 1.0).unwrap();
+        let mut x = Vec::with_capacity(2 * n);
+        let mut y = Vec::with_capacity(n);
+        for i in 0..n {
+            let z: f64 = nd.sample(&mut rng);
+            x.push(if i % 8 == 0 { 1.0 } else { 0.0 });
+            x.push(z);
+            y.push(if i % 10 < 7 {
+                0.0
+            } else {
+                300.0 * (0.5 * z).exp()
+            });
+        }
+        let data = Dataset::from_rows(x, y.clone(), 2).unwrap();
+        // the true 0.9-quantile of y and its octave
+        let mut sorted = y.clone();
+        sorted.sort_by(f64::total_cmp);
+        let q90 = sorted[(0.9 * n as f64) as usize];
+        let octave = quantile::octave_floor(q90);
+        for seed in 0..5 {
+            let budget = Budget::new(0.5, 1e-6).unwrap();
+            let (st, spent) =
+                private_scales(&data, true, budget, &mut rng_from_seed(seed)).unwrap();
+            assert!(spent.epsilon <= 0.5);
+            // 5 releases per column: 3 + two atom octaves, 5 for the Gaussian column
+            assert_eq!(spent.releases, 15);
+            assert_eq!(st.features[0].centre, 0.0);
+            assert_eq!(st.features[0].scale, 1.0 / ATOM_FEATURE_SPREAD);
+            assert_eq!(st.target.centre, 0.0);
+            assert!(
+                [octave / 2.0, octave, 2.0 * octave].contains(&st.target.scale),
+                "seed {seed}: {:?} vs octave {octave}",
+                st.target
+            );
+            // the Gaussian column keeps its quartile scale
+            assert!(
+                (st.features[1].scale - 1.0).abs() < 0.1,
+                "{:?}",
+                st.features[1]
+            );
+        }
+        // ε = ∞: the exact octave, no draw
+        let mut r = rng_from_seed(1);
+        let before = r.clone();
+        let (st, _) = private_scales(&data, true, Budget::non_private(), &mut r).unwrap();
+        assert_eq!(r, before);
+        assert_eq!(st.target.scale, octave);
+        // a tiny budget: the atom releases are not reliable and not used (the ledger
+        // still lists 5 per column, whichever branch a column takes)
+        let small = data.select_rows(&(0..200).collect::<Vec<_>>());
+        let budget = Budget::new(0.1, 1e-6).unwrap();
+        let (_, e_target, _) = scaling_epsilons(budget, 2, true);
+        assert!(!atom_levels(200, e_target).1);
+        let (_, spent) = private_scales(&small, true, budget, &mut rng_from_seed(3)).unwrap();
+        assert_eq!(spent.releases, 15);
     }
 
     #[test]
