@@ -173,8 +173,9 @@ fn intervals_refused_for_algorithms_without_them_and_bad_levels() {
     assert!(supports("adassp") && !supports("clipped-gd"));
 }
 
-/// Honest when the noise swamps the fit: at n·ε = 150 the ridge is on and the intervals
-/// are unbounded (and the file says why); at n·ε = 10⁵ they are narrow.
+/// Honest when the noise swamps the fit: at n·ε = 4 000 the intervals are several times
+/// wider than at n·ε = 10⁵ (and unbounded when the ridge is on); at n·ε = 150 the fit is
+/// the intercept alone and refuses intervals.
 #[test]
 fn intervals_widen_when_the_noise_swamps_the_fit() {
     let beta = [1.0, -0.5];
@@ -196,12 +197,21 @@ fn intervals_widen_when_the_noise_swamps_the_fit() {
             / 2.0;
         (w, c)
     };
-    let (wide, c) = width(300, 0.5, 5);
-    assert!(wide.is_infinite(), "width {wide}");
-    assert_eq!(c, 2);
-    let (narrow, c) = width(50_000, 2.0, 6);
+    // at n·ε = 150 the private scaling cannot support a 2-dimensional fit: the model
+    // would be the intercept alone, and --intervals is refused before any release
+    let data = t3_data(300, &beta, 0.0, 5);
+    let mut o = FitOptions::new("adassp", 0.5);
+    o.intervals = Some(0.95);
+    let e = pipeline::fit(data, &o, &mut rng_from_seed(5), &mut NoObserver).unwrap_err();
+    assert!(
+        e.contains("the intercept-only model has no intervals"),
+        "{e}"
+    );
+    let (wide, c) = width(4_000, 1.0, 5);
+    let (narrow, c2) = width(50_000, 2.0, 6);
     assert!(narrow < 0.2, "{narrow}");
-    assert_eq!(c, 2);
+    assert!(wide > 4.0 * narrow, "width {wide} against {narrow}");
+    assert_eq!((c, c2), (2, 2));
 }
 
 #[test]
