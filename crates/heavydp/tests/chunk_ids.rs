@@ -80,7 +80,9 @@ fn data(n: usize) -> Dataset {
 }
 
 fn options(algorithm: &str) -> FitOptions {
-    let mut o = FitOptions::new(algorithm, 1.0);
+    // ε = 50: at ε = 1 the private scaling of 3 000 rows fails the public reliability
+    // check and the fit is the intercept alone, with no chunked passes to test
+    let mut o = FitOptions::new(algorithm, 50.0);
     o.params.insert("chunking".into(), "keyed".into());
     if algorithm == "dp-iht-huber" {
         o.sparsity = Some(2);

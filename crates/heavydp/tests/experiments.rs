@@ -48,7 +48,7 @@ fn expected(id: &str) -> (usize, usize) {
 #[test]
 fn every_id_has_the_documented_grid() {
     let ids = experiments::ids();
-    assert_eq!(ids.len(), 44);
+    assert_eq!(ids.len(), 45);
     assert_eq!(ids.first().unwrap(), "hu-fig1a");
     assert_eq!(ids[30], "hu-fig11c");
     assert_eq!(ids[31], "tian-fig1a");
@@ -59,7 +59,8 @@ fn every_id_has_the_documented_grid() {
             "zhao-mean-tails",
             "zhao-risk",
             "wangxu-rate",
-            "real-benchmark"
+            "real-benchmark",
+            "inference-coverage"
         ]
     );
     for id in ids.iter().filter(|i| i.starts_with("hu-")) {
@@ -99,7 +100,7 @@ fn every_id_has_the_documented_grid() {
 #[test]
 fn list_names_the_replaced_datasets() {
     let l = experiments::list();
-    assert_eq!(l.len(), 44);
+    assert_eq!(l.len(), 45);
     for e in &l {
         let real = [
             "hu-fig3a",
