@@ -30,13 +30,8 @@ fi
 #    Python tests compare against).
 cargo test --workspace
 
-# 2. Python: build the extension and install the package as a user would, with the
-#    test profile of step 1 (MATURIN_PEP517_ARGS): the heavydp library and its
-#    dependencies compiled there are reused, only the bindings are compiled here. (A
-#    user's `pip install ./python` builds in release; the weights are the same either
-#    way: no profile changes floating-point results.)
-MATURIN_PEP517_ARGS="--profile test" \
-    "$VPY" -m pip install --quiet --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps ./python
+# 2. Python: build the extension (release) and install the package as a user would.
+"$VPY" -m pip install --quiet --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps ./python
 
 # 3. pytest, against the CLI built in step 1 (same core: bit-identical results).
 HEAVYDP_CLI="$PWD/target/debug/heavydp" "$VPY" -m pytest -q python/tests
