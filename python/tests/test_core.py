@@ -439,7 +439,11 @@ def long_data(n=100_000, d=30):
 
 def test_fit_releases_the_gil():
     X, y = long_data()
-    est = heavydp.PrivateRegressor(algorithm="clipped-gd", params={"T": 300}, random_state=0)
+    # epsilon = 50: the rows pass the public scaling check (at epsilon = 1 the fit could be
+    # the intercept alone, too short to test the GIL)
+    est = heavydp.PrivateRegressor(
+        algorithm="clipped-gd", epsilon=50.0, params={"T": 300}, random_state=0
+    )
     done = threading.Event()
     ticks = []
 
