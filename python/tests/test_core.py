@@ -442,7 +442,7 @@ def test_fit_releases_the_gil():
     # epsilon = 50: the rows pass the public scaling check (at epsilon = 1 the fit could be
     # the intercept alone, too short to test the GIL)
     est = heavydp.PrivateRegressor(
-        algorithm="clipped-gd", epsilon=50.0, params={"T": 300}, random_state=0
+        algorithm="clipped-gd", epsilon=50.0, params={"T": 2000}, random_state=0
     )
     done = threading.Event()
     ticks = []

@@ -376,16 +376,16 @@ def test_chunked_fit_reads_stable_ids_or_refuses(spark, lin):
 
 def test_budget_charge_covers_the_spark_fit(spark, small):
     X, y = small
-    df = frame(spark, X[:500], y[:500], ids=np.arange(500))
-    # epsilon = 50: 500 rows pass the public scaling check (at epsilon = 1 the fit would
+    df = frame(spark, X, y, ids=np.arange(len(y)))
+    # epsilon = 4: 2 000 rows pass the public scaling check (at epsilon = 1 the fit would
     # be the pure intercept alone)
-    kw = dict(algorithm="ht-frank-wolfe", epsilon=50.0, params={"T": 2})
+    kw = dict(algorithm="ht-frank-wolfe", epsilon=4.0, params={"T": 2})
     # pure algorithm, delta=None, private scaling: the scaling spends delta
-    pure = heavydp.Budget(100.0, 0.0)
+    pure = heavydp.Budget(10.0, 0.0)
     with pytest.raises(ValueError, match=r"may spend delta .* pass delta=0 for a pure fit"):
         hs.fit(df, id_col="id", budget=pure, random_state=2, **kw)
     assert pure.spent == (0.0, 0.0)
-    b = heavydp.Budget(100.0, 1e-2)
+    b = heavydp.Budget(10.0, 1e-2)
     got = hs.fit(df, id_col="id", budget=b, random_state=2, **kw)
     assert got.privacy_["delta"] > 0
     assert b.spent[0] >= got.privacy_["epsilon"] and b.spent[1] >= got.privacy_["delta"]

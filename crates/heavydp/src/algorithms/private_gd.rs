@@ -491,10 +491,16 @@ impl PrivateGd {
                 ),
             });
         }
+        // a T the user gives is capped only by a max_steps the user gives (else by the
+        // theorem schedule's cap), never by the compute rule's default
+        let cap = match (self.t, self.max_steps) {
+            (Some(_), None) => THEOREM_MAX_STEPS,
+            _ => self.max_steps(loss),
+        };
         let big_t = self
             .t
             .unwrap_or_else(|| floor_at_least_one(t_formula))
-            .min(self.max_steps(loss));
+            .min(cap);
         // The compute rule: the theorem's T when it is at most `max_steps` (or T is given);
         // otherwise `max_steps` heavy-ball steps, whose step size comes from the unit scale of
         // the (privately scaled) columns instead of T. The shuffle accounting reproduces

@@ -166,11 +166,12 @@ fn compute_rule_caps_t_and_calibrates_the_noise_to_it() {
         (45, Schedule::Theorem, 0.0)
     );
     assert_eq!(p.lr, 1.0 / 90f64.sqrt());
-    // a given T: the theorem's schedule, whatever the formula
+    // a given T: the theorem's schedule and the T given (capped by the theorem schedule's
+    // 10 000 only, not by the compute rule's 45), whatever the formula
     let p = clip_gd(&[("T", "300")])
         .plan(n, d, &budget, &LossKind::Squared)
         .unwrap();
-    assert_eq!((p.big_t, p.schedule), (45, Schedule::Theorem));
+    assert_eq!((p.big_t, p.schedule), (300, Schedule::Theorem));
     let p = clip_gd(&[("T", "300"), ("max_steps", "10000")])
         .plan(n, d, &budget, &LossKind::Squared)
         .unwrap();
