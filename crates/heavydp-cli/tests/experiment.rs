@@ -242,7 +242,7 @@ fn real_benchmark_runs_on_a_generic_folder_with_a_summary_over_tables() {
         md.contains("Design: bin_table, reg_table. Confirm: none."),
         "{md}"
     );
-    assert!(!md.contains("Goals of issue 14"), "{md}");
+    assert!(!md.contains("Goals on the six real sets"), "{md}");
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     let rows = s["over_tables"].as_array().unwrap();

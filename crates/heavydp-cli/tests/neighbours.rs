@@ -5,7 +5,7 @@
 //! every number masked, must be identical: a note, a status, a hyperparameter or a message
 //! that depends on the data would show here.
 //!
-//! This generalises the library test of issue 14 (`tests/pipeline.rs`: four algorithms,
+//! This generalises the library test (`tests/pipeline.rs`: four algorithms,
 //! model files only), which it replaces, to the whole catalogue, `auto`, `intercept-only`
 //! and the command line's own output.
 

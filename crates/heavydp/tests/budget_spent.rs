@@ -1,4 +1,4 @@
-//! The spent-ε table of `docs/privacy.md` (issue 20, "Done means"; issue 14 item 8).
+//! The spent-ε table of `docs/privacy.md`, regenerated and compared by this test.
 //!
 //! Fits every private algorithm of [`heavydp::algorithms::catalogue`] with its default
 //! parameters at ε = 1 and its default δ = n^−1.1 on a 10 000-row simulated set, and

@@ -86,7 +86,7 @@ fn quick_benchmark_table_floors_and_thread_invariance() {
         "# real-benchmark (--quick)",
         "## Summary",
         "## AUC (binary sets)",
-        "## Goals of issue 14",
+        "## Goals on the six real sets",
         "## Over tables",
         "| all | auto | 1 | 1 |",
         "## Every method: gain kept",

@@ -68,7 +68,7 @@
 //! the other sets, see `docs/performance.md` ("The default fit"). The privacy analysis is
 //! unchanged: the momentum and the averaging are post-processing of the T released noisy
 //! gradients. `--param schedule=theorem --param max_steps=10000` runs Algorithm 1 with
-//! Theorem 4's T capped at 10 000 steps (the rule before this one).
+//! Theorem 4's T capped at 10 000 steps (Zhao et al.'s Algorithm 1 as printed).
 //!
 //! ε = ∞ runs the same iteration (T, R, η from the formulas at ε = 1) with no noise: the
 //! non-private projected gradient descent with clipped (resp. iteratively-updated)

@@ -179,7 +179,7 @@ const QUICK_SETS: [&str; 3] = ["cps1988_wage", "cells_ps", "pd_speech_pd"];
 pub fn info() -> ExperimentInfo {
     ExperimentInfo::new(
         ID,
-        "project benchmark (issue 14): private fits from raw columns on real heavy-tailed data",
+        "project benchmark: private fits from raw columns on real heavy-tailed data",
         "real-data benchmark: every private algorithm with its defaults, auto, adassp, intercept-only, the constant and non-private floors on a folder of tables (--data-dir; default the six sets of ../shared/data/real; any folder of CSV tables with response y, e.g. ../shared/data/suite; 5 splits 80/20, eps 0.5/1/2); MSE, log-loss, AUC, gain kept, a summary over tables (design/confirm halves); writes results.csv, table.md, real-benchmark.png, gain-vs-n.png, summary.json",
     )
 }
@@ -1240,7 +1240,7 @@ pub fn best_private<'a>(r: &'a BenchResults, dataset: &str, epsilon: f64) -> Opt
 
 /// `table.md`: the summary table (per dataset × ε: floor, constant, best private
 /// default, auto, adassp, intercept-only; gain kept mean ± sd over splits), AUC for the
-/// binary sets, the goals of issue 14, every method's gain kept, timings, skips and
+/// binary sets, the goals on the six real sets, every method's gain kept, timings, skips and
 /// failures.
 pub fn table_markdown(r: &BenchResults) -> String {
     let mut s = String::new();
@@ -1397,14 +1397,15 @@ pub fn table_markdown(r: &BenchResults) -> String {
     s
 }
 
-/// The goals of issue 14 ("Done means") checked on `r` (missing data → "not run").
+/// The goals on the six real sets checked on `r` (missing data → "not run").
 pub fn goals_markdown(r: &BenchResults) -> String {
     let has = |name: &str| r.sets.iter().any(|i| i.name == name);
     if !SETS.iter().any(|(n, _)| has(n)) {
         return String::new();
     }
-    let mut s =
-        String::from("\n## Goals of issue 14\n\n| goal | measured | met? |\n|---|---|---|\n");
+    let mut s = String::from(
+        "\n## Goals on the six real sets\n\n| goal | measured | met? |\n|---|---|---|\n",
+    );
     let has_eps = |e: f64| r.options.epsilons.contains(&e);
     for set in ["flights_arr_delay", "gss_wages_realrinc", "cps1988_wage"] {
         if !has(set) {
