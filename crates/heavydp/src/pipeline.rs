@@ -417,49 +417,11 @@ pub struct PlannedPrivacy {
 /// [`fit`] gives its ledger (it refuses to run when the two differ), so a charge can
 /// never be smaller than what the model file then reports as spent.
 pub fn planned_privacy(opts: &FitOptions, n: usize, d: usize) -> Result<PlannedPrivacy, String> {
-    let mut params = opts.params.clone();
-    let name = if opts.algorithm == "auto" {
-        let choice = auto_choice(opts, n, d);
-        for (k, v) in choice.params {
-            params.entry(k).or_insert(v);
-        }
-        choice.algorithm
-    } else {
-        opts.algorithm.clone()
-    };
-    let (logistic, model) = if name == INTERCEPT_ONLY {
-        (opts.loss.as_deref() == Some("logistic"), PrivacyModel::Pure)
-    } else {
-        // the resolution of `fit` (a model can depend on a parameter, e.g. the net of
-        // l1-regression-expmech)
-        let scaled = !matches!(opts.scale, ScaleMode::None);
-        resolve_bound(&name, scaled, &mut params)?;
-        resolve_unit_scale_autos(&name, scaled, &mut params)?;
-        take_r_auto(scaled, &mut params)?;
-        let radius = match opts.radius {
-            Some(RadiusOpt::Value(r)) => Some(r),
-            Some(RadiusOpt::Auto) if !scaled => return Err(RADIUS_AUTO_NEEDS_SCALE.into()),
-            None if !scaled => None,
-            _ => Some(auto_radius(&name, d)),
-        };
-        let r = resolve(
-            &name,
-            opts.loss.as_deref(),
-            opts.domain.as_deref(),
-            radius,
-            opts.sparsity,
-            params,
-        )?;
-        (
-            matches!(r.loss, LossKind::Logistic),
-            r.algorithm.privacy_model(),
-        )
-    };
-    let budget = plan_budget(&name, model, logistic, opts, n, d)?.budget;
+    let plan = plan(opts, n, d, false)?;
     Ok(PlannedPrivacy {
-        algorithm: name,
-        model,
-        budget,
+        algorithm: plan.algorithm,
+        model: plan.privacy_model,
+        budget: plan.budget,
     })
 }
 
@@ -592,23 +554,12 @@ pub fn precheck(opts: &FitOptions) -> Result<(), String> {
     if opts.algorithm == "auto" || opts.algorithm == INTERCEPT_ONLY {
         return Ok(());
     }
-    let mut p = opts.params.clone();
-    let scaled = !matches!(opts.scale, ScaleMode::None);
-    resolve_bound(&opts.algorithm, scaled, &mut p)?;
-    resolve_unit_scale_autos(&opts.algorithm, scaled, &mut p)?;
-    take_r_auto(scaled, &mut p)?;
-    let radius = match opts.radius {
-        Some(RadiusOpt::Auto) if !scaled => return Err(RADIUS_AUTO_NEEDS_SCALE.into()),
-        Some(RadiusOpt::Value(r)) => Some(r),
-        _ => None,
-    };
-    resolve(
+    resolve_choices(
         &opts.algorithm,
-        opts.loss.as_deref(),
-        opts.domain.as_deref(),
-        radius,
-        opts.sparsity,
-        p,
+        opts,
+        opts.params.clone(),
+        None,
+        &mut Vec::new(),
     )
     .map(|_| ())
 }
@@ -683,14 +634,61 @@ pub fn fit_external(
     fit_with(data, opts, Some(sums), rng, observer)
 }
 
-fn fit_with(
-    mut data: Dataset,
+/// Phase 1 of a fit, its plan: every choice of the fit, made from the options, n and d
+/// alone before any row is read — what `auto` picks, the loss, domain and
+/// hyperparameters, the ledger's budget and its split over the phases, the public
+/// fallback to the intercept alone, and the public remarks. [`planned_privacy`] (what
+/// the Python `Budget` and `heavydp.spark.fit` charge) and [`fit`] both read it, so a
+/// charge is always the budget the fit's ledger gets.
+pub struct FitPlan {
+    /// The algorithm `--algorithm` names, `auto` resolved (before the scaling fallback).
+    pub algorithm: String,
+    /// What `auto` picked and why.
+    pub auto: Option<AutoChoice>,
+    /// The scaling fallback ([`scaling_fallback`]): the model is the private intercept alone.
+    pub fallback: Option<String>,
+    /// The algorithm that runs, its loss and domain; `None` for the intercept-only model.
+    resolved: Option<Resolved>,
+    pub loss: LossKind,
+    /// The privacy model of `algorithm` (`intercept-only`: pure).
+    pub privacy_model: PrivacyModel,
+    /// The ledger's budget.
+    pub budget: Budget,
+    /// The scaling phase's budget (a share of `budget`; all of δ for a pure algorithm
+    /// whose private scaling uses the default δ).
+    pub scale_budget: Budget,
+    /// The share of `budget` for the intercept (taken after the scaling phase).
+    pub intercept_frac: f64,
+    /// An intercept-only regression whose target the scaling cannot locate: the target
+    /// stays raw and the intercept is the private median of the responses.
+    pub raw_target_intercept: bool,
+    /// The model note of a non-private algorithm run with a finite ε.
+    pub not_private: Option<String>,
+    /// Public remarks, in order (stderr in the CLI, `notes_` in Python).
+    pub messages: Vec<String>,
+}
+
+impl FitPlan {
+    /// The model is the private intercept alone (chosen, or by the scaling fallback).
+    pub fn intercept_only(&self) -> bool {
+        self.resolved.is_none()
+    }
+
+    /// The loss is logistic (labels ±1, no target scale).
+    pub fn logistic(&self) -> bool {
+        matches!(self.loss, LossKind::Logistic)
+    }
+}
+
+/// The plan of a fit of `opts` on n rows of d features ([`FitPlan`]); `distributed`: a
+/// fit of rows that live elsewhere ([`fit_external`]), where `auto` must pick an
+/// algorithm of [`DISTRIBUTED_ALGORITHMS`]. A function of the options, n and d only.
+pub fn plan(
     opts: &FitOptions,
-    mut external: Option<&mut ExternalRowSums>,
-    rng: &mut dyn RngCore,
-    observer: &mut dyn Observer,
-) -> Result<FitOutcome, String> {
-    let (n, d) = (data.n(), data.d());
+    n: usize,
+    d: usize,
+    distributed: bool,
+) -> Result<FitPlan, String> {
     let mut messages = Vec::new();
     if let Some(f) = opts.preprocess_share {
         if !(f > 0.0 && f < 1.0) {
@@ -702,8 +700,7 @@ fn fit_with(
             return Err("--preprocess-share applies only with --scale private or --intercept private (nothing else is learned privately before the fit)".into());
         }
     }
-    let loss_hint = opts.loss.as_deref();
-    // 1. auto
+    // `auto`
     let mut params = opts.params.clone();
     let mut auto: Option<AutoChoice> = None;
     let mut name = opts.algorithm.clone();
@@ -713,7 +710,7 @@ fn fit_with(
             params.entry(k.clone()).or_insert_with(|| v.clone());
         }
         name = choice.algorithm.clone();
-        if external.is_some()
+        if distributed
             && !(DISTRIBUTED_ALGORITHMS.contains(&name.as_str()) || name == INTERCEPT_ONLY)
         {
             return Err(format!(
@@ -724,94 +721,30 @@ fn fit_with(
         messages.push(format!("--algorithm auto: {} ({})", name, choice.reason));
         auto = Some(choice);
     }
-    let mut intercept_only = name == INTERCEPT_ONLY;
     check_intervals(opts.intervals, &name, auto.is_some())?;
-    let scaled = !matches!(opts.scale, ScaleMode::None);
-    // bound=auto and a missing bound of the bounded family, on scaled data; K, tau, M=auto
-    if !intercept_only {
-        messages.extend(resolve_bound(&name, scaled, &mut params)?);
-        messages.extend(resolve_unit_scale_autos(&name, scaled, &mut params)?);
-    }
-    // --radius: auto (and missing) on scaled data → auto_radius
-    let domain_name = opts
-        .domain
-        .clone()
-        .unwrap_or_else(|| algorithms::default_loss_and_domain(&name).1.to_string());
-    let radius = match opts.radius {
-        Some(RadiusOpt::Value(r)) => Some(r),
-        Some(RadiusOpt::Auto) if !scaled => return Err(RADIUS_AUTO_NEEDS_SCALE.into()),
-        None if !scaled => None,
-        given => {
-            let r = auto_radius(&name, d);
-            if given.is_none()
-                && matches!(domain_name.as_str(), "l1-ball" | "l2-ball" | "sparse")
-                && !intercept_only
-            {
-                messages.push(format!(
-                    "--radius not given: using --radius auto = {r:.4} for {name} on scaled columns"
-                ));
-            }
-            Some(r)
-        }
+    // the algorithm, its loss, domain and hyperparameters
+    let mut resolved = resolve_choices(&name, opts, params, Some(d), &mut messages)?;
+    let (loss, privacy_model) = match &resolved {
+        None => (
+            LossKind::parse(opts.loss.as_deref().unwrap_or("squared"), None, None)
+                .map_err(|e| e.to_string())?,
+            PrivacyModel::Pure,
+        ),
+        Some(r) => (r.loss, r.algorithm.privacy_model()),
     };
-    // data-free gradient clip radius of the Zhao et al. family on scaled data (R=auto, or
-    // neither R nor M given)
-    let r_auto = take_r_auto(scaled, &mut params)?;
-    if scaled
-        && matches!(name.as_str(), "clipped-gd" | "iterative-updating-gd")
-        && !params.contains_key("R")
-        && (r_auto || !params.contains_key("M"))
-    {
-        let l = if matches!(loss_hint, None | Some("squared")) {
-            2.0
-        } else {
-            1.0
-        };
-        let r = auto_gradient_radius(l, d);
-        params.insert("R".into(), format!("{r}"));
-        messages.push(format!(
-            "{name}: R not given: using R = 2·L·sqrt(d) = {r:.4} (twice the typical gradient norm of privately scaled data; L = {l})"
-        ));
-    }
-    // 2. algorithm, loss, domain, δ
-    let (mut resolved, model) = if intercept_only {
-        let loss = LossKind::parse(loss_hint.unwrap_or("squared"), None, None)
-            .map_err(|e| e.to_string())?;
-        (None, (loss, PrivacyModel::Pure))
-    } else {
-        let r = resolve(
-            &name,
-            opts.loss.as_deref(),
-            opts.domain.as_deref(),
-            radius,
-            opts.sparsity,
-            params,
-        )?;
-        let m = r.algorithm.privacy_model();
-        let loss = r.loss;
-        (Some(r), (loss, m))
-    };
-    let (loss, privacy_model) = model;
     let logistic = matches!(loss, LossKind::Logistic);
-    let plan = plan_budget(&name, privacy_model, logistic, opts, n, d)?;
-    messages.extend(plan.messages);
-    let (budget, pure_with_default_delta) = (plan.budget, plan.pure_with_default_delta);
-    // The Python Budget and heavydp.spark charge `planned_privacy` before the fit: the
-    // ledger's budget must be that one, or the charge could be smaller than the spend.
-    let planned = planned_privacy(opts, n, d)?;
-    if planned.budget != budget {
-        return Err(format!(
-            "heavydp internal error: the planned privacy ({}, {}) differs from the fit's budget ({}, {})",
-            planned.budget.epsilon, planned.budget.delta, budget.epsilon, budget.delta
-        ));
-    }
+    // the ledger's budget
+    let budget_plan = plan_budget(&name, privacy_model, logistic, opts, n, d)?;
+    messages.extend(budget_plan.messages);
+    let (budget, pure_with_default_delta) =
+        (budget_plan.budget, budget_plan.pure_with_default_delta);
     if opts.seed.is_some() && !budget.is_non_private() {
         messages.push(SEEDED_NOTE.into());
     }
     // The public reliability check of every d-dimensional regression on privately scaled
     // columns (explicit or auto): when the scaling cannot locate the target, the model is
     // the private intercept alone.
-    let fallback = (!intercept_only && !logistic)
+    let fallback = (resolved.is_some() && !logistic)
         .then(|| scaling_fallback(opts, &name, n, d, budget, pure_with_default_delta))
         .flatten();
     if let Some(reason) = &fallback {
@@ -826,17 +759,10 @@ fn fit_with(
             ));
         }
         messages.push(reason.clone());
-        intercept_only = true;
         resolved = None;
     }
-    match external.as_deref_mut() {
-        // the executors check and map each label as they read it (the same function)
-        Some(ext) => ext.set_labels(logistic),
-        None => loss
-            .prepare_labels(data.y_mut())
-            .map_err(|e| format!("{}: {e}", data.target_name()))?,
-    }
-    // 3. budget split and scales
+    let intercept_only = resolved.is_none();
+    // the budget's split over the phases
     let private_scale = matches!(opts.scale, ScaleMode::Private);
     let private_intercept = opts.intercept == InterceptMode::Private;
     let share = if private_scale || private_intercept {
@@ -883,6 +809,144 @@ fn fit_with(
         (false, true) => (0.0, share),
         (false, false) => (0.0, 0.0),
     };
+    let fresh = PhasedLedger::new(budget);
+    let mut scale_budget = fresh.share(scale_frac);
+    if pure_with_default_delta {
+        // the pure algorithm uses no δ: the scales get all of it
+        scale_budget.delta = fresh.remaining().delta;
+    }
+    if private_scale && !intercept_only && !logistic {
+        let check = preprocess::target_scaling_check(n, d, scale_budget);
+        if !check.reliable() {
+            messages.push(format!(
+                "--scale private: at this n and ε the private scaling may misplace the target by orders of magnitude (n·ε₀ = {:.1} < {:.1}, preprocess::target_scaling_check), and the predictions with it; give --scale public:FILE.json, a larger --preprocess-share or epsilon, or --algorithm auto (which then fits the intercept alone)",
+                check.n_eps0, check.needed
+            ));
+        }
+    }
+    Ok(FitPlan {
+        algorithm: name,
+        auto,
+        fallback,
+        resolved,
+        loss,
+        privacy_model,
+        budget,
+        scale_budget,
+        intercept_frac,
+        raw_target_intercept,
+        not_private: budget_plan.not_private,
+        messages,
+    })
+}
+
+/// The loss, domain and algorithm of `name` (`auto` resolved) with the options' flags
+/// and `params`: `bound=auto` and a missing bound, `K`/`tau`/`M=auto`, `--radius` and the
+/// gradient clip `R` on scaled data, then [`resolve`]. `d`: the fit's dimension, or
+/// `None` before the data are read ([`precheck`]: the defaults that depend on d are
+/// left to the fit). Appends its remarks to `messages`; `None` for the intercept-only
+/// model (whose flags are checked all the same).
+fn resolve_choices(
+    name: &str,
+    opts: &FitOptions,
+    mut params: ParamMap,
+    d: Option<usize>,
+    messages: &mut Vec<String>,
+) -> Result<Option<Resolved>, String> {
+    let intercept_only = name == INTERCEPT_ONLY;
+    let scaled = !matches!(opts.scale, ScaleMode::None);
+    // bound=auto and a missing bound of the bounded family, on scaled data; K, tau, M=auto
+    if !intercept_only {
+        messages.extend(resolve_bound(name, scaled, &mut params)?);
+        messages.extend(resolve_unit_scale_autos(name, scaled, &mut params)?);
+    }
+    // --radius: auto (and missing) on scaled data → auto_radius
+    let domain_name = opts
+        .domain
+        .clone()
+        .unwrap_or_else(|| algorithms::default_loss_and_domain(name).1.to_string());
+    let radius = match (opts.radius, d) {
+        (Some(RadiusOpt::Value(r)), _) => Some(r),
+        (Some(RadiusOpt::Auto), _) if !scaled => return Err(RADIUS_AUTO_NEEDS_SCALE.into()),
+        (None, _) if !scaled => None,
+        (_, None) => None,
+        (given, Some(d)) => {
+            let r = auto_radius(name, d);
+            if given.is_none()
+                && matches!(domain_name.as_str(), "l1-ball" | "l2-ball" | "sparse")
+                && !intercept_only
+            {
+                messages.push(format!(
+                    "--radius not given: using --radius auto = {r:.4} for {name} on scaled columns"
+                ));
+            }
+            Some(r)
+        }
+    };
+    // data-free gradient clip radius of the Zhao et al. family on scaled data (R=auto, or
+    // neither R nor M given)
+    let r_auto = take_r_auto(scaled, &mut params)?;
+    if let Some(d) = d {
+        if scaled
+            && matches!(name, "clipped-gd" | "iterative-updating-gd")
+            && !params.contains_key("R")
+            && (r_auto || !params.contains_key("M"))
+        {
+            let l = if matches!(opts.loss.as_deref(), None | Some("squared")) {
+                2.0
+            } else {
+                1.0
+            };
+            let r = auto_gradient_radius(l, d);
+            params.insert("R".into(), format!("{r}"));
+            messages.push(format!(
+                "{name}: R not given: using R = 2·L·sqrt(d) = {r:.4} (twice the typical gradient norm of privately scaled data; L = {l})"
+            ));
+        }
+    }
+    if intercept_only {
+        return Ok(None);
+    }
+    resolve(
+        name,
+        opts.loss.as_deref(),
+        opts.domain.as_deref(),
+        radius,
+        opts.sparsity,
+        params,
+    )
+    .map(Some)
+}
+
+fn fit_with(
+    mut data: Dataset,
+    opts: &FitOptions,
+    mut external: Option<&mut ExternalRowSums>,
+    rng: &mut dyn RngCore,
+    observer: &mut dyn Observer,
+) -> Result<FitOutcome, String> {
+    let (n, d) = (data.n(), data.d());
+    // 1. plan
+    let plan = plan(opts, n, d, external.is_some())?;
+    let messages = plan.messages.clone();
+    let (budget, logistic, intercept_only) = (plan.budget, plan.logistic(), plan.intercept_only());
+    let loss = plan.loss;
+    let raw_target_intercept = plan.raw_target_intercept;
+    let scaled = !matches!(opts.scale, ScaleMode::None);
+    let private_scale = matches!(opts.scale, ScaleMode::Private);
+    let private_intercept = opts.intercept == InterceptMode::Private;
+    let intercept_frac = plan.intercept_frac;
+    let resolved = plan.resolved.as_ref();
+    let name = plan.algorithm.clone();
+    let auto = plan.auto.as_ref();
+    let fallback = plan.fallback.clone();
+    match external.as_deref_mut() {
+        // the executors check and map each label as they read it (the same function)
+        Some(ext) => ext.set_labels(logistic),
+        None => loss
+            .prepare_labels(data.y_mut())
+            .map_err(|e| format!("{}: {e}", data.target_name()))?,
+    }
     let mut ledger = PhasedLedger::new(budget);
     let mut preprocessing = serde_json::Map::new();
     preprocessing.insert("scale".into(), opts.scale.name().into());
@@ -908,20 +972,7 @@ fn fit_with(
             }
         }
         ScaleMode::Private => {
-            let mut b = ledger.share(scale_frac);
-            if pure_with_default_delta {
-                // the pure algorithm uses no δ: the scales get all of it
-                b.delta = ledger.remaining().delta;
-            }
-            if !intercept_only && !logistic {
-                let check = preprocess::target_scaling_check(n, d, b);
-                if !check.reliable() {
-                    messages.push(format!(
-                        "--scale private: at this n and ε the private scaling may misplace the target by orders of magnitude (n·ε₀ = {:.1} < {:.1}, preprocess::target_scaling_check), and the predictions with it; give --scale public:FILE.json, a larger --preprocess-share or epsilon, or --algorithm auto (which then fits the intercept alone)",
-                        check.n_eps0, check.needed
-                    ));
-                }
-            }
+            let b = plan.scale_budget;
             let (st, spent) = if intercept_only {
                 // only the target is scaled (the features are not used); a logistic
                 // intercept-only model, or one whose target cannot be located, scales
