@@ -10,6 +10,7 @@ use crate::algorithms::FitReport;
 use crate::data::Dataset;
 use crate::linalg::{dot, norm2};
 use crate::loss::{Loss, LossKind};
+use crate::preprocess::Standardization;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thiserror::Error;
@@ -132,7 +133,135 @@ pub fn loss_parameters(loss: &LossKind) -> BTreeMap<String, f64> {
     m
 }
 
+/// What `--algorithm auto` picked, or what the scaling fallback ran, and why: the
+/// model file's `selected`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selection {
+    /// The algorithm that ran (`intercept-only` included).
+    pub algorithm: String,
+    pub reason: String,
+    pub params: crate::algorithms::ParamMap,
+}
+
+/// What a fit learned before the algorithm ran: the model file's `preprocessing`, with
+/// the released centres and scales and the scaled-unit model that [`ModelFile::from_fit`]
+/// adds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Preprocessing {
+    /// `--scale`: `private`, `none` or `public`.
+    pub scale: String,
+    /// `--intercept private`.
+    pub private_intercept: bool,
+    /// The file of `--scale public:FILE.json`.
+    pub source: Option<String>,
+    /// How the private intercept was learned.
+    pub intercept_method: Option<String>,
+}
+
+/// A fit's released values and choices, in the units the algorithm saw: what
+/// [`ModelFile::from_fit`] maps back to raw columns and writes.
+pub struct FitRecord<'a> {
+    /// The model file's `algorithm`: what `--algorithm` asked for when `selected` says
+    /// what ran, else the algorithm that ran.
+    pub algorithm: String,
+    pub selected: Option<Selection>,
+    pub loss: &'a LossKind,
+    /// The domain's description (`{"kind": "none"}` for the intercept alone).
+    pub domain: serde_json::Value,
+    /// The data's names and shape.
+    pub data: &'a Dataset,
+    /// The released standardisation the algorithm's data went through.
+    pub standardization: &'a Standardization,
+    /// `None`: nothing was learned before the fit (`--scale none --intercept none`).
+    pub preprocessing: Option<Preprocessing>,
+    pub scaled_weights: Vec<f64>,
+    pub scaled_intercept: f64,
+    /// The ledger's summary (`privacy.phases` lists every phase).
+    pub privacy: serde_json::Value,
+    pub hyperparameters: BTreeMap<String, serde_json::Value>,
+    pub status: Option<String>,
+    pub notes: Vec<String>,
+    pub intervals: Option<crate::inference::Intervals>,
+    /// The released target range bounds every prediction (a regression on a privately
+    /// scaled target).
+    pub target_bounds: bool,
+}
+
 impl ModelFile {
+    /// The model file of a fit (`pipeline::fit`): the scaled-unit model mapped back to raw
+    /// columns by the released standardisation (post-processing), the released centres
+    /// and scales in `preprocessing`, and a note when a raw-unit value is not finite.
+    pub fn from_fit(fit: FitRecord<'_>) -> ModelFile {
+        let st = fit.standardization;
+        let (weights, intercept) = st.unscale(&fit.scaled_weights, fit.scaled_intercept);
+        let preprocessing = fit.preprocessing.map(|p| {
+            let (centres, scales): (Vec<f64>, Vec<f64>) =
+                st.features.iter().map(|c| (c.centre, c.scale)).unzip();
+            let mut m = serde_json::Map::new();
+            m.insert("scale".into(), p.scale.into());
+            m.insert(
+                "intercept".into(),
+                if p.private_intercept {
+                    "private"
+                } else {
+                    "none"
+                }
+                .into(),
+            );
+            if let Some(source) = p.source {
+                m.insert("source".into(), source.into());
+            }
+            if let Some(how) = p.intercept_method {
+                m.insert("intercept_method".into(), how.into());
+            }
+            m.insert("centres".into(), serde_json::json!(centres));
+            m.insert("scales".into(), serde_json::json!(scales));
+            m.insert("target_centre".into(), serde_json::json!(st.target.centre));
+            m.insert("target_scale".into(), serde_json::json!(st.target.scale));
+            m.insert(
+                "scaled_weights".into(),
+                serde_json::json!(fit.scaled_weights),
+            );
+            m.insert(
+                "scaled_intercept".into(),
+                serde_json::json!(fit.scaled_intercept),
+            );
+            serde_json::Value::Object(m)
+        });
+        let mut model = ModelFile {
+            format: FORMAT.to_string(),
+            algorithm: fit.algorithm,
+            loss: fit.loss.name().to_string(),
+            loss_parameters: loss_parameters(fit.loss),
+            domain: fit.domain,
+            features: fit.data.feature_names().to_vec(),
+            target: fit.data.target_name().to_string(),
+            weights,
+            intercept,
+            privacy: fit.privacy,
+            hyperparameters: fit.hyperparameters,
+            n: fit.data.n(),
+            d: fit.data.d(),
+            heavydp_version: crate::VERSION.to_string(),
+            status: fit.status,
+            notes: fit.notes,
+            feature_bounds: st.raw_bounds(),
+            preprocessing,
+            selected: fit.selected.map(|s| {
+                serde_json::json!({"algorithm": s.algorithm, "reason": s.reason, "params": s.params})
+            }),
+            intervals: fit.intervals,
+            target_bounds: fit.target_bounds.then(|| st.target_bounds()),
+        };
+        if model.weights.iter().any(|w| !w.is_finite()) || !model.intercept.is_finite() {
+            // Public: the scales and weights are released values.
+            model
+                .notes
+                .push("a weight is not finite after mapping back to raw units".into());
+        }
+        model
+    }
+
     /// Assembles the model file of a fit.
     pub fn from_report(
         algorithm: &str,

@@ -21,7 +21,7 @@ use crate::algorithms::{self, Observer, ParamMap, PrivateAlgorithm, Problem};
 use crate::constraints::DomainSpec;
 use crate::data::Dataset;
 use crate::loss::LossKind;
-use crate::model::ModelFile;
+use crate::model::{self, ModelFile};
 use crate::preprocess::{
     self, quantile::PublicGrid, InterceptMode, ScaleMode, Standardization, AUTO_BOUND,
     DEFAULT_PREPROCESS_SHARE,
@@ -683,12 +683,7 @@ impl FitPlan {
 /// The plan of a fit of `opts` on n rows of d features ([`FitPlan`]); `distributed`: a
 /// fit of rows that live elsewhere ([`fit_external`]), where `auto` must pick an
 /// algorithm of [`DISTRIBUTED_ALGORITHMS`]. A function of the options, n and d only.
-pub fn plan(
-    opts: &FitOptions,
-    n: usize,
-    d: usize,
-    distributed: bool,
-) -> Result<FitPlan, String> {
+pub fn plan(opts: &FitOptions, n: usize, d: usize, distributed: bool) -> Result<FitPlan, String> {
     let mut messages = Vec::new();
     if let Some(f) = opts.preprocess_share {
         if !(f > 0.0 && f < 1.0) {
@@ -918,6 +913,11 @@ fn resolve_choices(
     .map(Some)
 }
 
+/// The phases of a fit, in order: 1. [`plan`] (every choice, before any row is read),
+/// 2. [`scale_phase`] (labels, centres and scales, the standardisation), 3.
+/// [`fit_phase`] (the algorithm on the standardised data), 4. [`intercept_phase`] (the
+/// private intercept and the intervals), 5. [`ModelFile::from_fit`] (the model file, in
+/// raw units). One [`PhasedLedger`] records what each phase spends.
 fn fit_with(
     mut data: Dataset,
     opts: &FitOptions,
@@ -926,34 +926,125 @@ fn fit_with(
     observer: &mut dyn Observer,
 ) -> Result<FitOutcome, String> {
     let (n, d) = (data.n(), data.d());
-    // 1. plan
     let plan = plan(opts, n, d, external.is_some())?;
-    let messages = plan.messages.clone();
-    let (budget, logistic, intercept_only) = (plan.budget, plan.logistic(), plan.intercept_only());
-    let loss = plan.loss;
-    let raw_target_intercept = plan.raw_target_intercept;
-    let scaled = !matches!(opts.scale, ScaleMode::None);
+    let mut ledger = PhasedLedger::new(plan.budget);
+    let scaled = scale_phase(
+        &plan,
+        opts,
+        &mut data,
+        external.as_deref_mut(),
+        &mut ledger,
+        rng,
+    )?;
+    let intercept_budget = if opts.intercept == InterceptMode::Private {
+        ledger.share(plan.intercept_frac)
+    } else {
+        Budget {
+            epsilon: 0.0,
+            delta: 0.0,
+        }
+    };
+    let fitted = fit_phase(
+        &plan,
+        &data,
+        external.as_deref_mut(),
+        &mut ledger,
+        intercept_budget,
+        rng,
+        observer,
+    )?;
+    let intercept = intercept_phase(
+        &plan,
+        opts,
+        &data,
+        external,
+        &mut ledger,
+        intercept_budget,
+        &scaled.standardization,
+        &fitted,
+        rng,
+    )?;
+    // 5. the model file
+    let algorithm = fitted.algorithm.clone();
+    let selected = match (&plan.fallback, &plan.auto) {
+        (Some(reason), _) => Some(model::Selection {
+            algorithm,
+            reason: reason.clone(),
+            params: ParamMap::new(),
+        }),
+        (None, Some(a)) => Some(model::Selection {
+            algorithm,
+            reason: a.reason.clone(),
+            params: a.params.clone(),
+        }),
+        (None, None) => None,
+    };
+    let mut notes = fitted.notes;
+    notes.extend(plan.not_private.clone());
+    notes.extend(plan.fallback.clone());
     let private_scale = matches!(opts.scale, ScaleMode::Private);
-    let private_intercept = opts.intercept == InterceptMode::Private;
-    let intercept_frac = plan.intercept_frac;
-    let resolved = plan.resolved.as_ref();
-    let name = plan.algorithm.clone();
-    let auto = plan.auto.as_ref();
-    let fallback = plan.fallback.clone();
+    let model = ModelFile::from_fit(model::FitRecord {
+        algorithm: if selected.is_some() {
+            opts.algorithm.clone()
+        } else {
+            fitted.algorithm
+        },
+        selected,
+        loss: &plan.loss,
+        domain: fitted.domain,
+        data: &data,
+        standardization: &scaled.standardization,
+        preprocessing: scaled.preprocessing.map(|mut p| {
+            p.intercept_method = intercept.method;
+            p
+        }),
+        scaled_weights: fitted.weights,
+        scaled_intercept: intercept.value,
+        privacy: ledger.summary_json("algorithm"),
+        hyperparameters: fitted.hyperparameters,
+        status: fitted.status,
+        notes,
+        intervals: intercept.intervals,
+        // the released target range bounds every prediction (post-processing)
+        target_bounds: private_scale && !plan.logistic() && !plan.raw_target_intercept,
+    });
+    Ok(FitOutcome {
+        model,
+        messages: plan.messages,
+    })
+}
+
+/// Phase 2's result: the standardisation the algorithm's data went through, and what the
+/// model file says of it.
+struct ScalePhase {
+    standardization: Standardization,
+    /// `None` when nothing is learned before the fit (`--scale none --intercept none`).
+    preprocessing: Option<model::Preprocessing>,
+}
+
+/// Phase 2 of a fit: the labels checked and mapped for the loss; the centres and scales
+/// (declared, or private at the plan's scaling budget, recorded as `preprocessing`);
+/// the data standardised (in place, or row by row by the executors of a distributed
+/// fit).
+fn scale_phase(
+    plan: &FitPlan,
+    opts: &FitOptions,
+    data: &mut Dataset,
+    mut external: Option<&mut ExternalRowSums>,
+    ledger: &mut PhasedLedger,
+    rng: &mut dyn RngCore,
+) -> Result<ScalePhase, String> {
+    let d = data.d();
+    let (logistic, intercept_only) = (plan.logistic(), plan.intercept_only());
     match external.as_deref_mut() {
         // the executors check and map each label as they read it (the same function)
         Some(ext) => ext.set_labels(logistic),
-        None => loss
+        None => plan
+            .loss
             .prepare_labels(data.y_mut())
             .map_err(|e| format!("{}: {e}", data.target_name()))?,
     }
-    let mut ledger = PhasedLedger::new(budget);
-    let mut preprocessing = serde_json::Map::new();
-    preprocessing.insert("scale".into(), opts.scale.name().into());
-    preprocessing.insert(
-        "intercept".into(),
-        if private_intercept { "private" } else { "none" }.into(),
-    );
+    let mut source = None;
     let standardization = match &opts.scale {
         ScaleMode::None => Standardization::identity(d),
         ScaleMode::Public(p) => {
@@ -964,7 +1055,7 @@ fn fit_with(
                 p.lookup(&[data.target_name().to_string()])
                     .map_err(|e| e.to_string())?[0]
             };
-            preprocessing.insert("source".into(), p.path.clone().into());
+            source = Some(p.path.clone());
             Standardization {
                 features,
                 target,
@@ -977,7 +1068,7 @@ fn fit_with(
                 // only the target is scaled (the features are not used); a logistic
                 // intercept-only model, or one whose target cannot be located, scales
                 // nothing
-                let (target, spent) = if logistic || raw_target_intercept {
+                let (target, spent) = if logistic || plan.raw_target_intercept {
                     (
                         preprocess::ColumnScale::IDENTITY,
                         crate::privacy::PrivacyLedger::new(b, crate::privacy::Accountant::Basic)
@@ -985,7 +1076,7 @@ fn fit_with(
                     )
                 } else {
                     // the target as the one scaled "feature" (column d of the source)
-                    let (s, spent) = with_scaling_source(&data, external.as_deref_mut(), |src| {
+                    let (s, spent) = with_scaling_source(data, external.as_deref_mut(), |src| {
                         preprocess::private_scales_of(src, &[d], None, b, rng)
                     })?;
                     (s.features[0], spent)
@@ -1000,7 +1091,7 @@ fn fit_with(
                 )
             } else {
                 let features: Vec<usize> = (0..d).collect();
-                with_scaling_source(&data, external.as_deref_mut(), |src| {
+                with_scaling_source(data, external.as_deref_mut(), |src| {
                     preprocess::private_scales_of(src, &features, (!logistic).then_some(d), b, rng)
                 })?
             };
@@ -1012,119 +1103,165 @@ fn fit_with(
             st
         }
     };
-    match external.as_deref_mut() {
+    match external {
         // the executors standardise each row as they read it (the same formulas)
         Some(ext) => ext.set_transform(RowTransform::of(&standardization)),
-        None => standardization.apply(&mut data),
+        None => standardization.apply(data),
     }
     // A read-only loan is read through the map by the algorithms that can; the others
     // get the standardised copy (see `PrivateAlgorithm::reads_mapped_features`).
     if data.is_mapped()
-        && !resolved
+        && !plan
+            .resolved
             .as_ref()
             .is_none_or(|r| r.algorithm.reads_mapped_features())
     {
         data.materialise();
     }
-    // the released standardisation, in the model file's `preprocessing`
-    let (centres, scales): (Vec<f64>, Vec<f64>) = standardization
-        .features
-        .iter()
-        .map(|c| (c.centre, c.scale))
-        .unzip();
-    let target = standardization.target;
-    for (key, value) in [
-        ("centres", serde_json::json!(centres)),
-        ("scales", serde_json::json!(scales)),
-        ("target_centre", serde_json::json!(target.centre)),
-        ("target_scale", serde_json::json!(target.scale)),
-    ] {
-        preprocessing.insert(key.into(), value);
-    }
-    // 4. the algorithm
-    let intercept_budget = if private_intercept {
-        ledger.share(intercept_frac)
+    let private_intercept = opts.intercept == InterceptMode::Private;
+    let preprocessing = (!matches!(opts.scale, ScaleMode::None) || private_intercept).then(|| {
+        model::Preprocessing {
+            scale: opts.scale.name().to_string(),
+            private_intercept,
+            source,
+            intercept_method: None,
+        }
+    });
+    Ok(ScalePhase {
+        standardization,
+        preprocessing,
+    })
+}
+
+/// Phase 3's result: the algorithm's release in scaled units (zeros for the
+/// intercept-only model) and its record.
+struct FitPhase {
+    /// The name of what ran (`intercept-only` for the intercept alone).
+    algorithm: String,
+    weights: Vec<f64>,
+    status: Option<String>,
+    hyperparameters: BTreeMap<String, serde_json::Value>,
+    notes: Vec<String>,
+    domain: serde_json::Value,
+    /// The released sufficient statistics, for the intervals.
+    released: Option<Box<algorithms::adassp::SspRelease>>,
+}
+
+/// Phase 3 of a fit: the algorithm on the standardised data, with what is left of the
+/// budget after the scales and before the intercept's share (recorded as `algorithm`).
+fn fit_phase(
+    plan: &FitPlan,
+    data: &Dataset,
+    external: Option<&mut ExternalRowSums>,
+    ledger: &mut PhasedLedger,
+    intercept_budget: Budget,
+    rng: &mut dyn RngCore,
+    observer: &mut dyn Observer,
+) -> Result<FitPhase, String> {
+    let d = data.d();
+    let Some(r) = &plan.resolved else {
+        return Ok(FitPhase {
+            algorithm: INTERCEPT_ONLY.to_string(),
+            weights: vec![0.0; d],
+            status: None,
+            hyperparameters: BTreeMap::new(),
+            notes: Vec::new(),
+            domain: serde_json::json!({"kind": "none"}),
+            released: None,
+        });
+    };
+    let budget = plan.budget;
+    let rem = ledger.remaining();
+    let alg_budget = if budget.is_non_private() {
+        budget
     } else {
         Budget {
-            epsilon: 0.0,
-            delta: 0.0,
+            epsilon: crate::privacy::phases::sub_down(rem.epsilon, intercept_budget.epsilon),
+            delta: rem.delta,
         }
     };
-    let mut released = None;
-    let (weights_s, status, hyper, notes, domain_desc, algo_name) = match &resolved {
-        None => (
-            vec![0.0; d],
-            None,
-            BTreeMap::new(),
-            Vec::new(),
-            serde_json::json!({"kind": "none"}),
-            INTERCEPT_ONLY.to_string(),
-        ),
-        Some(r) => {
-            let rem = ledger.remaining();
-            let alg_budget = if budget.is_non_private() {
-                budget
-            } else {
-                Budget {
-                    epsilon: crate::privacy::phases::sub_down(
-                        rem.epsilon,
-                        intercept_budget.epsilon,
-                    ),
-                    delta: rem.delta,
-                }
-            };
-            let domain = r.domain.build(d).map_err(|e| e.to_string())?;
-            let problem = Problem {
-                data: &data,
-                loss: r.loss,
-                domain: domain.as_ref(),
-            };
-            let mut report = match external.as_deref_mut() {
-                Some(ext) => r
-                    .algorithm
-                    .fit_with_sums(&problem, ext, alg_budget, rng, observer),
-                None => r.algorithm.fit(&problem, alg_budget, rng, observer),
-            }
-            .map_err(|e| e.to_string())?;
-            ledger
-                .record("algorithm", report.privacy.clone())
-                .map_err(|e| e.to_string())?;
-            released = report.released.take();
-            let status = serde_json::to_value(report.status)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from));
-            (
-                report.weights,
-                status,
-                report.hyperparameters,
-                report.notes,
-                domain.describe(),
-                r.algorithm.name().to_string(),
-            )
-        }
+    let domain = r.domain.build(d).map_err(|e| e.to_string())?;
+    let problem = Problem {
+        data,
+        loss: r.loss,
+        domain: domain.as_ref(),
     };
-    // 5. intercept
+    let mut report = match external {
+        Some(ext) => r
+            .algorithm
+            .fit_with_sums(&problem, ext, alg_budget, rng, observer),
+        None => r.algorithm.fit(&problem, alg_budget, rng, observer),
+    }
+    .map_err(|e| e.to_string())?;
+    ledger
+        .record("algorithm", report.privacy.clone())
+        .map_err(|e| e.to_string())?;
+    let released = report.released.take();
+    let status = serde_json::to_value(report.status)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from));
+    Ok(FitPhase {
+        algorithm: r.algorithm.name().to_string(),
+        weights: report.weights,
+        status,
+        hyperparameters: report.hyperparameters,
+        notes: report.notes,
+        domain: domain.describe(),
+        released,
+    })
+}
+
+/// Phase 4's result: the intercept in scaled units, how it was learned, and the
+/// intervals.
+struct InterceptPhase {
+    /// 0 with `--intercept none`.
+    value: f64,
+    method: Option<String>,
+    intervals: Option<crate::inference::Intervals>,
+}
+
+/// Phase 4 of a fit: the private intercept of the residuals of the scaled weights (at
+/// the intercept's share, recorded as `intercept`), then the confidence intervals of
+/// `--intervals` (post-processing of the released values).
+#[allow(clippy::too_many_arguments)]
+fn intercept_phase(
+    plan: &FitPlan,
+    opts: &FitOptions,
+    data: &Dataset,
+    external: Option<&mut ExternalRowSums>,
+    ledger: &mut PhasedLedger,
+    intercept_budget: Budget,
+    standardization: &Standardization,
+    fitted: &FitPhase,
+    rng: &mut dyn RngCore,
+) -> Result<InterceptPhase, String> {
+    let n = data.n();
+    let weights_s = &fitted.weights;
+    let private_intercept = opts.intercept == InterceptMode::Private;
+    let scaled = !matches!(opts.scale, ScaleMode::None);
+    let raw_target_intercept = plan.raw_target_intercept;
     let mut b_s = 0.0;
+    let mut method = None;
     if private_intercept {
         let margins: Vec<f64>;
         let mut local;
         let mut remote;
         let src: &mut dyn preprocess::InterceptSource = match external {
             Some(ext) => {
-                remote = ext.intercept_source(&weights_s);
+                remote = ext.intercept_source(weights_s);
                 &mut remote
             }
             None => {
-                margins = data.margins(&weights_s);
+                margins = data.margins(weights_s);
                 local = preprocess::Residuals::new(&margins, data.y());
                 &mut local
             }
         };
-        let (b, spent, how) = if logistic && weights_s.iter().all(|w| *w == 0.0) {
+        let (b, spent, how) = if plan.logistic() && weights_s.iter().all(|w| *w == 0.0) {
             preprocess::private_base_rate_intercept_of(src, intercept_budget, rng)
         } else {
             preprocess::private_intercept_of(
-                &loss,
+                &plan.loss,
                 src,
                 scaled && !raw_target_intercept,
                 intercept_budget,
@@ -1135,10 +1272,10 @@ fn fit_with(
         ledger
             .record("intercept", spent)
             .map_err(|e| e.to_string())?;
-        preprocessing.insert("intercept_method".into(), how.into());
+        method = Some(how);
         b_s = b;
     }
-    let intervals = match (opts.intervals, released) {
+    let intervals = match (opts.intervals, &fitted.released) {
         (Some(level), Some(ssp)) => {
             use crate::inference::InterceptInput;
             let icpt = if !private_intercept {
@@ -1154,10 +1291,10 @@ fn fit_with(
             let boot = crate::inference::Bootstrap::at(level);
             let names = data.feature_names();
             let iv = crate::inference::ssp_intervals(
-                &ssp,
-                &weights_s,
+                ssp,
+                weights_s,
                 &icpt,
-                &standardization,
+                standardization,
                 names,
                 boot,
             );
@@ -1165,63 +1302,17 @@ fn fit_with(
         }
         (Some(_), None) => {
             return Err(format!(
-                "--intervals: {name} released no statistics to compute intervals from"
+                "--intervals: {} released no statistics to compute intervals from",
+                plan.algorithm
             ))
         }
         (None, _) => None,
     };
-    let (weights, intercept) = standardization.unscale(&weights_s, b_s);
-    preprocessing.insert("scaled_weights".into(), serde_json::json!(weights_s));
-    preprocessing.insert("scaled_intercept".into(), serde_json::json!(b_s));
-    let mut model = ModelFile {
-        format: crate::model::FORMAT.to_string(),
-        algorithm: if auto.is_some() || fallback.is_some() {
-            opts.algorithm.clone()
-        } else {
-            algo_name.clone()
-        },
-        loss: loss.name().to_string(),
-        loss_parameters: crate::model::loss_parameters(&loss),
-        domain: domain_desc,
-        features: data.feature_names().to_vec(),
-        target: data.target_name().to_string(),
-        weights,
-        intercept,
-        privacy: ledger.summary_json("algorithm"),
-        hyperparameters: hyper,
-        n,
-        d,
-        heavydp_version: crate::VERSION.to_string(),
-        status,
-        notes,
-        feature_bounds: standardization.raw_bounds(),
-        preprocessing: (scaled || private_intercept)
-            .then_some(serde_json::Value::Object(preprocessing)),
-        selected: match (&fallback, &auto) {
-            (Some(reason), _) => Some(
-                serde_json::json!({"algorithm": algo_name, "reason": reason, "params": ParamMap::new()}),
-            ),
-            (None, Some(a)) => Some(
-                serde_json::json!({"algorithm": algo_name, "reason": a.reason, "params": a.params}),
-            ),
-            (None, None) => None,
-        },
+    Ok(InterceptPhase {
+        value: b_s,
+        method,
         intervals,
-        // the released target range bounds every prediction (post-processing)
-        target_bounds: (private_scale && !logistic && !raw_target_intercept)
-            .then(|| standardization.target_bounds()),
-    };
-    model.notes.extend(plan.not_private);
-    if let Some(reason) = fallback {
-        model.notes.push(reason);
-    }
-    if model.weights.iter().any(|w| !w.is_finite()) || !model.intercept.is_finite() {
-        // Public: the scales and weights are released values.
-        model
-            .notes
-            .push("a weight is not finite after mapping back to raw units".into());
-    }
-    Ok(FitOutcome { model, messages })
+    })
 }
 
 /// Runs `f` on the scaling source of the fit: the external rows when there are, else
