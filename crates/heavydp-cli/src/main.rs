@@ -615,7 +615,9 @@ fn cmd_fit(a: FitArgs) -> Result<(), String> {
 
 /// `--preprocess-share F` (fit and mean); the range is checked where it is used.
 fn parse_share(v: Option<&str>) -> Result<Option<f64>, String> {
-    v.map(|f| parse_number("--preprocess-share", f)).transpose()
+    v.map(|f| parse_number("--preprocess-share", f))
+        .transpose()
+        .map_err(String::from)
 }
 
 fn cmd_mean(a: MeanArgs) -> Result<(), String> {

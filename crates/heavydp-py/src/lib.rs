@@ -484,7 +484,7 @@ fn fit(
     charge_fit(budget, &opts, n, d, release)?;
     let out = run_interruptible(py, n_jobs, move |obs| {
         let mut rng = heavydp::noise::make_rng(seed);
-        pipeline::fit(ds, &opts, &mut rng, obs)
+        pipeline::fit(ds, &opts, &mut rng, obs).map_err(String::from)
     })?;
     drop(rw);
     drop(ro);
@@ -581,7 +581,7 @@ fn fit_distributed(
         };
         let mut sums = ExternalRowSums::new(n, d, Box::new(pass));
         let mut rng = heavydp::noise::make_rng(seed);
-        pipeline::fit_external(ds, &opts, &mut sums, &mut rng, obs)
+        pipeline::fit_external(ds, &opts, &mut sums, &mut rng, obs).map_err(String::from)
     });
     let out = match out {
         Ok(o) => o,

@@ -79,29 +79,51 @@ pub struct DescribeOutcome {
     pub privacy: serde_json::Value,
 }
 
+/// Why a private mean refuses its options or fails: one-line messages that name flags,
+/// files and columns, never a data value (the CLI prints them, Python raises them).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DescribeError {
+    #[error("--preprocess-share applies only with --scale private (nothing else is learned privately before the mean)")]
+    ShareNeedsPrivateScale,
+    #[error("--param KEY=auto needs scaled columns (--scale private or public:FILE.json): the value is in robust standard deviations")]
+    AutoNeedsScaledColumns,
+    #[error(transparent)]
+    Estimator(#[from] crate::params::FitError),
+    #[error(transparent)]
+    Preprocess(#[from] PreprocessError),
+    #[error(transparent)]
+    Privacy(#[from] crate::privacy::PrivacyError),
+}
+
+impl From<DescribeError> for String {
+    fn from(e: DescribeError) -> String {
+        e.to_string()
+    }
+}
+
 /// The private mean of the columns of `data` (features only), with the scaling of
 /// `opts.scale`; see the module documentation.
 pub fn describe<R: RngCore>(
     data: &Dataset,
     opts: &DescribeOptions,
     rng: &mut R,
-) -> Result<DescribeOutcome, String> {
+) -> Result<DescribeOutcome, DescribeError> {
     let (n, d) = (data.n(), data.d());
     let share = opts
         .preprocess_share
         .unwrap_or(preprocess::DEFAULT_PREPROCESS_SHARE);
     if !(share > 0.0 && share < 1.0) {
-        return Err(PreprocessError::BadShare(share).to_string());
+        return Err(PreprocessError::BadShare(share).into());
     }
     if opts.preprocess_share.is_some() && !matches!(opts.scale, ScaleMode::Private) {
-        return Err("--preprocess-share applies only with --scale private (nothing else is learned privately before the mean)".into());
+        return Err(DescribeError::ShareNeedsPrivateScale);
     }
     let mut ledger = PhasedLedger::new(opts.budget);
     // 1. centres, scales and clamp bounds (scaled units) per column
     let (summaries, clamp): (Option<Vec<ColumnSummary>>, Vec<[f64; 2]>) = match &opts.scale {
         ScaleMode::None => (None, Vec::new()),
         ScaleMode::Public(p) => {
-            let scales = p.lookup(data.feature_names()).map_err(|e| e.to_string())?;
+            let scales = p.lookup(data.feature_names())?;
             let mut clamp = Vec::with_capacity(d);
             let summaries = data
                 .feature_names()
@@ -130,11 +152,8 @@ pub fn describe<R: RngCore>(
                 false,
                 ledger.share(share),
                 rng as &mut dyn RngCore,
-            )
-            .map_err(|e| e.to_string())?;
-            ledger
-                .record("preprocessing", spent)
-                .map_err(|e| e.to_string())?;
+            )?;
+            ledger.record("preprocessing", spent)?;
             let summaries = quartiles
                 .into_iter()
                 .map(|q| {
@@ -169,7 +188,7 @@ pub fn describe<R: RngCore>(
             ));
         }
     } else if params.values().any(|v| v == "auto") {
-        return Err("--param KEY=auto needs scaled columns (--scale private or public:FILE.json): the value is in robust standard deviations".into());
+        return Err(DescribeError::AutoNeedsScaledColumns);
     }
     let budget = if opts.budget.is_non_private() {
         opts.budget
@@ -196,11 +215,8 @@ pub fn describe<R: RngCore>(
             });
             private_mean::private_mean(&opts.estimator, &x, n, d, budget, &params, rng)
         }
-    }
-    .map_err(|e| e.to_string())?;
-    ledger
-        .record("estimator", report.privacy.clone())
-        .map_err(|e| e.to_string())?;
+    }?;
+    ledger.record("estimator", report.privacy.clone())?;
     report.notes.extend(auto_note);
     if let Some(s) = &summaries {
         for (m, c) in report.mean.iter_mut().zip(s) {
@@ -419,14 +435,19 @@ mod tests {
         let mut o = opts("catoni", 1.0, ScaleMode::None);
         o.params.insert("tau".into(), "auto".into());
         let e = describe(&data, &o, &mut rng_from_seed(1)).unwrap_err();
-        assert!(e.contains("needs scaled columns"), "{e}");
+        assert_eq!(e, DescribeError::AutoNeedsScaledColumns);
+        assert!(e.to_string().contains("needs scaled columns"), "{e}");
         let mut o = opts("catoni", 1.0, ScaleMode::Private);
         o.preprocess_share = Some(1.0);
         let e = describe(&data, &o, &mut rng_from_seed(1)).unwrap_err();
-        assert!(e.contains("--preprocess-share"), "{e}");
+        assert!(e.to_string().contains("--preprocess-share"), "{e}");
         let mut o = opts("catoni", 1.0, ScaleMode::None);
         o.preprocess_share = Some(0.3);
         let e = describe(&data, &o, &mut rng_from_seed(1)).unwrap_err();
-        assert!(e.contains("applies only with --scale private"), "{e}");
+        assert_eq!(e, DescribeError::ShareNeedsPrivateScale);
+        assert!(
+            e.to_string().contains("applies only with --scale private"),
+            "{e}"
+        );
     }
 }

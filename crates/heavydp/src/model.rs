@@ -194,6 +194,8 @@ impl ModelFile {
     pub fn from_fit(fit: FitRecord<'_>) -> ModelFile {
         let st = fit.standardization;
         let (weights, intercept) = st.unscale(&fit.scaled_weights, fit.scaled_intercept);
+        let feature_bounds = st.raw_bounds();
+        let target_bounds = fit.target_bounds.then(|| st.target_bounds());
         let preprocessing = fit.preprocessing.map(|p| {
             let (centres, scales): (Vec<f64>, Vec<f64>) =
                 st.features.iter().map(|c| (c.centre, c.scale)).unzip();
@@ -245,13 +247,13 @@ impl ModelFile {
             heavydp_version: crate::VERSION.to_string(),
             status: fit.status,
             notes: fit.notes,
-            feature_bounds: st.raw_bounds(),
+            feature_bounds,
             preprocessing,
             selected: fit.selected.map(|s| {
                 serde_json::json!({"algorithm": s.algorithm, "reason": s.reason, "params": s.params})
             }),
             intervals: fit.intervals,
-            target_bounds: fit.target_bounds.then(|| st.target_bounds()),
+            target_bounds,
         };
         if model.weights.iter().any(|w| !w.is_finite()) || !model.intercept.is_finite() {
             // Public: the scales and weights are released values.

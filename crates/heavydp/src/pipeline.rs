@@ -18,17 +18,76 @@
 
 use crate::algorithms::row_sums::{ExternalRowSums, RowTransform};
 use crate::algorithms::{self, Observer, ParamMap, PrivateAlgorithm, Problem};
-use crate::constraints::DomainSpec;
+use crate::constraints::{DomainError, DomainSpec};
 use crate::data::Dataset;
-use crate::loss::LossKind;
+use crate::loss::{LossError, LossKind};
 use crate::model::{self, ModelFile};
+use crate::params::FitError;
 use crate::preprocess::{
-    self, quantile::PublicGrid, InterceptMode, ScaleMode, Standardization, AUTO_BOUND,
-    DEFAULT_PREPROCESS_SHARE,
+    self, quantile::PublicGrid, InterceptMode, PreprocessError, ScaleMode, Standardization,
+    AUTO_BOUND, DEFAULT_PREPROCESS_SHARE,
 };
-use crate::privacy::{Budget, PhasedLedger, PrivacyModel};
+use crate::privacy::{Budget, PhasedLedger, PrivacyError, PrivacyModel};
 use rand::RngCore;
 use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// Why a fit, its plan or its check of the options refuses or fails: one-line messages
+/// that name flags, files, columns and public quantities, never a data value. The CLI
+/// prints them and the Python package raises them; [`String::from`] gives the message.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum PipelineError {
+    /// A flag whose value is not a number.
+    #[error("{flag} must be a number; got '{value}'")]
+    NotANumber { flag: String, value: String },
+    /// A `--param` word that is not `KEY=VALUE`.
+    #[error("--param '{0}': expected KEY=VALUE")]
+    ParamSyntax(String),
+    #[error("--param {0} is given more than once")]
+    ParamTwice(String),
+    /// A flag or parameter that applies only to another loss, domain or setting.
+    #[error("{flag} applies only {scope}")]
+    NotApplicable { flag: String, scope: String },
+    /// An `auto` value on raw columns: it is in robust standard deviations.
+    #[error("{flag} needs scaled data (--scale private or public:FILE.json): the {quantity} is in robust standard deviations")]
+    NeedsScaledData {
+        flag: String,
+        quantity: &'static str,
+    },
+    #[error("{algorithm} is (epsilon, delta)-DP and needs delta > 0: --delta 0 is not allowed (omit --delta for the default delta = n^-1.1 = {default_delta:e})")]
+    DeltaZero {
+        algorithm: String,
+        default_delta: f64,
+    },
+    #[error("intercept-only needs --intercept private (it is the model's only parameter)")]
+    InterceptOnlyNeedsIntercept,
+    /// An algorithm a distributed fit cannot run (the message lists those it can).
+    #[error("{0}")]
+    NotDistributed(String),
+    /// `--intervals` refused: a bad level, an algorithm without intervals, or a model
+    /// that has none.
+    #[error("{0}")]
+    Intervals(String),
+    /// The response column does not suit the loss (e.g. logistic labels).
+    #[error("{target}: {source}")]
+    Labels { target: String, source: LossError },
+    #[error(transparent)]
+    Algorithm(#[from] FitError),
+    #[error(transparent)]
+    Loss(#[from] LossError),
+    #[error(transparent)]
+    Domain(#[from] DomainError),
+    #[error(transparent)]
+    Preprocess(#[from] PreprocessError),
+    #[error(transparent)]
+    Privacy(#[from] PrivacyError),
+}
+
+impl From<PipelineError> for String {
+    fn from(e: PipelineError) -> String {
+        e.to_string()
+    }
+}
 
 /// Everything a fit needs besides the data and the generator.
 #[derive(Debug, Clone)]
@@ -89,7 +148,7 @@ pub enum RadiusOpt {
 
 impl RadiusOpt {
     /// Parses `--radius` (`auto` or a number).
-    pub fn parse(v: &str) -> Result<Self, String> {
+    pub fn parse(v: &str) -> Result<Self, PipelineError> {
         if v.trim() == "auto" {
             Ok(RadiusOpt::Auto)
         } else {
@@ -121,12 +180,15 @@ fn resolve_unit_scale_autos(
     name: &str,
     scaled: bool,
     params: &mut ParamMap,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, PipelineError> {
     let mut messages = Vec::new();
     for key in ["K", "tau", "M"] {
         if params.get(key).map(String::as_str) == Some("auto") {
             if !scaled {
-                return Err(format!("--param {key}=auto needs scaled data (--scale private or public:FILE.json): the value is in robust standard deviations"));
+                return Err(PipelineError::NeedsScaledData {
+                    flag: format!("--param {key}=auto"),
+                    quantity: "value",
+                });
             }
             params.remove(key);
             messages.push(format!(
@@ -296,17 +358,21 @@ pub fn resolve(
     radius: Option<f64>,
     sparsity: Option<usize>,
     mut params: ParamMap,
-) -> Result<Resolved, String> {
+) -> Result<Resolved, PipelineError> {
     let (dl, dd) = algorithms::default_loss_and_domain(algorithm);
     let loss_name = loss.unwrap_or(dl);
     let domain_name = domain.unwrap_or(dd);
-    let mut take_num = |key: &str, applies: bool, what: &str| -> Result<Option<f64>, String> {
-        match params.remove(key) {
-            None => Ok(None),
-            Some(_) if !applies => Err(format!("--param {key} applies only to {what}")),
-            Some(v) => parse_number(&format!("--param {key}"), &v).map(Some),
-        }
-    };
+    let mut take_num =
+        |key: &str, applies: bool, what: &str| -> Result<Option<f64>, PipelineError> {
+            match params.remove(key) {
+                None => Ok(None),
+                Some(_) if !applies => Err(PipelineError::NotApplicable {
+                    flag: format!("--param {key}"),
+                    scope: format!("to {what}"),
+                }),
+                Some(v) => parse_number(&format!("--param {key}"), &v).map(Some),
+            }
+        };
     // `tau` is the Huber loss's parameter, unless the algorithm has a `tau` of its own (a
     // moment bound, e.g. l1-regression-expmech) and the loss is not Huber.
     let own_tau = algorithms::catalogue()
@@ -320,14 +386,16 @@ pub fn resolve(
     let c = take_num("c", loss_name == "biweight", "--loss biweight")?;
     let vertices = match params.remove("vertices") {
         Some(_) if domain_name != "polytope" => {
-            return Err("--param vertices applies only to --domain polytope".into())
+            return Err(PipelineError::NotApplicable {
+                flag: "--param vertices".into(),
+                scope: "to --domain polytope".into(),
+            })
         }
         v => v,
     };
-    let loss = LossKind::parse(loss_name, tau, c).map_err(|e| e.to_string())?;
-    let domain = DomainSpec::parse(domain_name, radius, sparsity, vertices.as_deref())
-        .map_err(|e| e.to_string())?;
-    let algorithm = algorithms::build(algorithm, &params).map_err(|e| e.to_string())?;
+    let loss = LossKind::parse(loss_name, tau, c)?;
+    let domain = DomainSpec::parse(domain_name, radius, sparsity, vertices.as_deref())?;
+    let algorithm = algorithms::build(algorithm, &params)?;
     Ok(Resolved {
         algorithm,
         loss,
@@ -338,28 +406,31 @@ pub fn resolve(
 /// Parses repeated `--param KEY=VALUE` words into a [`ParamMap`] (keys and values
 /// trimmed); a word without `=`, an empty key or value, or a key given twice is an error.
 /// The CLI's parser of every `--param` flag (fuzzed by `tests/fuzz.rs`).
-pub fn parse_params(raw: &[String]) -> Result<ParamMap, String> {
+pub fn parse_params(raw: &[String]) -> Result<ParamMap, PipelineError> {
     let mut m = ParamMap::new();
     for p in raw {
         let (k, v) = p
             .split_once('=')
-            .ok_or_else(|| format!("--param '{p}': expected KEY=VALUE"))?;
+            .ok_or_else(|| PipelineError::ParamSyntax(p.clone()))?;
         let (k, v) = (k.trim(), v.trim());
         if k.is_empty() || v.is_empty() {
-            return Err(format!("--param '{p}': expected KEY=VALUE"));
+            return Err(PipelineError::ParamSyntax(p.clone()));
         }
         if m.insert(k.to_string(), v.to_string()).is_some() {
-            return Err(format!("--param {k} is given more than once"));
+            return Err(PipelineError::ParamTwice(k.to_string()));
         }
     }
     Ok(m)
 }
 
 /// Parses a number flag with a message that names the flag.
-pub fn parse_number(flag: &str, v: &str) -> Result<f64, String> {
+pub fn parse_number(flag: &str, v: &str) -> Result<f64, PipelineError> {
     v.trim()
         .parse::<f64>()
-        .map_err(|_| format!("{flag} must be a number; got '{v}'"))
+        .map_err(|_| PipelineError::NotANumber {
+            flag: flag.to_string(),
+            value: v.to_string(),
+        })
 }
 
 /// Resolves δ: the given value, checked against the algorithm's privacy model, or the
@@ -370,13 +441,13 @@ pub fn resolve_delta(
     n: usize,
     delta: Option<f64>,
     epsilon: f64,
-) -> Result<(f64, Option<String>), String> {
+) -> Result<(f64, Option<String>), PipelineError> {
     let needs = matches!(model, PrivacyModel::Approx | PrivacyModel::Zcdp) && epsilon.is_finite();
     match delta {
-        Some(d) if d == 0.0 && needs => Err(format!(
-            "{algorithm} is (epsilon, delta)-DP and needs delta > 0: --delta 0 is not allowed (omit --delta for the default delta = n^-1.1 = {:e})",
-            default_delta(n)
-        )),
+        Some(d) if d == 0.0 && needs => Err(PipelineError::DeltaZero {
+            algorithm: algorithm.to_string(),
+            default_delta: default_delta(n),
+        }),
         Some(d) => Ok((d, None)),
         None if needs => {
             let d = default_delta(n);
@@ -416,7 +487,11 @@ pub struct PlannedPrivacy {
 /// the one function the Python `Budget` and `heavydp.spark.fit` charge, and the budget
 /// [`fit`] gives its ledger (it refuses to run when the two differ), so a charge can
 /// never be smaller than what the model file then reports as spent.
-pub fn planned_privacy(opts: &FitOptions, n: usize, d: usize) -> Result<PlannedPrivacy, String> {
+pub fn planned_privacy(
+    opts: &FitOptions,
+    n: usize,
+    d: usize,
+) -> Result<PlannedPrivacy, PipelineError> {
     let plan = plan(opts, n, d, false)?;
     Ok(PlannedPrivacy {
         algorithm: plan.algorithm,
@@ -443,7 +518,7 @@ fn plan_budget(
     opts: &FitOptions,
     n: usize,
     d: usize,
-) -> Result<BudgetPlan, String> {
+) -> Result<BudgetPlan, PipelineError> {
     let (mut delta, note) = resolve_delta(name, model, n, opts.delta, opts.epsilon)?;
     let mut messages: Vec<String> = note.into_iter().collect();
     // A pure algorithm with private scaling and no --delta: the scales' 5(d + 1) quantile
@@ -461,7 +536,7 @@ fn plan_budget(
         // when that beats basic composition at its share (the choice of
         // `preprocess::scaling_epsilons`, with the δ `fit` gives it). Otherwise no phase
         // would spend δ and the fit stays pure.
-        let b = Budget::new(opts.epsilon, default_delta(n)).map_err(|e| e.to_string())?;
+        let b = Budget::new(opts.epsilon, default_delta(n))?;
         let (frac, columns, target) = if name == INTERCEPT_ONLY {
             (0.5, 1, false)
         } else {
@@ -493,7 +568,7 @@ fn plan_budget(
             "--delta not given: {name} is pure epsilon-DP, but the private scaling uses the default delta = n^-1.1 = {delta:e} (zCDP composition of its quantiles), so the fit is (epsilon, delta)-DP; give --delta 0 for a pure fit"
         ));
     }
-    let budget = Budget::new(opts.epsilon, delta).map_err(|e| e.to_string())?;
+    let budget = Budget::new(opts.epsilon, delta)?;
     // A non-private algorithm is a non-private pipeline: exact (grid) scales and intercept.
     let mut not_private = None;
     let budget = if model == PrivacyModel::None {
@@ -523,13 +598,16 @@ fn resolve_bound(
     name: &str,
     scaled: bool,
     params: &mut ParamMap,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, PipelineError> {
     let bound_required = name != "frank-wolfe"
         && algorithms::catalogue()
             .iter()
             .any(|a| a.name == name && a.parameters.iter().any(|p| p.name == "bound"));
     match params.get("bound").map(|s| s.as_str()) {
-        Some("auto") if !scaled => Err("--param bound=auto needs scaled data (--scale private or public:FILE.json): the bound is in robust standard deviations".into()),
+        Some("auto") if !scaled => Err(PipelineError::NeedsScaledData {
+            flag: "--param bound=auto".into(),
+            quantity: "bound",
+        }),
         Some("auto") => {
             params.insert("bound".into(), format!("{AUTO_BOUND}"));
             Ok(None)
@@ -547,9 +625,10 @@ fn resolve_bound(
 /// Checks the names and flags of `opts` before any data are read (unknown algorithm,
 /// loss, domain, parameter, a missing bound on unscaled data): the same resolution as
 /// [`fit`], with placeholders for what depends on n.
-pub fn precheck(opts: &FitOptions) -> Result<(), String> {
+pub fn precheck(opts: &FitOptions) -> Result<(), PipelineError> {
     if opts.algorithm != "auto" {
-        check_intervals(opts.intervals, &opts.algorithm, false)?;
+        check_intervals(opts.intervals, &opts.algorithm, false)
+            .map_err(PipelineError::Intervals)?;
     }
     if opts.algorithm == "auto" || opts.algorithm == INTERCEPT_ONLY {
         return Ok(());
@@ -579,21 +658,21 @@ fn check_intervals(level: Option<f64>, algorithm: &str, by_auto: bool) -> Result
     ))
 }
 
-const R_AUTO_NEEDS_SCALE: &str = "--param R=auto needs scaled data (--scale private or public:FILE.json): the radius is in robust standard deviations";
 /// `--param R=auto` (the Zhao family's gradient clip): taken out of `params` (the fit
 /// then sets [`auto_gradient_radius`]); an error on unscaled data. True when it was given.
-fn take_r_auto(scaled: bool, params: &mut ParamMap) -> Result<bool, String> {
+fn take_r_auto(scaled: bool, params: &mut ParamMap) -> Result<bool, PipelineError> {
     if params.get("R").map(String::as_str) != Some("auto") {
         return Ok(false);
     }
     if !scaled {
-        return Err(R_AUTO_NEEDS_SCALE.into());
+        return Err(PipelineError::NeedsScaledData {
+            flag: "--param R=auto".into(),
+            quantity: "radius",
+        });
     }
     params.remove("R");
     Ok(true)
 }
-
-const RADIUS_AUTO_NEEDS_SCALE: &str = "--radius auto needs scaled data (--scale private or public:FILE.json): the radius is in robust standard deviations";
 
 /// Fits on `data` (taken by value: standardised in place, never copied). Errors are
 /// one-line, data-free messages.
@@ -602,7 +681,7 @@ pub fn fit(
     opts: &FitOptions,
     rng: &mut dyn RngCore,
     observer: &mut dyn Observer,
-) -> Result<FitOutcome, String> {
+) -> Result<FitOutcome, PipelineError> {
     fit_with(data, opts, None, rng, observer)
 }
 
@@ -623,13 +702,13 @@ pub fn fit_external(
     sums: &mut ExternalRowSums,
     rng: &mut dyn RngCore,
     observer: &mut dyn Observer,
-) -> Result<FitOutcome, String> {
+) -> Result<FitOutcome, PipelineError> {
     let name = opts.algorithm.as_str();
     if !(DISTRIBUTED_ALGORITHMS.contains(&name) || name == "auto" || name == INTERCEPT_ONLY) {
-        return Err(format!(
+        return Err(PipelineError::NotDistributed(format!(
             "--algorithm {name}: a distributed fit supports {}, {INTERCEPT_ONLY} and auto (their data passes are row sums)",
             DISTRIBUTED_ALGORITHMS.join(", ")
-        ));
+        )));
     }
     fit_with(data, opts, Some(sums), rng, observer)
 }
@@ -683,16 +762,24 @@ impl FitPlan {
 /// The plan of a fit of `opts` on n rows of d features ([`FitPlan`]); `distributed`: a
 /// fit of rows that live elsewhere ([`fit_external`]), where `auto` must pick an
 /// algorithm of [`DISTRIBUTED_ALGORITHMS`]. A function of the options, n and d only.
-pub fn plan(opts: &FitOptions, n: usize, d: usize, distributed: bool) -> Result<FitPlan, String> {
+pub fn plan(
+    opts: &FitOptions,
+    n: usize,
+    d: usize,
+    distributed: bool,
+) -> Result<FitPlan, PipelineError> {
     let mut messages = Vec::new();
     if let Some(f) = opts.preprocess_share {
         if !(f > 0.0 && f < 1.0) {
-            return Err(preprocess::PreprocessError::BadShare(f).to_string());
+            return Err(PreprocessError::BadShare(f).into());
         }
         if matches!(opts.scale, ScaleMode::None | ScaleMode::Public(_))
             && opts.intercept == InterceptMode::None
         {
-            return Err("--preprocess-share applies only with --scale private or --intercept private (nothing else is learned privately before the fit)".into());
+            return Err(PipelineError::NotApplicable {
+                flag: "--preprocess-share".into(),
+                scope: "with --scale private or --intercept private (nothing else is learned privately before the fit)".into(),
+            });
         }
     }
     // `auto`
@@ -708,21 +795,20 @@ pub fn plan(opts: &FitOptions, n: usize, d: usize, distributed: bool) -> Result<
         if distributed
             && !(DISTRIBUTED_ALGORITHMS.contains(&name.as_str()) || name == INTERCEPT_ONLY)
         {
-            return Err(format!(
+            return Err(PipelineError::NotDistributed(format!(
                 "--algorithm auto chose {name}, which a distributed fit does not support ({}, {INTERCEPT_ONLY})",
                 DISTRIBUTED_ALGORITHMS.join(", ")
-            ));
+            )));
         }
         messages.push(format!("--algorithm auto: {} ({})", name, choice.reason));
         auto = Some(choice);
     }
-    check_intervals(opts.intervals, &name, auto.is_some())?;
+    check_intervals(opts.intervals, &name, auto.is_some()).map_err(PipelineError::Intervals)?;
     // the algorithm, its loss, domain and hyperparameters
     let mut resolved = resolve_choices(&name, opts, params, Some(d), &mut messages)?;
     let (loss, privacy_model) = match &resolved {
         None => (
-            LossKind::parse(opts.loss.as_deref().unwrap_or("squared"), None, None)
-                .map_err(|e| e.to_string())?,
+            LossKind::parse(opts.loss.as_deref().unwrap_or("squared"), None, None)?,
             PrivacyModel::Pure,
         ),
         Some(r) => (r.loss, r.algorithm.privacy_model()),
@@ -745,13 +831,13 @@ pub fn plan(opts: &FitOptions, n: usize, d: usize, distributed: bool) -> Result<
     if let Some(reason) = &fallback {
         // the flags are checked all the same (a bad --sparsity is an error, not a fallback)
         if let Some(r) = &resolved {
-            r.domain.build(d).map_err(|e| e.to_string())?;
+            r.domain.build(d)?;
         }
         if opts.intervals.is_some() {
             // a public decision, before any release
-            return Err(format!(
+            return Err(PipelineError::Intervals(format!(
                 "--intervals: {reason}; the intercept-only model has no intervals (give a larger --epsilon or --scale public:FILE.json)"
-            ));
+            )));
         }
         messages.push(reason.clone());
         resolved = None;
@@ -770,9 +856,7 @@ pub fn plan(opts: &FitOptions, n: usize, d: usize, distributed: bool) -> Result<
         0.0
     };
     if intercept_only && !private_intercept {
-        return Err(
-            "intercept-only needs --intercept private (it is the model's only parameter)".into(),
-        );
+        return Err(PipelineError::InterceptOnlyNeedsIntercept);
     }
     // An intercept-only regression scales the target alone; when the scaling cannot
     // locate it (a public check), the target stays raw and the intercept, the median of
@@ -847,7 +931,7 @@ fn resolve_choices(
     mut params: ParamMap,
     d: Option<usize>,
     messages: &mut Vec<String>,
-) -> Result<Option<Resolved>, String> {
+) -> Result<Option<Resolved>, PipelineError> {
     let intercept_only = name == INTERCEPT_ONLY;
     let scaled = !matches!(opts.scale, ScaleMode::None);
     // bound=auto and a missing bound of the bounded family, on scaled data; K, tau, M=auto
@@ -862,7 +946,12 @@ fn resolve_choices(
         .unwrap_or_else(|| algorithms::default_loss_and_domain(name).1.to_string());
     let radius = match (opts.radius, d) {
         (Some(RadiusOpt::Value(r)), _) => Some(r),
-        (Some(RadiusOpt::Auto), _) if !scaled => return Err(RADIUS_AUTO_NEEDS_SCALE.into()),
+        (Some(RadiusOpt::Auto), _) if !scaled => {
+            return Err(PipelineError::NeedsScaledData {
+                flag: "--radius auto".into(),
+                quantity: "radius",
+            })
+        }
         (None, _) if !scaled => None,
         (_, None) => None,
         (given, Some(d)) => {
@@ -924,7 +1013,7 @@ fn fit_with(
     mut external: Option<&mut ExternalRowSums>,
     rng: &mut dyn RngCore,
     observer: &mut dyn Observer,
-) -> Result<FitOutcome, String> {
+) -> Result<FitOutcome, PipelineError> {
     let (n, d) = (data.n(), data.d());
     let plan = plan(opts, n, d, external.is_some())?;
     let mut ledger = PhasedLedger::new(plan.budget);
@@ -1033,7 +1122,7 @@ fn scale_phase(
     mut external: Option<&mut ExternalRowSums>,
     ledger: &mut PhasedLedger,
     rng: &mut dyn RngCore,
-) -> Result<ScalePhase, String> {
+) -> Result<ScalePhase, PipelineError> {
     let d = data.d();
     let (logistic, intercept_only) = (plan.logistic(), plan.intercept_only());
     match external.as_deref_mut() {
@@ -1042,18 +1131,20 @@ fn scale_phase(
         None => plan
             .loss
             .prepare_labels(data.y_mut())
-            .map_err(|e| format!("{}: {e}", data.target_name()))?,
+            .map_err(|source| PipelineError::Labels {
+                target: data.target_name().to_string(),
+                source,
+            })?,
     }
     let mut source = None;
     let standardization = match &opts.scale {
         ScaleMode::None => Standardization::identity(d),
         ScaleMode::Public(p) => {
-            let features = p.lookup(data.feature_names()).map_err(|e| e.to_string())?;
+            let features = p.lookup(data.feature_names())?;
             let target = if logistic {
                 preprocess::ColumnScale::IDENTITY
             } else {
-                p.lookup(&[data.target_name().to_string()])
-                    .map_err(|e| e.to_string())?[0]
+                p.lookup(&[data.target_name().to_string()])?[0]
             };
             source = Some(p.path.clone());
             Standardization {
@@ -1062,45 +1153,46 @@ fn scale_phase(
                 winsor: Some(preprocess::WINSOR_BOUND),
             }
         }
-        ScaleMode::Private => {
-            let b = plan.scale_budget;
-            let (st, spent) = if intercept_only {
-                // only the target is scaled (the features are not used); a logistic
-                // intercept-only model, or one whose target cannot be located, scales
-                // nothing
-                let (target, spent) = if logistic || plan.raw_target_intercept {
-                    (
-                        preprocess::ColumnScale::IDENTITY,
-                        crate::privacy::PrivacyLedger::new(b, crate::privacy::Accountant::Basic)
-                            .summary(PrivacyModel::Pure),
-                    )
-                } else {
-                    // the target as the one scaled "feature" (column d of the source)
-                    let (s, spent) = with_scaling_source(data, external.as_deref_mut(), |src| {
-                        preprocess::private_scales_of(src, &[d], None, b, rng)
-                    })?;
-                    (s.features[0], spent)
-                };
-                (
-                    Standardization {
-                        features: vec![preprocess::ColumnScale::IDENTITY; d],
-                        target,
-                        winsor: None,
-                    },
-                    spent,
-                )
-            } else {
-                let features: Vec<usize> = (0..d).collect();
-                with_scaling_source(data, external.as_deref_mut(), |src| {
-                    preprocess::private_scales_of(src, &features, (!logistic).then_some(d), b, rng)
-                })?
-            };
-            if spent.releases > 0 {
-                ledger
-                    .record("preprocessing", spent)
-                    .map_err(|e| e.to_string())?;
+        // a logistic intercept-only model, or one whose target cannot be located,
+        // scales nothing
+        ScaleMode::Private if intercept_only && (logistic || plan.raw_target_intercept) => {
+            Standardization {
+                features: vec![preprocess::ColumnScale::IDENTITY; d],
+                target: preprocess::ColumnScale::IDENTITY,
+                winsor: None,
             }
-            st
+        }
+        ScaleMode::Private => {
+            // the intercept-only model scales only the target (column d of the source;
+            // the features are not used)
+            let (columns, target): (Vec<usize>, _) = if intercept_only {
+                (vec![d], None)
+            } else {
+                ((0..d).collect(), (!logistic).then_some(d))
+            };
+            // the external rows when there are, else the raw in-memory columns
+            let mut local;
+            let src: &mut dyn preprocess::ScalingSource = match external.as_deref_mut() {
+                Some(ext) => ext,
+                None => {
+                    local = preprocess::LocalColumns::new(data);
+                    &mut local
+                }
+            };
+            let (st, spent) =
+                preprocess::private_scales_of(src, &columns, target, plan.scale_budget, rng)?;
+            if spent.releases > 0 {
+                ledger.record("preprocessing", spent)?;
+            }
+            if intercept_only {
+                Standardization {
+                    features: vec![preprocess::ColumnScale::IDENTITY; d],
+                    target: st.features[0],
+                    winsor: None,
+                }
+            } else {
+                st
+            }
         }
     };
     match external {
@@ -1157,7 +1249,7 @@ fn fit_phase(
     intercept_budget: Budget,
     rng: &mut dyn RngCore,
     observer: &mut dyn Observer,
-) -> Result<FitPhase, String> {
+) -> Result<FitPhase, PipelineError> {
     let d = data.d();
     let Some(r) = &plan.resolved else {
         return Ok(FitPhase {
@@ -1180,7 +1272,7 @@ fn fit_phase(
             delta: rem.delta,
         }
     };
-    let domain = r.domain.build(d).map_err(|e| e.to_string())?;
+    let domain = r.domain.build(d)?;
     let problem = Problem {
         data,
         loss: r.loss,
@@ -1191,11 +1283,8 @@ fn fit_phase(
             .algorithm
             .fit_with_sums(&problem, ext, alg_budget, rng, observer),
         None => r.algorithm.fit(&problem, alg_budget, rng, observer),
-    }
-    .map_err(|e| e.to_string())?;
-    ledger
-        .record("algorithm", report.privacy.clone())
-        .map_err(|e| e.to_string())?;
+    }?;
+    ledger.record("algorithm", report.privacy.clone())?;
     let released = report.released.take();
     let status = serde_json::to_value(report.status)
         .ok()
@@ -1234,7 +1323,7 @@ fn intercept_phase(
     standardization: &Standardization,
     fitted: &FitPhase,
     rng: &mut dyn RngCore,
-) -> Result<InterceptPhase, String> {
+) -> Result<InterceptPhase, PipelineError> {
     let n = data.n();
     let weights_s = &fitted.weights;
     let private_intercept = opts.intercept == InterceptMode::Private;
@@ -1267,11 +1356,8 @@ fn intercept_phase(
                 intercept_budget,
                 rng,
             )
-        }
-        .map_err(|e| e.to_string())?;
-        ledger
-            .record("intercept", spent)
-            .map_err(|e| e.to_string())?;
+        }?;
+        ledger.record("intercept", spent)?;
         method = Some(how);
         b_s = b;
     }
@@ -1301,10 +1387,10 @@ fn intercept_phase(
             Some(iv)
         }
         (Some(_), None) => {
-            return Err(format!(
+            return Err(PipelineError::Intervals(format!(
                 "--intervals: {} released no statistics to compute intervals from",
                 plan.algorithm
-            ))
+            )))
         }
         (None, _) => None,
     };
@@ -1313,20 +1399,6 @@ fn intercept_phase(
         method,
         intervals,
     })
-}
-
-/// Runs `f` on the scaling source of the fit: the external rows when there are, else
-/// the in-memory columns of `data` (raw: the scaling comes before the standardisation).
-fn with_scaling_source<T>(
-    data: &Dataset,
-    external: Option<&mut ExternalRowSums>,
-    f: impl FnOnce(&mut dyn preprocess::ScalingSource) -> Result<T, preprocess::PreprocessError>,
-) -> Result<T, String> {
-    match external {
-        Some(ext) => f(ext),
-        None => f(&mut preprocess::LocalColumns::new(data)),
-    }
-    .map_err(|e| e.to_string())
 }
 
 /// `heavydp algorithms --json` (and `heavydp.algorithms()`): the catalogue, each entry

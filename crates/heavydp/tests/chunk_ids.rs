@@ -107,6 +107,7 @@ fn fit(
         &mut rng_from_seed(9),
         &mut NoObserver,
     )
+    .map_err(String::from)
 }
 
 /// Stable ids: every record is read by exactly one chunk pass, and the fit succeeds.

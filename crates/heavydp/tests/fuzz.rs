@@ -525,7 +525,7 @@ fn param_target(input: &[u8], rng: &mut ChaCha8Rng) -> String {
         .collect();
     let map: ParamMap = match parse_params(&words) {
         Err(e) => {
-            assert!(e.starts_with("--param "), "{e}");
+            assert!(e.to_string().starts_with("--param "), "{e}");
             return "parse error".into();
         }
         Ok(m) => m,
@@ -630,7 +630,7 @@ fn param_target(input: &[u8], rng: &mut ChaCha8Rng) -> String {
                 out += " fit ok";
             }
             Err(e) => {
-                assert!(!e.is_empty());
+                assert!(!e.to_string().is_empty());
                 out += " fit error";
             }
         }
@@ -668,7 +668,8 @@ fn crashes_found_by_fuzzing_stay_fixed() {
         let y: Vec<f64> = (0..40).map(|i| (i as f64 * 0.11).cos()).collect();
         let data = Dataset::from_rows(x, y, 3).unwrap();
         let e = pipeline::fit(data, &o, &mut ChaCha8Rng::seed_from_u64(1), &mut NoObserver)
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("is not a positive normal number"), "{alg}: {e}");
     }
 }

@@ -135,7 +135,11 @@ fn delta_default_and_explicit_zero() {
     let mut opts = FitOptions::new("clipped-gd", 50.0);
     opts.delta = Some(0.0);
     let e = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap_err();
-    assert!(e.contains("--delta 0 is not allowed"), "{e}");
+    assert!(
+        matches!(e, pipeline::PipelineError::DeltaZero { .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("--delta 0 is not allowed"), "{e}");
     // a pure algorithm with --delta 0 stays pure, preprocessing included
     let mut opts = FitOptions::new("ht-frank-wolfe", 50.0);
     opts.delta = Some(0.0);
@@ -389,12 +393,17 @@ fn auto_radius_and_unit_scale_autos() {
         let o = opts(alg, radius, params, ScaleMode::None);
         let err = pipeline::precheck(&o).unwrap_err();
         assert!(
+            matches!(err, pipeline::PipelineError::NeedsScaledData { .. }),
+            "{err}"
+        );
+        let err = err.to_string();
+        assert!(
             err.starts_with(what) && err.contains("needs scaled data"),
             "{err}"
         );
         let err =
             pipeline::fit(train.clone(), &o, &mut rng_from_seed(5), &mut NoObserver).unwrap_err();
-        assert!(err.starts_with(what), "{err}");
+        assert!(err.to_string().starts_with(what), "{err}");
     }
     // the listing documents each auto with its source
     let listing = pipeline::algorithms_listing();

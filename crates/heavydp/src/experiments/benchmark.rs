@@ -701,7 +701,7 @@ fn run_fit(
     match res {
         Err(payload) if payload.is::<TimeUp>() => Outcome::TimedOut,
         Err(payload) => std::panic::resume_unwind(payload),
-        Ok(Err(e)) => Outcome::Failed(e),
+        Ok(Err(e)) => Outcome::Failed(e.to_string()),
         Ok(Ok(out)) => {
             if secs > cap {
                 return Outcome::TimedOut;

@@ -163,11 +163,11 @@ fn intervals_refused_for_algorithms_without_them_and_bad_levels() {
         let mut rng = rng_from_seed(1);
         pipeline::fit(data.clone(), &o, &mut rng, &mut NoObserver).map(|_| ())
     };
-    let e = run("clipped-gd", 0.95).unwrap_err();
+    let e = run("clipped-gd", 0.95).unwrap_err().to_string();
     assert!(e.contains("clipped-gd has no confidence intervals"), "{e}");
     assert!(e.contains("adassp"), "{e}");
     for bad in [0.0, 1.0, 95.0, f64::NAN] {
-        let e = run("adassp", bad).unwrap_err();
+        let e = run("adassp", bad).unwrap_err().to_string();
         assert!(e.contains("confidence level in (0, 1)"), "{e}");
     }
     assert!(supports("adassp") && !supports("clipped-gd"));
@@ -202,7 +202,9 @@ fn intervals_widen_when_the_noise_swamps_the_fit() {
     let data = t3_data(300, &beta, 0.0, 5);
     let mut o = FitOptions::new("adassp", 0.5);
     o.intervals = Some(0.95);
-    let e = pipeline::fit(data, &o, &mut rng_from_seed(5), &mut NoObserver).unwrap_err();
+    let e = pipeline::fit(data, &o, &mut rng_from_seed(5), &mut NoObserver)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("the intercept-only model has no intervals"),
         "{e}"
