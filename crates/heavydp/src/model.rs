@@ -192,6 +192,7 @@ impl ModelFile {
     /// columns by the released standardisation (post-processing), the released centres
     /// and scales in `preprocessing`, and a note when a raw-unit value is not finite.
     pub fn from_fit(fit: FitRecord<'_>) -> ModelFile {
+        let loss_parameters = loss_parameters(fit.loss);
         let st = fit.standardization;
         let (weights, intercept) = st.unscale(&fit.scaled_weights, fit.scaled_intercept);
         let feature_bounds = st.raw_bounds();
@@ -234,7 +235,7 @@ impl ModelFile {
             format: FORMAT.to_string(),
             algorithm: fit.algorithm,
             loss: fit.loss.name().to_string(),
-            loss_parameters: loss_parameters(fit.loss),
+            loss_parameters,
             domain: fit.domain,
             features: fit.data.feature_names().to_vec(),
             target: fit.data.target_name().to_string(),

@@ -357,11 +357,29 @@ pub fn resolve(
     domain: Option<&str>,
     radius: Option<f64>,
     sparsity: Option<usize>,
-    mut params: ParamMap,
+    params: ParamMap,
 ) -> Result<Resolved, PipelineError> {
     let (dl, dd) = algorithms::default_loss_and_domain(algorithm);
-    let loss_name = loss.unwrap_or(dl);
-    let domain_name = domain.unwrap_or(dd);
+    resolve_names(
+        algorithm,
+        loss.unwrap_or(dl),
+        domain.unwrap_or(dd),
+        radius,
+        sparsity,
+        params,
+    )
+}
+
+/// [`resolve`] with the loss and domain names given (the algorithm's defaults already
+/// applied).
+fn resolve_names(
+    algorithm: &str,
+    loss_name: &str,
+    domain_name: &str,
+    radius: Option<f64>,
+    sparsity: Option<usize>,
+    mut params: ParamMap,
+) -> Result<Resolved, PipelineError> {
     let mut take_num =
         |key: &str, applies: bool, what: &str| -> Result<Option<f64>, PipelineError> {
             match params.remove(key) {
@@ -940,10 +958,8 @@ fn resolve_choices(
         messages.extend(resolve_unit_scale_autos(name, scaled, &mut params)?);
     }
     // --radius: auto (and missing) on scaled data → auto_radius
-    let domain_name = opts
-        .domain
-        .clone()
-        .unwrap_or_else(|| algorithms::default_loss_and_domain(name).1.to_string());
+    let (dl, dd) = algorithms::default_loss_and_domain(name);
+    let domain_name = opts.domain.as_deref().unwrap_or(dd);
     let radius = match (opts.radius, d) {
         (Some(RadiusOpt::Value(r)), _) => Some(r),
         (Some(RadiusOpt::Auto), _) if !scaled => {
@@ -957,7 +973,7 @@ fn resolve_choices(
         (given, Some(d)) => {
             let r = auto_radius(name, d);
             if given.is_none()
-                && matches!(domain_name.as_str(), "l1-ball" | "l2-ball" | "sparse")
+                && matches!(domain_name, "l1-ball" | "l2-ball" | "sparse")
                 && !intercept_only
             {
                 messages.push(format!(
@@ -991,10 +1007,10 @@ fn resolve_choices(
     if intercept_only {
         return Ok(None);
     }
-    resolve(
+    resolve_names(
         name,
-        opts.loss.as_deref(),
-        opts.domain.as_deref(),
+        opts.loss.as_deref().unwrap_or(dl),
+        domain_name,
         radius,
         opts.sparsity,
         params,
