@@ -1,20 +1,19 @@
 //! The whole private fit, as `heavydp fit`, the Python package and the real-data
-//! benchmark run it: resolve the algorithm (or `auto`), the loss, the domain and δ;
-//! learn centres and scales under DP; fit on the standardised data; learn the intercept
-//! under DP; map the model back to raw columns. One [`PhasedLedger`] splits the budget
-//! over the phases (module [`crate::privacy::phases`]), and the model file's `privacy`
-//! object lists every phase.
+//! benchmark run it, in five phases, each a function with a typed result. One
+//! [`PhasedLedger`] splits the budget over the phases (module
+//! [`crate::privacy::phases`]), and the model file's `privacy` object lists every phase.
 //!
-//! | step | what | budget |
+//! | phase | what | budget |
 //! |---|---|---|
-//! | 1 | `--algorithm auto` → an algorithm by [`auto_rule`] (public quantities only) | — |
-//! | 2 | δ: `--delta` or, when missing and the algorithm is (ε, δ)/zCDP, n^−1.1 (said on stderr); an explicit 0 for such an algorithm is an error | — |
-//! | 3 | scales ([`crate::preprocess::private_scales`]) | f·ε (·3/4 when the intercept is private), f·δ |
-//! | 4 | the algorithm on standardised data; `bound=auto` (and a missing bound) → [`crate::preprocess::AUTO_BOUND`] when the data are scaled | what is left minus the intercept's share |
-//! | 5 | intercept ([`crate::preprocess::private_intercept`]) | f·ε/4 (f·ε when the scales are not private) |
+//! | 1 [`plan`] → [`FitPlan`] | every choice, from the options, n and d before any row is read: `--algorithm auto` by [`auto_rule`]; loss, domain and hyperparameters (`bound`, `R`, `--radius` … `auto` on scaled data); δ (`--delta`, or n^−1.1 for an (ε, δ)/zCDP algorithm, said on stderr; an explicit 0 for one is an error); the ledger's budget and its split; the public fallback to the intercept alone. [`planned_privacy`] (what Python charges) reads the same plan | — |
+//! | 2 `scale_phase` | labels checked for the loss; centres and scales ([`crate::preprocess::private_scales_of`]); the data standardised | f·ε (·3/4 when the intercept is private), f·δ |
+//! | 3 `fit_phase` | the algorithm on the standardised data | what is left minus the intercept's share |
+//! | 4 `intercept_phase` | intercept ([`crate::preprocess::private_intercept_of`]); `--intervals` (post-processing) | f·ε/4 (f·ε when the scales are not private) |
+//! | 5 [`ModelFile::from_fit`] | the model file, mapped back to raw columns | — |
 //!
-//! With `--intercept none --scale none` steps 3 and 5 do nothing and the algorithm gets
-//! the whole budget: the weights are bit for bit those of the algorithm alone.
+//! With `--intercept none --scale none` phases 2 and 4 learn nothing and the algorithm
+//! gets the whole budget: the weights are bit for bit those of the algorithm alone.
+//! Errors are [`PipelineError`]s (strings only at the CLI and Python boundary).
 
 use crate::algorithms::row_sums::{ExternalRowSums, RowTransform};
 use crate::algorithms::{self, Observer, ParamMap, PrivateAlgorithm, Problem};
@@ -742,7 +741,7 @@ pub struct FitPlan {
     pub algorithm: String,
     /// What `auto` picked and why.
     pub auto: Option<AutoChoice>,
-    /// The scaling fallback ([`scaling_fallback`]): the model is the private intercept alone.
+    /// The scaling fallback (`scaling_fallback`): the model is the private intercept alone.
     pub fallback: Option<String>,
     /// The algorithm that runs, its loss and domain; `None` for the intercept-only model.
     resolved: Option<Resolved>,
