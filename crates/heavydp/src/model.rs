@@ -17,6 +17,12 @@ use thiserror::Error;
 
 /// The format tag written into every model file.
 pub const FORMAT: &str = "heavydp-model/2";
+/// The status of every model file an algorithm wrote (`heavydp fit --help`): the fit ran
+/// to its end. It depends on public quantities only (whether an inner solver met its
+/// tolerance depends on the data, so it is no status); files of earlier versions say
+/// `max_iterations` or `converged`, read as `completed`. The intercept-only model has
+/// no status.
+pub const STATUS_COMPLETED: &str = "completed";
 /// The first-wave format, still accepted by [`ModelFile::read`].
 pub const FORMAT_V1: &str = "heavydp-model/1";
 
@@ -289,13 +295,7 @@ impl ModelFile {
             n: data.n(),
             d: data.d(),
             heavydp_version: crate::VERSION.to_string(),
-            status: Some(
-                serde_json::to_value(report.status)
-                    .expect("status")
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string(),
-            ),
+            status: Some(STATUS_COMPLETED.to_string()),
             notes: report.notes.clone(),
             feature_bounds: None,
             target_bounds: None,
@@ -321,13 +321,11 @@ impl ModelFile {
             path: path.into(),
             reason: e.to_string(),
         })?;
-        // files of earlier versions name the normal end of a fit "max_iterations"
-        if let Some(st) = m
-            .status
-            .as_deref()
-            .and_then(crate::algorithms::FitStatus::parse)
-        {
-            m.status = Some(st.name().to_string());
+        // files of earlier versions name the normal end of a fit "max_iterations" or (a
+        // data-dependent bit then) "converged": both read as "completed"; an older
+        // "tolerance_not_reached" is kept as written
+        if matches!(m.status.as_deref(), Some("max_iterations" | "converged")) {
+            m.status = Some(STATUS_COMPLETED.to_string());
         }
         if m.format != FORMAT && m.format != FORMAT_V1 {
             return Err(ModelError::Format {
@@ -616,6 +614,21 @@ mod tests {
             selected: None,
             intervals: None,
         }
+    }
+
+    #[test]
+    fn earlier_status_words_read_as_completed() {
+        let text = serde_json::to_string(&model("squared", None)).unwrap();
+        for (written, read) in [
+            ("completed", Some("completed")),
+            ("max_iterations", Some("completed")),
+            ("converged", Some("completed")),
+            ("tolerance_not_reached", Some("tolerance_not_reached")),
+        ] {
+            let t = text.replace("\"status\":null", &format!("\"status\":\"{written}\""));
+            assert_eq!(ModelFile::parse(&t, "m").unwrap().status.as_deref(), read);
+        }
+        assert_eq!(ModelFile::parse(&text, "m").unwrap().status, None);
     }
 
     #[test]

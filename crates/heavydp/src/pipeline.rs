@@ -1301,13 +1301,10 @@ fn fit_phase(
     }?;
     ledger.record("algorithm", report.privacy.clone())?;
     let released = report.released.take();
-    let status = serde_json::to_value(report.status)
-        .ok()
-        .and_then(|v| v.as_str().map(String::from));
     Ok(FitPhase {
         algorithm: r.algorithm.name().to_string(),
         weights: report.weights,
-        status,
+        status: Some(model::STATUS_COMPLETED.to_string()),
         hyperparameters: report.hyperparameters,
         notes: report.notes,
         domain: domain.describe(),

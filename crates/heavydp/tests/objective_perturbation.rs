@@ -2,9 +2,7 @@
 //! as n grows on bounded synthetic data, the registry path and the model file.
 
 use heavydp::algorithms::objective_perturbation::{ObjectivePerturbation, OpCalibration};
-use heavydp::algorithms::{
-    build, empirical_risk, FitReport, FitStatus, ParamMap, PrivateAlgorithm, Problem,
-};
+use heavydp::algorithms::{build, empirical_risk, FitReport, ParamMap, PrivateAlgorithm, Problem};
 use heavydp::constraints::{ConstraintSet, L1Ball, L2Ball, Simplex, VertexPolytope};
 use heavydp::data::Dataset;
 use heavydp::loss::LossKind;
@@ -75,8 +73,6 @@ fn excess(
             Budget::new(1.0, 1e-5).unwrap(),
             s + 1000,
         );
-        assert_eq!(opt.status, FitStatus::MaxIterations);
-        assert_eq!(private.status, FitStatus::MaxIterations);
         assert!(private.privacy.epsilon <= 1.0);
         let r_opt = empirical_risk(&loss, &data, &opt.weights);
         let r = empirical_risk(&loss, &data, &private.weights);
@@ -161,7 +157,6 @@ fn objective_perturbation_registry_fit_and_model_file() {
             budget,
             3,
         );
-        assert_eq!(r.status, FitStatus::MaxIterations);
         assert!(domain.contains(&r.weights, 1e-9));
         assert_eq!(r.privacy.model, PrivacyModel::Approx);
         assert!(r.privacy.epsilon <= 0.5 && r.privacy.delta == 1e-6);

@@ -1321,7 +1321,7 @@ impl PrivateAlgorithm for AdaHuber {
             observer.on_iteration(i);
         }
 
-        let (mut w, status) = match lambda {
+        let mut w = match lambda {
             Some((lam, path)) => {
                 let design = Design {
                     x: data.x(),
@@ -1350,13 +1350,13 @@ impl PrivateAlgorithm for AdaHuber {
                 hp(&mut h, "refit_path_length", path.len());
                 hp(&mut h, "refit_iterations_total", total_iterations);
                 let w: Vec<f64> = res.beta.iter().zip(&scale).map(|(b, s)| b * s).collect();
-                (w, FitStatus::MaxIterations)
+                w
             }
             None => {
                 hp(&mut h, "lambda", 0.0);
                 hp(&mut h, "tau", start_tau(data.y()));
                 hp(&mut h, "iterations", 0);
-                (vec![0.0; d], FitStatus::MaxIterations)
+                vec![0.0; d]
             }
         };
         observer.on_iteration(total_steps);
@@ -1396,7 +1396,6 @@ impl PrivateAlgorithm for AdaHuber {
         }
         Ok(FitReport {
             weights: w,
-            status,
             privacy: ledger.summary(PrivacyModel::None),
             hyperparameters: h,
             trace: vec![],

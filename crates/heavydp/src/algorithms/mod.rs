@@ -45,37 +45,6 @@ use rand::RngCore;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// How a fit ended: a function of public quantities only (issue 18). Whether an inner
-/// solver met its tolerance depends on the data, so it is not a status: a fit that ran is
-/// `completed`, whatever its solver did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub enum FitStatus {
-    /// The planned computation ran: the normal end of every fit. Written `"completed"`;
-    /// model files of earlier versions say `"max_iterations"` or (a data-dependent bit
-    /// then) `"converged"` for a fit that ended normally: both are read as `completed`
-    /// (see [`FitStatus::parse`]).
-    #[serde(rename = "completed", alias = "max_iterations", alias = "converged")]
-    MaxIterations,
-}
-
-impl FitStatus {
-    /// The name written in model files: `completed`.
-    pub fn name(self) -> &'static str {
-        match self {
-            FitStatus::MaxIterations => "completed",
-        }
-    }
-    /// Reads a status name; the earlier names `max_iterations` and `converged` read as
-    /// `completed`. An older file's `tolerance_not_reached` is no status of this version
-    /// (`None`): the model reader keeps the word as it was written.
-    pub fn parse(name: &str) -> Option<FitStatus> {
-        match name {
-            "completed" | "max_iterations" | "converged" => Some(FitStatus::MaxIterations),
-            _ => None,
-        }
-    }
-}
-
 /// One line of a fit's trace. Only public quantities (iteration number, step size,
 /// noise scale, privacy spent so far) — never a data-dependent value.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -90,7 +59,6 @@ pub struct TraceRecord {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FitReport {
     pub weights: Vec<f64>,
-    pub status: FitStatus,
     pub privacy: PrivacySpent,
     /// Every hyperparameter actually used (defaults resolved).
     pub hyperparameters: BTreeMap<String, serde_json::Value>,
@@ -106,8 +74,7 @@ pub struct FitReport {
 
 impl FitReport {
     /// The report of a run whose number of iterations T was fixed in advance from public
-    /// quantities: the status is `MaxIterations` whatever the data (no data-dependent
-    /// stopping bit leaves the fit).
+    /// quantities (no data-dependent stopping bit leaves the fit).
     pub fn fixed_iterations(
         weights: Vec<f64>,
         privacy: PrivacySpent,
@@ -117,7 +84,6 @@ impl FitReport {
     ) -> Self {
         FitReport {
             weights,
-            status: FitStatus::MaxIterations,
             privacy,
             hyperparameters,
             trace,

@@ -49,9 +49,9 @@
 //!
 //! The proof assumes the exact minimiser. The solver stops at its tolerance (a public
 //! quantity) or at `max_iter`; whether it met the tolerance depends on the data and is
-//! not covered by the guarantee, so it is not reported: the status is always
-//! [`FitStatus::MaxIterations`] (`completed`) and every fit carries the same note that the
-//! guarantee assumes the minimiser was reached. The solver's iteration count and achieved
+//! not covered by the guarantee, so it is not reported: the model file's status is always
+//! `completed` and every fit carries the same note that the guarantee assumes the
+//! minimiser was reached. The solver's iteration count and achieved
 //! gradient-mapping norm are likewise never recorded or printed. The trace has a single record (the one release: `noise_scale` = σ,
 //! `step_size` = 0), and the observer sees one iteration, so neither reveals the solver's
 //! data-dependent iteration count.
@@ -87,7 +87,7 @@
 //!
 //! # Example
 //! ```
-//! use heavydp::algorithms::{objective_perturbation::ObjectivePerturbation, FitStatus, NoObserver, PrivateAlgorithm, Problem};
+//! use heavydp::algorithms::{objective_perturbation::ObjectivePerturbation, NoObserver, PrivateAlgorithm, Problem};
 //! use heavydp::constraints::L2Ball;
 //! use heavydp::data::Dataset;
 //! use heavydp::loss::LossKind;
@@ -99,7 +99,6 @@
 //! let problem = Problem { data: &data, loss: LossKind::Squared, domain: &domain };
 //! let report = alg.fit(&problem, Budget::new(1.0, 1e-5).unwrap(), &mut rng_from_seed(1), &mut NoObserver).unwrap();
 //! assert_eq!(report.weights.len(), 2);
-//! assert_eq!(report.status, FitStatus::MaxIterations);
 //! assert!(report.privacy.epsilon <= 1.0);
 //! ```
 
@@ -420,7 +419,6 @@ impl PrivateAlgorithm for ObjectivePerturbation {
             "the privacy proof assumes the exact minimiser (spec Talwar §6, A13): the inner solver stops at gradient-mapping norm <= 1e-10 L = {:e} or after max_iter = {} iterations, and whether it met the tolerance depends on the data, so it is not reported",
             plan.tolerance, self.max_iter
         ));
-        let status = FitStatus::MaxIterations;
 
         let privacy = ledger.summary(PrivacyModel::Approx);
 
@@ -443,7 +441,6 @@ impl PrivateAlgorithm for ObjectivePerturbation {
         hp(&mut h, "solver_tolerance", plan.tolerance);
         Ok(FitReport {
             weights: out.theta,
-            status,
             privacy,
             hyperparameters: h,
             trace: vec![TraceRecord {

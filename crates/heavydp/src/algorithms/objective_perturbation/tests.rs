@@ -438,7 +438,6 @@ fn solver_beats_a_long_frank_wolfe_run() {
             };
             let rf = fw.fit_seeded(&p, Budget::non_private(), 1);
             let ro = op(1.0).fit_seeded(&p, Budget::non_private(), 1);
-            assert_eq!(ro.status, FitStatus::MaxIterations);
             let (rfw, rop) = (
                 empirical_risk(&loss, &data, &rf.weights),
                 empirical_risk(&loss, &data, &ro.weights),
@@ -473,7 +472,6 @@ fn epsilon_infinity_is_the_nonprivate_erm() {
                 let alg = ObjectivePerturbation { mu0, ..op(1.0) };
                 let prob = Problem::new(data, loss, set);
                 let r = alg.fit_seeded(&prob, Budget::non_private(), 5);
-                assert_eq!(r.status, FitStatus::MaxIterations);
                 assert_eq!(r.privacy.model, PrivacyModel::None);
                 assert!(r.privacy.epsilon.is_infinite());
                 assert_eq!(r.hyperparameters["zeta"], 0.0);
@@ -521,7 +519,6 @@ fn finite_epsilon_really_adds_noise() {
     let b = op(1.0).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 2);
     assert_ne!(base.weights, a.weights);
     assert_ne!(a.weights, b.weights);
-    assert_eq!(a.status, FitStatus::MaxIterations);
     // Same seed, same output.
     let a2 = op(1.0).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 1);
     assert_eq!(a.weights, a2.weights);
@@ -597,8 +594,6 @@ fn tolerance_not_reached_is_not_reported() {
     // Stopping at max_iter = 1 (before the tolerance) looks, in everything but the
     // weights, like a fit that met it: the bit is data-dependent and not reported.
     let full = op(1.0).fit_seeded(&prob, Budget::new(1.0, 1e-5).unwrap(), 1);
-    assert_eq!(r.status, FitStatus::MaxIterations);
-    assert_eq!(full.status, r.status);
     assert!(r.notes.iter().any(|n| n.contains("exact minimiser")));
     let strip = |notes: &[String]| -> Vec<String> {
         notes
@@ -737,7 +732,6 @@ fn pinned_output_of_a_short_seeded_fit() {
     }
     assert!((r.privacy.epsilon - 1.5082907104517356).abs() < 1e-12);
     assert!((r.hyperparameters["sigma"].as_f64().unwrap() - 0.019455447508253634).abs() < 1e-15);
-    assert_eq!(r.status, FitStatus::MaxIterations);
 }
 
 // ------------------------------------------------- sufficient statistics
