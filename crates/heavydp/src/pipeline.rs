@@ -501,9 +501,9 @@ pub struct PlannedPrivacy {
 }
 
 /// A fit's planned (ε, δ), from the options, n and d only (before any data are read):
-/// the one function the Python `Budget` and `heavydp.spark.fit` charge, and the budget
-/// [`fit`] gives its ledger (it refuses to run when the two differ), so a charge can
-/// never be smaller than what the model file then reports as spent.
+/// the one function the Python `Budget` and `heavydp.spark.fit` charge. It reads the
+/// [`plan`] whose budget [`fit`] gives its ledger, so a charge can never be smaller than
+/// what the model file then reports as spent.
 pub fn planned_privacy(
     opts: &FitOptions,
     n: usize,
