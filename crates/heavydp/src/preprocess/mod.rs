@@ -428,9 +428,17 @@ pub fn scaling_epsilons(budget: Budget, d: usize, scale_target: bool) -> (f64, f
     (feature.next_down(), (2.0 * feature).next_down(), accountant)
 }
 
-/// The failure probability β that [`target_scaling_check`] allows for the target's
-/// releases together.
+/// The failure probability β of a release that [`atom_levels`] allows (and of the
+/// intercept-only model's grid median, `pipeline`).
 pub const SCALING_FAILURE: f64 = 0.1;
+
+/// The failure probability β that [`target_scaling_check`] allows for the target's
+/// releases together: 1 %. Chosen on the design half of the suite (`docs/benchmark.md`):
+/// at β = 0.1 (n·ε₀ ≥ 42.6) ggplot2_txhousing at ε = 1 passed the check at n·ε₀ = 43.4
+/// and `auto` was 5 times worse than the mean (one split over 10×), while
+/// sampleSelection_RandHIE at ε = 0.5 (n·ε₀ = 75) kept 0.57 of the gain; β = 0.01 puts
+/// the bound at 51.8, between them.
+pub const TARGET_SCALING_FAILURE: f64 = 0.01;
 
 /// Whether [`private_scales`] can locate the target of n records with the scaling budget
 /// `budget` (d features scaled alongside): a public computation (n, d, ε, δ), never of
@@ -442,10 +450,10 @@ pub const SCALING_FAILURE: f64 = 0.1;
 /// at most G·exp(−ε₀·n/4) (each far point's weight over the weight ≥ 1 of the best point;
 /// McSherry & Talwar 2007). The union bound over the target's median releases
 /// (G = 123 + 4 097 + 62) keeps the chance of a target located outside its data ≤ β =
-/// [`SCALING_FAILURE`] when
+/// [`TARGET_SCALING_FAILURE`] when
 ///
 /// ```text
-/// n·ε₀ ≥ 4·ln(4 282/β) ≈ 42.6.
+/// n·ε₀ ≥ 4·ln(4 282/β) ≈ 51.8.
 /// ```
 ///
 /// (The quartile releases, at levels 1/4 and 3/4, have a looser bound; their grid is
@@ -475,7 +483,7 @@ pub fn target_scaling_check(n: usize, d: usize, budget: Budget) -> ScalingCheck 
     let far_points = (SignedOctaveGrid.len() + 2 * COARSE_STEPS + 1 + OctaveGrid.len()) as f64;
     ScalingCheck {
         n_eps0: n as f64 * eps_target,
-        needed: 4.0 * (far_points / SCALING_FAILURE).ln(),
+        needed: 4.0 * (far_points / TARGET_SCALING_FAILURE).ln(),
     }
 }
 
@@ -1347,8 +1355,8 @@ mod tests {
 
     #[test]
     fn target_scaling_check_is_the_documented_bound() {
-        // 4·ln((123 + 4097 + 62)/0.1)
-        let needed = 4.0 * (4282.0f64 / 0.1).ln();
+        // 4·ln((123 + 4097 + 62)/0.01)
+        let needed = 4.0 * (4282.0f64 / 0.01).ln();
         let c = target_scaling_check(3_200, 8, Budget::new(0.15, 1e-5).unwrap());
         assert!((c.needed - needed).abs() < 1e-12);
         let (_, et, _) = scaling_epsilons(Budget::new(0.15, 1e-5).unwrap(), 8, true);
