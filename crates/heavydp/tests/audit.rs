@@ -101,6 +101,7 @@ audit_suite! {
     adassp => "adassp",
     dp_quantile => "dp-quantile",
     atom_octave => "atom-octave",
+    bounded_range_quantile => "bounded-range-quantile",
     intercept_mean => "intercept-mean",
     intercept_logistic => "intercept-logistic",
 }

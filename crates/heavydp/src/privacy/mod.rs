@@ -22,6 +22,7 @@
 //! | [`advanced_composition`] | k-fold (ε₀, δ₀) ⇒ (√(2k ln(1/δ'))ε₀ + kε₀(e^ε₀ − 1), kδ₀ + δ') | Zhao et al. Lemma 1(1); Hu et al. Lemma 2 |
 //! | [`hu_advanced_per_step_epsilon`] | ε' = ε / (2√(2T ln(2/δ))) per step | Hu et al. Lemma 2 (spec B.3) |
 //! | [`pure_to_zcdp`] | ε-DP ⇒ (ε²/2)-zCDP | Zhao et al. Lemma 1(3) |
+//! | [`bounded_range_to_zcdp`] | ε-bounded-range (an ε-DP exponential mechanism) ⇒ (ε²/8)-zCDP | Cesar & Rogers 2021, Lemma 3.2; Durfee & Rogers 2019 (exponential mechanism is ε-BR) |
 //! | [`zcdp_to_approx`] | ρ-zCDP ⇒ (ρ + 2√(ρ ln(1/δ)), δ)-DP | Zhao et al. Lemma 1(4) |
 //! | [`approx_to_zcdp_rho`] | the largest ρ with ρ + 2√(ρ ln(1/δ)) ≤ ε | inverse of Lemma 1(4) |
 //! | [`zhao_rho_eq15`] | ρ = ε² / (1 + 2√(ln(1/δ)))² (valid for ε ≤ 1) | Zhao et al. eq. (15), Thm 3 |
@@ -347,6 +348,21 @@ pub fn hu_advanced_per_step_epsilon(epsilon: f64, steps: usize, delta: f64) -> f
 /// ε-DP ⇒ (ε²/2)-zCDP (Zhao et al. Lemma 1(3)). Rounded up.
 pub fn pure_to_zcdp(epsilon: f64) -> f64 {
     mul_up(epsilon, epsilon) / 2.0
+}
+
+/// ε-bounded-range ⇒ (ε²/8)-zCDP (Cesar & Rogers 2021, Lemma 3.2). Rounded up.
+///
+/// A mechanism is ε-bounded-range when, for every pair of neighbours D, D′, the privacy
+/// loss ln(P(r|D)/P(r|D′)) over its outputs r lies in an interval of width ε. The
+/// exponential mechanism P(r) ∝ exp(ε·u_r/(2Δ_u)) is: the loss of r is
+/// ε(u_r(D) − u_r(D′))/(2Δ_u) minus the log of the normalisers' ratio, which is common to
+/// every r, and the first term lies in [−ε/2, ε/2] (Durfee & Rogers 2019). The exact
+/// sampler of [`crate::mechanisms::ExponentialMechanism`] keeps this: its integer scores
+/// move by at most widened(Δ_u)/g units and λ = ε·g/(2·widened(Δ_u)) is rounded down.
+/// A mechanism that is only ε-DP (randomised response, Laplace) is 2ε-bounded-range and
+/// must be charged [`pure_to_zcdp`] instead.
+pub fn bounded_range_to_zcdp(epsilon: f64) -> f64 {
+    mul_up(epsilon, epsilon) / 8.0
 }
 
 /// ρ-zCDP ⇒ (ρ + 2√(ρ ln(1/δ)), δ)-DP (Zhao et al. Lemma 1(4)). Returns ε, rounded up.
@@ -1054,6 +1070,11 @@ mod tests {
         let r = approx_to_zcdp_rho(2.5, (-2.0f64).exp());
         assert!((r - 0.5).abs() < 1e-12 && r <= 0.5);
         assert_eq!(pure_to_zcdp(2.0), 2.0);
+        // bounded range: a quarter of the pure conversion (fails if ε is halved or the
+        // pure conversion is used)
+        assert_eq!(bounded_range_to_zcdp(2.0), 0.5);
+        assert_eq!(bounded_range_to_zcdp(0.3), mul_up(0.3, 0.3) / 8.0);
+        assert!(bounded_range_to_zcdp(0.3) >= 0.3 * 0.3 / 8.0);
         // eq. (15): eps = 1, delta = e^-4: rho = 1/(1+4)^2 = 0.04
         assert!((zhao_rho_eq15(1.0, (-4.0f64).exp()) - 0.04).abs() < 1e-15);
         // and eq. (15) is indeed (1, delta)-DP through Lemma 1(4)
