@@ -587,7 +587,7 @@ fn resolve_bound(
 /// [`fit`], with placeholders for what depends on n.
 pub fn precheck(opts: &FitOptions) -> Result<(), String> {
     if opts.algorithm != "auto" {
-        check_intervals(opts.intervals, &opts.algorithm, false)?;
+        check_intervals(opts, &opts.algorithm, false)?;
     }
     if opts.algorithm == "auto" || opts.algorithm == INTERCEPT_ONLY {
         return Ok(());
@@ -613,19 +613,21 @@ pub fn precheck(opts: &FitOptions) -> Result<(), String> {
     .map(|_| ())
 }
 
-/// `--intervals LEVEL`: a level in (0, 1) and an algorithm of
-/// [`crate::inference::ALGORITHMS`] (`by_auto`: chosen by `--algorithm auto`).
-fn check_intervals(level: Option<f64>, algorithm: &str, by_auto: bool) -> Result<(), String> {
-    let Some(level) = level else { return Ok(()) };
-    crate::inference::check_level(level)?;
-    if crate::inference::supports(algorithm) {
+/// `--intervals LEVEL`: a level in (0, 1) and an algorithm with intervals for these
+/// options ([`crate::inference::check`]; `by_auto`: chosen by `--algorithm auto`).
+fn check_intervals(opts: &FitOptions, algorithm: &str, by_auto: bool) -> Result<(), String> {
+    let Some(level) = opts.intervals else {
         return Ok(());
-    }
-    Err(format!(
-        "--intervals: {algorithm}{} has no confidence intervals; algorithms with intervals: {} (heavydp algorithms --json, field `intervals`)",
-        if by_auto { " (chosen by --algorithm auto)" } else { "" },
-        crate::inference::ALGORITHMS.join(", ")
-    ))
+    };
+    crate::inference::check_level(level)?;
+    let scaled = !matches!(opts.scale, ScaleMode::None);
+    crate::inference::check(algorithm, opts.loss.as_deref(), scaled).map_err(|reason| {
+        format!(
+            "--intervals: {reason}{}; algorithms with intervals: {} (heavydp algorithms --json, field `intervals`)",
+            if by_auto { " (chosen by --algorithm auto)" } else { "" },
+            crate::inference::ALGORITHMS.join(", ")
+        )
+    })
 }
 
 const R_AUTO_NEEDS_SCALE: &str = "--param R=auto needs scaled data (--scale private or public:FILE.json): the radius is in robust standard deviations";
@@ -725,7 +727,7 @@ fn fit_with(
         auto = Some(choice);
     }
     let mut intercept_only = name == INTERCEPT_ONLY;
-    check_intervals(opts.intervals, &name, auto.is_some())?;
+    check_intervals(opts, &name, auto.is_some())?;
     let scaled = !matches!(opts.scale, ScaleMode::None);
     // bound=auto and a missing bound of the bounded family, on scaled data; K, tau, M=auto
     if !intercept_only {
@@ -1000,6 +1002,7 @@ fn fit_with(
         }
     };
     let mut released = None;
+    let mut alg_budget_used = None;
     let (weights_s, status, hyper, notes, domain_desc, algo_name) = match &resolved {
         None => (
             vec![0.0; d],
@@ -1022,6 +1025,7 @@ fn fit_with(
                     delta: rem.delta,
                 }
             };
+            alg_budget_used = Some(alg_budget);
             let domain = r.domain.build(d).map_err(|e| e.to_string())?;
             let problem = Problem {
                 data: &data,
@@ -1087,8 +1091,9 @@ fn fit_with(
         preprocessing.insert("intercept_method".into(), how.into());
         b_s = b;
     }
-    let intervals = match (opts.intervals, released) {
-        (Some(level), Some(ssp)) => {
+    let intervals = match (opts.intervals, released, &resolved, alg_budget_used) {
+        (None, ..) => None,
+        (Some(level), released, Some(r), Some(alg_budget)) => {
             use crate::inference::InterceptInput;
             let icpt = if !private_intercept {
                 InterceptInput::None
@@ -1100,24 +1105,53 @@ fn fit_with(
                     reason: "it is the private median of the residuals (unscaled data)".into(),
                 }
             };
-            let boot = crate::inference::Bootstrap::at(level);
             let names = data.feature_names();
-            let iv = crate::inference::ssp_intervals(
-                &ssp,
-                &weights_s,
-                &icpt,
-                &standardization,
-                names,
-                boot,
-            );
-            Some(iv)
+            let boot = crate::inference::Bootstrap::at(level);
+            Some(match released {
+                Some(ssp) => crate::inference::ssp_intervals(
+                    &ssp,
+                    &weights_s,
+                    &icpt,
+                    &standardization,
+                    names,
+                    boot,
+                ),
+                // the same algorithm, parameters and budget on simulated scaled rows
+                // (post-processing: the simulated data depend on released values only)
+                None => {
+                    let domain = r.domain.build(d).map_err(|e| e.to_string())?;
+                    let mut refit = |sim: &Dataset, rng: &mut dyn rand::RngCore| {
+                        let problem = Problem {
+                            data: sim,
+                            loss: r.loss,
+                            domain: domain.as_ref(),
+                        };
+                        r.algorithm
+                            .fit(&problem, alg_budget, rng, &mut crate::algorithms::NoObserver)
+                            .map(|rep| rep.weights)
+                            .map_err(|e| format!("--intervals: a bootstrap refit failed: {e}"))
+                    };
+                    let boot = crate::inference::Bootstrap {
+                        replicates: crate::inference::REFIT_REPLICATES,
+                        ..boot
+                    };
+                    crate::inference::refit_intervals(
+                        &weights_s,
+                        &icpt,
+                        &standardization,
+                        names,
+                        n,
+                        boot,
+                        &mut refit,
+                    )?
+                }
+            })
         }
-        (Some(_), None) => {
+        (Some(_), ..) => {
             return Err(format!(
                 "--intervals: {name} released no statistics to compute intervals from"
             ))
         }
-        (None, _) => None,
     };
     let (weights, intercept) = standardization.unscale(&weights_s, b_s);
     preprocessing.insert("scaled_weights".into(), serde_json::json!(weights_s));

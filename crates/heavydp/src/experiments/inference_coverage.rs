@@ -1,18 +1,19 @@
-//! `inference-coverage`: coverage and width of the `adassp` confidence intervals
-//! ([`crate::inference`]) on simulated heavy-tailed data with a known truth, against the
-//! non-private OLS interval.
+//! `inference-coverage`: coverage and width of the confidence intervals of `adassp` and
+//! `clipped-gd` ([`crate::inference`]) on simulated heavy-tailed data with a known truth,
+//! against the non-private OLS interval.
 //!
 //! # Protocol
 //!
 //! * Data: the `tian-sparse-student` scenario's law (`heavydp simulate`; x ~ N(0, I_d),
 //!   Student-t noise with ν = 3, `zeta = 1`) for the fixed truth β_j = (1, −0.5, 0.25, 0)
 //!   repeated over j (a quarter of the coefficients are 0), plus an intercept α = 1.
-//! * Fit: the whole pipeline as `heavydp fit --algorithm adassp --epsilon ε --intervals
-//!   0.95` (private scales and intercept, default share, `bound=auto`, δ = n^−1.1).
+//! * Fit: the whole pipeline as `heavydp fit --algorithm A --epsilon ε --intervals 0.95`
+//!   for A in [`ALGORITHMS`] (private scales and intercept, default share and
+//!   parameters, δ = n^−1.1).
 //! * Reference: OLS with an intercept on the same sample, interval est ± z_{0.975}·se
 //!   with se from s²(X₁ᵀX₁)⁻¹.
-//! * Grid: n ∈ {10³, 10⁴, 10⁵}, d ∈ {5, 20}, ε ∈ {0.5, 1, 2}, 200 repetitions a cell;
-//!   `--quick`: n ∈ {10³, 10⁴}, d = 5, 40 repetitions.
+//! * Grid: A × n ∈ {10³, 10⁴, 10⁵} × d ∈ {5, 20} × ε ∈ {0.5, 1, 2}, 200 repetitions a
+//!   cell; `--quick`: n ∈ {10³, 10⁴}, d = 5, 40 repetitions.
 //! * Per cell: the share of repetitions with bounded intervals (AdaSSP's ridge off), the
 //!   share of (repetition, slope) pairs whose interval covers β_j, the
 //!   smallest such share over the d slopes, the intercept's coverage, the median widths
@@ -29,6 +30,8 @@ use serde::Serialize;
 use serde_json::json;
 use std::collections::BTreeMap;
 
+/// The algorithms whose intervals are measured.
+pub const ALGORITHMS: [&str; 2] = ["adassp", "clipped-gd"];
 /// The experiment ID.
 pub const ID: &str = "inference-coverage";
 /// Repetitions a cell of the full and of the `--quick` run.
@@ -45,7 +48,7 @@ pub fn info() -> ExperimentInfo {
     ExperimentInfo::project_design(
         ID,
         "Ferrando, Wang & Sheldon, Parametric bootstrap for differentially private confidence intervals (AISTATS 2022)",
-        "coverage and median width of the 95% adassp intervals (parametric bootstrap of the released sufficient statistics) on Student-t(3) data with a known truth, n = 1e3..1e5, d = 5, 20, epsilon = 0.5, 1, 2; against the non-private OLS interval",
+        "coverage and median width of the 95% intervals of adassp (parametric bootstrap of the released sufficient statistics) and clipped-gd (parametric bootstrap by refitting) on Student-t(3) data with a known truth, n = 1e3..1e5, d = 5, 20, epsilon = 0.5, 1, 2; against the non-private OLS interval",
     )
 }
 
@@ -54,18 +57,20 @@ pub fn truth(d: usize) -> Vec<f64> {
     (0..d).map(|j| [1.0, -0.5, 0.25, 0.0][j % 4]).collect()
 }
 
-/// The grid (n, d, ε) of a run.
-pub fn grid(quick: bool) -> Vec<(usize, usize, f64)> {
+/// The grid (algorithm, n, d, ε) of a run.
+pub fn grid(quick: bool) -> Vec<(&'static str, usize, usize, f64)> {
     let (ns, ds): (&[usize], &[usize]) = if quick {
         (&[1_000, 10_000], &[5])
     } else {
         (&[1_000, 10_000, 100_000], &[5, 20])
     };
     let mut g = Vec::new();
-    for &d in ds {
-        for &n in ns {
-            for eps in [0.5, 1.0, 2.0] {
-                g.push((n, d, eps));
+    for alg in ALGORITHMS {
+        for &d in ds {
+            for &n in ns {
+                for eps in [0.5, 1.0, 2.0] {
+                    g.push((alg, n, d, eps));
+                }
             }
         }
     }
@@ -85,6 +90,7 @@ pub struct RepValue {
 /// One cell's summary.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CellRow {
+    pub algorithm: String,
     pub n: usize,
     pub d: usize,
     pub epsilon: f64,
@@ -170,11 +176,17 @@ pub fn ols_with_se(data: &crate::data::Dataset) -> Option<(Vec<f64>, Vec<f64>)> 
     Some((beta, se))
 }
 
-/// One repetition of cell (n, d, ε) with seed `seed`.
-pub fn repetition(n: usize, d: usize, epsilon: f64, seed: u64) -> Result<RepValue, String> {
+/// One repetition of cell (`algorithm`, n, d, ε) with seed `seed`.
+pub fn repetition(
+    algorithm: &str,
+    n: usize,
+    d: usize,
+    epsilon: f64,
+    seed: u64,
+) -> Result<RepValue, String> {
     let data = sample(n, d, seed)?;
     let (ols, se) = ols_with_se(&data).ok_or("OLS: singular X^T X")?;
-    let mut opts = FitOptions::new("adassp", epsilon);
+    let mut opts = FitOptions::new(algorithm, epsilon);
     opts.intervals = Some(LEVEL);
     let mut rng = rng_from_seed(seed ^ 0x5EED);
     let model = pipeline::fit(data, &opts, &mut rng, &mut NoObserver)?.model;
@@ -211,7 +223,13 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Summarises a cell's repetitions.
-pub fn cell_row(n: usize, d: usize, epsilon: f64, values: &[RepValue]) -> CellRow {
+pub fn cell_row(
+    algorithm: &str,
+    n: usize,
+    d: usize,
+    epsilon: f64,
+    values: &[RepValue],
+) -> CellRow {
     let reps = values.len();
     let share = |f: &dyn Fn(&RepValue) -> usize, per: usize| {
         values.iter().map(f).sum::<usize>() as f64 / (reps * per).max(1) as f64
@@ -228,6 +246,7 @@ pub fn cell_row(n: usize, d: usize, epsilon: f64, values: &[RepValue]) -> CellRo
     let (pw, ow) = (slopes(&|v| &v.private_width), slopes(&|v| &v.ols_width));
     let (pi, oi) = (icpt(&|v| &v.private_width), icpt(&|v| &v.ols_width));
     CellRow {
+        algorithm: algorithm.to_string(),
         n,
         d,
         epsilon,
@@ -253,20 +272,26 @@ pub fn cell_row(n: usize, d: usize, epsilon: f64, values: &[RepValue]) -> CellRo
 }
 
 /// Runs the grid ([`grid`]) with `reps` repetitions a cell; repetition r of a cell has
-/// the seed `rep_seed(base_seed, ID, "n=…,d=…,eps=…", r)` (data and fit).
+/// the seed `rep_seed(base_seed, ID, "n=…,d=…,eps=…", r)` for `adassp` and
+/// `rep_seed(base_seed, ID, "algorithm=…,n=…,d=…,eps=…", r)` for the others (data and
+/// fit).
 pub fn run_coverage(
     opts: &PlanOptions,
     reps: usize,
     base_seed: u64,
 ) -> Result<CoverageResults, ExperimentError> {
     let mut rows = Vec::new();
-    for (n, d, eps) in grid(opts.quick) {
-        let key = format!("n={n},d={d},eps={eps}");
+    for (alg, n, d, eps) in grid(opts.quick) {
+        let key = if alg == "adassp" {
+            format!("n={n},d={d},eps={eps}")
+        } else {
+            format!("algorithm={alg},n={n},d={d},eps={eps}")
+        };
         let per = per_method_reps((base_seed, ID, &key), reps, 1, |seed| {
-            vec![repetition(n, d, eps, seed).map(|v| (v, BTreeMap::new()))]
+            vec![repetition(alg, n, d, eps, seed).map(|v| (v, BTreeMap::new()))]
         });
         let m = &per[0];
-        let mut row = cell_row(n, d, eps, &m.values);
+        let mut row = cell_row(alg, n, d, eps, &m.values);
         row.failure = m.failure.clone();
         rows.push(row);
     }
@@ -281,7 +306,8 @@ pub fn run_coverage(
     })
 }
 
-const COLUMNS: [&str; 17] = [
+const COLUMNS: [&str; 18] = [
+    "algorithm",
     "n",
     "d",
     "epsilon",
@@ -307,7 +333,8 @@ pub fn coverage_csv(r: &CoverageResults) -> String {
     s.push('\n');
     for c in &r.rows {
         s.push_str(&format!(
-            "{},{},{},{},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.6},{:.6},{:.3},{:.6},{:.6},{:.3},{}\n",
+            "{},{},{},{},{},{:.3},{:.4},{:.4},{:.4},{:.4},{:.4},{:.6},{:.6},{:.3},{:.6},{:.6},{:.3},{}\n",
+            c.algorithm,
             c.n,
             c.d,
             c.epsilon,
@@ -339,17 +366,18 @@ pub fn coverage_markdown(r: &CoverageResults) -> String {
         r.run.base_seed,
         if r.run.quick { ", --quick" } else { "" }
     );
-    s.push_str("| n | d | ε | bounded | coverage (slopes) | min over slopes | intercept | OLS coverage (slopes) | median width / OLS (slopes) | median width / OLS (intercept) |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| algorithm | n | d | ε | bounded | coverage (slopes) | min over slopes | intercept | OLS coverage (slopes) | median width / OLS (slopes) | median width / OLS (intercept) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for c in &r.rows {
         if let Some(f) = &c.failure {
             s.push_str(&format!(
-                "| {} | {} | {} | failed: {f} | | | | | | |\n",
-                c.n, c.d, c.epsilon
+                "| {} | {} | {} | {} | failed: {f} | | | | | | |\n",
+                c.algorithm, c.n, c.d, c.epsilon
             ));
             continue;
         }
         s.push_str(&format!(
-            "| {} | {} | {} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.4} / {:.4} = {:.1} | {:.4} / {:.4} = {:.1} |\n",
+            "| {} | {} | {} | {} | {:.2} | {:.3} | {:.3} | {:.3} | {:.3} | {:.4} / {:.4} = {:.1} | {:.4} / {:.4} = {:.1} |\n",
+            c.algorithm,
             c.n,
             c.d,
             c.epsilon,
@@ -385,13 +413,14 @@ pub fn coverage_summary(r: &CoverageResults, run: serde_json::Value) -> serde_js
     })
 }
 
-/// Private (`adassp`, ε, `--intervals 0.95`, seed `seed`) and non-private OLS intervals
+/// Private (`algorithm`, ε, `--intervals 0.95`, seed `seed`) and non-private OLS intervals
 /// of every coefficient and the intercept of a CSV table: rows (name, private estimate,
 /// lower, upper, OLS estimate, lower, upper).
 pub type SideBySide = Vec<(String, [f64; 3], [f64; 3])>;
 
 /// [`SideBySide`] of the table at `path` with response `target`.
 pub fn side_by_side(
+    algorithm: &str,
     path: &str,
     target: &str,
     epsilon: f64,
@@ -400,7 +429,7 @@ pub fn side_by_side(
     let data = crate::io::read_dataset(path, Some(target), None).map_err(|e| e.to_string())?;
     let (ols, se) = ols_with_se(&data).ok_or("OLS: singular X^T X")?;
     let names = data.feature_names().to_vec();
-    let mut opts = FitOptions::new("adassp", epsilon);
+    let mut opts = FitOptions::new(algorithm, epsilon);
     opts.intervals = Some(LEVEL);
     opts.seed = Some(seed);
     let mut rng = rng_from_seed(seed);
@@ -430,8 +459,8 @@ mod tests {
     #[test]
     fn truth_grid_and_ols_reference() {
         assert_eq!(truth(5), vec![1.0, -0.5, 0.25, 0.0, 1.0]);
-        assert_eq!(grid(true).len(), 6);
-        assert_eq!(grid(false).len(), 18);
+        assert_eq!(grid(true).len(), 12);
+        assert_eq!(grid(false).len(), 36);
         let data = sample(20_000, 3, 1).unwrap();
         let (b, se) = ols_with_se(&data).unwrap();
         for (j, t) in truth(3).iter().chain([&ALPHA]).enumerate() {
@@ -455,16 +484,40 @@ mod tests {
         println!("{}", coverage_markdown(&r));
     }
 
-    /// The CPS wages at ε = 1 beside OLS (`docs/inference.md`):
-    /// `cargo test -p heavydp --lib inference_coverage::tests::cps_wages -- --ignored --nocapture`.
+    /// The tables of `docs/inference.md` at ε = 1 beside OLS (the CPS wages and two
+    /// suite tables, `adassp` and `clipped-gd`, seed 1; `HEAVYDP_SBS_SEEDS=1,2,3` for
+    /// more): `cargo test --workspace --lib inference_coverage::tests::side_by_side_tables
+    /// -- --ignored --nocapture`.
     #[test]
     #[ignore]
-    fn cps_wages() {
-        let path = "/work/shared/data/real/cps1988_wage.csv";
-        let path = std::env::var("HEAVYDP_CPS").unwrap_or(path.into());
-        for seed in [1, 2, 3] {
-            let rows = side_by_side(&path, "y", 1.0, seed).unwrap();
-            println!("seed {seed}\n| term | private (ε = 1) | 95% interval | OLS | 95% interval | signs agree |\n|---|---|---|---|---|---|");
+    fn side_by_side_tables() {
+        let tables = [
+            "/work/shared/data/real/cps1988_wage.csv",
+            "/work/shared/data/suite/wooldridge_k401ksubs.csv",
+            "/work/shared/data/suite/ggplot2_diamonds.csv",
+        ];
+        let seeds: Vec<u64> = std::env::var("HEAVYDP_SBS_SEEDS")
+            .unwrap_or("1".into())
+            .split(',')
+            .map(|v| v.parse().unwrap())
+            .collect();
+        let mut runs = Vec::new();
+        for path in tables {
+            for alg in ALGORITHMS {
+                for &seed in &seeds {
+                    runs.push((path, alg, seed));
+                }
+            }
+        }
+        for (path, alg, seed) in runs {
+            let rows = match side_by_side(alg, path, "y", 1.0, seed) {
+                Ok(r) => r,
+                Err(e) => {
+                    println!("{path} {alg} seed {seed}: {e}\n");
+                    continue;
+                }
+            };
+            println!("{path} {alg} seed {seed}\n| term | private (ε = 1) | 95% interval | OLS | 95% interval | signs agree |\n|---|---|---|---|---|---|");
             for (name, p, o) in rows {
                 let sign = |v: f64| {
                     if v > 0.0 {
@@ -508,6 +561,7 @@ mod tests {
                     }
                 );
             }
+            println!();
         }
     }
 }
