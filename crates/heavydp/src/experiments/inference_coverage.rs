@@ -484,6 +484,65 @@ mod tests {
         println!("{}", coverage_markdown(&r));
     }
 
+    /// Where the `clipped-gd` intervals miss (one cell, `HEAVYDP_PROBE=n,d,eps,reps`):
+    /// per coefficient the estimate's error, the bootstrap's bias correction (estimate −
+    /// interval centre), the bootstrap sd against the estimates' sd over repetitions.
+    /// `cargo test --workspace --lib inference_coverage::tests::clipped_gd_probe --
+    /// --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn clipped_gd_probe() {
+        let spec = std::env::var("HEAVYDP_PROBE").unwrap_or("10000,5,1,20".into());
+        let v: Vec<f64> = spec.split(',').map(|x| x.parse().unwrap()).collect();
+        let (n, d, eps, reps) = (v[0] as usize, v[1] as usize, v[2], v[3] as usize);
+        let beta = truth(d);
+        let mut err = vec![Vec::new(); d];
+        let mut se = vec![Vec::new(); d];
+        for r in 0..reps as u64 {
+            let data = sample(n, d, 900 + r).unwrap();
+            let mut opts = FitOptions::new("clipped-gd", eps);
+            opts.intervals = Some(LEVEL);
+            let m = pipeline::fit(data, &opts, &mut rng_from_seed(r), &mut NoObserver)
+                .unwrap()
+                .model;
+            let iv = m.intervals.unwrap();
+            let sw = m.preprocessing.as_ref().unwrap()["scaled_weights"].clone();
+            let line: Vec<String> = iv
+                .coefficients
+                .iter()
+                .enumerate()
+                .map(|(j, t)| {
+                    let c = 0.5 * (t.lower + t.upper);
+                    err[j].push(t.estimate - beta[j]);
+                    se[j].push(t.std_error);
+                    format!(
+                        "{:+.3}/{:+.3}/{:.3}/{:.3}",
+                        t.estimate - beta[j],
+                        t.estimate - c,
+                        0.5 * (t.upper - t.lower),
+                        t.std_error
+                    )
+                })
+                .collect();
+            println!(
+                "rep {r}: err/biascorr/halfwidth/se {} scaled {sw} hyper T={} halvings={}",
+                line.join(" "),
+                m.hyperparameters.get("T").map(|v| v.to_string()).unwrap_or_default(),
+                m.hyperparameters
+                    .get("lr_halvings")
+                    .map(|v| v.to_string())
+                    .unwrap_or_default()
+            );
+        }
+        for j in 0..d {
+            let k = err[j].len() as f64;
+            let mean = err[j].iter().sum::<f64>() / k;
+            let sd = (err[j].iter().map(|e| (e - mean).powi(2)).sum::<f64>() / (k - 1.0)).sqrt();
+            let se_m = se[j].iter().sum::<f64>() / k;
+            println!("coef {j}: mean error {mean:+.4}, sd of estimates {sd:.4}, mean bootstrap se {se_m:.4}");
+        }
+    }
+
     /// The tables of `docs/inference.md` at ε = 1 beside OLS (the CPS wages and two
     /// suite tables, `adassp` and `clipped-gd`, seed 1; `HEAVYDP_SBS_SEEDS=1,2,3` for
     /// more): `cargo test --workspace --lib inference_coverage::tests::side_by_side_tables
