@@ -1002,7 +1002,6 @@ fn fit_with(
         }
     };
     let mut released = None;
-    let mut alg_budget_used = None;
     let (weights_s, status, hyper, notes, domain_desc, algo_name) = match &resolved {
         None => (
             vec![0.0; d],
@@ -1025,7 +1024,6 @@ fn fit_with(
                     delta: rem.delta,
                 }
             };
-            alg_budget_used = Some(alg_budget);
             let domain = r.domain.build(d).map_err(|e| e.to_string())?;
             let problem = Problem {
                 data: &data,
@@ -1091,9 +1089,10 @@ fn fit_with(
         preprocessing.insert("intercept_method".into(), how.into());
         b_s = b;
     }
-    let intervals = match (opts.intervals, released, &resolved, alg_budget_used) {
-        (None, ..) => None,
-        (Some(level), released, Some(r), Some(alg_budget)) => {
+    let intervals = match (opts.intervals, released) {
+        (None, _) => None,
+        // an algorithm of inference::ALGORITHMS (check_intervals)
+        (Some(level), released) => {
             use crate::inference::InterceptInput;
             let icpt = if !private_intercept {
                 InterceptInput::None
@@ -1116,27 +1115,28 @@ fn fit_with(
                     names,
                     boot,
                 ),
-                // the same algorithm, parameters and budget on simulated scaled rows
-                // (post-processing: the simulated data depend on released values only)
+                // the same private fit (scaling, algorithm, intercept) on data simulated
+                // from released values (post-processing)
                 None => {
-                    let domain = r.domain.build(d).map_err(|e| e.to_string())?;
-                    let mut refit = |sim: &Dataset, rng: &mut dyn rand::RngCore| {
-                        let problem = Problem {
-                            data: sim,
-                            loss: r.loss,
-                            domain: domain.as_ref(),
-                        };
-                        r.algorithm
-                            .fit(&problem, alg_budget, rng, &mut crate::algorithms::NoObserver)
-                            .map(|rep| rep.weights)
+                    let mut again = opts.clone();
+                    again.intervals = None;
+                    again.seed = None;
+                    again.algorithm = name.clone();
+                    for (k, v) in auto.iter().flat_map(|a| &a.params) {
+                        again.params.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                    let mut refit = |sim: Dataset, rng: &mut dyn RngCore| {
+                        fit(sim, &again, rng, &mut algorithms::NoObserver)
+                            .map(|o| (o.model.weights, o.model.intercept))
                             .map_err(|e| format!("--intervals: a bootstrap refit failed: {e}"))
                     };
                     let boot = crate::inference::Bootstrap {
                         replicates: crate::inference::REFIT_REPLICATES,
                         ..boot
                     };
+                    let (w_raw, b_raw) = standardization.unscale(&weights_s, b_s);
                     crate::inference::refit_intervals(
-                        &weights_s,
+                        (&w_raw, b_raw),
                         &icpt,
                         &standardization,
                         names,
@@ -1146,11 +1146,6 @@ fn fit_with(
                     )?
                 }
             })
-        }
-        (Some(_), ..) => {
-            return Err(format!(
-                "--intervals: {name} released no statistics to compute intervals from"
-            ))
         }
     };
     let (weights, intercept) = standardization.unscale(&weights_s, b_s);

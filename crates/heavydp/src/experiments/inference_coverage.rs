@@ -223,13 +223,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Summarises a cell's repetitions.
-pub fn cell_row(
-    algorithm: &str,
-    n: usize,
-    d: usize,
-    epsilon: f64,
-    values: &[RepValue],
-) -> CellRow {
+pub fn cell_row(algorithm: &str, n: usize, d: usize, epsilon: f64, values: &[RepValue]) -> CellRow {
     let reps = values.len();
     let share = |f: &dyn Fn(&RepValue) -> usize, per: usize| {
         values.iter().map(f).sum::<usize>() as f64 / (reps * per).max(1) as f64
@@ -527,7 +521,10 @@ mod tests {
             println!(
                 "rep {r}: err/biascorr/halfwidth/se {} scaled {sw} hyper T={} halvings={}",
                 line.join(" "),
-                m.hyperparameters.get("T").map(|v| v.to_string()).unwrap_or_default(),
+                m.hyperparameters
+                    .get("T")
+                    .map(|v| v.to_string())
+                    .unwrap_or_default(),
                 m.hyperparameters
                     .get("lr_halvings")
                     .map(|v| v.to_string())
