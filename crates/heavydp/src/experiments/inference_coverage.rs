@@ -540,6 +540,89 @@ mod tests {
         }
     }
 
+    /// `adassp` where its ridge is on: would the refitting bootstrap through the ridge
+    /// (the whole private fit re-run on data simulated from the released, shrunk model)
+    /// give honest finite intervals? Coverage and widths over repetitions of one cell
+    /// (`HEAVYDP_PROBE=n,d,eps,reps`, default 10000,5,0.5,20):
+    /// `cargo test --workspace --lib inference_coverage::tests::adassp_ridge_probe --
+    /// --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn adassp_ridge_probe() {
+        use crate::inference::{
+            refit_intervals, Bootstrap, InterceptInput, REFIT_REPLICATES, SEED,
+        };
+        use crate::preprocess::{ColumnScale, Standardization, WINSOR_BOUND};
+        let spec = std::env::var("HEAVYDP_PROBE").unwrap_or("10000,5,0.5,20".into());
+        let v: Vec<f64> = spec.split(',').map(|x| x.parse().unwrap()).collect();
+        let (n, d, eps, reps) = (v[0] as usize, v[1] as usize, v[2], v[3] as usize);
+        let beta = truth(d);
+        let (mut cov, mut total, mut ridged) = (0usize, 0usize, 0usize);
+        let mut widths = Vec::new();
+        for r in 0..reps as u64 {
+            let data = sample(n, d, 700 + r).unwrap();
+            let opts = FitOptions::new("adassp", eps);
+            let m = pipeline::fit(data, &opts, &mut rng_from_seed(r), &mut NoObserver)
+                .unwrap()
+                .model;
+            let ridge = m.hyperparameters.get("ridge_used").and_then(|v| v.as_f64()).unwrap_or(0.0);
+            ridged += usize::from(ridge > 0.0);
+            let p = m.preprocessing.as_ref().unwrap();
+            let f = |k: &str| -> Vec<f64> { serde_json::from_value(p[k].clone()).unwrap() };
+            let (c, sc) = (f("centres"), f("scales"));
+            let st = Standardization {
+                features: c
+                    .iter()
+                    .zip(&sc)
+                    .map(|(&centre, &scale)| ColumnScale { centre, scale })
+                    .collect(),
+                target: ColumnScale {
+                    centre: p["target_centre"].as_f64().unwrap(),
+                    scale: p["target_scale"].as_f64().unwrap(),
+                },
+                winsor: Some(WINSOR_BOUND),
+            };
+            let mut refit = |sim: crate::data::Dataset, rng: &mut dyn rand::RngCore| {
+                pipeline::fit(sim, &opts, rng, &mut NoObserver)
+                    .map(|o| (o.model.weights, o.model.intercept))
+            };
+            let boot = Bootstrap {
+                level: LEVEL,
+                replicates: REFIT_REPLICATES,
+                seed: SEED,
+            };
+            let iv = refit_intervals(
+                (&m.weights, m.intercept),
+                &InterceptInput::None,
+                &st,
+                &m.features,
+                n,
+                boot,
+                &mut refit,
+            )
+            .unwrap();
+            for (t, b) in iv.coefficients.iter().zip(&beta) {
+                cov += usize::from(t.lower <= *b && *b <= t.upper);
+                total += 1;
+                widths.push(t.upper - t.lower);
+            }
+            println!(
+                "rep {r}: ridge {ridge:e}; {}",
+                iv.coefficients
+                    .iter()
+                    .zip(&beta)
+                    .map(|(t, b)| format!("{b}: {:.3} [{:.3}, {:.3}]", t.estimate, t.lower, t.upper))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+        }
+        println!(
+            "adassp n={n} d={d} eps={eps}: ridge on in {ridged}/{reps}; bootstrap through the ridge covers {:.3} of the slopes; median width {:.4}",
+            cov as f64 / total as f64,
+            median(widths)
+        );
+    }
+
     /// The tables of `docs/inference.md` at ε = 1 beside OLS (the CPS wages and two
     /// suite tables, `adassp` and `clipped-gd`, seed 1; `HEAVYDP_SBS_SEEDS=1,2,3` for
     /// more): `cargo test --workspace --lib inference_coverage::tests::side_by_side_tables
