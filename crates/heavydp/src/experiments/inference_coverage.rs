@@ -565,7 +565,11 @@ mod tests {
             let m = pipeline::fit(data, &opts, &mut rng_from_seed(r), &mut NoObserver)
                 .unwrap()
                 .model;
-            let ridge = m.hyperparameters.get("ridge_used").and_then(|v| v.as_f64()).unwrap_or(0.0);
+            let ridge = m
+                .hyperparameters
+                .get("ridge_used")
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0);
             ridged += usize::from(ridge > 0.0);
             let p = m.preprocessing.as_ref().unwrap();
             let f = |k: &str| -> Vec<f64> { serde_json::from_value(p[k].clone()).unwrap() };
@@ -611,7 +615,10 @@ mod tests {
                 iv.coefficients
                     .iter()
                     .zip(&beta)
-                    .map(|(t, b)| format!("{b}: {:.3} [{:.3}, {:.3}]", t.estimate, t.lower, t.upper))
+                    .map(|(t, b)| format!(
+                        "{b}: {:.3} [{:.3}, {:.3}]",
+                        t.estimate, t.lower, t.upper
+                    ))
                     .collect::<Vec<_>>()
                     .join("; ")
             );
