@@ -6,10 +6,12 @@
 //! [`ALGORITHMS`]: `adassp`, whose releases — the noisy XᵀX, Xᵀy and λ_min of Wang's
 //! AdaSSP ([`crate::algorithms::adassp`]) — are sufficient statistics of the least-squares
 //! problem, so the distribution of the estimate under both the sampling noise and the
-//! privacy noise can be simulated from them. `heavydp algorithms --json` lists it in each
-//! entry's `intervals` field.
+//! privacy noise can be simulated from them (below); and `clipped-gd` with the squared
+//! loss on scaled columns ([`check`]), whose intervals re-run the whole private fit on
+//! data simulated from the released model ([`refit_intervals`], module `refit`).
+//! `heavydp algorithms --json` lists them in each entry's `intervals` field.
 //!
-//! # Method: parametric bootstrap of the released sufficient statistics
+//! # Method (`adassp`): parametric bootstrap of the released sufficient statistics
 //!
 //! Ferrando, Wang & Sheldon, *Parametric bootstrap for differentially private confidence
 //! intervals* (AISTATS 2022), §5 (OLS by sufficient-statistics perturbation): treat the
