@@ -457,7 +457,8 @@ class PrivateRegressor(RegressorMixin, _PrivateBase):
             raise ValueError(
                 "the model has no confidence intervals: fit with intervals=0.95 (or another "
                 "level) and an algorithm with intervals (heavydp.algorithms(), field "
-                "'intervals': adassp)"
+                "'intervals': adassp, and clipped-gd with the squared loss on scaled columns, "
+                "which algorithm='auto' picks)"
             )
         if alpha is not None:
             level = 1.0 - float(alpha)

@@ -38,9 +38,34 @@ def test_intervals_change_no_weight_and_give_a_table():
 def test_intervals_refused_for_an_algorithm_without_them():
     X, y = _data(500)
     with pytest.raises(ValueError, match="has no confidence intervals"):
-        heavydp.PrivateRegressor(algorithm="clipped-gd", intervals=0.95, random_state=1).fit(X, y)
+        heavydp.PrivateRegressor(algorithm="adahuber", intervals=0.95, random_state=1).fit(X, y)
     flags = {a["name"]: a["intervals"] for a in heavydp.algorithms()}
-    assert flags["adassp"] and not flags["clipped-gd"]
+    assert flags["adassp"] and flags["clipped-gd"] and not flags["adahuber"]
+
+
+def test_clipped_gd_intervals_by_auto_refit_bootstrap():
+    # what algorithm="auto" picks at n*eps = 20 000 on 3 columns: clipped-gd, whose
+    # intervals re-run the private fit on data simulated from released values
+    X, y = _data(10000)
+    plain = heavydp.PrivateRegressor(epsilon=2.0, random_state=5).fit(X, y)
+    est = heavydp.PrivateRegressor(epsilon=2.0, random_state=5, intervals=0.95).fit(X, y)
+    assert est.model_["selected"]["algorithm"] == "clipped-gd"
+    np.testing.assert_array_equal(plain.coef_, est.coef_)
+    assert plain.intercept_ == est.intercept_
+    assert plain.privacy_ == est.privacy_
+    ci = est.conf_int(alpha=0.05)
+    assert ci.shape == (4, 2)
+    assert np.all(np.isfinite(ci))
+    # coverage is measured by the Rust tests and `heavydp experiment inference-coverage`
+    # (one seed says little); here: finite intervals of positive width, in raw units
+    assert np.all(ci[:, 0] < ci[:, 1])
+    assert abs(est.coef_[0] - 1.0) < 0.2 and abs(est.coef_[1] + 0.5) < 0.2
+    text = str(est.summary())
+    assert "refitting" in text and "correlation is not released" in text
+    with pytest.raises(ValueError, match="squared loss only"):
+        heavydp.PrivateRegressor(
+            algorithm="clipped-gd", loss="huber", intervals=0.95, random_state=1
+        ).fit(X, y)
 
 
 def test_no_falsely_narrow_intervals_when_the_noise_swamps_the_fit():

@@ -449,7 +449,7 @@ fn run_coverage(run: &PaperRun) -> Result<(), String> {
     let groups: Vec<String> = results
         .rows
         .iter()
-        .map(|r| format!("n={} d={} eps={}", r.n, r.d, r.epsilon))
+        .map(|r| format!("{} n={} d={} eps={}", r.algorithm, r.n, r.d, r.epsilon))
         .collect();
     let values: Vec<Vec<(f64, f64)>> = results
         .rows

@@ -644,8 +644,7 @@ fn resolve_bound(
 /// [`fit`], with placeholders for what depends on n.
 pub fn precheck(opts: &FitOptions) -> Result<(), PipelineError> {
     if opts.algorithm != "auto" {
-        check_intervals(opts.intervals, &opts.algorithm, false)
-            .map_err(PipelineError::Intervals)?;
+        check_intervals(opts, &opts.algorithm, false).map_err(PipelineError::Intervals)?;
     }
     if opts.algorithm == "auto" || opts.algorithm == INTERCEPT_ONLY {
         return Ok(());
@@ -660,19 +659,21 @@ pub fn precheck(opts: &FitOptions) -> Result<(), PipelineError> {
     .map(|_| ())
 }
 
-/// `--intervals LEVEL`: a level in (0, 1) and an algorithm of
-/// [`crate::inference::ALGORITHMS`] (`by_auto`: chosen by `--algorithm auto`).
-fn check_intervals(level: Option<f64>, algorithm: &str, by_auto: bool) -> Result<(), String> {
-    let Some(level) = level else { return Ok(()) };
-    crate::inference::check_level(level)?;
-    if crate::inference::supports(algorithm) {
+/// `--intervals LEVEL`: a level in (0, 1) and an algorithm with intervals for these
+/// options ([`crate::inference::check`]; `by_auto`: chosen by `--algorithm auto`).
+fn check_intervals(opts: &FitOptions, algorithm: &str, by_auto: bool) -> Result<(), String> {
+    let Some(level) = opts.intervals else {
         return Ok(());
-    }
-    Err(format!(
-        "--intervals: {algorithm}{} has no confidence intervals; algorithms with intervals: {} (heavydp algorithms --json, field `intervals`)",
-        if by_auto { " (chosen by --algorithm auto)" } else { "" },
-        crate::inference::ALGORITHMS.join(", ")
-    ))
+    };
+    crate::inference::check_level(level)?;
+    let scaled = !matches!(opts.scale, ScaleMode::None);
+    crate::inference::check(algorithm, opts.loss.as_deref(), scaled).map_err(|reason| {
+        format!(
+            "--intervals: {reason}{}; algorithms with intervals: {} (heavydp algorithms --json, field `intervals`)",
+            if by_auto { " (chosen by --algorithm auto)" } else { "" },
+            crate::inference::ALGORITHMS.join(", ")
+        )
+    })
 }
 
 /// `--param R=auto` (the Zhao family's gradient clip): taken out of `params` (the fit
@@ -820,7 +821,7 @@ pub fn plan(
         messages.push(format!("--algorithm auto: {} ({})", name, choice.reason));
         auto = Some(choice);
     }
-    check_intervals(opts.intervals, &name, auto.is_some()).map_err(PipelineError::Intervals)?;
+    check_intervals(opts, &name, auto.is_some()).map_err(PipelineError::Intervals)?;
     // the algorithm, its loss, domain and hyperparameters
     let mut resolved = resolve_choices(&name, opts, params, Some(d), &mut messages)?;
     let (loss, privacy_model) = match &resolved {
@@ -1374,7 +1375,9 @@ fn intercept_phase(
         b_s = b;
     }
     let intervals = match (opts.intervals, &fitted.released) {
-        (Some(level), Some(ssp)) => {
+        (None, _) => None,
+        // an algorithm of inference::ALGORITHMS (check_intervals)
+        (Some(level), released) => {
             use crate::inference::InterceptInput;
             let icpt = if !private_intercept {
                 InterceptInput::None
@@ -1386,25 +1389,50 @@ fn intercept_phase(
                     reason: "it is the private median of the residuals (unscaled data)".into(),
                 }
             };
-            let boot = crate::inference::Bootstrap::at(level);
             let names = data.feature_names();
-            let iv = crate::inference::ssp_intervals(
-                ssp,
-                weights_s,
-                &icpt,
-                standardization,
-                names,
-                boot,
-            );
-            Some(iv)
+            let boot = crate::inference::Bootstrap::at(level);
+            Some(match released {
+                Some(ssp) => crate::inference::ssp_intervals(
+                    ssp,
+                    weights_s,
+                    &icpt,
+                    standardization,
+                    names,
+                    boot,
+                ),
+                // the same private fit (scaling, algorithm, intercept) on data simulated
+                // from released values (post-processing)
+                None => {
+                    let mut again = opts.clone();
+                    again.intervals = None;
+                    again.seed = None;
+                    again.algorithm = plan.algorithm.clone();
+                    for (k, v) in plan.auto.iter().flat_map(|a| &a.params) {
+                        again.params.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                    let mut refit = |sim: Dataset, rng: &mut dyn RngCore| {
+                        fit(sim, &again, rng, &mut algorithms::NoObserver)
+                            .map(|o| (o.model.weights, o.model.intercept))
+                            .map_err(|e| format!("--intervals: a bootstrap refit failed: {e}"))
+                    };
+                    let boot = crate::inference::Bootstrap {
+                        replicates: crate::inference::REFIT_REPLICATES,
+                        ..boot
+                    };
+                    let (w_raw, b_raw) = standardization.unscale(weights_s, b_s);
+                    crate::inference::refit_intervals(
+                        (&w_raw, b_raw),
+                        &icpt,
+                        standardization,
+                        names,
+                        n,
+                        boot,
+                        &mut refit,
+                    )
+                    .map_err(PipelineError::Intervals)?
+                }
+            })
         }
-        (Some(_), None) => {
-            return Err(PipelineError::Intervals(format!(
-                "--intervals: {} released no statistics to compute intervals from",
-                plan.algorithm
-            )))
-        }
-        (None, _) => None,
     };
     Ok(InterceptPhase {
         value: b_s,

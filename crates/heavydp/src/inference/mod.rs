@@ -6,10 +6,12 @@
 //! [`ALGORITHMS`]: `adassp`, whose releases — the noisy XᵀX, Xᵀy and λ_min of Wang's
 //! AdaSSP ([`crate::algorithms::adassp`]) — are sufficient statistics of the least-squares
 //! problem, so the distribution of the estimate under both the sampling noise and the
-//! privacy noise can be simulated from them. `heavydp algorithms --json` lists it in each
-//! entry's `intervals` field.
+//! privacy noise can be simulated from them (below); and `clipped-gd` with the squared
+//! loss on scaled columns ([`check`]), whose intervals re-run the whole private fit on
+//! data simulated from the released model ([`refit_intervals`], module `refit`).
+//! `heavydp algorithms --json` lists them in each entry's `intervals` field.
 //!
-//! # Method: parametric bootstrap of the released sufficient statistics
+//! # Method (`adassp`): parametric bootstrap of the released sufficient statistics
 //!
 //! Ferrando, Wang & Sheldon, *Parametric bootstrap for differentially private confidence
 //! intervals* (AISTATS 2022), §5 (OLS by sufficient-statistics perturbation): treat the
@@ -82,8 +84,12 @@ use crate::preprocess::{intercept_clip, Standardization};
 use crate::privacy::calibration_target;
 use serde::{Deserialize, Serialize};
 
-/// The algorithms with intervals.
-pub const ALGORITHMS: [&str; 1] = ["adassp"];
+mod refit;
+pub use refit::{refit_intervals, REFIT_COVERS, REFIT_METHOD, REFIT_REPLICATES, T3_ROBUST_SD};
+
+/// The algorithms with intervals: `adassp` ([`ssp_intervals`]) and `clipped-gd` with the
+/// squared loss on scaled columns ([`refit_intervals`], see [`check`]).
+pub const ALGORITHMS: [&str; 2] = ["adassp", "clipped-gd"];
 /// Bootstrap replicates of an interval.
 pub const REPLICATES: usize = 2000;
 /// The bootstrap generator's seed (a constant: the intervals are a function of the
@@ -93,6 +99,28 @@ pub const SEED: u64 = 0x1D7E_4A15;
 /// Whether `algorithm` has intervals.
 pub fn supports(algorithm: &str) -> bool {
     ALGORITHMS.contains(&algorithm)
+}
+
+/// Checks, before any release, that a fit of `algorithm` with the loss `loss` (`None`:
+/// the algorithm's default) on scaled (`scaled`) or raw columns can have intervals: an
+/// algorithm of [`ALGORITHMS`], and for `clipped-gd` the squared loss on scaled columns
+/// (its bootstrap world is a regression in scaled units). `Err` holds the reason.
+pub fn check(algorithm: &str, loss: Option<&str>, scaled: bool) -> Result<(), String> {
+    if !supports(algorithm) {
+        return Err(format!("{algorithm} has no confidence intervals"));
+    }
+    if algorithm == "clipped-gd" {
+        if !matches!(loss, None | Some("squared")) {
+            return Err(format!(
+                "clipped-gd has confidence intervals for the squared loss only, not --loss {}",
+                loss.unwrap_or_default()
+            ));
+        }
+        if !scaled {
+            return Err("clipped-gd has confidence intervals on scaled columns only (--scale private or public:FILE.json), not --scale none".into());
+        }
+    }
+    Ok(())
 }
 
 /// The method, as written into the model file.
@@ -190,6 +218,28 @@ impl InterceptInput {
         }
     }
 
+    /// One bootstrap replicate of the scaled intercept on n rows: b̃ plus its sampling
+    /// term (a clipped value: variance at most C²/n) and its Laplace noise; b̃ itself when
+    /// it has no interval.
+    fn replicate<R: rand::RngCore + ?Sized>(&self, n: f64, rng: &mut R) -> f64 {
+        match self {
+            InterceptInput::ClippedMean {
+                value,
+                clip,
+                laplace_scale,
+            } => {
+                value
+                    + gaussian(clip / n.sqrt(), rng)
+                    + if *laplace_scale > 0.0 {
+                        laplace(*laplace_scale, rng)
+                    } else {
+                        0.0
+                    }
+            }
+            _ => self.value(),
+        }
+    }
+
     fn value(&self) -> f64 {
         match self {
             InterceptInput::None => 0.0,
@@ -256,7 +306,6 @@ pub fn ssp_intervals(
         .map(|i| (0..d).map(|j| a[i * d + j] * theta[j]).sum())
         .collect();
     let n = plan.n as f64;
-    let b_s = intercept.value();
     let mut rng = rng_from_seed(boot.seed);
     let k = d + 1;
     let mut reps: Vec<Vec<f64>> = vec![Vec::with_capacity(boot.replicates); k];
@@ -281,26 +330,44 @@ pub fn ssp_intervals(
             xty,
         };
         let (_, _, th) = solve_released(plan, &rel);
-        let b = match intercept {
-            InterceptInput::ClippedMean {
-                clip,
-                laplace_scale,
-                ..
-            } => {
-                b_s + gaussian(clip / n.sqrt(), &mut rng)
-                    + if *laplace_scale > 0.0 {
-                        laplace(*laplace_scale, &mut rng)
-                    } else {
-                        0.0
-                    }
-            }
-            _ => b_s,
-        };
+        let b = intercept.replicate(n, &mut rng);
         let (w, b) = st.unscale(&th, b);
         for (r, v) in reps.iter_mut().zip(w.iter().chain([&b])) {
             r.push(*v);
         }
     }
+    let notes = vec![format!(
+        "residual variance bounded by B_Y^2 = {:e} (scaled units; not released)",
+        plan.bound_y * plan.bound_y
+    )];
+    assemble(
+        boot,
+        METHOD,
+        COVERS,
+        (&w_est, b_est),
+        intercept,
+        names,
+        reps,
+        notes,
+    )
+}
+
+/// The intervals from the replicates `reps` (one vector per raw coefficient, then the
+/// intercept's): the basic (pivotal) bootstrap interval around each estimate of `est`
+/// (raw weights, raw intercept) and the replicates' standard deviation.
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    boot: Bootstrap,
+    method: &str,
+    covers: &str,
+    est: (&[f64], f64),
+    intercept: &InterceptInput,
+    names: &[String],
+    mut reps: Vec<Vec<f64>>,
+    mut notes: Vec<String>,
+) -> Intervals {
+    let (w_est, b_est) = est;
+    let d = w_est.len();
     let alpha = 1.0 - boot.level;
     let term = |name: &str, est: f64, r: &mut Vec<f64>| {
         let (lo_q, hi_q, sd) = summarise(r, alpha);
@@ -315,10 +382,6 @@ pub fn ssp_intervals(
     let coefficients = (0..d)
         .map(|j| term(&names[j], w_est[j], &mut reps[j]))
         .collect();
-    let mut notes = vec![format!(
-        "residual variance bounded by B_Y^2 = {:e} (scaled units; not released)",
-        plan.bound_y * plan.bound_y
-    )];
     let intercept_term = match intercept {
         InterceptInput::ClippedMean { .. } => Some(term("intercept", b_est, &mut reps[d])),
         InterceptInput::None => {
@@ -332,8 +395,8 @@ pub fn ssp_intervals(
     };
     Intervals {
         level: boot.level,
-        method: METHOD.into(),
-        covers: COVERS.into(),
+        method: method.into(),
+        covers: covers.into(),
         replicates: boot.replicates,
         coefficients,
         intercept: intercept_term,
