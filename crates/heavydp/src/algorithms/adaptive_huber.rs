@@ -157,6 +157,15 @@ use crate::privacy::{Accountant, PrivacyLedger};
 use rayon::prelude::*;
 
 const NAME: &str = "adahuber";
+
+/// The registry entry of `adahuber` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    AdaHuber::info,
+    |p| boxed(AdaHuber::from_params(p)),
+    ("huber", "sparse"),
+)
+.materialised();
 const SOURCE: &str = "Sun, Zhou & Fan 2020; R adaHuber::adaHuber.cv.lasso; Tian spec §7";
 
 /// The gradient uses the column-major sample copy (one dot product per column) when it

@@ -103,6 +103,15 @@ use rayon::prelude::*;
 
 const NAME: &str = "adassp";
 
+/// The registry entry of `adassp` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    AdaSsp::info,
+    |p| boxed(AdaSsp::from_params(p)),
+    ("squared", "unconstrained"),
+)
+.with_intervals();
+
 /// `adassp`. See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdaSsp {

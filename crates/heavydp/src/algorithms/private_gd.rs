@@ -218,6 +218,31 @@ pub struct PrivateGdPlan {
 const CLIP_NAME: &str = "clipped-gd";
 const IU_NAME: &str = "iterative-updating-gd";
 
+/// The registry entry of `clipped-gd` ([`crate::algorithms::REGISTRY`]).
+pub const CLIPPED_GD: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    CLIP_NAME,
+    || PrivateGd::info(GradientEstimator::Clip),
+    |p| boxed(PrivateGd::from_params(GradientEstimator::Clip, p)),
+    ("squared", "l2-ball"),
+)
+.distributed()
+.radius_sqrt_d()
+.gradient_radius();
+
+/// The registry entry of `iterative-updating-gd` ([`crate::algorithms::REGISTRY`]).
+pub const ITERATIVE_UPDATING_GD: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    IU_NAME,
+    || PrivateGd::info(GradientEstimator::IterativeUpdating),
+    |p| {
+        boxed(PrivateGd::from_params(
+            GradientEstimator::IterativeUpdating,
+            p,
+        ))
+    },
+    ("squared", "l2-ball"),
+)
+.gradient_radius();
+
 impl PrivateGd {
     fn name_of(e: GradientEstimator) -> &'static str {
         match e {

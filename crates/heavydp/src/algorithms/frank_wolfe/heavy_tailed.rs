@@ -78,6 +78,16 @@ use crate::params::param_words;
 use crate::privacy::{Accountant, PrivacyLedger};
 
 const NAME: &str = "ht-frank-wolfe";
+
+/// The registry entry of `ht-frank-wolfe` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    HtFrankWolfe::info,
+    |p| boxed(HtFrankWolfe::from_params(p)),
+    ("squared", "l1-ball"),
+)
+.distributed()
+.chunked();
 const LOSSES: &[&str] = &["squared", "logistic", "huber", "biweight"];
 const DOMAINS: &[&str] = &["l1-ball", "simplex", "polytope"];
 

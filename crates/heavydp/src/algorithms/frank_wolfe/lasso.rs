@@ -99,6 +99,14 @@ use crate::privacy::{
 
 const NAME: &str = "ht-lasso";
 
+/// The registry entry of `ht-lasso` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    HtLasso::info,
+    |p| boxed(HtLasso::from_params(p)),
+    ("squared", "l1-ball"),
+);
+
 /// Where the shrunk-data gradients come from (see [`SuffStats`]).
 enum Source {
     /// The shrunk copy of the data, one pass per gradient.

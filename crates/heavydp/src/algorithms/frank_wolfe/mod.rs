@@ -84,8 +84,8 @@
 //! assert!(report.privacy.epsilon <= 1.0);
 //! ```
 
-mod heavy_tailed;
-mod lasso;
+pub(crate) mod heavy_tailed;
+pub(crate) mod lasso;
 pub use heavy_tailed::{
     robust_gradient_sensitivity, HtFrankWolfe, HtFwPlan, HtStep, ScaleRule, ScoreSensitivity,
 };
@@ -100,6 +100,31 @@ use crate::params::SuffStats;
 use crate::privacy::{
     approx_to_zcdp_rho, calibration_target, zcdp_to_approx, Accountant, PrivacyLedger,
 };
+
+/// The registry entry of `frank-wolfe` ([`crate::algorithms::REGISTRY`]).
+pub const FRANK_WOLFE: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    "frank-wolfe",
+    FrankWolfe::info,
+    |p| boxed(FrankWolfe::from_params(p)),
+    ("squared", "l1-ball"),
+)
+.declared_bound();
+
+/// The registry entry of `dp-frank-wolfe` ([`crate::algorithms::REGISTRY`]).
+pub const DP_FRANK_WOLFE: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    "dp-frank-wolfe",
+    DpFrankWolfe::info,
+    |p| boxed(DpFrankWolfe::from_params(p)),
+    ("squared", "l1-ball"),
+);
+
+/// The registry entry of `dp-frank-wolfe-gaussian` ([`crate::algorithms::REGISTRY`]).
+pub const DP_FRANK_WOLFE_GAUSSIAN: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    "dp-frank-wolfe-gaussian",
+    DpFrankWolfeGaussian::info,
+    |p| boxed(DpFrankWolfeGaussian::from_params(p)),
+    ("squared", "l1-ball"),
+);
 
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
 const POLYTOPES: &[&str] = &["l1-ball", "simplex", "polytope"];

@@ -60,6 +60,14 @@ use crate::params::param_words;
 
 const NAME: &str = "dp-iht-l1";
 
+/// The registry entry of `dp-iht-l1` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    <DpIhtL1 as IhtAlgorithm>::info,
+    |p| boxed(DpIhtL1::from_params(p)),
+    ("absolute", "sparse"),
+);
+
 /// Which features enter the sign of the residual (spec T4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SignFeatures {

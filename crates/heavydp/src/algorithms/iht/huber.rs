@@ -85,6 +85,16 @@ use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 
 const NAME: &str = "dp-iht-huber";
 
+/// The registry entry of `dp-iht-huber` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    <DpIhtHuber as IhtAlgorithm>::info,
+    |p| boxed(DpIhtHuber::from_params(p)),
+    ("huber", "sparse"),
+)
+.distributed()
+.chunked();
+
 /// How τ is chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum TauRule {

@@ -48,6 +48,14 @@ use crate::privacy::calibration_target;
 
 const NAME: &str = "dp-slr";
 
+/// The registry entry of `dp-slr` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    <DpSlr as IhtAlgorithm>::info,
+    |p| boxed(DpSlr::from_params(p)),
+    ("squared", "sparse"),
+);
+
 /// `dp-slr` (Cai, Wang & Zhang's private sparse linear regression). See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DpSlr {

@@ -26,11 +26,11 @@
 //! S is the target sparsity s*, the radius R bounds ‖w‖₂; the algorithms keep
 //! s = c·s* ≥ s* coordinates, as the papers do.
 
-mod absolute;
-mod huber;
-mod least_squares;
-mod robust;
-mod truncated;
+pub(crate) mod absolute;
+pub(crate) mod huber;
+pub(crate) mod least_squares;
+pub(crate) mod robust;
+pub(crate) mod truncated;
 
 pub use absolute::{absolute_step_sensitivity, DpIhtL1, DpIhtL1Plan, SignFeatures};
 pub use huber::{huber_step_sensitivity, DpIhtHuber, DpIhtHuberPlan, TauRule};
@@ -574,10 +574,9 @@ pub(crate) trait IhtAlgorithm {
         _rng: &mut dyn rand::RngCore,
         _observer: &mut dyn crate::algorithms::Observer,
     ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
-        Err(crate::algorithms::FitError::Unsupported {
-            algorithm: Self::INFO.name,
-            reason: "has no row-sum (distributed) implementation; distributed fits support clipped-gd, ht-frank-wolfe and dp-iht-huber".into(),
-        })
+        Err(crate::algorithms::registry::not_distributed(
+            Self::INFO.name,
+        ))
     }
 
     /// The budget (δ defaulted) and the checked plan: what `validate` checks and `fit` runs.

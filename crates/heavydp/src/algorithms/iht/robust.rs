@@ -64,6 +64,14 @@ use crate::estimators::catoni::RobustWorkspace;
 use crate::params::param_words;
 
 const NAME: &str = "ht-sparse-opt";
+
+/// The registry entry of `ht-sparse-opt` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    <HtSparseOpt as IhtAlgorithm>::info,
+    |p| boxed(HtSparseOpt::from_params(p)),
+    ("squared", "sparse"),
+);
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
 
 /// Parameter presets of `ht-sparse-opt`.

@@ -71,6 +71,14 @@ use super::{exact_thresholding_note, HuParams, IhtAlgorithm, IhtInfo, IhtLoop, I
 
 const NAME: &str = "ht-sparse-linreg";
 
+/// The registry entry of `ht-sparse-linreg` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    <HtSparseLinreg as IhtAlgorithm>::info,
+    |p| boxed(HtSparseLinreg::from_params(p)),
+    ("squared", "sparse"),
+);
+
 /// `ht-sparse-linreg` (Hu et al. Alg. 3). See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HtSparseLinreg {

@@ -150,6 +150,14 @@ use crate::privacy::{Accountant, Cost, PrivacyLedger};
 
 const NAME: &str = "l1-regression-expmech";
 
+/// The registry entry of `l1-regression-expmech` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    L1RegressionExpMech::info,
+    |p| boxed(L1RegressionExpMech::from_params(p)),
+    ("absolute", "l2-ball"),
+);
+
 /// The spec's default cap on the number of candidates, 2^18 (spec §5 "heavydp defaults").
 pub const SPEC_MAX_CANDIDATES: u64 = 1 << 18;
 /// The floor of the compute-budget rule, 2^12 candidates.

@@ -127,6 +127,14 @@ use potentials::{
 };
 
 const NAME: &str = "noisy-mirror-descent";
+
+/// The registry entry of `noisy-mirror-descent` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    NoisyMirrorDescent::info,
+    |p| boxed(NoisyMirrorDescent::from_params(p)),
+    ("squared", "l2-ball"),
+);
 const LOSSES: &[&str] = &["squared", "logistic", "huber", "absolute"];
 const DOMAINS: &[&str] = &["l1-ball", "l2-ball", "simplex", "polytope"];
 const PARAMS: &[&str] = &[

@@ -115,6 +115,14 @@ pub use calibration::OpCalibration;
 use solver::{PerturbedErm, SolverSettings};
 
 const NAME: &str = "objective-perturbation";
+
+/// The registry entry of `objective-perturbation` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    ObjectivePerturbation::info,
+    |p| boxed(ObjectivePerturbation::from_params(p)),
+    ("squared", "l2-ball"),
+);
 const LOSSES: &[&str] = &["squared", "logistic"];
 const DOMAINS: &[&str] = &["l2-ball", "l1-ball", "simplex", "polytope"];
 const DEFAULT_MAX_ITER: usize = 20_000;
