@@ -16,8 +16,8 @@
 //! With `--intercept none --scale none` steps 3 and 5 do nothing and the algorithm gets
 //! the whole budget: the weights are bit for bit those of the algorithm alone.
 
-use crate::algorithms::row_sums::{ExternalRowSums, RowTransform};
 use crate::algorithms::registry::AutoRadius;
+use crate::algorithms::row_sums::{ExternalRowSums, RowTransform};
 use crate::algorithms::{self, Observer, ParamMap, PrivateAlgorithm, Problem};
 use crate::constraints::DomainSpec;
 use crate::data::Dataset;
@@ -310,7 +310,8 @@ pub fn resolve(
     };
     // `tau` is the Huber loss's parameter, unless the algorithm has a `tau` of its own (a
     // moment bound, e.g. l1-regression-expmech) and the loss is not Huber.
-    let own_tau = algorithms::descriptor(algorithm).is_some_and(|a| (a.info)().param("tau").is_some());
+    let own_tau =
+        algorithms::descriptor(algorithm).is_some_and(|a| (a.info)().param("tau").is_some());
     let tau = if own_tau && loss_name != "huber" {
         None
     } else {

@@ -959,25 +959,7 @@ fn bad(param: &str, reason: impl Into<String>) -> FitError {
 
 impl AdaHuber {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &[
-                "folds",
-                "num_lambda",
-                "lambda_min_ratio",
-                "phi0",
-                "gamma",
-                "tol",
-                "max_iter",
-                "lambda",
-                "adahuber_tau",
-                "truncate",
-                "cv_rows",
-                "stop",
-                "refit",
-            ],
-        )?;
+        let p = DESCRIPTOR.params(params)?;
         let def = AdaHuber::default();
         let a = AdaHuber {
             folds: p.integer("folds", 2)?.unwrap_or(def.folds),

@@ -37,8 +37,8 @@ pub use registry::{
 };
 
 pub use crate::params::{
-    fail_prob_param, formula_epsilon, hp, with_default_delta, AlgorithmInfo, FitError, ParamInfo,
-    ParamMap, Params,
+    fail_prob_param, formula_epsilon, hp, key, with_default_delta, AlgorithmInfo, FitError,
+    ParamInfo, ParamMap, Params,
 };
 
 use crate::constraints::ConstraintSet;

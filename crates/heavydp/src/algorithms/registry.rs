@@ -11,7 +11,7 @@
 
 use super::{adaptive_huber, adassp, frank_wolfe, iht, l1_expmech, mirror_descent};
 use super::{objective_perturbation, private_gd};
-use super::{AlgorithmInfo, FitError, ParamMap, PrivateAlgorithm};
+use super::{AlgorithmInfo, FitError, ParamMap, Params, PrivateAlgorithm};
 
 /// What `--radius auto` (and a missing `--radius`) is on scaled data
 /// (`pipeline::auto_radius` documents the measurements behind each rule).
@@ -141,6 +141,19 @@ impl AlgorithmDescriptor {
         (self.info)().parameters.iter().map(|p| p.name).collect()
     }
 
+    /// [`Self::accepted_keys`] without `taken`: the documented parameters of the loss
+    /// (`tau` of `--loss huber`), which the pipeline takes before the algorithm is built.
+    pub fn accepted_keys_but(&self, taken: &[&str]) -> Vec<&'static str> {
+        let mut keys = self.accepted_keys();
+        keys.retain(|k| !taken.contains(k));
+        keys
+    }
+
+    /// Typed access to `map`, refusing any key that is not an accepted one.
+    pub fn params<'a>(&self, map: &'a ParamMap) -> Result<Params<'a>, FitError> {
+        Params::new(self.name, map, &self.accepted_keys())
+    }
+
     /// True when `bound=auto` and a missing `bound` mean `preprocess::AUTO_BOUND` on
     /// scaled data: the algorithm has a `bound` parameter whose scaled default is auto.
     pub fn auto_bound(&self) -> bool {
@@ -249,5 +262,130 @@ pub fn not_distributed(algorithm: &'static str) -> FitError {
         reason: format!(
             "has no row-sum (distributed) implementation; distributed fits support {list}"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::param_map;
+
+    /// Parameters with which every registered algorithm builds: its required ones only.
+    fn minimal_params(a: &AlgorithmDescriptor) -> ParamMap {
+        let info = (a.info)();
+        let mut pairs = Vec::new();
+        for p in &info.parameters {
+            if p.default.starts_with("required") {
+                pairs.push((p.name, "1"));
+            }
+        }
+        param_map(&pairs)
+    }
+
+    #[test]
+    fn names_are_unique_and_each_descriptor_is_its_documentation_row() {
+        for (i, a) in REGISTRY.iter().enumerate() {
+            let info = (a.info)();
+            assert_eq!(info.name, a.name);
+            assert!(
+                REGISTRY[..i].iter().all(|b| b.name != a.name),
+                "{} registered twice",
+                a.name
+            );
+            assert!(
+                info.losses.contains(&a.default_loss),
+                "{}: default loss {} is not one of its losses {:?}",
+                a.name,
+                a.default_loss,
+                info.losses
+            );
+            assert!(
+                info.domains.contains(&a.default_domain),
+                "{}: default domain {} is not one of its domains {:?}",
+                a.name,
+                a.default_domain,
+                info.domains
+            );
+            assert!(!a.name.is_empty() && a.name != "auto" && a.name != "intercept-only");
+        }
+        assert_eq!(catalogue().len(), REGISTRY.len());
+    }
+
+    #[test]
+    fn the_accepted_keys_are_the_documented_parameters() {
+        for a in REGISTRY {
+            // dp-iht-huber documents `tau`, the parameter of its loss (taken by the pipeline)
+            let taken: &[&str] = if a.name == "dp-iht-huber" {
+                &["tau"]
+            } else {
+                &[]
+            };
+            let mut documented = a.accepted_keys_but(taken);
+            documented.sort_unstable();
+            match build(a.name, &param_map(&[("no-such-key", "1")])) {
+                Err(FitError::UnknownParameter { accepted, .. }) => {
+                    let mut accepted: Vec<&str> = accepted.split(", ").collect();
+                    accepted.sort_unstable();
+                    assert_eq!(accepted, documented, "{}", a.name);
+                }
+                Err(e) => panic!("{}: {e}", a.name),
+                Ok(_) => panic!("{}: an unknown key was accepted", a.name),
+            }
+        }
+    }
+
+    #[test]
+    fn every_descriptor_builds_the_algorithm_it_describes() {
+        for a in REGISTRY {
+            let alg =
+                build(a.name, &minimal_params(a)).unwrap_or_else(|e| panic!("{}: {e}", a.name));
+            assert_eq!(alg.name(), a.name);
+            assert_eq!(
+                alg.privacy_model().as_str(),
+                (a.info)().privacy,
+                "{}",
+                a.name
+            );
+            assert_eq!(
+                alg.reads_mapped_features(),
+                a.reads_mapped_features,
+                "{}",
+                a.name
+            );
+        }
+        assert!(matches!(
+            build("no-such-algorithm", &ParamMap::new()),
+            Err(FitError::UnknownAlgorithm(_))
+        ));
+    }
+
+    #[test]
+    fn capabilities_are_consistent_with_the_parameters() {
+        for a in REGISTRY {
+            let info = (a.info)();
+            if a.chunked {
+                assert!(a.distributed, "{}: chunked but not distributed", a.name);
+                assert!(
+                    info.param("chunking").is_some(),
+                    "{}: chunked without a chunking parameter",
+                    a.name
+                );
+            }
+            if a.scaled.gradient_radius {
+                assert!(info.param("R").is_some(), "{}", a.name);
+            }
+            if a.auto_bound() {
+                assert!(info.param("bound").is_some(), "{}", a.name);
+            }
+        }
+        assert_eq!(
+            distributed_names(),
+            ["ht-frank-wolfe", "dp-iht-huber", "clipped-gd"]
+        );
+        assert_eq!(chunked_names(), ["ht-frank-wolfe", "dp-iht-huber"]);
+        let FitError::Unsupported { reason, .. } = not_distributed("adassp") else {
+            panic!()
+        };
+        assert!(reason.ends_with("ht-frank-wolfe, dp-iht-huber and clipped-gd"));
     }
 }

@@ -112,22 +112,7 @@ pub struct DpIhtL1Plan {
 
 impl DpIhtL1 {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &[
-                "preset",
-                "eta",
-                "decay",
-                "switch",
-                "s",
-                "K",
-                "T",
-                "sign_features",
-                "chunking",
-                "calibration",
-            ],
-        )?;
+        let p = DESCRIPTOR.params(params)?;
         let decay = p.non_negative("decay")?.unwrap_or(0.0);
         if decay >= 1.0 {
             return Err(FitError::BadParameter {
@@ -191,7 +176,7 @@ impl IhtAlgorithm for DpIhtL1 {
             },
             TIAN_K,
             ParamInfo {
-                name: "T",
+                name: key::T,
                 default: "ceil(ln n)",
                 meaning: "iterations = disjoint data chunks",
                 source: "Tian Thm 5.3 (spec T8)",

@@ -42,6 +42,7 @@ use crate::linalg::block_rows;
 #[cfg(doc)]
 use crate::linalg::RawRows;
 use crate::linalg::Rows;
+use crate::params::key;
 use rayon::prelude::*;
 
 /// Σ_{i ∈ rows} g_i · x̃_i, where x̃_i is x_i clipped coordinate-wise at K
@@ -486,12 +487,12 @@ impl<'a> IhtLoop<'a> {
         hp(&mut h, "preset", preset);
         hp(&mut h, "s_star", self.sizes.s_star);
         hp(&mut h, "s", self.sizes.s);
-        hp(&mut h, "T", self.steps.len());
+        hp(&mut h, key::T, self.steps.len());
         hp(&mut h, "eta", self.steps[0]);
         let lambdas = self.printed_lambdas.as_ref().unwrap_or(&self.lambdas);
         hp(&mut h, "lambda", lambdas[0]);
         hp(&mut h, "peeling_scale", run.scales[0]);
-        hp(&mut h, "calibration", self.calibration.name());
+        hp(&mut h, key::CALIBRATION, self.calibration.name());
         if let Passes::Chunked(chunking) = self.passes {
             hp(&mut h, "m", run.m);
             hp(&mut h, "chunking", chunking.name());
@@ -882,7 +883,7 @@ impl SizeOverrides {
     pub fn parse(p: &crate::algorithms::Params) -> Result<Self, crate::algorithms::FitError> {
         Ok(SizeOverrides {
             s: p.integer("s", 1)?,
-            t: p.integer("T", 1)?,
+            t: p.integer(key::T, 1)?,
         })
     }
 

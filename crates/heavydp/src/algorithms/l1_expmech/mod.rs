@@ -346,24 +346,7 @@ const OPTIONS: &str = "choose a coarser --param zeta, a larger --param max_candi
 
 impl L1RegressionExpMech {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &[
-                "moment",
-                "theta",
-                "moment_kind",
-                "tau",
-                "fail_prob",
-                "iota",
-                "zeta",
-                "net",
-                "max_candidates",
-                "sensitivity",
-                "mcmc_steps",
-                "mcmc_step",
-            ],
-        )?;
+        let p = DESCRIPTOR.params(params)?;
         let parse_theta = |key: &str| -> Result<Option<f64>, FitError> {
             match p.string(key) {
                 None => Ok(None),
