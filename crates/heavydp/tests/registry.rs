@@ -85,7 +85,10 @@ fn capabilities_reported_elsewhere_are_the_descriptors() {
     // the listing: the registry in order, then the two choices with their rule
     let listing = pipeline::algorithms_listing();
     let entries = listing.as_array().unwrap();
-    let names: Vec<&str> = entries.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = entries
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
     let mut expected: Vec<&str> = REGISTRY.iter().map(|a| a.name).collect();
     expected.extend(["auto", pipeline::INTERCEPT_ONLY]);
     assert_eq!(names, expected);

@@ -154,6 +154,18 @@ impl AlgorithmDescriptor {
         Params::new(self.name, map, &self.accepted_keys())
     }
 
+    /// [`Self::params`] that also accepts the undocumented `aliases` of documented keys
+    /// (`theta` for `moment` in `l1-regression-expmech`).
+    pub fn params_with_aliases<'a>(
+        &self,
+        map: &'a ParamMap,
+        aliases: &[&str],
+    ) -> Result<Params<'a>, FitError> {
+        let mut keys: Vec<&str> = self.accepted_keys();
+        keys.extend_from_slice(aliases);
+        Params::new(self.name, map, &keys)
+    }
+
     /// True when `bound=auto` and a missing `bound` mean `preprocess::AUTO_BOUND` on
     /// scaled data: the algorithm has a `bound` parameter whose scaled default is auto.
     pub fn auto_bound(&self) -> bool {
@@ -321,6 +333,9 @@ mod tests {
                 &[]
             };
             let mut documented = a.accepted_keys_but(taken);
+            if a.name == "l1-regression-expmech" {
+                documented.push("theta"); // an alias of `moment`
+            }
             documented.sort_unstable();
             match build(a.name, &param_map(&[("no-such-key", "1")])) {
                 Err(FitError::UnknownParameter { accepted, .. }) => {

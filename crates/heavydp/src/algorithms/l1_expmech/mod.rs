@@ -346,7 +346,7 @@ const OPTIONS: &str = "choose a coarser --param zeta, a larger --param max_candi
 
 impl L1RegressionExpMech {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = DESCRIPTOR.params(params)?;
+        let p = DESCRIPTOR.params_with_aliases(params, &["theta"])?;
         let parse_theta = |key: &str| -> Result<Option<f64>, FitError> {
             match p.string(key) {
                 None => Ok(None),
