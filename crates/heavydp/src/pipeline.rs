@@ -16,9 +16,8 @@
 //! With `--intercept none --scale none` steps 3 and 5 do nothing and the algorithm gets
 //! the whole budget: the weights are bit for bit those of the algorithm alone.
 
-use crate::algorithms::registry::AutoRadius;
 use crate::algorithms::row_sums::{ExternalRowSums, RowTransform};
-use crate::algorithms::{self, Observer, ParamMap, PrivateAlgorithm, Problem};
+use crate::algorithms::{self, AutoRadius, Observer, ParamMap, PrivateAlgorithm, Problem};
 use crate::constraints::DomainSpec;
 use crate::data::Dataset;
 use crate::loss::LossKind;

@@ -23,6 +23,7 @@
 
 pub mod adaptive_huber;
 pub mod adassp;
+pub mod entry;
 pub mod frank_wolfe;
 pub mod iht;
 pub mod l1_expmech;
@@ -32,9 +33,8 @@ pub mod private_gd;
 pub mod registry;
 pub mod row_sums;
 
-pub use registry::{
-    boxed, build, catalogue, default_loss_and_domain, descriptor, AlgorithmDescriptor, REGISTRY,
-};
+pub use entry::{boxed, AlgorithmDescriptor, AutoRadius, ScaledDefaults};
+pub use registry::{build, catalogue, default_loss_and_domain, descriptor, REGISTRY};
 
 pub use crate::params::{
     fail_prob_param, formula_epsilon, hp, key, with_default_delta, AlgorithmInfo, FitError,
@@ -226,6 +226,10 @@ impl<'a> FitInputs<'a> {
     }
 }
 
+/// The reason of `PrivateAlgorithm::fit_with_sums` for an algorithm without a row-sum
+/// implementation.
+pub const NOT_DISTRIBUTED: &str = "has no row-sum (distributed) implementation; the algorithms that run distributed have `distributed` true in heavydp algorithms --json";
+
 /// A (possibly private) learning algorithm.
 pub trait PrivateAlgorithm {
     /// The algorithm's name, privacy model and way of reading the features.
@@ -274,7 +278,10 @@ pub trait PrivateAlgorithm {
         _rng: &mut dyn RngCore,
         _observer: &mut dyn Observer,
     ) -> Result<FitReport, FitError> {
-        Err(registry::not_distributed(self.name()))
+        Err(FitError::Unsupported {
+            algorithm: self.name(),
+            reason: NOT_DISTRIBUTED.into(),
+        })
     }
     /// True when `fit` reads the features only through `Dataset::read_row`,
     /// `Dataset::block` and `Dataset::margins`, so it can run on a lazily standardised

@@ -575,9 +575,10 @@ pub(crate) trait IhtAlgorithm {
         _rng: &mut dyn rand::RngCore,
         _observer: &mut dyn crate::algorithms::Observer,
     ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
-        Err(crate::algorithms::registry::not_distributed(
-            Self::INFO.name,
-        ))
+        Err(crate::algorithms::FitError::Unsupported {
+            algorithm: Self::INFO.name,
+            reason: crate::algorithms::NOT_DISTRIBUTED.into(),
+        })
     }
 
     /// The budget (δ defaulted) and the checked plan: what `validate` checks and `fit` runs.
