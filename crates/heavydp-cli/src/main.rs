@@ -36,7 +36,7 @@ enum Command {
         #[arg(long, default_value_t = 7)]
         seed: u64,
     },
-    /// List every algorithm: name, privacy model, when to use it, paper, losses, domains.
+    /// List every algorithm (name, privacy model, when to use it, paper, losses, domains), then `auto` and `intercept-only` with their rule.
     Algorithms {
         /// Print a JSON array with the parameters of each algorithm.
         #[arg(long)]
