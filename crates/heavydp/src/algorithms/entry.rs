@@ -36,7 +36,7 @@ pub struct ScaledDefaults {
 pub type BuildFn = fn(&ParamMap) -> Result<Box<dyn PrivateAlgorithm>, FitError>;
 
 /// Everything the crate knows about an algorithm by its name: one constant in the
-/// algorithm's own file, one line of [`REGISTRY`].
+/// algorithm's own file, one line of [`super::REGISTRY`].
 #[derive(Clone, Copy)]
 pub struct AlgorithmDescriptor {
     /// The CONTRACT name (`--algorithm`).
