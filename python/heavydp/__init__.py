@@ -49,12 +49,15 @@ __all__ = [
 
 
 def algorithms():
-    """Every algorithm of the catalogue (``heavydp algorithms --json``).
+    """Every algorithm of the catalogue, then ``auto`` and ``intercept-only``
+    (``heavydp algorithms --json``).
 
-    Returns a list of dicts with keys ``name``, ``paper``, ``privacy`` (``pure``,
-    ``approx``, ``none``), ``losses``, ``domains`` and ``parameters`` (each with its
-    ``name``, ``default``, ``meaning`` and ``source``). Any ``name`` is a valid
-    ``algorithm=`` of the estimators.
+    Returns a list of dicts with keys ``name``, ``paper``, ``use_when``, ``privacy``
+    (``pure``, ``approx``, ``zcdp``, ``none``), ``losses``, ``domains``, ``parameters``
+    (each with its ``name``, ``default``, ``meaning`` and ``source``),
+    ``scaled_defaults``, ``intervals``, ``distributed`` (runs in ``heavydp.spark.fit``)
+    and ``rule`` (what ``auto`` and ``intercept-only`` do; ``None`` for the others). Any
+    ``name`` is a valid ``algorithm=`` of the estimators.
     """
     return _json.loads(_core.algorithms_json())
 

@@ -44,7 +44,7 @@ __all__ = ["fit", "ALGORITHMS"]
 ALGORITHMS = tuple(_core.distributed_algorithms())
 
 #: The algorithms that read T disjoint chunks (they need ``chunking=keyed``).
-_CHUNKED = ("ht-frank-wolfe", "dp-iht-huber")
+_CHUNKED = tuple(_core.chunked_algorithms())
 
 _PATH = "DataFrame"
 _ID = "__heavydp_row_id"

@@ -6,7 +6,7 @@ mod experiment;
 mod plot;
 
 use clap::{Args, Parser, Subcommand};
-use heavydp::algorithms::{self, Observer};
+use heavydp::algorithms::Observer;
 use heavydp::data::{self, scenarios};
 use heavydp::model::{self, ModelFile};
 use heavydp::noise::make_rng;
@@ -36,7 +36,7 @@ enum Command {
         #[arg(long, default_value_t = 7)]
         seed: u64,
     },
-    /// List every algorithm: name, privacy model, when to use it, paper, losses, domains.
+    /// List every algorithm (name, privacy model, when to use it, paper, losses, domains), then `auto` and `intercept-only` with their rule.
     Algorithms {
         /// Print a JSON array with the parameters of each algorithm.
         #[arg(long)]
@@ -262,26 +262,38 @@ pub use heavydp::pipeline::parse_params;
 pub use heavydp::model::write_atomic;
 
 fn cmd_algorithms(json: bool) -> Result<(), String> {
-    let cat = algorithms::catalogue();
+    let listing = heavydp::pipeline::algorithms_listing();
     if json {
-        let text = serde_json::to_string_pretty(&heavydp::pipeline::algorithms_listing())
-            .map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&listing).map_err(|e| e.to_string())?;
         return emit(format!("{text}\n").as_bytes());
     }
-    let name_width = cat.iter().map(|a| a.name.len()).max().unwrap_or(4);
-    let rows: Vec<[String; 6]> = cat
+    let entries = listing.as_array().map(Vec::as_slice).unwrap_or_default();
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    let words = |v: &serde_json::Value| {
+        v.as_array()
+            .map(|a| a.iter().map(text).collect::<Vec<_>>().join(", "))
+            .unwrap_or_default()
+    };
+    let rows: Vec<[String; 6]> = entries
         .iter()
         .map(|a| {
+            // `auto` and `intercept-only` show their rule where the others say when to use them
+            let use_when = if a["rule"].is_string() {
+                text(&a["rule"])
+            } else {
+                text(&a["use_when"])
+            };
             [
-                a.name.to_string(),
-                a.privacy.to_string(),
-                a.use_when.to_string(),
-                a.paper.to_string(),
-                a.losses.join(", "),
-                a.domains.join(", "),
+                text(&a["name"]),
+                text(&a["privacy"]),
+                use_when,
+                text(&a["paper"]),
+                words(&a["losses"]),
+                words(&a["domains"]),
             ]
         })
         .collect();
+    let name_width = rows.iter().map(|r| r[0].len()).max().unwrap_or(4);
     emit(
         table(
             &["name", "privacy", "use when", "paper", "losses", "domains"],

@@ -600,6 +600,13 @@ fn distributed_algorithms() -> Vec<&'static str> {
     pipeline::DISTRIBUTED_ALGORITHMS.to_vec()
 }
 
+/// The distributed algorithms that read disjoint chunks (a Spark fit needs
+/// `chunking=keyed`): the registry's `chunked` descriptors.
+#[pyfunction]
+fn chunked_algorithms() -> Vec<&'static str> {
+    heavydp::algorithms::registry::chunked_names()
+}
+
 fn model_from_json(text: &str) -> PyResult<ModelFile> {
     serde_json::from_str(text).map_err(|e| value_error(format!("invalid model: {e}")))
 }
@@ -840,5 +847,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch_sum, m)?)?;
     m.add_function(wrap_pyfunction!(fit_distributed, m)?)?;
     m.add_function(wrap_pyfunction!(distributed_algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(chunked_algorithms, m)?)?;
     Ok(())
 }

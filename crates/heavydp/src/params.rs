@@ -97,6 +97,17 @@ pub enum FitError {
     Data(#[from] DataError),
 }
 
+/// The names of the parameters that many algorithms share, written once: the
+/// documentation row (`ParamInfo::name`), the read (`p.integer(key::T, 1)`), the
+/// accepted keys (derived from the documentation row) and the hyperparameter record
+/// (`hp(&mut h, key::T, t)`) all use the constant.
+pub mod key {
+    /// The number of iterations T.
+    pub const T: &str = "T";
+    /// The rule that calibrates an algorithm's noise to its budget.
+    pub const CALIBRATION: &str = "calibration";
+}
+
 /// A parameter's documentation for `heavydp algorithms --json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParamInfo {
@@ -321,21 +332,20 @@ pub fn fail_prob_param(algorithm: &'static str, p: &Params) -> Result<f64, FitEr
 /// The `calibration` parameter of the Peeling-based algorithms and estimators (the
 /// mechanism itself, in [`crate::mechanisms`], knows nothing of `--param`).
 impl PeelingCalibration {
+    /// The `--param calibration` words (the first is the default).
+    pub const WORDS: &'static [(&'static str, PeelingCalibration)] = &[
+        ("exact", PeelingCalibration::Exact),
+        ("paper", PeelingCalibration::Paper),
+    ];
     /// Parses `--param calibration=exact|paper` (default `exact`).
     pub fn parse(p: &Params) -> Result<Self, FitError> {
-        p.pick(
-            "calibration",
-            &[
-                ("exact", PeelingCalibration::Exact),
-                ("paper", PeelingCalibration::Paper),
-            ],
-        )
+        p.pick(key::CALIBRATION, Self::WORDS)
     }
     /// The `calibration` row of a Peeling-based algorithm's parameter table.
     pub fn param_info() -> ParamInfo {
         ParamInfo {
-            name: "calibration",
-            default: "exact",
+            name: key::CALIBRATION,
+            default: Self::WORDS[0].0,
             meaning: "Peeling's Laplace scale: exact = smallest scale whose composition (best of basic, advanced, zCDP) certifies the budget; paper = printed 2 lambda sqrt(3 s ln(1/delta))/eps (certifies less, and that is what is charged)",
             source: "Hu Alg. 4 / Cai et al. Lemma 3.3; docs/privacy.md (exact calibration)",
         }

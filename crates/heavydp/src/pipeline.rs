@@ -16,7 +16,7 @@
 //! Errors are [`PipelineError`]s (strings only at the CLI and Python boundary).
 
 use crate::algorithms::row_sums::{ExternalRowSums, RowTransform};
-use crate::algorithms::{self, Observer, ParamMap, PrivateAlgorithm, Problem};
+use crate::algorithms::{self, AutoRadius, Observer, ParamMap, PrivateAlgorithm, Problem};
 use crate::constraints::{DomainError, DomainSpec};
 use crate::data::Dataset;
 use crate::loss::{LossError, LossKind};
@@ -163,8 +163,8 @@ impl RadiusOpt {
 /// | `clipped-gd` (the radius is only the projection; its noise is set by the gradient clip R) | √d | a scaled coefficient w̃ⱼ = 1 means "one robust sd of xⱼ moves ŷ by one robust sd of y"; the ℓ2 ball of radius √d holds the box \|w̃ⱼ\| ≤ 1. The former default 1 is too small for real data: the non-private OLS fits of the regression sets, on the same robust scaling, have ‖w̃‖₂ = 1.22 (cps1988, d = 8), 3.35 (gss_wages, d = 30) and 1.25 (flights, d = 23). Measured (gss, 2 splits × 2 seeds, ε = 2): gain kept 0.705–0.846 at radius 1, 0.764–0.854 at √d; identical at ε = 1 |
 /// | every other algorithm (Frank–Wolfe family, mirror descent, objective perturbation, the ℓ1 expmech net, the sparse IHT family, `iterative-updating-gd`) | 1 | the radius scales their noise (vertex scores, gradient or objective noise, net size) or, for `iterative-updating-gd` (noise-dominated group means in the conservative accounting), the ball is what bounds the damage: measured at ε = 1, radius √d instead of 1 lost gain (cps1988, one split: ht-frank-wolfe 0.18 → −0.52, dp-frank-wolfe 0.21 → 0.16, noisy-mirror-descent 0.18 → 0.12, objective-perturbation 0.48 → −0.16, ht-sparse-linreg −20 → −63; dp-iht-huber and iterative-updating-gd unchanged; gss, two splits: iterative-updating-gd −34 / −21 → −69 / −53) |
 pub fn auto_radius(algorithm: &str, d: usize) -> f64 {
-    match algorithm {
-        "clipped-gd" => (d.max(1) as f64).sqrt(),
+    match algorithms::descriptor(algorithm).map(|a| a.scaled.radius) {
+        Some(AutoRadius::SqrtD) => (d.max(1) as f64).sqrt(),
         _ => 1.0,
     }
 }
@@ -392,9 +392,8 @@ fn resolve_names(
         };
     // `tau` is the Huber loss's parameter, unless the algorithm has a `tau` of its own (a
     // moment bound, e.g. l1-regression-expmech) and the loss is not Huber.
-    let own_tau = algorithms::catalogue()
-        .iter()
-        .any(|a| a.name == algorithm && a.parameters.iter().any(|p| p.name == "tau"));
+    let own_tau =
+        algorithms::descriptor(algorithm).is_some_and(|a| (a.info)().param("tau").is_some());
     let tau = if own_tau && loss_name != "huber" {
         None
     } else {
@@ -616,10 +615,7 @@ fn resolve_bound(
     scaled: bool,
     params: &mut ParamMap,
 ) -> Result<Option<String>, PipelineError> {
-    let bound_required = name != "frank-wolfe"
-        && algorithms::catalogue()
-            .iter()
-            .any(|a| a.name == name && a.parameters.iter().any(|p| p.name == "bound"));
+    let bound_required = algorithms::descriptor(name).is_some_and(|a| a.auto_bound());
     match params.get("bound").map(|s| s.as_str()) {
         Some("auto") if !scaled => Err(PipelineError::NeedsScaledData {
             flag: "--param bound=auto".into(),
@@ -703,8 +699,10 @@ pub fn fit(
     fit_with(data, opts, None, rng, observer)
 }
 
-/// The algorithms a distributed fit supports (their data passes are row sums).
-pub const DISTRIBUTED_ALGORITHMS: [&str; 3] = ["clipped-gd", "ht-frank-wolfe", "dp-iht-huber"];
+/// The algorithms a distributed fit supports (their data passes are row sums): the
+/// registry's `distributed` descriptors.
+pub static DISTRIBUTED_ALGORITHMS: std::sync::LazyLock<Vec<&'static str>> =
+    std::sync::LazyLock::new(algorithms::registry::distributed_names);
 
 /// [`fit`] of rows that live elsewhere (a Spark DataFrame, `docs/distributed.md`):
 /// `data` is a [`Dataset::remote`] (n, d and names only) and every data pass — the
@@ -988,7 +986,7 @@ fn resolve_choices(
     let r_auto = take_r_auto(scaled, &mut params)?;
     if let Some(d) = d {
         if scaled
-            && matches!(name, "clipped-gd" | "iterative-updating-gd")
+            && algorithms::descriptor(name).is_some_and(|a| a.scaled.gradient_radius)
             && !params.contains_key("R")
             && (r_auto || !params.contains_key("M"))
         {
@@ -1447,12 +1445,13 @@ fn intercept_phase(
 pub fn algorithms_listing() -> serde_json::Value {
     let auto_entry =
         |value: String, source: &str| serde_json::json!({"auto": value, "source": source});
-    let list = algorithms::catalogue()
+    let mut list: Vec<serde_json::Value> = algorithms::REGISTRY
         .iter()
-        .map(|a| {
+        .map(|desc| {
+            let a = &(desc.info)();
             let mut v = serde_json::to_value(a).expect("serialisable");
             let mut sd = serde_json::Map::new();
-            let (_, domain) = algorithms::default_loss_and_domain(a.name);
+            let domain = desc.default_domain;
             if a.domains.iter().any(|d| matches!(*d, "l1-ball" | "l2-ball" | "sparse"))
                 || matches!(domain, "l1-ball" | "l2-ball" | "sparse")
             {
@@ -1468,11 +1467,11 @@ pub fn algorithms_listing() -> serde_json::Value {
             }
             for p in &a.parameters {
                 let e = match p.name {
-                    "bound" if a.name != "frank-wolfe" => auto_entry(
+                    "bound" if desc.scaled.bound => auto_entry(
                         format!("{AUTO_BOUND} (robust standard deviations)"),
                         "preprocess::AUTO_BOUND: three robust sds of a standardised column",
                     ),
-                    "R" if matches!(a.name, "clipped-gd" | "iterative-updating-gd") => auto_entry(
+                    "R" if desc.scaled.gradient_radius => auto_entry(
                         "2*L*sqrt(d) (L = 2 squared loss, 1 otherwise)".into(),
                         "pipeline::auto_gradient_radius: twice a scaled gradient's typical norm; cps1988 sweep",
                     ),
@@ -1485,9 +1484,53 @@ pub fn algorithms_listing() -> serde_json::Value {
                 sd.insert(p.name.into(), e);
             }
             v["scaled_defaults"] = serde_json::Value::Object(sd);
-            v["intervals"] = crate::inference::supports(a.name).into();
+            v["intervals"] = desc.intervals.into();
+            v["distributed"] = desc.distributed.into();
+            v["rule"] = serde_json::Value::Null;
             v
         })
         .collect();
+    list.extend(choice_entries());
     serde_json::Value::Array(list)
+}
+
+/// What `--algorithm auto` picks: the rule of [`auto_rule`] and [`auto_choice`], as
+/// `heavydp algorithms` lists it.
+pub const AUTO_RULE: &str = "regression: intercept-only when n*eps < 2*d, else clipped-gd (squared loss); classification (--loss logistic): intercept-only when n*eps < 100*d, else clipped-gd (logistic loss); intercept-only also when the private scaling of a regression cannot locate the target. A public rule of the loss, n, d and eps, never of the data (pipeline::auto_rule; evidence: docs/benchmark.md)";
+
+/// What `--algorithm intercept-only` fits, as `heavydp algorithms` lists it.
+pub const INTERCEPT_ONLY_RULE: &str = "the model predicts the private intercept alone (the private mean of the target, or the private base rate with --loss logistic), with no coefficients; auto's choice when n*eps is too small for a d-dimensional fit";
+
+/// The listing entries of `auto` and `intercept-only`: the two choices of `fit` that
+/// are not algorithms of the registry, with the fields of every entry (`rule` set).
+fn choice_entries() -> [serde_json::Value; 2] {
+    let entry = |name: &str, use_when: &str, privacy: &str, rule: &str| {
+        serde_json::json!({
+            "name": name,
+            "paper": "",
+            "use_when": use_when,
+            "privacy": privacy,
+            "losses": ["squared", "logistic"],
+            "domains": [],
+            "parameters": [],
+            "scaled_defaults": {},
+            "intervals": false,
+            "distributed": true,
+            "rule": rule,
+        })
+    };
+    [
+        entry(
+            "auto",
+            "the default: picks clipped-gd or intercept-only from the loss, n, d and eps",
+            "zcdp",
+            AUTO_RULE,
+        ),
+        entry(
+            INTERCEPT_ONLY,
+            "too little data for a d-dimensional fit (n*eps small against d): the private mean of the target",
+            "pure",
+            INTERCEPT_ONLY_RULE,
+        ),
+    ]
 }

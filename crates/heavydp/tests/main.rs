@@ -18,3 +18,4 @@ mod objective_perturbation;
 mod pipeline;
 mod precision_attack;
 mod real_benchmark;
+mod registry;

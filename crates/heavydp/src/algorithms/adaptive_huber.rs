@@ -157,6 +157,15 @@ use crate::privacy::{Accountant, PrivacyLedger};
 use rayon::prelude::*;
 
 const NAME: &str = "adahuber";
+
+/// The registry entry of `adahuber` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    AdaHuber::info,
+    |p| boxed(AdaHuber::from_params(p)),
+    ("huber", "sparse"),
+)
+.materialised();
 const SOURCE: &str = "Sun, Zhou & Fan 2020; R adaHuber::adaHuber.cv.lasso; Tian spec §7";
 
 /// The gradient uses the column-major sample copy (one dot product per column) when it
@@ -950,25 +959,7 @@ fn bad(param: &str, reason: impl Into<String>) -> FitError {
 
 impl AdaHuber {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &[
-                "folds",
-                "num_lambda",
-                "lambda_min_ratio",
-                "phi0",
-                "gamma",
-                "tol",
-                "max_iter",
-                "lambda",
-                "adahuber_tau",
-                "truncate",
-                "cv_rows",
-                "stop",
-                "refit",
-            ],
-        )?;
+        let p = DESCRIPTOR.params(params)?;
         let def = AdaHuber::default();
         let a = AdaHuber {
             folds: p.integer("folds", 2)?.unwrap_or(def.folds),

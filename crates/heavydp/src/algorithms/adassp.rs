@@ -103,6 +103,15 @@ use rayon::prelude::*;
 
 const NAME: &str = "adassp";
 
+/// The registry entry of `adassp` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    AdaSsp::info,
+    |p| boxed(AdaSsp::from_params(p)),
+    ("squared", "unconstrained"),
+)
+.with_intervals();
+
 /// `adassp`. See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdaSsp {
@@ -167,7 +176,7 @@ pub struct SspRelease {
 impl AdaSsp {
     /// Reads `--param` values.
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(NAME, params, &["bound", "bound_x", "bound_y", "fail_prob"])?;
+        let p = DESCRIPTOR.params(params)?;
         let bound = p.positive("bound")?;
         let bound_x = p.positive("bound_x")?;
         let bound_y = p.positive("bound_y")?;

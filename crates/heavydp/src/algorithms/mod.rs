@@ -23,17 +23,22 @@
 
 pub mod adaptive_huber;
 pub mod adassp;
+pub mod entry;
 pub mod frank_wolfe;
 pub mod iht;
 pub mod l1_expmech;
 pub mod mirror_descent;
 pub mod objective_perturbation;
 pub mod private_gd;
+pub mod registry;
 pub mod row_sums;
 
+pub use entry::{boxed, AlgorithmDescriptor, AutoRadius, ScaledDefaults};
+pub use registry::{build, catalogue, default_loss_and_domain, descriptor, REGISTRY};
+
 pub use crate::params::{
-    fail_prob_param, formula_epsilon, hp, with_default_delta, AlgorithmInfo, FitError, ParamInfo,
-    ParamMap, Params,
+    fail_prob_param, formula_epsilon, hp, key, with_default_delta, AlgorithmInfo, FitError,
+    ParamInfo, ParamMap, Params,
 };
 
 use crate::constraints::ConstraintSet;
@@ -187,6 +192,10 @@ impl<'a> FitInputs<'a> {
     }
 }
 
+/// The reason of `PrivateAlgorithm::fit_with_sums` for an algorithm without a row-sum
+/// implementation.
+pub const NOT_DISTRIBUTED: &str = "has no row-sum (distributed) implementation; the algorithms that run distributed have `distributed` true in heavydp algorithms --json";
+
 /// A (possibly private) learning algorithm.
 pub trait PrivateAlgorithm {
     /// The algorithm's name, privacy model and way of reading the features.
@@ -237,7 +246,7 @@ pub trait PrivateAlgorithm {
     ) -> Result<FitReport, FitError> {
         Err(FitError::Unsupported {
             algorithm: self.name(),
-            reason: "has no row-sum (distributed) implementation; distributed fits support clipped-gd, ht-frank-wolfe and dp-iht-huber".into(),
+            reason: NOT_DISTRIBUTED.into(),
         })
     }
     /// True when `fit` reads the features only through `Dataset::read_row`,
@@ -470,83 +479,6 @@ pub fn validated_budget(
 ) -> Result<Budget, FitError> {
     algorithm.validate(problem, &budget)?;
     Ok(with_default_delta(budget, problem.data.n()))
-}
-
-/// The registry: builds an algorithm from its CONTRACT name and `--param` values.
-pub fn build(name: &str, params: &ParamMap) -> Result<Box<dyn PrivateAlgorithm>, FitError> {
-    Ok(match name {
-        "frank-wolfe" => Box::new(frank_wolfe::FrankWolfe::from_params(params)?),
-        "dp-frank-wolfe" => Box::new(frank_wolfe::DpFrankWolfe::from_params(params)?),
-        "dp-frank-wolfe-gaussian" => {
-            Box::new(frank_wolfe::DpFrankWolfeGaussian::from_params(params)?)
-        }
-        "noisy-mirror-descent" => {
-            Box::new(mirror_descent::NoisyMirrorDescent::from_params(params)?)
-        }
-        "objective-perturbation" => Box::new(
-            objective_perturbation::ObjectivePerturbation::from_params(params)?,
-        ),
-        "ht-frank-wolfe" => Box::new(frank_wolfe::HtFrankWolfe::from_params(params)?),
-        "ht-lasso" => Box::new(frank_wolfe::HtLasso::from_params(params)?),
-        "ht-sparse-linreg" => Box::new(iht::HtSparseLinreg::from_params(params)?),
-        "ht-sparse-opt" => Box::new(iht::HtSparseOpt::from_params(params)?),
-        "dp-iht-huber" => Box::new(iht::DpIhtHuber::from_params(params)?),
-        "dp-iht-l1" => Box::new(iht::DpIhtL1::from_params(params)?),
-        "dp-slr" => Box::new(iht::DpSlr::from_params(params)?),
-        "adahuber" => Box::new(adaptive_huber::AdaHuber::from_params(params)?),
-        "l1-regression-expmech" => Box::new(l1_expmech::L1RegressionExpMech::from_params(params)?),
-        "clipped-gd" => Box::new(private_gd::PrivateGd::from_params(
-            private_gd::GradientEstimator::Clip,
-            params,
-        )?),
-        "iterative-updating-gd" => Box::new(private_gd::PrivateGd::from_params(
-            private_gd::GradientEstimator::IterativeUpdating,
-            params,
-        )?),
-        "adassp" => Box::new(adassp::AdaSsp::from_params(params)?),
-        other => return Err(FitError::UnknownAlgorithm(other.to_string())),
-    })
-}
-
-/// Every implemented algorithm's documentation row.
-pub fn catalogue() -> Vec<AlgorithmInfo> {
-    use iht::IhtAlgorithm;
-    vec![
-        frank_wolfe::FrankWolfe::info(),
-        frank_wolfe::DpFrankWolfe::info(),
-        frank_wolfe::DpFrankWolfeGaussian::info(),
-        mirror_descent::NoisyMirrorDescent::info(),
-        objective_perturbation::ObjectivePerturbation::info(),
-        frank_wolfe::HtFrankWolfe::info(),
-        frank_wolfe::HtLasso::info(),
-        iht::HtSparseLinreg::info(),
-        iht::HtSparseOpt::info(),
-        iht::DpIhtHuber::info(),
-        iht::DpIhtL1::info(),
-        iht::DpSlr::info(),
-        adaptive_huber::AdaHuber::info(),
-        l1_expmech::L1RegressionExpMech::info(),
-        private_gd::PrivateGd::info(private_gd::GradientEstimator::Clip),
-        private_gd::PrivateGd::info(private_gd::GradientEstimator::IterativeUpdating),
-        adassp::AdaSsp::info(),
-    ]
-}
-
-/// The default loss and domain of an algorithm (used by the CLI when `--loss` / `--domain`
-/// are not given).
-pub fn default_loss_and_domain(name: &str) -> (&'static str, &'static str) {
-    match name {
-        "noisy-mirror-descent"
-        | "objective-perturbation"
-        | "clipped-gd"
-        | "iterative-updating-gd" => ("squared", "l2-ball"),
-        "ht-sparse-linreg" | "ht-sparse-opt" | "dp-slr" => ("squared", "sparse"),
-        "dp-iht-huber" | "adahuber" => ("huber", "sparse"),
-        "dp-iht-l1" => ("absolute", "sparse"),
-        "l1-regression-expmech" => ("absolute", "l2-ball"),
-        "adassp" => ("squared", "unconstrained"),
-        _ => ("squared", "l1-ball"),
-    }
 }
 
 /// Evaluates the mean loss of `w` on a dataset (a convenience for tests and reports).

@@ -218,6 +218,31 @@ pub struct PrivateGdPlan {
 const CLIP_NAME: &str = "clipped-gd";
 const IU_NAME: &str = "iterative-updating-gd";
 
+/// The registry entry of `clipped-gd` ([`crate::algorithms::REGISTRY`]).
+pub const CLIPPED_GD: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    CLIP_NAME,
+    || PrivateGd::info(GradientEstimator::Clip),
+    |p| boxed(PrivateGd::from_params(GradientEstimator::Clip, p)),
+    ("squared", "l2-ball"),
+)
+.distributed()
+.radius_sqrt_d()
+.gradient_radius();
+
+/// The registry entry of `iterative-updating-gd` ([`crate::algorithms::REGISTRY`]).
+pub const ITERATIVE_UPDATING_GD: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    IU_NAME,
+    || PrivateGd::info(GradientEstimator::IterativeUpdating),
+    |p| {
+        boxed(PrivateGd::from_params(
+            GradientEstimator::IterativeUpdating,
+            p,
+        ))
+    },
+    ("squared", "l2-ball"),
+)
+.gradient_radius();
+
 impl PrivateGd {
     fn name_of(e: GradientEstimator) -> &'static str {
         match e {
@@ -229,22 +254,10 @@ impl PrivateGd {
     /// Reads `--param` values for the given estimator.
     pub fn from_params(estimator: GradientEstimator, params: &ParamMap) -> Result<Self, FitError> {
         let name = Self::name_of(estimator);
-        let mut accepted = vec![
-            "p",
-            "M",
-            "lambda",
-            "R",
-            "T",
-            "max_steps",
-            "lr",
-            "rho_rule",
-            "schedule",
-            "momentum",
-        ];
-        if estimator == GradientEstimator::IterativeUpdating {
-            accepted.extend(["k", "t_c", "estimate", "accounting"]);
-        }
-        let p = Params::new(name, params, &accepted)?;
+        let p = match estimator {
+            GradientEstimator::Clip => CLIPPED_GD.params(params)?,
+            GradientEstimator::IterativeUpdating => ITERATIVE_UPDATING_GD.params(params)?,
+        };
         let moment = p.positive("p")?.unwrap_or(2.0);
         if moment < 2.0 {
             return Err(FitError::BadParameter {
@@ -263,7 +276,7 @@ impl PrivateGd {
             m_bound: p.positive("M")?.unwrap_or(1.0),
             smoothness: p.positive("lambda")?.unwrap_or(1.0),
             radius: p.positive("R")?,
-            t: p.integer("T", 1)?,
+            t: p.integer(key::T, 1)?,
             max_steps: p.integer("max_steps", 1)?,
             lr: p.positive("lr")?,
             schedule: p.pick("schedule", Schedule::WORDS)?,
@@ -322,7 +335,7 @@ impl PrivateGd {
                 source: if iu { "Zhao Thm 7 (Z12)" } else { "Zhao Thm 4 (Z12)" },
             },
             ParamInfo {
-                name: "T",
+                name: key::T,
                 default: if iu {
                     "min(floor(n^2 eps^2 / (d R^2)), max_steps) (shuffle); conservative: min(floor(rho n^2 / (k^2 d R^2)), max_steps); >= 1"
                 } else {
@@ -783,7 +796,7 @@ impl PrivateAlgorithm for PrivateGd {
         hp(&mut h, "M", self.m_bound);
         hp(&mut h, "lambda", self.smoothness);
         hp(&mut h, "R", plan.radius);
-        hp(&mut h, "T", plan.big_t);
+        hp(&mut h, key::T, plan.big_t);
         hp(&mut h, "T_formula", plan.t_formula);
         hp(&mut h, "lr", plan.lr);
         hp(&mut h, "schedule", plan.schedule.name());

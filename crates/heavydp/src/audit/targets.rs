@@ -49,7 +49,7 @@
 //! the sweep. All radii are 1; every other parameter takes its documented default.
 
 use super::{AuditError, Neighbour, RunFn, TargetKind};
-use crate::algorithms::{self, NoObserver, ParamMap, Problem};
+use crate::algorithms::{self, key, NoObserver, ParamMap, Problem};
 use crate::constraints::DomainSpec;
 use crate::data::Dataset;
 use crate::estimators::catoni::{psi_gradient, CatoniGiulini};
@@ -996,7 +996,7 @@ pub fn algorithm_targets() -> Vec<AlgorithmTarget> {
     let l1 = DomainSpec::L1Ball { radius: 1.0 };
     let l2 = DomainSpec::L2Ball { radius: 1.0 };
     let free = DomainSpec::Unconstrained;
-    let (bound, t2, t3) = (("bound", "1"), ("T", "2"), ("T", "3"));
+    let (bound, t2, t3) = (("bound", "1"), (key::T, "2"), (key::T, "3"));
     let iht = |k: &'static str, v| [t2, (k, v), ("s", "1"), ("eta", "0.5")];
     let gd = [t2, ("R", "1"), ("lr", "0.5")];
     vec![

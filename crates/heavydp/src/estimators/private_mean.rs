@@ -67,8 +67,8 @@ use super::iterative_updating::{
 use super::EstimatorError;
 use crate::mechanisms::{release, GaussianMechanism, LaplaceMechanism, Mechanism, Peeling};
 use crate::params::{
-    fail_prob_param, formula_epsilon, hp, with_default_delta, AlgorithmInfo, FitError, ParamInfo,
-    ParamMap, Params,
+    fail_prob_param, formula_epsilon, hp, key, with_default_delta, AlgorithmInfo, FitError,
+    ParamInfo, ParamMap, Params,
 };
 use crate::privacy::{
     calibration_target, div_up, mul_up, shuffle_amplification, zcdp_to_approx, zhao_rho_eq24,
@@ -696,7 +696,7 @@ fn peeling_mean(input: &MeanInput, rng: &mut dyn RngCore) -> Result<MeanReport, 
     hp(&mut h, "fail_prob", zeta);
     hp(&mut h, "lambda", lambda);
     hp(&mut h, "laplace_scale", peeling.scale);
-    hp(&mut h, "calibration", calibration.name());
+    hp(&mut h, key::CALIBRATION, calibration.name());
     hp(&mut h, "delta", budget2.delta);
     let mut notes = vec![];
     if !budget.is_non_private() && budget.delta == 0.0 {

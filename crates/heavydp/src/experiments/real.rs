@@ -2,7 +2,7 @@
 //! w\* (non-private Frank–Wolfe on the full data) and data-independent subsamples.
 
 use super::{ExperimentError, RealDataInfo, DATA_DIR_ENV};
-use crate::algorithms::{self, NoObserver, ParamMap, Problem};
+use crate::algorithms::{self, key, NoObserver, ParamMap, Problem};
 use crate::constraints::L1Ball;
 use crate::data::{read_csv, Dataset};
 use crate::loss::LossKind;
@@ -116,7 +116,7 @@ pub(crate) fn load(
     )?;
     // Reference w*: non-private Frank–Wolfe on the full standardised data.
     let mut params = ParamMap::new();
-    params.insert("T".into(), reference_t.to_string());
+    params.insert(key::T.into(), reference_t.to_string());
     let fw = algorithms::build("frank-wolfe", &params)?;
     let domain = L1Ball { d, radius: 1.0 };
     let problem = Problem {

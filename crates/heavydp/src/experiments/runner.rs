@@ -6,7 +6,7 @@ use super::{
     DomainKind, EvalSample, ExperimentError, Failure, Plan, ResolvedHyperparameters, ResultRow,
     Results, SettingSeeds, Source, Summary, Timings, EVAL_BLOCK, EVAL_SAMPLE,
 };
-use crate::algorithms::{self, FitReport, NoObserver, ParamMap, Problem};
+use crate::algorithms::{self, key, FitReport, NoObserver, ParamMap, Problem};
 use crate::constraints::{ConstraintSet, L1Ball, SparseBall};
 use crate::data::scenarios::{generate_records, simulate};
 use crate::data::Dataset;
@@ -154,7 +154,7 @@ fn validate(plan: &Plan, reps: usize) -> Result<(), ExperimentError> {
                     m.label
                 )));
             }
-            p.insert("T".into(), "2".into());
+            p.insert(key::T.into(), "2".into());
         }
         for key in &m.ln_d_params {
             p.insert(key.to_string(), "1".into());
@@ -308,7 +308,7 @@ pub fn run(
 
 /// Reads `T` from a fit report's hyperparameters.
 fn report_t(r: &FitReport) -> Option<usize> {
-    let v = r.hyperparameters.get("T")?;
+    let v = r.hyperparameters.get(key::T)?;
     v.as_u64()
         .map(|t| t as usize)
         .or_else(|| v.as_f64().filter(|t| *t >= 1.0).map(|t| t as usize))
@@ -368,7 +368,7 @@ fn job(
                     .ok_or_else(|| format!("'{src}' failed, so its T is unknown"))?;
                 let t =
                     report_t(rep).ok_or_else(|| format!("'{src}' reported no hyperparameter T"))?;
-                params.insert("T".into(), t.to_string());
+                params.insert(key::T.into(), t.to_string());
             }
             for key in &m.ln_d_params {
                 params.insert(key.to_string(), format!("{}", (d as f64).ln()));

@@ -16,7 +16,7 @@ use super::{
     Axis, Choice, DomainKind, ExperimentError, MethodSpec, Plan, PlanOptions, Preset, Setting,
     Source,
 };
-use crate::algorithms::ParamMap;
+use crate::algorithms::{key, ParamMap};
 use crate::loss::LossKind;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -57,7 +57,7 @@ fn profile_methods(fig: u32, profile: &str, quick: bool, labelled: bool) -> Vec<
         let mut p = ParamMap::new();
         p.insert("preset".into(), profile.into());
         if profile == "paper" {
-            p.insert("T".into(), if quick { "100" } else { "1000" }.into());
+            p.insert(key::T.into(), if quick { "100" } else { "1000" }.into());
         }
         MethodSpec::new(label(alg), alg, loss, SPARSE, p)
     };

@@ -78,6 +78,16 @@ use crate::params::param_words;
 use crate::privacy::{Accountant, PrivacyLedger};
 
 const NAME: &str = "ht-frank-wolfe";
+
+/// The registry entry of `ht-frank-wolfe` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    HtFrankWolfe::info,
+    |p| boxed(HtFrankWolfe::from_params(p)),
+    ("squared", "l1-ball"),
+)
+.distributed()
+.chunked();
 const LOSSES: &[&str] = &["squared", "logistic", "huber", "biweight"];
 const DOMAINS: &[&str] = &["l1-ball", "simplex", "polytope"];
 
@@ -247,25 +257,11 @@ fn positive_or(p: &Params, key: &str, default: f64) -> Result<f64, FitError> {
 
 impl HtFrankWolfe {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &[
-                "preset",
-                "T",
-                "s",
-                "beta",
-                "tau",
-                "fail_prob",
-                "steps",
-                "sensitivity",
-                "chunking",
-            ],
-        )?;
+        let p = DESCRIPTOR.params(params)?;
         let scale = ScaleRule::parse(&p, NAME, "s")?;
         Ok(HtFrankWolfe {
             preset: Preset::parse(&p, Preset::Theory)?,
-            t: p.integer("T", 1)?,
+            t: p.integer(key::T, 1)?,
             scale,
             beta: positive_or(&p, "beta", 1.0)?,
             tau: positive_or(&p, "tau", 1.0)?,
@@ -291,7 +287,7 @@ impl HtFrankWolfe {
             domains: DOMAINS.to_vec(),
             parameters: vec![
                 ParamInfo { name: "preset", default: "theory", meaning: "theory: theorem formulas for s (and T, steps for biweight); paper: the experiments' s = floor(n*eps)", source: "Hu Thm 2, Thm 3, Sec. 6.2; spec H20" },
-                ParamInfo { name: "T", default: "floor((n*eps)^(1/3)); biweight+theory: floor(sqrt(n*eps/ln(d/zeta)))", meaning: "iterations = disjoint data chunks", source: "Hu Sec. 6.2, Thm 2; Thm 3" },
+                ParamInfo { name: key::T, default: "floor((n*eps)^(1/3)); biweight+theory: floor(sqrt(n*eps/ln(d/zeta)))", meaning: "iterations = disjoint data chunks", source: "Hu Sec. 6.2, Thm 2; Thm 3" },
                 ParamInfo { name: "s", default: "theory: sqrt(n*eps*tau/(T*ln(|V|*d*T/zeta))); paper: floor(n*eps)", meaning: "scale of the Catoni-Giulini robust gradient (number, 'theory' or 'paper')", source: "Hu Thm 2 (spec B), Sec. 6.2" },
                 ParamInfo { name: "beta", default: "1", meaning: "precision of the multiplicative smoothing noise", source: "Hu Thm 2 (beta = O(1)); spec H19" },
                 ParamInfo { name: "tau", default: "1", meaning: "user-declared bound on E(d_j loss)^2 (Assumption 1)", source: "Hu Assumption 1" },
@@ -443,7 +439,7 @@ impl PrivateAlgorithm for HtFrankWolfe {
         observer.on_finish();
         let mut h = BTreeMap::new();
         hp(&mut h, "preset", self.preset.name());
-        hp(&mut h, "T", plan.big_t);
+        hp(&mut h, key::T, plan.big_t);
         hp(&mut h, "m", plan.m);
         hp(&mut h, "s", plan.scale);
         hp(&mut h, "beta", self.beta);

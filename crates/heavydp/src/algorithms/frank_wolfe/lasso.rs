@@ -99,6 +99,14 @@ use crate::privacy::{
 
 const NAME: &str = "ht-lasso";
 
+/// The registry entry of `ht-lasso` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    HtLasso::info,
+    |p| boxed(HtLasso::from_params(p)),
+    ("squared", "l1-ball"),
+);
+
 /// Where the shrunk-data gradients come from (see [`SuffStats`]).
 enum Source {
     /// The shrunk copy of the data, one pass per gradient.
@@ -184,25 +192,11 @@ pub fn shrunk_gradient_sensitivity(k: f64, radius: f64, n: usize) -> f64 {
 
 impl HtLasso {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &[
-                "preset",
-                "T",
-                "K",
-                "gamma",
-                "fail_prob",
-                "sensitivity",
-                "steps",
-                "calibration",
-                "suffstats",
-            ],
-        )?;
+        let p = DESCRIPTOR.params(params)?;
         let fail_prob = fail_prob_param(NAME, &p)?;
         Ok(HtLasso {
             preset: Preset::parse(&p, Preset::Paper)?,
-            t: p.integer("T", 1)?,
+            t: p.integer(key::T, 1)?,
             k: p.positive("K")?,
             gamma: p.positive("gamma")?.unwrap_or(1.0),
             fail_prob,
@@ -211,7 +205,7 @@ impl HtLasso {
                 "steps",
                 &[("theorem", HtStep::Theorem), ("jaggi", HtStep::Jaggi)],
             )?,
-            exact_calibration: p.choice("calibration", &["exact", "paper"])? != Some("paper"),
+            exact_calibration: p.choice(key::CALIBRATION, &["exact", "paper"])? != Some("paper"),
             suffstats: SuffStats::parse(&p)?,
         })
     }
@@ -226,13 +220,13 @@ impl HtLasso {
             domains: vec!["l1-ball"],
             parameters: vec![
                 ParamInfo { name: "preset", default: "paper", meaning: "paper: T = floor((n*eps)^(2/5)); theory: Theorem 5's T with gamma and fail_prob", source: "Hu Sec. 6.3; Thm 5" },
-                ParamInfo { name: "T", default: "floor((n*eps)^(2/5))", meaning: "iterations (each reads the whole shrunk data set)", source: "Hu Sec. 6.3; Thm 5" },
+                ParamInfo { name: key::T, default: "floor((n*eps)^(2/5))", meaning: "iterations (each reads the whole shrunk data set)", source: "Hu Sec. 6.3; Thm 5" },
                 ParamInfo { name: "K", default: "(n*eps)^(1/4) / T^(1/8)", meaning: "shrinkage threshold for every feature and the response", source: "Hu Thm 5, Sec. 6.3" },
                 ParamInfo { name: "gamma", default: "1", meaning: "user-declared lambda_max(E x x^T) (theory preset only)", source: "Hu Thm 5" },
                 ParamInfo { name: "fail_prob", default: "0.05", meaning: "failure probability zeta (theory preset only)", source: "Hu Thm 5" },
                 ParamInfo { name: "sensitivity", default: "paper", meaning: "score sensitivity constant: paper = l1 diameter 2R, tight = R", source: "spec H8, H12" },
                 ParamInfo { name: "steps", default: "theorem", meaning: "theorem = 2/(t+2), jaggi = 2/(t+1)", source: "Hu Thm 5 (H5)" },
-                ParamInfo { name: "calibration", default: "exact", meaning: "per-iteration eps0: exact = largest eps0 whose T-fold composition (best of basic and zCDP) certifies eps; paper = printed eps/(2 sqrt(2T ln(1/delta))) by advanced composition (certifies about eps/2)", source: "docs/privacy.md (exact calibration); Hu Sec. C (H11)" },
+                ParamInfo { name: key::CALIBRATION, default: "exact", meaning: "per-iteration eps0: exact = largest eps0 whose T-fold composition (best of basic and zCDP) certifies eps; paper = printed eps/(2 sqrt(2T ln(1/delta))) by advanced composition (certifies about eps/2)", source: "docs/privacy.md (exact calibration); Hu Sec. C (H11)" },
                 SuffStats::param_info(),
             ],
         }
@@ -408,7 +402,7 @@ impl PrivateAlgorithm for HtLasso {
         observer.on_finish();
         let mut h = BTreeMap::new();
         hp(&mut h, "preset", self.preset.name());
-        hp(&mut h, "T", plan.big_t);
+        hp(&mut h, key::T, plan.big_t);
         hp(&mut h, "K", plan.k);
         hp(
             &mut h,
@@ -431,7 +425,7 @@ impl PrivateAlgorithm for HtLasso {
         hp(&mut h, "sensitivity", self.sensitivity.name());
         hp(
             &mut h,
-            "calibration",
+            key::CALIBRATION,
             if self.exact_calibration {
                 "exact"
             } else {

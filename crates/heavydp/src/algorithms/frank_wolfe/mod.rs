@@ -84,8 +84,8 @@
 //! assert!(report.privacy.epsilon <= 1.0);
 //! ```
 
-mod heavy_tailed;
-mod lasso;
+pub(crate) mod heavy_tailed;
+pub(crate) mod lasso;
 pub use heavy_tailed::{
     robust_gradient_sensitivity, HtFrankWolfe, HtFwPlan, HtStep, ScaleRule, ScoreSensitivity,
 };
@@ -100,6 +100,31 @@ use crate::params::SuffStats;
 use crate::privacy::{
     approx_to_zcdp_rho, calibration_target, zcdp_to_approx, Accountant, PrivacyLedger,
 };
+
+/// The registry entry of `frank-wolfe` ([`crate::algorithms::REGISTRY`]).
+pub const FRANK_WOLFE: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    "frank-wolfe",
+    FrankWolfe::info,
+    |p| boxed(FrankWolfe::from_params(p)),
+    ("squared", "l1-ball"),
+)
+.declared_bound();
+
+/// The registry entry of `dp-frank-wolfe` ([`crate::algorithms::REGISTRY`]).
+pub const DP_FRANK_WOLFE: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    "dp-frank-wolfe",
+    DpFrankWolfe::info,
+    |p| boxed(DpFrankWolfe::from_params(p)),
+    ("squared", "l1-ball"),
+);
+
+/// The registry entry of `dp-frank-wolfe-gaussian` ([`crate::algorithms::REGISTRY`]).
+pub const DP_FRANK_WOLFE_GAUSSIAN: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    "dp-frank-wolfe-gaussian",
+    DpFrankWolfeGaussian::info,
+    |p| boxed(DpFrankWolfeGaussian::from_params(p)),
+    ("squared", "l1-ball"),
+);
 
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
 const POLYTOPES: &[&str] = &["l1-ball", "simplex", "polytope"];
@@ -276,7 +301,7 @@ fn fit_report(
         observer,
     )?;
     let mut h = BTreeMap::new();
-    hp(&mut h, "T", big_t);
+    hp(&mut h, key::T, big_t);
     hp(&mut h, "fw_step", step.name());
     hp(&mut h, "suffstats", gradients.name());
     let privacy = ledger.summary(model);
@@ -294,7 +319,7 @@ fn default_nonprivate_t(n: usize) -> usize {
 }
 
 fn t_param(p: &Params) -> Result<Option<usize>, FitError> {
-    p.integer("T", 2)
+    p.integer(key::T, 2)
 }
 
 /// T of Talwar et al. Thm 5.5 (Alg. 4) and Thm B.2 (Alg. 5): the given `t`, else
@@ -315,16 +340,12 @@ fn theorem_t(t: Option<usize>, n: usize, budget: &Budget, curvature: f64, width:
 /// (required), T, `fw_step`, `suffstats` — and their own `calibration` (`calibration`),
 /// and builds the algorithm with `make(bound, t, step, calibration, suffstats)`.
 fn private_fw_from_params<A, C>(
-    name: &'static str,
+    descriptor: &AlgorithmDescriptor,
     params: &ParamMap,
     calibration: impl FnOnce(&Params) -> Result<C, FitError>,
     make: impl FnOnce(f64, Option<usize>, StepRule, C, SuffStats) -> A,
 ) -> Result<A, FitError> {
-    let p = Params::new(
-        name,
-        params,
-        &["bound", "T", "fw_step", "calibration", "suffstats"],
-    )?;
+    let (name, p) = (descriptor.name, descriptor.params(params)?);
     let (bound, t, step) = (
         required_bound(name, &p)?,
         t_param(&p)?,
@@ -379,11 +400,7 @@ pub struct FrankWolfe {
 
 impl FrankWolfe {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            "frank-wolfe",
-            params,
-            &["bound", "T", "fw_step", "suffstats"],
-        )?;
+        let p = FRANK_WOLFE.params(params)?;
         Ok(FrankWolfe {
             bound: p.positive("bound")?,
             t: t_param(&p)?,
@@ -401,7 +418,7 @@ impl FrankWolfe {
                 source: "CONTRACT",
             },
             ParamInfo {
-                name: "T",
+                name: key::T,
                 default: "ceil(sqrt(n)) clamped to [2, 10000]",
                 meaning: "number of iterates (T-1 updates)",
                 source: "Talwar Thm 5.2: optimisation error 2*Gamma/(T+1) below the 1/sqrt(n) statistical error",
@@ -496,9 +513,9 @@ struct Alg4Plan {
 
 impl DpFrankWolfe {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let calibration = |p: &Params| p.pick("calibration", FwCalibration::WORDS);
+        let calibration = |p: &Params| p.pick(key::CALIBRATION, FwCalibration::WORDS);
         private_fw_from_params(
-            "dp-frank-wolfe",
+            &DP_FRANK_WOLFE,
             params,
             calibration,
             |bound, t, step, calibration, suffstats| DpFrankWolfe {
@@ -515,13 +532,13 @@ impl DpFrankWolfe {
         let mut parameters = vec![
             bound_param_info("CONTRACT; Talwar §5.3 (spec §10)"),
             ParamInfo {
-                name: "T",
+                name: key::T,
                 default: "ceil((Gamma*n*eps)^(2/3) / (L1*||C||_1)^(2/3)), >= 2",
                 meaning: "number of iterates (T-1 private vertex selections)",
                 source: "Talwar Thm 5.5",
             },
             ParamInfo {
-                name: "calibration",
+                name: key::CALIBRATION,
                 default: "accountant",
                 meaning: "accountant: Laplace scale from zCDP composition of the T-1 report-noisy-min steps; paper: printed scale (certifies ~2 eps, refused if over budget)",
                 source: "spec Talwar §8, A16",
@@ -589,7 +606,7 @@ impl PrivateAlgorithm for DpFrankWolfe {
         if plan.certified_epsilon > budget.epsilon {
             return Err(FitError::BadParameter {
                 algorithm: "dp-frank-wolfe",
-                param: "calibration".into(),
+                param: key::CALIBRATION.into(),
                 reason: format!(
                     "the printed Laplace scale certifies only epsilon = {:.4} under replace-one neighbours (spec Talwar A16), above the budget {}; use calibration=accountant",
                     plan.certified_epsilon, budget.epsilon
@@ -618,7 +635,7 @@ impl PrivateAlgorithm for DpFrankWolfe {
         )?;
         let h = &mut report.hyperparameters;
         hp(h, "bound", self.bound);
-        hp(h, "calibration", self.calibration.name());
+        hp(h, key::CALIBRATION, self.calibration.name());
         hp(h, "laplace_scale", plan.scale);
         hp(h, "score_sensitivity", plan.score_sensitivity);
         Ok(report)
@@ -687,9 +704,10 @@ pub fn gaussian_gradient_sigma(
 
 impl DpFrankWolfeGaussian {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let zcdp = |p: &Params| Ok(p.choice("calibration", &["paper", "zcdp"])? != Some("paper"));
+        let zcdp =
+            |p: &Params| Ok(p.choice(key::CALIBRATION, &["paper", "zcdp"])? != Some("paper"));
         private_fw_from_params(
-            "dp-frank-wolfe-gaussian",
+            &DP_FRANK_WOLFE_GAUSSIAN,
             params,
             zcdp,
             |bound, t, step, zcdp_calibration, suffstats| DpFrankWolfeGaussian {
@@ -706,13 +724,13 @@ impl DpFrankWolfeGaussian {
         let mut parameters = vec![
             bound_param_info("CONTRACT"),
             ParamInfo {
-                name: "T",
+                name: key::T,
                 default: "ceil((Gamma*n*eps)^(2/3) / (L*G_C)^(2/3)), >= 2",
                 meaning: "number of iterates (T-1 noisy gradients)",
                 source: "Talwar Thm B.2",
             },
             ParamInfo {
-                name: "calibration",
+                name: key::CALIBRATION,
                 default: "zcdp",
                 meaning: "zcdp: sigma from exact zCDP composition (spends the budget); paper: sigma^2 = 32 L^2 T ln^2(T/delta)/(n eps)^2 (certifies about 0.1 eps at eps = 1; falls back to zcdp when it does not certify)",
                 source: "spec Talwar §9, A17, §2 check",
@@ -779,7 +797,7 @@ impl PrivateAlgorithm for DpFrankWolfeGaussian {
         )?;
         let h = &mut report.hyperparameters;
         hp(h, "bound", self.bound);
-        hp(h, "calibration", calib);
+        hp(h, key::CALIBRATION, calib);
         hp(h, "sigma", sigma);
         hp(h, "gradient_sensitivity", sens);
         Ok(report)

@@ -60,6 +60,14 @@ use crate::params::param_words;
 
 const NAME: &str = "dp-iht-l1";
 
+/// The registry entry of `dp-iht-l1` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    <DpIhtL1 as IhtAlgorithm>::info,
+    |p| boxed(DpIhtL1::from_params(p)),
+    ("absolute", "sparse"),
+);
+
 /// Which features enter the sign of the residual (spec T4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SignFeatures {
@@ -104,22 +112,7 @@ pub struct DpIhtL1Plan {
 
 impl DpIhtL1 {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &[
-                "preset",
-                "eta",
-                "decay",
-                "switch",
-                "s",
-                "K",
-                "T",
-                "sign_features",
-                "chunking",
-                "calibration",
-            ],
-        )?;
+        let p = DESCRIPTOR.params(params)?;
         let decay = p.non_negative("decay")?.unwrap_or(0.0);
         if decay >= 1.0 {
             return Err(FitError::BadParameter {
@@ -183,7 +176,7 @@ impl IhtAlgorithm for DpIhtL1 {
             },
             TIAN_K,
             ParamInfo {
-                name: "T",
+                name: key::T,
                 default: "ceil(ln n)",
                 meaning: "iterations = disjoint data chunks",
                 source: "Tian Thm 5.3 (spec T8)",

@@ -85,6 +85,16 @@ use crate::algorithms::row_sums::{Kernel, LocalRowSums, RowSums, Selection};
 
 const NAME: &str = "dp-iht-huber";
 
+/// The registry entry of `dp-iht-huber` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    <DpIhtHuber as IhtAlgorithm>::info,
+    |p| boxed(DpIhtHuber::from_params(p)),
+    ("huber", "sparse"),
+)
+.distributed()
+.chunked();
+
 /// How τ is chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum TauRule {
@@ -149,23 +159,8 @@ pub fn huber_step_sensitivity(factor: f64, eta: f64, tau: f64, k: f64, m: usize)
 
 impl DpIhtHuber {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &[
-                "preset",
-                "eta",
-                "s",
-                "K",
-                "T",
-                "tau_rule",
-                "zeta",
-                "lambda_factor",
-                "y_clip",
-                "chunking",
-                "calibration",
-            ],
-        )?;
+        // `tau` (documented) is the parameter of --loss huber: the pipeline takes it
+        let p = Params::new(NAME, params, &DESCRIPTOR.accepted_keys_but(&["tau"]))?;
         let tau = p.pick(
             "tau_rule",
             &[("loss", TauRule::Loss), ("theory", TauRule::Theory)],
@@ -221,7 +216,7 @@ impl IhtAlgorithm for DpIhtHuber {
             ParamInfo { name: "eta", default: "preset: 0.5 (theory) or 0.01 (paper)", meaning: "step size", source: "Tian Thm 4.2; Sec. 6" },
             ParamInfo { name: "s", default: "s* (--sparsity)", meaning: "coordinates kept by Peeling", source: "Tian Thm 4.2 (s = O(s*)); Sec. 6" },
             TIAN_K,
-            ParamInfo { name: "T", default: "ceil(ln n)", meaning: "iterations = disjoint data chunks", source: "Tian Thm 4.2 (T = O(log n)); spec T8" },
+            ParamInfo { name: key::T, default: "ceil(ln n)", meaning: "iterations = disjoint data chunks", source: "Tian Thm 4.2 (T = O(log n)); spec T8" },
             ParamInfo { name: "tau", default: "1", meaning: "Huber parameter (a parameter of --loss huber)", source: "Tian Sec. 6" },
             ParamInfo { name: "tau_rule", default: "loss", meaning: "loss: tau of --loss huber; theory: tau = (n/(T s*^1.5 sqrt(ln(1/delta)) ln d))^(1/(1+zeta))", source: "Tian Thm 4.2 (spec T6)" },
             ParamInfo { name: "zeta", default: "1", meaning: "declared moment order 1+zeta of the noise, zeta in (0, 1] (tau_rule=theory only)", source: "Tian Assumption 2" },

@@ -48,6 +48,14 @@ use crate::privacy::calibration_target;
 
 const NAME: &str = "dp-slr";
 
+/// The registry entry of `dp-slr` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    <DpSlr as IhtAlgorithm>::info,
+    |p| boxed(DpSlr::from_params(p)),
+    ("squared", "sparse"),
+);
+
 /// `dp-slr` (Cai, Wang & Zhang's private sparse linear regression). See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DpSlr {
@@ -92,11 +100,7 @@ pub fn slr_step_sensitivity(eta: f64, bound: f64, s: usize, radius: f64, n: usiz
 
 impl DpSlr {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &["bound", "preset", "eta", "s", "T", "calibration"],
-        )?;
+        let p = DESCRIPTOR.params(params)?;
         Ok(DpSlr {
             bound: required_bound(NAME, &p)?,
             preset: Preset::parse(&p, Preset::Theory)?,
@@ -136,7 +140,7 @@ impl IhtAlgorithm for DpSlr {
                 source: "Tian Sec. 6",
             },
             ParamInfo {
-                name: "T",
+                name: key::T,
                 default: "ceil(ln n)",
                 meaning: "full-data iterations, each (eps/T, delta/T)-DP",
                 source: "Cai et al. T ~ log n (spec T15)",

@@ -26,11 +26,11 @@
 //! S is the target sparsity s*, the radius R bounds ‖w‖₂; the algorithms keep
 //! s = c·s* ≥ s* coordinates, as the papers do.
 
-mod absolute;
-mod huber;
-mod least_squares;
-mod robust;
-mod truncated;
+pub(crate) mod absolute;
+pub(crate) mod huber;
+pub(crate) mod least_squares;
+pub(crate) mod robust;
+pub(crate) mod truncated;
 
 pub use absolute::{absolute_step_sensitivity, DpIhtL1, DpIhtL1Plan, SignFeatures};
 pub use huber::{huber_step_sensitivity, DpIhtHuber, DpIhtHuberPlan, TauRule};
@@ -42,6 +42,7 @@ use crate::linalg::block_rows;
 #[cfg(doc)]
 use crate::linalg::RawRows;
 use crate::linalg::Rows;
+use crate::params::key;
 use rayon::prelude::*;
 
 /// Σ_{i ∈ rows} g_i · x̃_i, where x̃_i is x_i clipped coordinate-wise at K
@@ -486,12 +487,12 @@ impl<'a> IhtLoop<'a> {
         hp(&mut h, "preset", preset);
         hp(&mut h, "s_star", self.sizes.s_star);
         hp(&mut h, "s", self.sizes.s);
-        hp(&mut h, "T", self.steps.len());
+        hp(&mut h, key::T, self.steps.len());
         hp(&mut h, "eta", self.steps[0]);
         let lambdas = self.printed_lambdas.as_ref().unwrap_or(&self.lambdas);
         hp(&mut h, "lambda", lambdas[0]);
         hp(&mut h, "peeling_scale", run.scales[0]);
-        hp(&mut h, "calibration", self.calibration.name());
+        hp(&mut h, key::CALIBRATION, self.calibration.name());
         if let Passes::Chunked(chunking) = self.passes {
             hp(&mut h, "m", run.m);
             hp(&mut h, "chunking", chunking.name());
@@ -576,7 +577,7 @@ pub(crate) trait IhtAlgorithm {
     ) -> Result<crate::algorithms::FitReport, crate::algorithms::FitError> {
         Err(crate::algorithms::FitError::Unsupported {
             algorithm: Self::INFO.name,
-            reason: "has no row-sum (distributed) implementation; distributed fits support clipped-gd, ht-frank-wolfe and dp-iht-huber".into(),
+            reason: crate::algorithms::NOT_DISTRIBUTED.into(),
         })
     }
 
@@ -883,7 +884,7 @@ impl SizeOverrides {
     pub fn parse(p: &crate::algorithms::Params) -> Result<Self, crate::algorithms::FitError> {
         Ok(SizeOverrides {
             s: p.integer("s", 1)?,
-            t: p.integer("T", 1)?,
+            t: p.integer(key::T, 1)?,
         })
     }
 

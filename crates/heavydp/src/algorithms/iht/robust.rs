@@ -64,6 +64,14 @@ use crate::estimators::catoni::RobustWorkspace;
 use crate::params::param_words;
 
 const NAME: &str = "ht-sparse-opt";
+
+/// The registry entry of `ht-sparse-opt` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    <HtSparseOpt as IhtAlgorithm>::info,
+    |p| boxed(HtSparseOpt::from_params(p)),
+    ("squared", "sparse"),
+);
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
 
 /// Parameter presets of `ht-sparse-opt`.
@@ -138,29 +146,7 @@ pub struct HtSparseOptPlan {
 
 impl HtSparseOpt {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &[
-                "preset",
-                "task",
-                "s",
-                "c",
-                "T",
-                "k",
-                "c2",
-                "eta",
-                "beta",
-                "tau",
-                "fail_prob",
-                "gamma",
-                "mu",
-                "lambda_reg",
-                "peeling_lambda",
-                "chunking",
-                "calibration",
-            ],
-        )?;
+        let p = DESCRIPTOR.params(params)?;
         let preset = p.pick("preset", SparseOptPreset::WORDS)?;
         let k = ScaleRule::parse(&p, NAME, "k")?;
         Ok(HtSparseOpt {
@@ -193,7 +179,7 @@ impl IhtAlgorithm for HtSparseOpt {
             ParamInfo { name: "task", default: "loss", meaning: "loss: minimise the mean loss; mean: s*-sparse mean of the feature vectors", source: "Hu Sec. 5.2" },
             ParamInfo { name: "c", default: "2", meaning: "s = c * s* (s* = --sparsity)", source: "Hu Sec. 6.5" },
             ParamInfo { name: "s", default: "2*s*; theory: ceil(72 (gamma/mu)^2 s*), at most d", meaning: "number of coordinates kept by Peeling", source: "Hu Sec. 6.5; Thm 8 proof" },
-            ParamInfo { name: "T", default: "max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)", meaning: "iterations = disjoint chunks", source: "Hu Sec. 6.5; Thm 8" },
+            ParamInfo { name: key::T, default: "max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)", meaning: "iterations = disjoint chunks", source: "Hu Sec. 6.5; Thm 8" },
             ParamInfo { name: "k", default: "(n^2 eps^2 tau^2 / ((s T)^2 ln(T s/zeta)))^(1/4); paper: c2*n*eps", meaning: "scale of the robust gradient (number, 'theory' or 'paper')", source: "Hu Thm 8 proof (spec H18); Sec. 6.5 (H21)" },
             ParamInfo { name: "c2", default: "1", meaning: "multiplier of the printed k = c2*n*eps", source: "Hu Sec. 6.5 (unstated integer)" },
             ParamInfo { name: "eta", default: "0.5; theory: 2/(3*gamma)", meaning: "step size", source: "Hu Sec. 6.5; Thm 8" },

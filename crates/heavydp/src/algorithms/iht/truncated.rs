@@ -71,6 +71,14 @@ use super::{exact_thresholding_note, HuParams, IhtAlgorithm, IhtInfo, IhtLoop, I
 
 const NAME: &str = "ht-sparse-linreg";
 
+/// The registry entry of `ht-sparse-linreg` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    <HtSparseLinreg as IhtAlgorithm>::info,
+    |p| boxed(HtSparseLinreg::from_params(p)),
+    ("squared", "sparse"),
+);
+
 /// `ht-sparse-linreg` (Hu et al. Alg. 3). See the module docs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HtSparseLinreg {
@@ -107,22 +115,7 @@ pub fn truncated_step_sensitivity(k: f64, eta: f64, radius: f64, s: usize, m: us
 
 impl HtSparseLinreg {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &[
-                "preset",
-                "c",
-                "s",
-                "T",
-                "K",
-                "eta",
-                "gamma",
-                "mu",
-                "chunking",
-                "calibration",
-            ],
-        )?;
+        let p = DESCRIPTOR.params(params)?;
         Ok(HtSparseLinreg {
             preset: Preset::parse(&p, Preset::Paper)?,
             hu: HuParams::parse(&p)?,
@@ -160,7 +153,7 @@ impl IhtAlgorithm for HtSparseLinreg {
                 source: "Hu Sec. 6.5; Thm 7",
             },
             ParamInfo {
-                name: "T",
+                name: key::T,
                 default: "paper: max(1, floor(ln n)); theory: ceil((gamma/mu) ln n)",
                 meaning: "iterations = disjoint data chunks",
                 source: "Hu Sec. 6.5; Thm 7",

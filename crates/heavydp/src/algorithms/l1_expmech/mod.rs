@@ -150,6 +150,14 @@ use crate::privacy::{Accountant, Cost, PrivacyLedger};
 
 const NAME: &str = "l1-regression-expmech";
 
+/// The registry entry of `l1-regression-expmech` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    L1RegressionExpMech::info,
+    |p| boxed(L1RegressionExpMech::from_params(p)),
+    ("absolute", "l2-ball"),
+);
+
 /// The spec's default cap on the number of candidates, 2^18 (spec §5 "heavydp defaults").
 pub const SPEC_MAX_CANDIDATES: u64 = 1 << 18;
 /// The floor of the compute-budget rule, 2^12 candidates.
@@ -338,24 +346,7 @@ const OPTIONS: &str = "choose a coarser --param zeta, a larger --param max_candi
 
 impl L1RegressionExpMech {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &[
-                "moment",
-                "theta",
-                "moment_kind",
-                "tau",
-                "fail_prob",
-                "iota",
-                "zeta",
-                "net",
-                "max_candidates",
-                "sensitivity",
-                "mcmc_steps",
-                "mcmc_step",
-            ],
-        )?;
+        let p = DESCRIPTOR.params_with_aliases(params, &["theta"])?;
         let parse_theta = |key: &str| -> Result<Option<f64>, FitError> {
             match p.string(key) {
                 None => Ok(None),

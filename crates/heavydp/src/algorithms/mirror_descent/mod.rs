@@ -127,20 +127,16 @@ use potentials::{
 };
 
 const NAME: &str = "noisy-mirror-descent";
+
+/// The registry entry of `noisy-mirror-descent` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    NoisyMirrorDescent::info,
+    |p| boxed(NoisyMirrorDescent::from_params(p)),
+    ("squared", "l2-ball"),
+);
 const LOSSES: &[&str] = &["squared", "logistic", "huber", "absolute"];
 const DOMAINS: &[&str] = &["l1-ball", "l2-ball", "simplex", "polytope"];
-const PARAMS: &[&str] = &[
-    "bound",
-    "T",
-    "max_steps",
-    "eta",
-    "lambda",
-    "sc_step",
-    "potential",
-    "qnorm_scale",
-    "calibration",
-    "suffstats",
-];
 
 const POTENTIAL_DOMAINS: &str = "euclidean: any convex domain; qnorm: l1-ball; entropy: simplex; \
      lifted-entropy: l1-ball, simplex, polytope";
@@ -298,7 +294,7 @@ pub struct MirrorPlan {
 
 impl NoisyMirrorDescent {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(NAME, params, PARAMS)?;
+        let p = DESCRIPTOR.params(params)?;
         let lambda = p.non_negative("lambda")?.unwrap_or(0.0);
         let sc_step = match p.choice("sc_step", &["1", "2"])? {
             Some(_) if lambda == 0.0 => {
@@ -313,7 +309,7 @@ impl NoisyMirrorDescent {
         };
         Ok(NoisyMirrorDescent {
             bound: required_bound(NAME, &p)?,
-            t: p.integer("T", 1)?,
+            t: p.integer(key::T, 1)?,
             max_steps: p.integer("max_steps", 1)?.unwrap_or(DEFAULT_MAX_STEPS),
             eta: p.positive("eta")?,
             lambda,
@@ -326,7 +322,7 @@ impl NoisyMirrorDescent {
                     ("paper", QNormScale::Paper),
                 ],
             )?,
-            zcdp_calibration: p.choice("calibration", &["paper", "zcdp"])? != Some("paper"),
+            zcdp_calibration: p.choice(key::CALIBRATION, &["paper", "zcdp"])? != Some("paper"),
             suffstats: SuffStats::parse(&p)?,
         })
     }
@@ -342,7 +338,7 @@ impl NoisyMirrorDescent {
             parameters: vec![
                 TALWAR_BOUND,
                 ParamInfo {
-                    name: "T",
+                    name: key::T,
                     default: "ceil(|Q|^2 eps^2 n^2 / (ln^2(n/delta) (|Q|^2 + G_Q^2))) >= 1, capped at max_steps; lambda > 0 with the Euclidean potential: ceil((|C|_2 n eps)^2 / (G_C^2 + |C|_2^2)), capped; eps = inf: max_steps",
                     meaning: "number of iterates averaged (T-1 noisy gradient releases)",
                     source: "proof of Talwar Thm 3.2 (spec §2, A2); Thm A.1 (spec §5)",
@@ -384,7 +380,7 @@ impl NoisyMirrorDescent {
                     source: "spec Talwar A5",
                 },
                 ParamInfo {
-                    name: "calibration",
+                    name: key::CALIBRATION,
                     default: "zcdp",
                     meaning: "zcdp: sigma spending exactly the budget under zCDP; paper: sigma^2 = 32 L^2 T ln^2(T/delta)/(n eps)^2 when it certifies (eps, delta) under zCDP (about 0.1 eps at eps = 1), else zcdp",
                     source: "spec Talwar §2 privacy check",
@@ -613,7 +609,7 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
             return Err(Self::bad("eta", "expected a number > 0"));
         }
         if self.t == Some(0) {
-            return Err(Self::bad("T", "expected an integer >= 1"));
+            return Err(Self::bad(key::T, "expected an integer >= 1"));
         }
         if self.max_steps == 0 {
             return Err(Self::bad("max_steps", "expected an integer >= 1"));
@@ -652,7 +648,7 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
         )?;
         let mut h = BTreeMap::new();
         hp(&mut h, "bound", self.bound);
-        hp(&mut h, "T", plan.big_t);
+        hp(&mut h, key::T, plan.big_t);
         if let Some(raw) = plan.t_theorem.filter(|r| r.is_finite()) {
             hp(&mut h, "T_theorem", raw.ceil().max(1.0));
         }
@@ -685,7 +681,7 @@ impl PrivateAlgorithm for NoisyMirrorDescent {
         hp(&mut h, "gaussian_width", plan.geometry.gaussian_width);
         hp(&mut h, "delta_psi", plan.geometry.delta_psi);
         hp(&mut h, "lipschitz", plan.lipschitz);
-        hp(&mut h, "calibration", plan.calibration);
+        hp(&mut h, key::CALIBRATION, plan.calibration);
         hp(&mut h, "sigma", plan.sigma);
         hp(&mut h, "gradient_sensitivity", plan.sensitivity);
         let path = match gradients {

@@ -1119,7 +1119,7 @@ fn rejects_bad_configurations() {
         .iter()
         .map(|p| p.name)
         .collect();
-    assert_eq!(documented, PARAMS.to_vec());
+    assert_eq!(documented, DESCRIPTOR.accepted_keys());
     // the registry builds it
     assert_eq!(
         build("noisy-mirror-descent", &m).unwrap().name(),

@@ -114,6 +114,14 @@ pub use calibration::OpCalibration;
 use solver::{PerturbedErm, SolverSettings};
 
 const NAME: &str = "objective-perturbation";
+
+/// The registry entry of `objective-perturbation` ([`crate::algorithms::REGISTRY`]).
+pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
+    NAME,
+    ObjectivePerturbation::info,
+    |p| boxed(ObjectivePerturbation::from_params(p)),
+    ("squared", "l2-ball"),
+);
 const LOSSES: &[&str] = &["squared", "logistic"];
 const DOMAINS: &[&str] = &["l2-ball", "l1-ball", "simplex", "polytope"];
 const DEFAULT_MAX_ITER: usize = 20_000;
@@ -208,12 +216,8 @@ pub struct OpPlan {
 
 impl ObjectivePerturbation {
     pub fn from_params(params: &ParamMap) -> Result<Self, FitError> {
-        let p = Params::new(
-            NAME,
-            params,
-            &["bound", "calibration", "mu0", "max_iter", "suffstats"],
-        )?;
-        let calibration = match p.choice("calibration", &OpCalibration::NAMES)? {
+        let p = DESCRIPTOR.params(params)?;
+        let calibration = match p.choice(key::CALIBRATION, &OpCalibration::NAMES)? {
             Some(c) => OpCalibration::from_name(c).expect("validated by choice"),
             None => OpCalibration::Exact,
         };
@@ -237,7 +241,7 @@ impl ObjectivePerturbation {
             parameters: vec![
                 TALWAR_BOUND,
                 ParamInfo {
-                    name: "calibration",
+                    name: key::CALIBRATION,
                     default: "exact",
                     meaning: "noise sigma: exact = smallest sigma whose certificate (hockey-stick bound) is eps, spending the budget; replace-one = 2L sqrt(8 ln(2/delta) + 4 eps)/(n eps); tight = 2L/(n(sqrt(2 ln(1/delta) + eps) - sqrt(2 ln(1/delta)))); kst12, paper = printed formulas (they certify about 1.2 eps and 2.3 eps, more than the budget, so a fit with them is refused and the error states the certified eps)",
                     source: "spec Talwar §6 (Reviewed), A14",
@@ -345,7 +349,7 @@ impl PrivateAlgorithm for ObjectivePerturbation {
             if plan.certified_epsilon > budget.epsilon {
                 return Err(FitError::BadParameter {
                     algorithm: NAME,
-                    param: "calibration".into(),
+                    param: key::CALIBRATION.into(),
                     reason: format!(
                         "calibration = {} certifies only epsilon = {:.4} at delta = {:e} under replace-one neighbours (spec Talwar §6, A14), above the budget {}; use calibration=replace-one or tight",
                         self.calibration.name(),
@@ -424,7 +428,7 @@ impl PrivateAlgorithm for ObjectivePerturbation {
 
         let mut h = BTreeMap::new();
         hp(&mut h, "bound", self.bound);
-        hp(&mut h, "calibration", self.calibration.name());
+        hp(&mut h, key::CALIBRATION, self.calibration.name());
         hp(&mut h, "mu0", self.mu0);
         hp(&mut h, "zeta", plan.zeta);
         hp(&mut h, "sigma", plan.sigma);
