@@ -113,7 +113,7 @@ pub struct FitOptions {
     /// a finite-ε fit that is seeded says on stderr that the seed must stay secret.
     pub seed: Option<u64>,
     /// `--intervals LEVEL`: confidence intervals at this level in the model file
-    /// ([`crate::inference`]; post-processing, algorithms [`crate::inference::ALGORITHMS`]).
+    /// ([`crate::inference`]; post-processing, algorithms [`crate::inference::algorithms`]).
     pub intervals: Option<f64>,
 }
 
@@ -667,7 +667,7 @@ fn check_intervals(opts: &FitOptions, algorithm: &str, by_auto: bool) -> Result<
         format!(
             "--intervals: {reason}{}; algorithms with intervals: {} (heavydp algorithms --json, field `intervals`)",
             if by_auto { " (chosen by --algorithm auto)" } else { "" },
-            crate::inference::ALGORITHMS.join(", ")
+            crate::inference::algorithms().join(", ")
         )
     })
 }
@@ -1374,7 +1374,7 @@ fn intercept_phase(
     }
     let intervals = match (opts.intervals, &fitted.released) {
         (None, _) => None,
-        // an algorithm of inference::ALGORITHMS (check_intervals)
+        // an algorithm of inference::algorithms() (check_intervals)
         (Some(level), released) => {
             use crate::inference::InterceptInput;
             let icpt = if !private_intercept {

@@ -227,7 +227,8 @@ pub const CLIPPED_GD: AlgorithmDescriptor = AlgorithmDescriptor::new(
 )
 .distributed()
 .radius_sqrt_d()
-.gradient_radius();
+.gradient_radius()
+.with_intervals();
 
 /// The registry entry of `iterative-updating-gd` ([`crate::algorithms::REGISTRY`]).
 pub const ITERATIVE_UPDATING_GD: AlgorithmDescriptor = AlgorithmDescriptor::new(

@@ -3,7 +3,7 @@
 //!
 //! # Which algorithms
 //!
-//! [`ALGORITHMS`]: `adassp`, whose releases — the noisy XᵀX, Xᵀy and λ_min of Wang's
+//! [`algorithms`]: `adassp`, whose releases — the noisy XᵀX, Xᵀy and λ_min of Wang's
 //! AdaSSP ([`crate::algorithms::adassp`]) — are sufficient statistics of the least-squares
 //! problem, so the distribution of the estimate under both the sampling noise and the
 //! privacy noise can be simulated from them (below); and `clipped-gd` with the squared
@@ -87,9 +87,16 @@ use serde::{Deserialize, Serialize};
 mod refit;
 pub use refit::{refit_intervals, REFIT_COVERS, REFIT_METHOD, REFIT_REPLICATES, T3_ROBUST_SD};
 
-/// The algorithms with intervals: `adassp` ([`ssp_intervals`]) and `clipped-gd` with the
-/// squared loss on scaled columns ([`refit_intervals`], see [`check`]).
-pub const ALGORITHMS: [&str; 2] = ["adassp", "clipped-gd"];
+/// The algorithms with intervals, in registry order: those whose descriptor has the
+/// `intervals` capability (`adassp`: [`ssp_intervals`]; `clipped-gd` with the squared
+/// loss on scaled columns: [`refit_intervals`], see [`check`]).
+pub fn algorithms() -> Vec<&'static str> {
+    crate::algorithms::REGISTRY
+        .iter()
+        .filter(|a| a.intervals)
+        .map(|a| a.name)
+        .collect()
+}
 /// Bootstrap replicates of an interval.
 pub const REPLICATES: usize = 2000;
 /// The bootstrap generator's seed (a constant: the intervals are a function of the
@@ -98,12 +105,12 @@ pub const SEED: u64 = 0x1D7E_4A15;
 
 /// Whether `algorithm` has intervals.
 pub fn supports(algorithm: &str) -> bool {
-    ALGORITHMS.contains(&algorithm)
+    crate::algorithms::descriptor(algorithm).is_some_and(|a| a.intervals)
 }
 
 /// Checks, before any release, that a fit of `algorithm` with the loss `loss` (`None`:
 /// the algorithm's default) on scaled (`scaled`) or raw columns can have intervals: an
-/// algorithm of [`ALGORITHMS`], and for `clipped-gd` the squared loss on scaled columns
+/// algorithm of [`algorithms`], and for `clipped-gd` the squared loss on scaled columns
 /// (its bootstrap world is a regression in scaled units). `Err` holds the reason.
 pub fn check(algorithm: &str, loss: Option<&str>, scaled: bool) -> Result<(), String> {
     if !supports(algorithm) {
