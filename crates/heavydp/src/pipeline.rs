@@ -515,10 +515,8 @@ fn plan_budget(
         };
         let mut scaling = PhasedLedger::new(b).share(frac);
         scaling.delta = b.delta;
-        let nothing_scaled = name == INTERCEPT_ONLY
-            && (logistic
-                || !preprocess::target_scaling_check(n, 0, PhasedLedger::new(b).share(0.5))
-                    .reliable());
+        // the intercept-only model scales nothing (its intercept locates the target)
+        let nothing_scaled = name == INTERCEPT_ONLY;
         let zcdp = preprocess::scaling_epsilons(scaling, columns, target).2
             == crate::privacy::Accountant::Zcdp;
         if nothing_scaled || !zcdp {
@@ -853,17 +851,20 @@ fn fit_with(
             "intercept-only needs --intercept private (it is the model's only parameter)".into(),
         );
     }
-    // An intercept-only regression scales the target alone; when the scaling cannot
-    // locate it (a public check), the target stays raw and the intercept, the median of
-    // the raw responses on the public grid, gets the whole budget.
-    let raw_target_intercept = intercept_only
-        && !logistic
-        && private_scale
-        && !preprocess::target_scaling_check(n, 0, PhasedLedger::new(budget).share(0.5)).reliable();
+    // An intercept-only regression with private scaling scales nothing: its intercept,
+    // with the whole budget, is the private clipped mean of the raw responses where n·ε
+    // certifies its releases (preprocess::mean_intercept_applies, a public rule), else
+    // their private median on the public grid.
+    let icpt_regression = intercept_only && !logistic && private_scale;
+    let mean_intercept =
+        icpt_regression && preprocess::mean_intercept_applies(n, budget.epsilon);
+    let raw_target_intercept = icpt_regression && !mean_intercept;
     if raw_target_intercept {
-        messages.push(
-            "intercept-only: the private scaling cannot locate the target at this n and ε (preprocess::target_scaling_check); the target is left unscaled and the intercept is the private median of the responses".into(),
-        );
+        messages.push(format!(
+            "intercept-only: n·ε = {:.1} < {:.1} (preprocess::mean_intercept_applies): the private mean cannot be located; the intercept is the private median of the responses",
+            n as f64 * budget.epsilon,
+            preprocess::mean_intercept_min_n_eps()
+        ));
         // the median on the 124 929-point public grid: a release outside the data has
         // utility ≤ −n/2, probability ≤ |G|·exp(−ε·n/4) (the bound of
         // preprocess::target_scaling_check); below 4·ln(|G|/β) it certifies nothing
@@ -876,7 +877,7 @@ fn fit_with(
         }
     }
     let (scale_frac, intercept_frac) = match (private_scale, private_intercept) {
-        (_, true) if intercept_only && (logistic || raw_target_intercept) => (0.0, 1.0),
+        (_, true) if intercept_only && (logistic || icpt_regression) => (0.0, 1.0),
         (true, true) if intercept_only => (0.5, 0.5),
         (true, true) => (0.75 * share, 0.25 * share),
         (true, false) => (share, 0.0),
@@ -926,7 +927,7 @@ fn fit_with(
                 // only the target is scaled (the features are not used); a logistic
                 // intercept-only model, or one whose target cannot be located, scales
                 // nothing
-                let (target, spent) = if logistic || raw_target_intercept {
+                let (target, spent) = if logistic || icpt_regression {
                     (
                         preprocess::ColumnScale::IDENTITY,
                         crate::privacy::PrivacyLedger::new(b, crate::privacy::Accountant::Basic)
@@ -1054,6 +1055,7 @@ fn fit_with(
     };
     // 5. intercept
     let mut b_s = 0.0;
+    let mut mean_range = None;
     if private_intercept {
         let margins: Vec<f64>;
         let mut local;
@@ -1071,6 +1073,13 @@ fn fit_with(
         };
         let (b, spent, how) = if logistic && weights_s.iter().all(|w| *w == 0.0) {
             preprocess::private_base_rate_intercept_of(src, intercept_budget, rng)
+        } else if mean_intercept {
+            preprocess::private_mean_intercept_of(src, intercept_budget, rng).map(
+                |(b, range, spent, how)| {
+                    mean_range = Some(range);
+                    (b, spent, how)
+                },
+            )
         } else {
             preprocess::private_intercept_of(
                 &loss,
@@ -1157,8 +1166,11 @@ fn fit_with(
         },
         intervals,
         // the released target range bounds every prediction (post-processing)
-        target_bounds: (private_scale && !logistic && !raw_target_intercept)
-            .then(|| standardization.target_bounds()),
+        // (the intercept-only model: the released range of its clipped mean)
+        target_bounds: mean_range.or_else(|| {
+            (private_scale && !logistic && !icpt_regression)
+                .then(|| standardization.target_bounds())
+        }),
     };
     model.notes.extend(plan.not_private);
     if let Some(reason) = fallback {
