@@ -856,8 +856,7 @@ fn fit_with(
     // certifies its releases (preprocess::mean_intercept_applies, a public rule), else
     // their private median on the public grid.
     let icpt_regression = intercept_only && !logistic && private_scale;
-    let mean_intercept =
-        icpt_regression && preprocess::mean_intercept_applies(n, budget.epsilon);
+    let mean_intercept = icpt_regression && preprocess::mean_intercept_applies(n, budget.epsilon);
     let raw_target_intercept = icpt_regression && !mean_intercept;
     if raw_target_intercept {
         messages.push(format!(

@@ -643,9 +643,7 @@ fn intercept_mean_of_responses(claim: &Budget, broken: bool) -> Result<RunFn, Au
     let name = "intercept-mean-of-responses";
     let budget =
         Budget::pure(preprocess_epsilon(claim.epsilon, broken)).map_err(|e| setup_err(name, e))?;
-    let mut y: Vec<f64> = (0..20)
-        .map(|i| if i <= 10 { -0.5 } else { 0.5 })
-        .collect();
+    let mut y: Vec<f64> = (0..20).map(|i| if i <= 10 { -0.5 } else { 0.5 }).collect();
     y[0] = -1e6;
     let mut yp = y.clone();
     yp[0] = 1e6;

@@ -1316,7 +1316,10 @@ pub fn private_mean_intercept_of<R: RngCore + ?Sized>(
         // nothing to average: the release is m; the mean's share is charged all the
         // same (the ledger does not depend on the branch)
         let lap = LaplaceMechanism::new(1.0, e_c)?;
-        ledger.charge("intercept clipped mean", crate::mechanisms::Mechanism::cost(&lap))?;
+        ledger.charge(
+            "intercept clipped mean",
+            crate::mechanisms::Mechanism::cost(&lap),
+        )?;
         m
     };
     Ok((
@@ -1324,7 +1327,7 @@ pub fn private_mean_intercept_of<R: RngCore + ?Sized>(
         [m - c, m + c],
         ledger.summary(PrivacyModel::Pure),
         format!(
-            "clipped mean of the responses in [m - c, m + c], c = 2·C·s = {c:.6e}, C = {:.4}: m their private median, s the private octave of their median absolute deviation (Laplace, sensitivity 2c/n; shares 0.4/0.25/0.1/0.25)",
+            "clipped mean of the responses in [m - c, m + c] (the model's target_bounds), c = 2·C·s, C = {:.4}: m their private median, s the private octave of their median absolute deviation (Laplace, sensitivity 2c/n; shares 0.4/0.25/0.1/0.25)",
             intercept_clip(n, e_c)
         ),
     ))
@@ -1692,7 +1695,13 @@ mod tests {
         }
         // an atom at the median (70 % zeros): the spread comes from the 0.9 level
         let y: Vec<f64> = (0..n)
-            .map(|i| if i % 10 < 7 { 0.0 } else { 10.0 + (i % 7) as f64 })
+            .map(|i| {
+                if i % 10 < 7 {
+                    0.0
+                } else {
+                    10.0 + (i % 7) as f64
+                }
+            })
             .collect();
         let mean = y.iter().sum::<f64>() / n as f64;
         let (b, _, _, _) = private_mean_intercept_of(
