@@ -102,7 +102,9 @@ pub struct ModelFile {
     pub feature_bounds: Option<Vec<[f64; 2]>>,
     /// Raw-unit range [lo, hi] of a regression's predictions (privately scaled target):
     /// `predict` and `evaluate` clamp every prediction to it. Post-processing of the
-    /// released target centre and scale ([`crate::preprocess::Standardization::target_bounds`]).
+    /// released target centre and scale ([`crate::preprocess::Standardization::target_bounds`]);
+    /// the intercept-only regression's released clip range
+    /// ([`crate::preprocess::private_mean_intercept_of`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_bounds: Option<[f64; 2]>,
     /// Released centres / scales and the scaled-unit model (`/2`).
