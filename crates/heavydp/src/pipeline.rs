@@ -877,7 +877,6 @@ fn fit_with(
     }
     let (scale_frac, intercept_frac) = match (private_scale, private_intercept) {
         (_, true) if intercept_only && (logistic || icpt_regression) => (0.0, 1.0),
-        (true, true) if intercept_only => (0.5, 0.5),
         (true, true) => (0.75 * share, 0.25 * share),
         (true, false) => (share, 0.0),
         (false, true) => (0.0, share),
@@ -923,29 +922,13 @@ fn fit_with(
                 }
             }
             let (st, spent) = if intercept_only {
-                // only the target is scaled (the features are not used); a logistic
-                // intercept-only model, or one whose target cannot be located, scales
-                // nothing
-                let (target, spent) = if logistic || icpt_regression {
-                    (
-                        preprocess::ColumnScale::IDENTITY,
-                        crate::privacy::PrivacyLedger::new(b, crate::privacy::Accountant::Basic)
-                            .summary(PrivacyModel::Pure),
-                    )
-                } else {
-                    // the target as the one scaled "feature" (column d of the source)
-                    let (s, spent) = with_scaling_source(&data, external.as_deref_mut(), |src| {
-                        preprocess::private_scales_of(src, &[d], None, b, rng)
-                    })?;
-                    (s.features[0], spent)
-                };
+                // the intercept-only model scales nothing: its intercept reads the raw
+                // responses (preprocess::private_mean_intercept_of, or their median) or,
+                // logistic, the labels
                 (
-                    Standardization {
-                        features: vec![preprocess::ColumnScale::IDENTITY; d],
-                        target,
-                        winsor: None,
-                    },
-                    spent,
+                    Standardization::identity(d),
+                    crate::privacy::PrivacyLedger::new(b, crate::privacy::Accountant::Basic)
+                        .summary(PrivacyModel::Pure),
                 )
             } else {
                 let features: Vec<usize> = (0..d).collect();
