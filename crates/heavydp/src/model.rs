@@ -109,7 +109,9 @@ pub struct ModelFile {
     pub feature_bounds: Option<Vec<[f64; 2]>>,
     /// Raw-unit range [lo, hi] of a regression's predictions (privately scaled target):
     /// `predict` and `evaluate` clamp every prediction to it. Post-processing of the
-    /// released target centre and scale ([`crate::preprocess::Standardization::target_bounds`]).
+    /// released target centre and scale ([`crate::preprocess::Standardization::target_bounds`]);
+    /// the intercept-only regression's released clip range
+    /// ([`crate::preprocess::private_mean_intercept_of`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_bounds: Option<[f64; 2]>,
     /// Released centres / scales and the scaled-unit model (`/2`).
@@ -188,9 +190,9 @@ pub struct FitRecord<'a> {
     pub status: Option<String>,
     pub notes: Vec<String>,
     pub intervals: Option<crate::inference::Intervals>,
-    /// The released target range bounds every prediction (a regression on a privately
-    /// scaled target).
-    pub target_bounds: bool,
+    /// The released raw-unit range that bounds every prediction (a regression on a
+    /// privately scaled target, or the intercept-only regression's clipped-mean range).
+    pub target_bounds: Option<[f64; 2]>,
 }
 
 impl ModelFile {
@@ -202,7 +204,7 @@ impl ModelFile {
         let st = fit.standardization;
         let (weights, intercept) = st.unscale(&fit.scaled_weights, fit.scaled_intercept);
         let feature_bounds = st.raw_bounds();
-        let target_bounds = fit.target_bounds.then(|| st.target_bounds());
+        let target_bounds = fit.target_bounds;
         let preprocessing = fit.preprocessing.map(|p| {
             let (centres, scales): (Vec<f64>, Vec<f64>) =
                 st.features.iter().map(|c| (c.centre, c.scale)).unzip();

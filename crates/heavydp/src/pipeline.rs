@@ -568,10 +568,8 @@ fn plan_budget(
         };
         let mut scaling = PhasedLedger::new(b).share(frac);
         scaling.delta = b.delta;
-        let nothing_scaled = name == INTERCEPT_ONLY
-            && (logistic
-                || !preprocess::target_scaling_check(n, 0, PhasedLedger::new(b).share(0.5))
-                    .reliable());
+        // the intercept-only model scales nothing (its intercept locates the target)
+        let nothing_scaled = name == INTERCEPT_ONLY;
         let zcdp = preprocess::scaling_epsilons(scaling, columns, target).2
             == crate::privacy::Accountant::Zcdp;
         if nothing_scaled || !zcdp {
@@ -754,9 +752,12 @@ pub struct FitPlan {
     pub scale_budget: Budget,
     /// The share of `budget` for the intercept (taken after the scaling phase).
     pub intercept_frac: f64,
-    /// An intercept-only regression whose target the scaling cannot locate: the target
-    /// stays raw and the intercept is the private median of the responses.
+    /// An intercept-only regression whose intercept is the private median of the raw
+    /// responses (n·ε below [`preprocess::mean_intercept_applies`]).
     pub raw_target_intercept: bool,
+    /// An intercept-only regression whose intercept is the private clipped mean of the
+    /// responses ([`preprocess::mean_intercept_applies`]).
+    pub mean_intercept: bool,
     /// The model note of a non-private algorithm run with a finite ε.
     pub not_private: Option<String>,
     /// Public remarks, in order (stderr in the CLI, `notes_` in Python).
@@ -874,17 +875,19 @@ pub fn plan(
     if intercept_only && !private_intercept {
         return Err(PipelineError::InterceptOnlyNeedsIntercept);
     }
-    // An intercept-only regression scales the target alone; when the scaling cannot
-    // locate it (a public check), the target stays raw and the intercept, the median of
-    // the raw responses on the public grid, gets the whole budget.
-    let raw_target_intercept = intercept_only
-        && !logistic
-        && private_scale
-        && !preprocess::target_scaling_check(n, 0, PhasedLedger::new(budget).share(0.5)).reliable();
+    // An intercept-only regression with private scaling scales nothing: its intercept,
+    // with the whole budget, is the private clipped mean of the raw responses where n·ε
+    // certifies its releases (preprocess::mean_intercept_applies, a public rule), else
+    // their private median on the public grid.
+    let icpt_regression = intercept_only && !logistic && private_scale;
+    let mean_intercept = icpt_regression && preprocess::mean_intercept_applies(n, budget.epsilon);
+    let raw_target_intercept = icpt_regression && !mean_intercept;
     if raw_target_intercept {
-        messages.push(
-            "intercept-only: the private scaling cannot locate the target at this n and ε (preprocess::target_scaling_check); the target is left unscaled and the intercept is the private median of the responses".into(),
-        );
+        messages.push(format!(
+            "intercept-only: n·ε = {:.1} < {:.1} (preprocess::mean_intercept_applies): the private mean cannot be located; the intercept is the private median of the responses",
+            n as f64 * budget.epsilon,
+            preprocess::mean_intercept_min_n_eps()
+        ));
         // the median on the 124 929-point public grid: a release outside the data has
         // utility ≤ −n/2, probability ≤ |G|·exp(−ε·n/4) (the bound of
         // preprocess::target_scaling_check); below 4·ln(|G|/β) it certifies nothing
@@ -897,8 +900,7 @@ pub fn plan(
         }
     }
     let (scale_frac, intercept_frac) = match (private_scale, private_intercept) {
-        (_, true) if intercept_only && (logistic || raw_target_intercept) => (0.0, 1.0),
-        (true, true) if intercept_only => (0.5, 0.5),
+        (_, true) if intercept_only && (logistic || icpt_regression) => (0.0, 1.0),
         (true, true) => (0.75 * share, 0.25 * share),
         (true, false) => (share, 0.0),
         (false, true) => (0.0, share),
@@ -930,6 +932,7 @@ pub fn plan(
         scale_budget,
         intercept_frac,
         raw_target_intercept,
+        mean_intercept,
         not_private: budget_plan.not_private,
         messages,
     })
@@ -1108,8 +1111,12 @@ fn fit_with(
         status: fitted.status,
         notes,
         intervals: intercept.intervals,
-        // the released target range bounds every prediction (post-processing)
-        target_bounds: private_scale && !plan.logistic() && !plan.raw_target_intercept,
+        // the released target range bounds every prediction (post-processing); the
+        // intercept-only regression's is the released range of its clipped mean
+        target_bounds: intercept.mean_range.or_else(|| {
+            (private_scale && !plan.logistic() && !plan.intercept_only())
+                .then(|| scaled.standardization.target_bounds())
+        }),
     });
     Ok(FitOutcome {
         model,
@@ -1167,9 +1174,9 @@ fn scale_phase(
                 winsor: Some(preprocess::WINSOR_BOUND),
             }
         }
-        // a logistic intercept-only model, or one whose target cannot be located,
-        // scales nothing
-        ScaleMode::Private if intercept_only && (logistic || plan.raw_target_intercept) => {
+        // the intercept-only model scales nothing: its intercept reads the raw responses
+        // (preprocess::private_mean_intercept_of, or their median) or, logistic, the labels
+        ScaleMode::Private if intercept_only => {
             Standardization {
                 features: vec![preprocess::ColumnScale::IDENTITY; d],
                 target: preprocess::ColumnScale::IDENTITY,
@@ -1318,6 +1325,9 @@ struct InterceptPhase {
     value: f64,
     method: Option<String>,
     intervals: Option<crate::inference::Intervals>,
+    /// The intercept-only regression's released range of its clipped mean
+    /// ([`preprocess::private_mean_intercept_of`]): the model's `target_bounds`.
+    mean_range: Option<[f64; 2]>,
 }
 
 /// Phase 4 of a fit: the private intercept of the residuals of the scaled weights (at
@@ -1342,6 +1352,7 @@ fn intercept_phase(
     let raw_target_intercept = plan.raw_target_intercept;
     let mut b_s = 0.0;
     let mut method = None;
+    let mut mean_range = None;
     if private_intercept {
         let margins: Vec<f64>;
         let mut local;
@@ -1359,6 +1370,13 @@ fn intercept_phase(
         };
         let (b, spent, how) = if plan.logistic() && weights_s.iter().all(|w| *w == 0.0) {
             preprocess::private_base_rate_intercept_of(src, intercept_budget, rng)
+        } else if plan.mean_intercept {
+            preprocess::private_mean_intercept_of(src, intercept_budget, rng).map(
+                |(b, range, spent, how)| {
+                    mean_range = Some(range);
+                    (b, spent, how)
+                },
+            )
         } else {
             preprocess::private_intercept_of(
                 &plan.loss,
@@ -1436,6 +1454,7 @@ fn intercept_phase(
         value: b_s,
         method,
         intervals,
+        mean_range,
     })
 }
 

@@ -103,6 +103,7 @@ audit_suite! {
     atom_octave => "atom-octave",
     bounded_range_quantile => "bounded-range-quantile",
     intercept_mean => "intercept-mean",
+    intercept_mean_of_responses => "intercept-mean-of-responses",
     intercept_logistic => "intercept-logistic",
 }
 

@@ -819,6 +819,39 @@ impl InterceptSource for ExternalIntercept<'_, '_> {
     fn positives(&mut self) -> Result<f64, PreprocessError> {
         Ok(self.get(Kernel::Positives)?[0])
     }
+    /// [`Kernel::ClippedResidual`] through the standardisation with the target centre
+    /// moved by `shift` (y − m − shift = ((y − c_y − shift·s_y)/s_y)·s_y, so in target
+    /// units of 1, the only case its caller has, the residual of the moved centre).
+    fn shifted_clipped_sum(&mut self, shift: f64, c: f64) -> Result<f64, PreprocessError> {
+        let d = self.sums.d;
+        let mut t = self.sums.transform.clone().unwrap_or_else(|| RowTransform {
+            centre: vec![0.0; d],
+            scale: vec![1.0; d],
+            bound: None,
+            target_centre: 0.0,
+            target_scale: 1.0,
+        });
+        t.target_centre += shift * t.target_scale;
+        self.sums
+            .reduce_all(Kernel::ClippedResidual { c }, Some(t), &self.w)
+            .map(|v| v[0])
+            .map_err(PreprocessError::Pass)
+    }
+    /// The target column's octaves around `centre` (the scaling's
+    /// [`StageMap::SpreadOctave`] histogram of column d): the intercept-only model's
+    /// residuals are the raw responses (weights 0, no standardisation).
+    fn spread_octave_counts(
+        &mut self,
+        centre: f64,
+    ) -> Result<Box<dyn RankCounts + '_>, PreprocessError> {
+        if self.w.iter().any(|w| *w != 0.0) || self.sums.transform.is_some() {
+            return Err(PreprocessError::Pass(
+                "the spread of the residuals is defined for the intercept-only model on raw responses".into(),
+            ));
+        }
+        let d = self.sums.d;
+        self.sums.counts(d, StageMap::SpreadOctave { c0: centre })
+    }
 }
 
 #[cfg(test)]

@@ -406,6 +406,16 @@ pub const ROWS: &[Row] = &[
         prepare: intercept_mean,
     },
     Row {
+        name: "intercept-mean-of-responses",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Pure,
+        release: "the intercept-only regression's clipped mean of 20 responses (preprocess::private_mean_intercept_of): their median on the public grid, the octave of their median absolute deviation at the levels 0.5 and 0.9, then the mean of clamp(y - m, -c, c) + Lap(2c/(n eps)), four releases with the shares 0.4/0.25/0.1/0.25 of epsilon",
+        neighbours: "D: ten -0.5, nine 0.5 and one -10^6; D': that one +10^6",
+        statistic: "the released value",
+        defect: "run at 16 x epsilon (every release's budget multiplied by 16)",
+        prepare: intercept_mean_of_responses,
+    },
+    Row {
         name: "intercept-logistic",
         kind: TargetKind::Mechanism,
         privacy: PrivacyModel::Pure,
@@ -670,6 +680,28 @@ fn intercept_mean(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
     Ok(on_pair(y, yp, move |v, rng| {
         let mean = v.iter().map(|r: &f64| r.clamp(-c, c)).sum::<f64>() / n as f64;
         Ok(lap.run_uncharged(&[mean], rng)[0])
+    }))
+}
+
+/// `intercept-mean-of-responses`: the intercept-only regression's clipped mean of the
+/// responses, all four releases (twin: 16·ε).
+fn intercept_mean_of_responses(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    let name = "intercept-mean-of-responses";
+    let budget =
+        Budget::pure(preprocess_epsilon(claim.epsilon, broken)).map_err(|e| setup_err(name, e))?;
+    let mut y: Vec<f64> = (0..20).map(|i| if i <= 10 { -0.5 } else { 0.5 }).collect();
+    y[0] = -1e6;
+    let mut yp = y.clone();
+    yp[0] = 1e6;
+    Ok(on_pair(y, yp, move |v, rng| {
+        let zeros = vec![0.0; v.len()];
+        crate::preprocess::private_mean_intercept_of(
+            &mut crate::preprocess::Residuals::new(&zeros, v),
+            budget,
+            rng,
+        )
+        .map(|r| r.0)
+        .map_err(|e| setup_err(name, e))
     }))
 }
 

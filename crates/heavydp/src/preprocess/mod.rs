@@ -14,6 +14,7 @@
 //! | scales, stage 3 | q₀.₂₅ and q₀.₇₅ of x − c₀ on the linear grid of 4097 points over [−4M, 4M] | the same | ε₀-DP each; the 5·(d + 1) releases compose by zCDP, each charged as ε₀-bounded-range (ρ = Σ ε₀²/8, [`exponential_cost`], converted once at the phase's δ) or by basic composition, whichever allows the larger ε₀; a target release gets twice a feature release's ε₀ ([`scaling_epsilons`]) | Cesar & Rogers 2021 Lemma 3.2; Zhao et al. Lemma 1(4) |
 //! | intercept ([`private_intercept`]), squared / Huber / biweight loss, scales known | clipped mean of the residuals ỹ − x̃·w̃ at ±C | Laplace, Δ₁ = 2C/n | ε-DP | Dwork & Roth Thm 3.6 |
 //! | intercept, absolute loss or no scales | median of the residuals | [`quantile::QuantileMechanism`] | ε-DP | as above |
+//! | intercept of the intercept-only regression, n·ε ≥ 186.4 ([`private_mean_intercept_of`]) | the responses' median m, the octave s of their MAD (and its 0.9-level octave for an atom at m), then their mean clipped to [m − c, m + c], c = 2·C·s | quantile mechanism ×3, Laplace Δ₁ = 2c/n | ε-DP (basic composition) | McSherry & Talwar 2007; Dwork & Roth Thm 3.6 |
 //! | intercept, logistic loss | root of Σᵢ (σ(mᵢ + b) − 1{yᵢ = 1}) on the public grid b ∈ [−8, 8] step 1/32 | exponential mechanism, utility −\|S(b)\|, Δ_u = 2 | ε-DP | McSherry & Talwar 2007 |
 //!
 //! Why stages: a quantile on one grid wide enough for every unit (10⁻⁶ … 10¹²) puts 10⁵
@@ -1021,6 +1022,16 @@ pub trait InterceptSource {
     fn residual_counts(&mut self) -> Result<Box<dyn RankCounts + '_>, PreprocessError>;
     /// #{i: yᵢ > 0}.
     fn positives(&mut self) -> Result<f64, PreprocessError>;
+    /// Σᵢ clamp(yᵢ − mᵢ − `shift`, −c, c) (the mean intercept's clipped sum around its
+    /// released median).
+    fn shifted_clipped_sum(&mut self, shift: f64, c: f64) -> Result<f64, PreprocessError>;
+    /// The rank counts of the octaves ⌊|yᵢ − mᵢ − `centre`|⌋₂ ([`quantile::octave_floor`])
+    /// on the [`OctaveGrid`]. Defined for the intercept-only model (all mᵢ = 0, the target
+    /// in its units), the one model [`private_mean_intercept_of`] serves.
+    fn spread_octave_counts(
+        &mut self,
+        centre: f64,
+    ) -> Result<Box<dyn RankCounts + '_>, PreprocessError>;
 }
 
 /// A row's term of the intercept's clipped sum: clamp(y − m, −c, c).
@@ -1040,6 +1051,7 @@ pub struct Residuals<'a> {
     margins: &'a [f64],
     y: &'a [f64],
     sorted: Vec<f64>,
+    octaves: Vec<f64>,
 }
 
 impl<'a> Residuals<'a> {
@@ -1049,6 +1061,7 @@ impl<'a> Residuals<'a> {
             margins,
             y,
             sorted: Vec::new(),
+            octaves: Vec::new(),
         }
     }
 }
@@ -1091,6 +1104,27 @@ impl InterceptSource for Residuals<'_> {
     }
     fn positives(&mut self) -> Result<f64, PreprocessError> {
         Ok(self.y.iter().filter(|v| **v > 0.0).count() as f64)
+    }
+    fn shifted_clipped_sum(&mut self, shift: f64, c: f64) -> Result<f64, PreprocessError> {
+        Ok(self
+            .margins
+            .iter()
+            .zip(self.y)
+            .map(|(m, yi)| clipped_residual(*m + shift, *yi, c))
+            .sum::<f64>())
+    }
+    fn spread_octave_counts(
+        &mut self,
+        centre: f64,
+    ) -> Result<Box<dyn RankCounts + '_>, PreprocessError> {
+        self.octaves = self
+            .margins
+            .iter()
+            .zip(self.y)
+            .map(|(m, yi)| quantile::octave_floor(yi - m - centre))
+            .collect();
+        self.octaves.sort_unstable_by(f64::total_cmp);
+        Ok(Box::new(SortedColumn(&self.octaves)))
     }
 }
 
@@ -1203,6 +1237,141 @@ fn median_intercept<R: RngCore + ?Sized>(
         v,
         "median of the residuals on the public grid (exponential mechanism, sensitivity 1)"
             .to_string(),
+    ))
+}
+
+/// Shares of the budget of [`private_mean_intercept_of`]'s four releases: the median m,
+/// the spread octave s, the spread octave at [`MEAN_INTERCEPT_ATOM_LEVEL`] (used when an
+/// atom at m holds half the responses), and the clipped mean. The median gets the most
+/// (its grid has 124 929 points), the spread octave enough that both certify at the
+/// same n·ε ([`mean_intercept_min_n_eps`]); the mean keeps a quarter.
+pub const MEAN_INTERCEPT_SHARES: [f64; 4] = [0.4, 0.25, 0.1, 0.25];
+/// The failure probability β each locating release of [`private_mean_intercept_of`] is
+/// certified at: a median or a spread octave released outside the responses (the event
+/// that makes a clipped mean miss by orders of magnitude) has probability ≤ β.
+pub const MEAN_INTERCEPT_FAILURE: f64 = 1e-3;
+/// The level of the second spread release: for a response with an atom of mass p₀ ≥ 1/2
+/// at the released median, the non-atom values' (0.9 − p₀)/(1 − p₀)-quantile of |y − m|.
+pub const MEAN_INTERCEPT_ATOM_LEVEL: f64 = 0.9;
+/// The clip half-width of the mean intercept is C·[`MEAN_INTERCEPT_UNIT`]·s, with s the
+/// released octave of the median absolute deviation (s ≤ MAD < 2s) and C =
+/// [`intercept_clip`]: 2s lies between 1.35σ and 2.7σ of a normal response, the robust
+/// standard deviation that C counts in the scaled-data intercept.
+pub const MEAN_INTERCEPT_UNIT: f64 = 2.0;
+
+/// n·ε below which a grid release of level q ∈ (0, 1) may land outside the data with
+/// probability above β: a grid point beyond the data has utility −min(q, 1 − q)·n
+/// against the best point's 0, so the exponential mechanism picks one of the `points`
+/// far points with probability ≤ points·exp(−ε·min(q, 1 − q)·n/2) (McSherry & Talwar
+/// 2007), ≤ β when n·ε ≥ 2·ln(points/β)/min(q, 1 − q).
+fn certified_n_eps(points: usize, q: f64, beta: f64) -> f64 {
+    2.0 * (points as f64 / beta).ln() / q.min(1.0 - q)
+}
+
+/// The n·ε from which [`private_mean_intercept_of`] runs: both its locating releases
+/// (the median on the [`quantile::PublicGrid`] at the share 0.4, the spread octave on the
+/// [`OctaveGrid`] at 0.25) certified at β = [`MEAN_INTERCEPT_FAILURE`]:
+/// max(4·ln(124 929/β)/0.4, 4·ln(62/β)/0.25) ≈ 186.4. A function of nothing but
+/// public constants.
+pub fn mean_intercept_min_n_eps() -> f64 {
+    let [f_m, f_s, _, _] = MEAN_INTERCEPT_SHARES;
+    let b = MEAN_INTERCEPT_FAILURE;
+    (certified_n_eps(quantile::PublicGrid::LEN, 0.5, b) / f_m)
+        .max(certified_n_eps(OctaveGrid.len(), 0.5, b) / f_s)
+}
+
+/// Whether the intercept-only regression of n rows at ε is the private clipped mean
+/// ([`private_mean_intercept_of`]) rather than the private median of the responses:
+/// n·ε ≥ [`mean_intercept_min_n_eps`] (always without privacy). Public: n and ε only.
+pub fn mean_intercept_applies(n: usize, epsilon: f64) -> bool {
+    epsilon.is_infinite() || n as f64 * epsilon >= mean_intercept_min_n_eps()
+}
+
+/// The intercept of the intercept-only regression when it can be located
+/// ([`mean_intercept_applies`]): a private estimate of the **mean** of the responses
+/// (what the squared error needs; the median of a skewed or zero-inflated response is
+/// far from it), pure ε-DP by basic composition of four releases with the shares
+/// [`MEAN_INTERCEPT_SHARES`]:
+///
+/// 1. m, the median of y on the [`quantile::PublicGrid`] (exponential mechanism, Δ_u = 1);
+/// 2. s, the median of the octaves ⌊|y − m|⌋₂ on the [`OctaveGrid`] (the MAD's octave;
+///    the same mechanism, a row-wise public map given m);
+/// 3. s₉, the same octaves' quantile at [`MEAN_INTERCEPT_ATOM_LEVEL`], used when s = 0
+///    (an atom at m holds half the responses) and n·ε·0.1 certifies that level at β
+///    (else the intercept is m);
+/// 4. the mean of clamp(y − m, −c, c) with c = [`MEAN_INTERCEPT_UNIT`]·C·s, C =
+///    [`intercept_clip`](n, ε₄), plus Laplace noise of sensitivity 2c/n (Dwork & Roth
+///    Thm 3.6), clamped to [−c, c] (post-processing): b = m + that.
+///
+/// The intercept never leaves the released range [m − c, m + c], returned with it (the
+/// model's `target_bounds`). Returns (b, range, what was spent, description).
+pub fn private_mean_intercept_of<R: RngCore + ?Sized>(
+    src: &mut dyn InterceptSource,
+    budget: Budget,
+    rng: &mut R,
+) -> Result<(f64, [f64; 2], PrivacySpent, String), PreprocessError> {
+    let n = src.rows();
+    let mut ledger = PrivacyLedger::new(budget, Accountant::Basic);
+    let eps = if budget.is_non_private() {
+        f64::INFINITY
+    } else {
+        calibration_target(budget.epsilon)
+    };
+    let [e_m, e_s, e_a, e_c] = MEAN_INTERCEPT_SHARES.map(|f| eps * f);
+    let qm = QuantileMechanism::new(0.5, e_m)?;
+    let m = release_quantile(
+        &mut ledger,
+        "intercept median",
+        &qm,
+        &*src.residual_counts()?,
+        rng,
+    )?;
+    let (s_half, s_atom) = {
+        let counts = src.spread_octave_counts(m)?;
+        let half = QuantileMechanism::on_grid(0.5, e_s, OctaveGrid)?;
+        let atom = QuantileMechanism::on_grid(MEAN_INTERCEPT_ATOM_LEVEL, e_a, OctaveGrid)?;
+        (
+            release_quantile(&mut ledger, "intercept spread octave", &half, &*counts, rng)?,
+            release_quantile(&mut ledger, "intercept spread octave", &atom, &*counts, rng)?,
+        )
+    };
+    let atom_certified = n as f64 * e_a
+        >= certified_n_eps(
+            OctaveGrid.len(),
+            MEAN_INTERCEPT_ATOM_LEVEL,
+            MEAN_INTERCEPT_FAILURE,
+        );
+    let s = if s_half > 0.0 {
+        s_half
+    } else if atom_certified {
+        s_atom
+    } else {
+        0.0
+    };
+    let c = MEAN_INTERCEPT_UNIT * intercept_clip(n, e_c) * s;
+    let b = if c > 0.0 {
+        let mean = src.shifted_clipped_sum(m, c)? / n as f64;
+        let lap = LaplaceMechanism::new(2.0 * c / n as f64, e_c)?;
+        let v = mechanisms::release(&mut ledger, "intercept clipped mean", &lap, &[mean], rng)?;
+        m + v[0].clamp(-c, c)
+    } else {
+        // nothing to average: the release is m; the mean's share is charged all the
+        // same (the ledger does not depend on the branch)
+        let lap = LaplaceMechanism::new(1.0, e_c)?;
+        ledger.charge(
+            "intercept clipped mean",
+            crate::mechanisms::Mechanism::cost(&lap),
+        )?;
+        m
+    };
+    Ok((
+        b,
+        [m - c, m + c],
+        ledger.summary(PrivacyModel::Pure),
+        format!(
+            "clipped mean of the responses in [m - c, m + c] (the model's target_bounds), c = 2·C·s, C = {:.4}: m their private median, s the private octave of their median absolute deviation (Laplace, sensitivity 2c/n; shares 0.4/0.25/0.1/0.25)",
+            intercept_clip(n, e_c)
+        ),
     ))
 }
 
@@ -1570,6 +1739,92 @@ mod tests {
         let twin = LaplaceMechanism::new(c / n as f64, eps).unwrap();
         assert!((lap.scale / twin.scale - 2.0).abs() < 1e-9);
         assert!((lap.scale - 2.0 * c / (n as f64 * eps)).abs() / lap.scale < 1e-9);
+    }
+
+    #[test]
+    fn mean_intercept_noise_scale_is_2c_over_n_eps() {
+        // y uniform on [−1.5, 1.5] (n = 4000): the MAD's octave is 0.5 with margin n/6,
+        // so c = 2·C·0.5 = C = √(n·ε/4)/2 at ε = 1 (15.8) and nothing is clipped: b is
+        // then mean(y) + Lap(2c/(n·ε/4)) exactly, whatever m is. Over 400 seeds the sd of
+        // b − mean(y) is √2·2c/(n·ε/4) = 0.0447 (a halved sensitivity: 0.0224).
+        let n = 4000;
+        let y: Vec<f64> = (0..n)
+            .map(|i| -1.5 + 3.0 * (i as f64 + 0.5) / n as f64)
+            .collect();
+        let mean = y.iter().sum::<f64>() / n as f64;
+        let zeros = vec![0.0; n];
+        let e_c = MEAN_INTERCEPT_SHARES[3] * calibration_target(1.0);
+        let c = MEAN_INTERCEPT_UNIT * intercept_clip(n, e_c) * 0.5;
+        let want = std::f64::consts::SQRT_2 * 2.0 * c / (n as f64 * e_c);
+        let devs: Vec<f64> = (0..400)
+            .map(|seed| {
+                let mut r = rng_from_seed(7000 + seed);
+                let (b, range, spent, _) = private_mean_intercept_of(
+                    &mut Residuals::new(&zeros, &y),
+                    Budget::pure(1.0).unwrap(),
+                    &mut r,
+                )
+                .unwrap();
+                assert!(spent.epsilon <= 1.0 && spent.releases == 4);
+                assert!(range[0] <= b && b <= range[1]);
+                assert!((range[1] - range[0] - 2.0 * c).abs() < 1e-9, "{range:?}");
+                b - mean
+            })
+            .collect();
+        let sd = (devs.iter().map(|v| v * v).sum::<f64>() / 400.0).sqrt();
+        assert!(sd > 0.85 * want && sd < 1.15 * want, "sd {sd} vs {want}");
+    }
+
+    #[test]
+    fn mean_intercept_estimates_the_mean_of_a_skewed_zero_inflated_target() {
+        // 40 % zeros, the rest lognormal(5, 1) (mean e^5.5 = 244.7): the mean of the
+        // whole target is 0.6·244.7 = 146.8, its median ≈ 117 (a median intercept
+        // would miss by 30); at n = 20 000, ε = 1 the clipped mean is within 5 % of the
+        // sample mean and inside its released range
+        use rand_distr::{Distribution, LogNormal};
+        let mut rng = rng_from_seed(11);
+        let ln = LogNormal::new(5.0, 1.0).unwrap();
+        let n = 20_000;
+        let y: Vec<f64> = (0..n)
+            .map(|i| if i % 5 < 2 { 0.0 } else { ln.sample(&mut rng) })
+            .collect();
+        let mean = y.iter().sum::<f64>() / n as f64;
+        let zeros = vec![0.0; n];
+        for seed in 0..5 {
+            let mut r = rng_from_seed(50 + seed);
+            let (b, range, _, how) = private_mean_intercept_of(
+                &mut Residuals::new(&zeros, &y),
+                Budget::pure(1.0).unwrap(),
+                &mut r,
+            )
+            .unwrap();
+            assert!((b - mean).abs() < 0.05 * mean, "b = {b}, mean {mean}");
+            assert!(range[0] <= b && b <= range[1]);
+            assert!(how.contains("clipped mean"));
+        }
+        // an atom at the median (70 % zeros): the spread comes from the 0.9 level
+        let y: Vec<f64> = (0..n)
+            .map(|i| {
+                if i % 10 < 7 {
+                    0.0
+                } else {
+                    10.0 + (i % 7) as f64
+                }
+            })
+            .collect();
+        let mean = y.iter().sum::<f64>() / n as f64;
+        let (b, _, _, _) = private_mean_intercept_of(
+            &mut Residuals::new(&zeros, &y),
+            Budget::pure(1.0).unwrap(),
+            &mut rng_from_seed(3),
+        )
+        .unwrap();
+        assert!((b - mean).abs() < 0.05 * mean, "b = {b}, mean {mean}");
+        // the public rule: certified n·ε ≈ 186.4
+        let t = mean_intercept_min_n_eps();
+        assert!((t - 186.43).abs() < 0.01, "{t}");
+        assert!(mean_intercept_applies(187, 1.0) && !mean_intercept_applies(186, 1.0));
+        assert!(mean_intercept_applies(2, f64::INFINITY));
     }
 
     /// [`private_intercept`] of scaled data under pure ε, which must succeed: the release
