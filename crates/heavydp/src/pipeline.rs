@@ -1176,13 +1176,11 @@ fn scale_phase(
         }
         // the intercept-only model scales nothing: its intercept reads the raw responses
         // (preprocess::private_mean_intercept_of, or their median) or, logistic, the labels
-        ScaleMode::Private if intercept_only => {
-            Standardization {
-                features: vec![preprocess::ColumnScale::IDENTITY; d],
-                target: preprocess::ColumnScale::IDENTITY,
-                winsor: None,
-            }
-        }
+        ScaleMode::Private if intercept_only => Standardization {
+            features: vec![preprocess::ColumnScale::IDENTITY; d],
+            target: preprocess::ColumnScale::IDENTITY,
+            winsor: None,
+        },
         ScaleMode::Private => {
             // the intercept-only model scales only the target (column d of the source;
             // the features are not used)
