@@ -395,8 +395,9 @@ fn clipped_gd_non_private_is_clipped_projected_gd() {
 /// * T = 2: ŵ = (w_2 + w_3)/2: −(ŵ − ŵ_np)/lr = σ(Z_1 + Z_2/2) ~ N(0, 1.25σ²).
 ///
 /// The paper's printed average (the mean of w_1..w_T) would give exactly w_1 = 0 at T = 1
-/// and variance 0.25σ² at T = 2 (one step's noise, halved), so the test tells the two apart. 2000 seeds × 2 coordinates: the sample
-/// variance has a relative standard error of √(2/4000) = 2.2 %; the tolerance is 10 %.
+/// and variance 0.25σ² at T = 2 (one step's noise, halved), so the test tells the two
+/// apart. 2000 seeds × 2 coordinates: the sample variance has a relative standard error
+/// of √(2/4000) = 2.2 %; the tolerance is 10 %.
 #[test]
 fn clipped_gd_output_uses_every_charged_step() {
     let (data, _) = student_data(200, 2, 5.0, 4);
