@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark: heavydp against the NumPy reference implementations of
-# ../shared/peers/ref_numpy.py (HT-DP-FW, DP-IHT-H, Peeling), issue 16 item 6.
+# ../shared/peers/ref_numpy.py (HT-DP-FW, DP-IHT-H, Peeling); figures in docs/performance.md.
 #
 # One run: generates the data once (the peers' gen.py, seeded), then times on the same
 # data and matched parameters

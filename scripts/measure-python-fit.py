@@ -1,4 +1,4 @@
-"""Issue 15's memory and time figures: a Python fit on an n × d float64 array.
+"""The memory and time figures of docs/python.md: a Python fit on an n × d float64 array.
 
 Prints, as JSON: the array's size, the peak RSS the fit added beyond the process's
 peak before it (the array included), their ratio, and the fit's wall time. With

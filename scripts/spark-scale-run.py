@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Opt-in scale run of heavydp.spark (docs/distributed.md, issue 17): a Parquet file at
+"""Opt-in scale run of heavydp.spark (docs/distributed.md): a Parquet file at
 least 3x the memory the Spark driver may use, fitted in Spark local mode with the data
 streamed from disk (persist=False), and the fit's accuracy against the simulated truth.
 

@@ -37,9 +37,10 @@ fn fit(data: &str, out: &str, algorithm: &str, extra: &[&str]) -> assert_cmd::as
         &[algorithm, data, out],
     ));
     c.args(extra);
-    // First-wave semantics (raw columns, no intercept) unless a test asks for the
-    // second-wave preprocessing explicitly; tests/pipeline.rs and the second-wave tests
-    // below cover the defaults.
+    // Raw columns and no intercept (`--scale none --intercept none`) unless a test asks
+    // for the preprocessing explicitly, so each test sees the algorithm alone;
+    // tests/pipeline.rs and `defaults_from_the_command_line` below cover the defaults
+    // (private scales, intercept).
     if !extra.contains(&"--scale") {
         c.args(words("--scale none"));
     }
@@ -322,7 +323,7 @@ fn bad_flags_are_rejected_before_any_output() {
             "--delta must be in [0, 1)",
         ),
         (
-            // issue 20 item 4: an explicit 0 for an (ε, δ) algorithm is an error
+            // an explicit δ = 0 for an (ε, δ) algorithm is an error, not a silent default
             "dp-frank-wolfe",
             words("--epsilon 1 --delta 0 --param bound=1"),
             "--delta 0 is not allowed",
@@ -710,12 +711,12 @@ fn adassp_end_to_end_and_its_errors() {
     );
 }
 
-/// Second wave, issue 20 item 4 and issue 19 item 5: a missing `--delta` uses the
-/// documented default and says so on stderr; `fit` without `--out` (or `--out -`)
+/// A missing `--delta` uses the documented default (δ = n^−1.1, docs/privacy.md) and
+/// says so on stderr; `fit` without `--out` (or `--out -`)
 /// prints the model to stdout; the defaults (private scales and intercept) give a
 /// `heavydp-model/2` file whose privacy object lists the phases.
 #[test]
-fn second_wave_defaults_from_the_command_line() {
+fn defaults_from_the_command_line() {
     let dir = TempDir::new().unwrap();
     let scenario = "--scenario hu-linear-student --n 3000 --d 3 --seed 1";
     let data = simulate_csv(&dir, scenario);

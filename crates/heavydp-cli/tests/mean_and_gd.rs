@@ -235,7 +235,8 @@ fn zhao_and_wangxu_algorithms_end_to_end() {
     assert!(h["zeta"].as_f64().unwrap() > 0.0, "{h}");
 }
 
-/// Issue 20 item 6: `mean --help` marks the shuffle accounting as unproven.
+/// `mean --help` marks the shuffle accounting as unproven (docs/privacy.md §8: the
+/// paper's Theorem 6 figure is not established for group means).
 #[test]
 fn mean_help_marks_the_shuffle_accounting_unproven() {
     let out = cli("mean --help").output().unwrap();
@@ -248,7 +249,7 @@ fn mean_help_marks_the_shuffle_accounting_unproven() {
     );
 }
 
-/// Issue 19 item 4: `mean --scale private` releases each column's private quartiles,
+/// `mean --scale private` releases each column's private quartiles,
 /// centre, IQR and robust sd next to the mean (the mean in raw units), within one
 /// budget; the released `scales` are a `fit --scale public:` file (describe, then fit);
 /// a declared range bounds its column; `auto` needs scaled columns.

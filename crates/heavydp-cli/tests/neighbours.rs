@@ -1,13 +1,13 @@
-//! No data-dependent bytes outside the released values (issue 18, item 3): every
+//! No data-dependent bytes outside the released values (nothing that depends on the
+//! private data may leave except through a DP mechanism, docs/privacy.md §1): every
 //! algorithm of `heavydp algorithms --json` and every `heavydp mean` estimator runs on two
 //! neighbouring datasets — row 0 replaced by an extreme row — with the same seed. The two
 //! output files may differ only in the released numeric fields, and stdout / stderr, with
 //! every number masked, must be identical: a note, a status, a hyperparameter or a message
 //! that depends on the data would show here.
 //!
-//! This generalises the library test (`tests/pipeline.rs`: four algorithms,
-//! model files only), which it replaces, to the whole catalogue, `auto`, `intercept-only`
-//! and the command line's own output.
+//! It covers the whole catalogue, `auto`, `intercept-only` and the command line's own
+//! output, not only the model files.
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -270,7 +270,7 @@ fn every_mean_estimator_on_neighbouring_data_differs_only_in_the_mean() {
     }
 }
 
-/// Issue 14: the same on real raw columns — the first 400 rows of the CPS 1988 wages
+/// The same on real raw columns — the first 400 rows of the CPS 1988 wages
 /// (dollars, years, dummies) and their neighbour with row 0 replaced by an extreme
 /// worker — through the defaults (`auto`: private scales, intercept, `--radius auto`) and
 /// `mean --scale private`, whose released scales may differ too.

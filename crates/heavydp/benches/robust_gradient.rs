@@ -10,8 +10,7 @@
 //! (prefix `RAYON_NUM_THREADS=1` for the single-thread figure). On a machine shared with
 //! other processes, criterion's mean is unreliable; the best-of-K figure of
 //! `cargo run --release -p heavydp --example bench_peers -- robust` (same data) is what
-//! `docs/performance.md` reports, before and after the block evaluation of issue 16,
-//! item 7.
+//! `docs/performance.md` reports (ns per sample·coordinate for 1 and 2 threads).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use heavydp::estimators::catoni::{psi_gradient, CatoniGiulini, PsiBeta, RobustWorkspace};

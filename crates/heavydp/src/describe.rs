@@ -172,7 +172,7 @@ pub fn describe<R: RngCore>(
     };
     // 2. the estimator, on the raw or the standardised columns; on scaled columns a
     //    missing moment bound is `auto`: 1, the unit robust scale (the estimators'
-    //    unit-scale default, now true by construction)
+    //    unit-scale default, true by construction on standardised columns)
     let mut params = opts.params.clone();
     let mut auto_note = None;
     if summaries.is_some() {

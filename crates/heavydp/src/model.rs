@@ -23,7 +23,8 @@ pub const FORMAT: &str = "heavydp-model/2";
 /// `max_iterations` or `converged`, read as `completed`. The intercept-only model has
 /// no status.
 pub const STATUS_COMPLETED: &str = "completed";
-/// The first-wave format, still accepted by [`ModelFile::read`].
+/// The first model format (intercept 0, no preprocessing), still accepted by
+/// [`ModelFile::read`] (docs/model-file.md).
 pub const FORMAT_V1: &str = "heavydp-model/1";
 
 /// Writes `bytes` to `path` atomically (temporary file in the same folder, then rename),

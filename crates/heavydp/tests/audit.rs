@@ -257,7 +257,7 @@ fn bad_requests_are_rejected_with_specific_errors() {
         assert!(err.to_string().contains("--delta"));
     }
     // Peeling's exact calibration certifies every (ε, δ): basic
-    // composition alone closes at b = 3λ'/ε, so δ = 0.9 is no longer a setup error (the
+    // composition alone closes at b = 3λ'/ε, so δ = 0.9 is not a setup error (the
     // printed scale, `calibration=paper`, refuses it: see mechanisms::peeling's tests).
     let r = run_audit(&target("peeling").unwrap(), 1.0, Some(0.9), 100, 1).unwrap();
     assert!(r.passed);

@@ -1,4 +1,4 @@
-//! Issue 16, item 5: one machine, 10⁹ cells. `ht-frank-wolfe`, `dp-iht-huber` and
+//! One machine, 10⁹ cells. `ht-frank-wolfe`, `dp-iht-huber` and
 //! `clipped-gd` fitted on n = 10⁶ rows × d = 10³ features (8 GB of float64) read from a
 //! Parquet file, with the wall time, the peak memory and the time split (read /
 //! preprocessing / algorithm) of each. Opt-in (about 10 minutes and 10 GB of memory):

@@ -100,8 +100,9 @@ fn setup(name: &str) -> Setup {
     }
 }
 
-/// The setting that reproduces the calibration before issue 20 item 5 (the papers'
-/// printed constants), for the table's "before" column; `None` where it did not change.
+/// The setting that selects the papers' printed constants (docs/privacy.md §8, "The noise
+/// spends the budget"), for the table's "before (papers' constants)" column; `None` where
+/// the default calibration is the papers' own.
 fn previous(name: &str) -> Option<(&'static str, &'static str)> {
     match name {
         "dp-frank-wolfe-gaussian"

@@ -286,7 +286,7 @@ fn small_n_regression_auto_never_blows_up_the_target_scale() {
 }
 
 #[test]
-fn model_files_of_the_first_wave_still_load_and_predict() {
+fn model_files_of_the_first_format_still_load_and_predict() {
     let dir = std::env::temp_dir().join(format!("heavydp-v1-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("m.json");
@@ -342,7 +342,7 @@ fn classification_on_raw_columns_learns_the_base_rate() {
     );
 }
 
-/// Issue 14 item 3: `auto` for `--radius`, `R`, `K`, `tau` and `M` on scaled data — a
+/// `auto` for `--radius`, `R`, `K`, `tau` and `M` on scaled data — a
 /// documented, data-free value (the default when missing); on raw columns an error.
 #[test]
 fn auto_radius_and_unit_scale_autos() {
@@ -427,7 +427,7 @@ fn auto_radius_and_unit_scale_autos() {
     assert!(source.contains("auto_gradient_radius"));
 }
 
-/// Issue 15 (zero-copy by default): a fit on a read-only loan — read through the lazy
+/// Zero-copy by default (docs/python.md): a fit on a read-only loan — read through the lazy
 /// standardisation by the algorithms that can, materialised for the others — releases
 /// exactly the model of a fit on an owned (standardised in place) copy, and never
 /// writes the loan. `clipped-gd` (the `auto` choice) must read through the map.

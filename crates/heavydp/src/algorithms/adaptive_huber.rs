@@ -82,8 +82,8 @@
 //! error at λ*), `size_untruncated` (non-zeros of the CV fit before truncation),
 //! `iterations` (LAMM steps of the refit at λ*), `refit_iterations_total`,
 //! `excluded_columns` (constant columns). Whether LAMM met its stopping rule is not
-//! recorded, and the status is `completed` either way (issue 18: no status bit computed
-//! from the data outside the released values).
+//! recorded, and the status is `completed` either way (no status bit computed from the
+//! data outside the released values: docs/privacy.md §1).
 //!
 //! # Deviations from the package (documented choices)
 //!

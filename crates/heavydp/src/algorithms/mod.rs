@@ -231,8 +231,8 @@ pub trait PrivateAlgorithm {
     /// Fits a problem and budget that [`validate`](Self::validate) accepted; called
     /// only by `fit`.
     fn fit_validated(&self, inputs: FitInputs<'_>) -> Result<FitReport, FitError>;
-    /// Fits with the per-iteration row sums taken from `sums` (issue 17,
-    /// `docs/distributed.md`: a distributed fit passes a [`Dataset::remote`] problem and
+    /// Fits with the per-iteration row sums taken from `sums` (`docs/distributed.md`:
+    /// a distributed fit passes a [`Dataset::remote`] problem and
     /// an [`row_sums::ExternalRowSums`]). Implemented by the algorithms whose data
     /// passes are row sums — `clipped-gd`, `ht-frank-wolfe`, `dp-iht-huber` — whose
     /// `fit` is this method with [`row_sums::LocalRowSums`]; the others refuse.
@@ -504,8 +504,8 @@ pub enum Chunking {
     /// A keyed pseudorandom permutation π of the row ids 0..n−1 ([`KeyedPermutation`],
     /// key drawn from the fit's generator): record i is in chunk ⌊π(i)/m⌋ when
     /// π(i) < T·m, unused otherwise. Membership is a function of the row id and the key
-    /// only, computable row by row without a shuffle, so a distributed fit (issue 17,
-    /// `docs/distributed.md`) assigns each row where it lives.
+    /// only, computable row by row without a shuffle, so a distributed fit
+    /// (`docs/distributed.md`) assigns each row where it lives.
     Keyed,
 }
 param_words!(Chunking = "chunking": "shuffle" => Shuffle, "order" => Order, "keyed" => Keyed);

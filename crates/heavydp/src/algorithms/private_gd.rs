@@ -18,8 +18,9 @@
 //! The paper prints ŵ = (1/T) Σ_{t=1}^{T} w_t, which contains the start point w_1 and not
 //! w_{T+1}: the T-th noisy gradient (charged to the ledger) would never reach the output,
 //! and T = 1 would release w_0 whatever the data. heavydp averages the iterates *after*
-//! each step instead (issue 20, item 7), so every charged step is used; the projected-GD
-//! bound for smooth convex F holds for this average as well.
+//! each step instead, so every charged step is used (docs/privacy.md §8, "The released
+//! output uses every charged step"); the projected-GD bound for smooth convex F holds for
+//! this average as well.
 //!
 //! with G = the clipping mean (Alg. 2: (1/n) Σ Clip(∇ℓ_i, R) + N(0, σ²I)) for `clipped-gd`,
 //! and the iterative-updating mean (Alg. 3: k noisy group means of clipped gradients, then
@@ -32,7 +33,7 @@
 //!   ℓ2 radius R (replace-one ℓ2 sensitivity 2R/n), hence ρ/T-zCDP with
 //!   σ² = 2R²T/(ρn²) (Lemmas 2, 4); T steps compose to ρ-zCDP (Lemma 1(2)), which is
 //!   (ρ + 2√(ρ ln(1/δ)), δ)-DP (Lemma 1(4)). ρ is the exact inversion of Lemma 1(4) (the
-//!   largest ρ that certifies (ε, δ); default `rho_rule=exact`, issue 20 item 5), or with
+//!   largest ρ that certifies (ε, δ); default `rho_rule=exact`, docs/privacy.md §8), or with
 //!   `rho_rule=eq15` the paper's eq. (15) for ε ≤ 1 (Theorem 3; it certifies only ≈ 0.88ε
 //!   at ε = 1, δ = 10⁻⁴·⁴, and that is what is charged) and the exact inversion for ε > 1
 //!   (Z14). Privacy model `zcdp` (the file reports ρ and its (ε, δ)).

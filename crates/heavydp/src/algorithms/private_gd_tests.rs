@@ -370,7 +370,7 @@ fn clipped_gd_non_private_is_clipped_projected_gd() {
         if nrm > 1.0 {
             w.iter_mut().for_each(|v| *v /= nrm);
         }
-        // the average of the iterates after each step, w_2..w_26 (issue 20, item 7)
+        // the average of the iterates after each step, w_2..w_26 (every charged step)
         for j in 0..d {
             avg[j] += w[j];
         }
@@ -386,7 +386,7 @@ fn clipped_gd_non_private_is_clipped_projected_gd() {
     assert_eq!(rep.privacy.model, PrivacyModel::None);
 }
 
-/// Issue 20 item 7: the output uses every charged step. With σ fixed, the private run
+/// The output uses every charged step (docs/privacy.md §8). With σ fixed, the private run
 /// differs from the non-private one by the noise only. At a learning rate of 10⁻⁶ the
 /// gradient's dependence on the iterate is negligible, so with the noises σZ_t of the
 /// steps:
@@ -394,9 +394,10 @@ fn clipped_gd_non_private_is_clipped_projected_gd() {
 /// * T = 1: ŵ = w_2 = w_1 − lr·(ḡ_1 + σZ_1): −(ŵ − ŵ_np)/lr ~ N(0, σ²);
 /// * T = 2: ŵ = (w_2 + w_3)/2: −(ŵ − ŵ_np)/lr = σ(Z_1 + Z_2/2) ~ N(0, 1.25σ²).
 ///
-/// The old output (the mean of w_1..w_T) gave exactly w_1 = 0 at T = 1 and variance
-/// 0.25σ² at T = 2 (one step's noise, halved). 2000 seeds × 2 coordinates: the sample
-/// variance has a relative standard error of √(2/4000) = 2.2 %; the tolerance is 10 %.
+/// The paper's printed average (the mean of w_1..w_T) would give exactly w_1 = 0 at T = 1
+/// and variance 0.25σ² at T = 2 (one step's noise, halved), so the test tells the two
+/// apart. 2000 seeds × 2 coordinates: the sample variance has a relative standard error
+/// of √(2/4000) = 2.2 %; the tolerance is 10 %.
 #[test]
 fn clipped_gd_output_uses_every_charged_step() {
     let (data, _) = student_data(200, 2, 5.0, 4);
@@ -457,7 +458,8 @@ fn same_seed_same_fit_and_pinned_output() {
     let (data, _) = student_data(2000, 3, 3.0, 7);
     let budget = Budget::new(1.0, 1e-5).unwrap();
     let algs = [
-        // Pinned with the paper's ρ of eq. (15) (the default before issue 20 item 5).
+        // Pinned with the paper's ρ of eq. (15) (`rho_rule=eq15`, not the default exact
+        // inversion), so the pins also cover that option.
         clip_gd(&[("T", "5"), ("rho_rule", "eq15")]),
         iu_gd(&[
             ("T", "3"),
@@ -484,7 +486,8 @@ fn same_seed_same_fit_and_pinned_output() {
     }
 }
 
-// Re-pinned for issue 20 item 7 (ŵ = mean of w_2..w_{T+1} instead of w_1..w_T).
+// The outputs ŵ = mean of w_2..w_{T+1} (the iterates after each charged step) at
+// seed 11 with `rho_rule=eq15`.
 const PIN_CLIP: [f64; 3] = [
     0.38626263495261526,
     -0.22955871626770988,
@@ -511,8 +514,8 @@ fn shuffle_accounting_checks_theorem_6_and_reports_the_paper_claim() {
     assert!(err.contains("accounting=conservative"), "{err}");
 }
 
-/// Issue 20 item 6: the shuffle accounting is marked unproven in the catalogue and in
-/// every model file that uses it.
+/// The shuffle accounting is marked unproven in the catalogue and in every model file
+/// that uses it (docs/privacy.md §8: Theorem 6 is not established for group means).
 #[test]
 fn shuffle_accounting_is_marked_unproven() {
     let info = PrivateGd::info(GradientEstimator::IterativeUpdating);

@@ -30,7 +30,9 @@
 //! data, experiments and benchmarks, and for objective perturbation's noise vector b, which
 //! is drawn from the public zero vector and enters the released minimiser through a
 //! continuous-density argument (see `algorithms::objective_perturbation`); no mechanism adds
-//! them to a private value, and the exponential mechanism no longer uses Gumbel-max.
+//! them to a private value, and the exponential mechanism samples exactly
+//! ([`exact::exponential_mechanism`]), not by Gumbel-max. The one exception is the streaming
+//! Gumbel-max sampler of `l1-regression-expmech`, charged its additive δ (docs/privacy.md §5).
 
 pub mod exact;
 pub mod snap;

@@ -692,9 +692,10 @@ impl PrivacyLedger {
         let mut max_eps = self.max_eps;
         let mut max_delta = self.max_delta;
         let mut k = self.releases;
-        // Parallel accountant: every chunk carries every whole-data charge (issue 20,
-        // item 1), so a chunk's total is whole_data + its own charges; chunks never
-        // charged on their own carry whole_data alone.
+        // Parallel accountant: every chunk carries every whole-data charge, in whatever
+        // order the charges come (a whole-data release reads every chunk's records;
+        // docs/privacy.md §8), so a chunk's total is whole_data + its own charges; chunks
+        // never charged on their own carry whole_data alone.
         let chunk_total =
             |whole: (f64, f64), own: (f64, f64)| (add_up(whole.0, own.0), add_up(whole.1, own.1));
         let mut whole = self.whole_data;
@@ -1184,7 +1185,7 @@ mod tests {
         assert!(l.charge("all", Cost::Pure { epsilon: 0.1 }).is_err());
     }
 
-    /// Issue 20 item 1: a chunk first charged after a whole-data charge carries it.
+    /// A chunk first charged after a whole-data charge carries it (docs/privacy.md §8).
     #[test]
     fn parallel_whole_then_new_chunk_is_refused() {
         let mut l = PrivacyLedger::new(Budget::pure(1.0).unwrap(), Accountant::Parallel);
@@ -1208,7 +1209,8 @@ mod tests {
         assert_eq!(l.summary(PrivacyModel::Pure).epsilon, l.spent().0);
     }
 
-    /// Issue 20 item 1: chunk 0, then whole data, then a new chunk 5.
+    /// Chunk 0, then whole data, then a new chunk 5: chunk 5 starts from the whole-data
+    /// charge.
     #[test]
     fn parallel_chunk_whole_new_chunk_is_refused() {
         let mut l = PrivacyLedger::new(Budget::pure(1.0).unwrap(), Accountant::Parallel);
@@ -1237,7 +1239,8 @@ mod tests {
             .is_err());
     }
 
-    /// Issue 20 item 1: the other order (chunks first, whole data last) and δ.
+    /// The other order (chunks first, whole data last) and δ: the reported total is the
+    /// maximum over chunks of whole-data + own.
     #[test]
     fn parallel_chunks_then_whole_and_summary_max() {
         let mut l = PrivacyLedger::new(Budget::new(1.0, 1e-5).unwrap(), Accountant::Parallel);

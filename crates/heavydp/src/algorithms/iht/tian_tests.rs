@@ -282,7 +282,7 @@ fn huber_recovers_the_support_under_heavy_tailed_noise() {
     assert_eq!(private.trace.len(), 12);
 }
 
-/// Issue 20 item 2: `lambda_factor = 1` keeps the printed noise but is charged what that
+/// `lambda_factor = 1` (docs/privacy.md §8) keeps the printed noise but is charged what that
 /// noise certifies at the true replace-one sensitivity 2ητK/m, and refused above the budget.
 #[test]
 fn huber_printed_lambda_is_charged_its_certified_epsilon() {

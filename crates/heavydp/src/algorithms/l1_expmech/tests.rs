@@ -943,9 +943,9 @@ fn bad_inputs_give_specific_errors() {
     assert!(matches!(e, FitError::TooFewRecords { .. }), "{e}");
 }
 
-/// Issue 20 item 3: the floating-point Gumbel-max sampler's additive δ = (1 + e^ε)·N·2⁻⁵⁰
+/// The floating-point Gumbel-max sampler's additive δ = (1 + e^ε)·N·2⁻⁵⁰
 /// is computed with the real N, rounded up, charged, and a smaller δ budget is refused
-/// with the δ needed.
+/// with the δ needed (docs/privacy.md §8, "The additive δ of `l1-regression-expmech`").
 #[test]
 fn sampler_delta_is_charged_and_enforced() {
     // hand values: ε = 1, N = 2¹⁸: (1 + e)·2⁻³² = 8.65730…e-10
