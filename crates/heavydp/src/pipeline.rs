@@ -280,18 +280,25 @@ pub fn auto_choice(opts: &FitOptions, n: usize, d: usize) -> AutoChoice {
 /// The scaling phase's budget of a `clipped-gd` fit with these options (ε, δ, share
 /// and intercept as given, δ's default when absent): what [`auto_choice`] checks.
 fn auto_scale_budget(opts: &FitOptions, n: usize) -> Budget {
-    let share = opts
-        .preprocess_share
-        .unwrap_or(preprocess::DEFAULT_PREPROCESS_SHARE);
-    let frac = if opts.intercept == InterceptMode::Private {
-        0.75 * share
-    } else {
-        share
-    };
+    let frac = scaling_fraction(opts);
     let delta = opts.delta.unwrap_or_else(|| default_delta(n));
     Budget {
         epsilon: opts.epsilon * frac,
         delta: delta * frac,
+    }
+}
+
+/// The scaling phase's fraction of a d-dimensional fit's budget: the preprocessing share
+/// (its default when not given), 3/4 of it when the intercept is private (the intercept
+/// takes the other quarter).
+fn scaling_fraction(opts: &FitOptions) -> f64 {
+    let share = opts
+        .preprocess_share
+        .unwrap_or(preprocess::DEFAULT_PREPROCESS_SHARE);
+    if opts.intercept == InterceptMode::Private {
+        0.75 * share
+    } else {
+        share
     }
 }
 
@@ -316,10 +323,7 @@ fn scaling_fallback(
     if !matches!(opts.scale, ScaleMode::Private) || opts.intercept != InterceptMode::Private {
         return None;
     }
-    let share = opts
-        .preprocess_share
-        .unwrap_or(preprocess::DEFAULT_PREPROCESS_SHARE);
-    let mut b = PhasedLedger::new(budget).share(0.75 * share);
+    let mut b = PhasedLedger::new(budget).share(scaling_fraction(opts));
     if all_delta {
         b.delta = budget.delta;
     }
@@ -546,35 +550,18 @@ fn plan_budget(
         && matches!(opts.scale, ScaleMode::Private)
         && opts.epsilon.is_finite();
     if pure_with_default_delta {
-        // δ only when the scaling phase uses it: the intercept-only model scales the
-        // target alone, and nothing when the loss is logistic or the scaling cannot
-        // locate the target (the check of `fit`); and the scaling composes by zCDP only
-        // when that beats basic composition at its share (the choice of
+        // δ only when the scaling phase uses it: the intercept-only model scales nothing
+        // (its intercept locates the target), and the scaling composes by zCDP only when
+        // that beats basic composition at its share (the choice of
         // `preprocess::scaling_epsilons`, with the δ `fit` gives it). Otherwise no phase
         // would spend δ and the fit stays pure.
-        let b = Budget::new(opts.epsilon, default_delta(n))?;
-        let (frac, columns, target) = if name == INTERCEPT_ONLY {
-            (0.5, 1, false)
-        } else {
-            let share = opts
-                .preprocess_share
-                .unwrap_or(preprocess::DEFAULT_PREPROCESS_SHARE);
-            let frac = if opts.intercept == InterceptMode::Private {
-                0.75 * share
-            } else {
-                share
-            };
-            (frac, d, !logistic)
+        pure_with_default_delta = name != INTERCEPT_ONLY && {
+            let b = Budget::new(opts.epsilon, default_delta(n))?;
+            let mut scaling = PhasedLedger::new(b).share(scaling_fraction(opts));
+            scaling.delta = b.delta;
+            preprocess::scaling_epsilons(scaling, d, !logistic).2
+                == crate::privacy::Accountant::Zcdp
         };
-        let mut scaling = PhasedLedger::new(b).share(frac);
-        scaling.delta = b.delta;
-        // the intercept-only model scales nothing (its intercept locates the target)
-        let nothing_scaled = name == INTERCEPT_ONLY;
-        let zcdp = preprocess::scaling_epsilons(scaling, columns, target).2
-            == crate::privacy::Accountant::Zcdp;
-        if nothing_scaled || !zcdp {
-            pure_with_default_delta = false;
-        }
     }
     if pure_with_default_delta {
         delta = default_delta(n);
