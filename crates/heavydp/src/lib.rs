@@ -31,26 +31,31 @@
 //!
 //! ## Paper → algorithm map
 //!
-//! | paper | algorithm | CLI name | module |
-//! |---|---|---|---|
-//! | Talwar, Thakurta & Zhang, Alg. 3 | Frank–Wolfe (non-private) | `frank-wolfe` | [`algorithms::frank_wolfe`] |
-//! | Talwar, Thakurta & Zhang, Alg. 4 | private Frank–Wolfe over a polytope | `dp-frank-wolfe` | [`algorithms::frank_wolfe`] |
-//! | Talwar, Thakurta & Zhang, Alg. 5 | private Frank–Wolfe, Gaussian gradient noise | `dp-frank-wolfe-gaussian` | [`algorithms::frank_wolfe`] |
-//! | Talwar, Thakurta & Zhang, Alg. 1 + App. A | noisy mirror descent | `noisy-mirror-descent` | [`algorithms::mirror_descent`] |
-//! | Talwar, Thakurta & Zhang, Alg. 2 | objective perturbation | `objective-perturbation` | [`algorithms::objective_perturbation`] |
-//! | Hu, Ni, Xiao & Wang, Alg. 1 | heavy-tailed DP Frank–Wolfe | `ht-frank-wolfe` | [`algorithms::frank_wolfe`] |
-//! | Hu, Ni, Xiao & Wang, Alg. 2 | heavy-tailed private LASSO | `ht-lasso` | [`algorithms::frank_wolfe`] |
-//! | Hu, Ni, Xiao & Wang, Alg. 3 | truncated DP-IHT with Peeling | `ht-sparse-linreg` | [`algorithms::iht`] |
-//! | Hu, Ni, Xiao & Wang, Alg. 4 | Peeling | — | [`mechanisms::Peeling`] |
-//! | Hu, Ni, Xiao & Wang, Alg. 5 | robust-gradient IHT with Peeling | `ht-sparse-opt` | [`algorithms::iht`] |
-//! | Wang & Xu, Alg. 1 and 2 | exponential mechanism over a net for ℓ1 regression | `l1-regression-expmech` | [`algorithms::l1_expmech`] |
-//! | Tian, Ding, Tao, Xiang & Wang, Alg. 1 | DP-IHT with the Huber loss | `dp-iht-huber` | [`algorithms::iht`] |
-//! | Tian, Ding, Tao, Xiang & Wang, Alg. 3 | DP-IHT with the absolute loss | `dp-iht-l1` | [`algorithms::iht`] |
-//! | Cai, Wang & Zhang (Tian et al. baseline) | private sparse least squares | `dp-slr` | [`algorithms::iht`] |
-//! | Sun, Zhou & Fan (Tian et al. baseline) | adaptive Huber lasso (non-private) | `adahuber` | [`algorithms::adaptive_huber`] |
-//! | Zhao, Wu, Liu, Wang, Fan & Li, Alg. 1 + 2 | private GD with the clipping mean | `clipped-gd` | [`algorithms::private_gd`] |
-//! | Zhao, Wu, Liu, Wang, Fan & Li, Alg. 1 + 3 | private GD with the iterative-updating mean | `iterative-updating-gd` | [`algorithms::private_gd`] |
-//! | Wang (UAI 2018), Alg. 2 | AdaSSP: perturbed sufficient statistics with a privately chosen ridge | `adassp` | [`algorithms::adassp`] |
+//! <!-- paper map: generated from the algorithm registry; regenerate with HEAVYDP_BLESS=1 cargo test --workspace --test integration -- registry:: -->
+//! | paper | algorithm | CLI name | privacy | Rust type |
+//! |---|---|---|---|---|
+//! | Talwar, Thakurta & Zhang, Alg. 3 | Frank–Wolfe (non-private) | `frank-wolfe` | none | [`algorithms::frank_wolfe::FrankWolfe`] |
+//! | Talwar, Thakurta & Zhang, Alg. 4 | private Frank–Wolfe over a polytope (Laplace report-noisy-min) | `dp-frank-wolfe` | approx | [`algorithms::frank_wolfe::DpFrankWolfe`] |
+//! | Talwar, Thakurta & Zhang, Alg. 5 | private Frank–Wolfe, Gaussian gradient noise | `dp-frank-wolfe-gaussian` | approx | [`algorithms::frank_wolfe::DpFrankWolfeGaussian`] |
+//! | Talwar, Thakurta & Zhang, Alg. 1 + App. A | noisy mirror descent (l2 / l1 / simplex / polytope potentials) | `noisy-mirror-descent` | approx | [`algorithms::mirror_descent::NoisyMirrorDescent`] |
+//! | Talwar, Thakurta & Zhang, Alg. 2 | objective perturbation | `objective-perturbation` | approx | [`algorithms::objective_perturbation::ObjectivePerturbation`] |
+//! | Hu, Ni, Xiao & Wang, Alg. 1 | heavy-tailed DP Frank–Wolfe (Catoni–Giulini robust gradient + exponential mechanism), pure ε-DP | `ht-frank-wolfe` | pure | [`algorithms::frank_wolfe::HtFrankWolfe`] |
+//! | Hu, Ni, Xiao & Wang, Alg. 2 | heavy-tailed private LASSO (shrinkage + DP Frank–Wolfe) | `ht-lasso` | approx | [`algorithms::frank_wolfe::HtLasso`] |
+//! | Hu, Ni, Xiao & Wang, Alg. 3 | truncated DP-IHT with Peeling | `ht-sparse-linreg` | approx | [`algorithms::iht::HtSparseLinreg`] |
+//! | Hu, Ni, Xiao & Wang, Alg. 5 | robust-gradient IHT with Peeling (sparse regression / logistic / mean) | `ht-sparse-opt` | approx | [`algorithms::iht::HtSparseOpt`] |
+//! | Tian, Ding, Tao, Xiang & Wang, Alg. 1 | DP-IHT-H: Huber-loss IHT with Peeling, data split into T chunks | `dp-iht-huber` | approx | [`algorithms::iht::DpIhtHuber`] |
+//! | Tian, Ding, Tao, Xiang & Wang, Alg. 3 | DP-IHT-L: absolute-loss IHT with Peeling | `dp-iht-l1` | approx | [`algorithms::iht::DpIhtL1`] |
+//! | Cai, Wang & Zhang, DP-SLR, baseline of Tian et al. §6 | private sparse least squares (bounded data) | `dp-slr` | approx | [`algorithms::iht::DpSlr`] |
+//! | Sun, Zhou & Fan, adaHuber, baseline of Tian et al. §6 | adaptive Huber lasso, cross-validated, tuning-free τ (non-private) | `adahuber` | none | [`algorithms::adaptive_huber::AdaHuber`] |
+//! | Wang & Xu, Algs. 1–2 | exponential mechanism over a data-independent net with a truncated loss (θ = 2 or θ ∈ (1, 2)), streamed; (ε, δ)-DP with the floating-point sampler's δ = (1 + e^ε)N·2⁻⁵⁰ | `l1-regression-expmech` | approx | [`algorithms::l1_expmech::L1RegressionExpMech`] |
+//! | Zhao, Wu, Liu, Wang, Fan & Li, Alg. 1 + Alg. 2 | private projected GD with the clipping mean | `clipped-gd` | zcdp | [`algorithms::private_gd::PrivateGd`] |
+//! | Zhao, Wu, Liu, Wang, Fan & Li, Alg. 1 + Alg. 3 | private projected GD with the iterative-updating mean | `iterative-updating-gd` | approx | [`algorithms::private_gd::PrivateGd`] |
+//! | Wang, Alg. 2 | AdaSSP: perturbed sufficient statistics XᵀX, Xᵀy and a privately chosen ridge (bounded data: `--param bound=B` or `bound_x=`/`bound_y=`), zCDP-calibrated | `adassp` | zcdp | [`algorithms::adassp::AdaSsp`] |
+//! <!-- end of the generated paper map -->
+//!
+//! Hu, Ni, Xiao & Wang's Alg. 4 (Tian et al.'s Alg. 2), Peeling, is the mechanism
+//! [`mechanisms::Peeling`] inside the sparse algorithms; `docs/papers.md` maps the
+//! papers' other parts (estimators, nets, accountants, experiments).
 //!
 //! Neighbouring datasets differ in one record replaced; n is public.
 

@@ -165,7 +165,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     |p| boxed(AdaHuber::from_params(p)),
     ("huber", "sparse"),
 )
-.materialised();
+.materialised()
+.cited(crate::algorithms::Citation {
+    authors: "Sun, Zhou & Fan",
+    title: "",
+    item: "adaHuber, baseline of Tian et al. §6",
+    summary: "adaptive Huber lasso, cross-validated, tuning-free τ (non-private)",
+    rust: "adaptive_huber::AdaHuber",
+    spec: "tian §7, T16",
+});
 const SOURCE: &str = "Sun, Zhou & Fan 2020; R adaHuber::adaHuber.cv.lasso; Tian spec §7";
 
 /// The gradient uses the column-major sample copy (one dot product per column) when it

@@ -110,7 +110,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     |p| boxed(AdaSsp::from_params(p)),
     ("squared", "unconstrained"),
 )
-.with_intervals();
+.with_intervals()
+.cited(crate::algorithms::Citation {
+    authors: "Wang",
+    title: "*Revisiting differentially private linear regression* (UAI 2018)",
+    item: "Alg. 2",
+    summary: "AdaSSP: perturbed sufficient statistics XᵀX, Xᵀy and a privately chosen ridge (bounded data: `--param bound=B` or `bound_x=`/`bound_y=`), zCDP-calibrated",
+    rust: "adassp::AdaSsp",
+    spec: "— (no spec: the module docs quote Alg. 2 line by line)",
+});
 
 /// `adassp`. See the module docs.
 #[derive(Debug, Clone, PartialEq)]

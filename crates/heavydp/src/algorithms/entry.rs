@@ -31,6 +31,48 @@ pub struct ScaledDefaults {
     pub gradient_radius: bool,
 }
 
+/// Where an algorithm comes from: the row of the paper → algorithm map (README,
+/// `docs/papers.md`, the crate docs), which `tests/registry.rs` generates from the
+/// registry. Not part of `heavydp algorithms --json` (its `paper` field is the
+/// documentation row's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Citation {
+    /// The authors as the maps print them ("Talwar, Thakurta & Zhang").
+    pub authors: &'static str,
+    /// The paper's title, Markdown ("*Private ERM beyond the worst case*"); empty for a
+    /// paper cited by its authors only. Rows of one paper follow each other in
+    /// [`super::REGISTRY`] where possible: the README prints the title on the first.
+    pub title: &'static str,
+    /// The paper's item ("Alg. 3", "Alg. 1 + App. A", "baseline of Tian et al. §6").
+    pub item: &'static str,
+    /// What the algorithm is, in a few words (Markdown).
+    pub summary: &'static str,
+    /// Its Rust type, relative to `heavydp::algorithms` ("frank_wolfe::FrankWolfe"); the
+    /// crate docs link it, so `cargo doc` fails on a wrong path.
+    pub rust: &'static str,
+    /// The section of `spec/` it implements ("talwar §7, A1"), or why there is none.
+    pub spec: &'static str,
+}
+
+impl Citation {
+    /// A citation that says nothing: the default of [`AlgorithmDescriptor::new`], refused
+    /// by the registry test until [`AlgorithmDescriptor::cited`] replaces it.
+    pub const NONE: Citation = Citation {
+        authors: "",
+        title: "",
+        item: "",
+        summary: "",
+        rust: "",
+        spec: "",
+    };
+    /// True when every part but the (optional) title is given.
+    pub fn is_complete(&self) -> bool {
+        [self.authors, self.item, self.summary, self.rust, self.spec]
+            .iter()
+            .all(|s| !s.trim().is_empty())
+    }
+}
+
 /// The builder of an algorithm from its `--param` values (keys the documentation row
 /// does not list are refused).
 pub type BuildFn = fn(&ParamMap) -> Result<Box<dyn PrivateAlgorithm>, FitError>;
@@ -62,6 +104,8 @@ pub struct AlgorithmDescriptor {
     pub scaled: ScaledDefaults,
     /// Has confidence intervals (`--intervals`, `crate::inference`).
     pub intervals: bool,
+    /// Its paper and place in the paper → algorithm map.
+    pub citation: Citation,
 }
 
 impl AlgorithmDescriptor {
@@ -89,7 +133,14 @@ impl AlgorithmDescriptor {
                 gradient_radius: false,
             },
             intervals: false,
+            citation: Citation::NONE,
         }
+    }
+    /// Its paper and place in the paper → algorithm map (every registered algorithm has
+    /// one: `tests/registry.rs`).
+    pub const fn cited(mut self, citation: Citation) -> Self {
+        self.citation = citation;
+        self
     }
     /// Runs distributed (its data passes are row sums).
     pub const fn distributed(mut self) -> Self {
@@ -175,6 +226,7 @@ impl std::fmt::Debug for AlgorithmDescriptor {
             .field("reads_mapped_features", &self.reads_mapped_features)
             .field("scaled", &self.scaled)
             .field("intervals", &self.intervals)
+            .field("citation", &self.citation)
             .finish_non_exhaustive()
     }
 }

@@ -1,39 +1,30 @@
 //! Private algorithms: the common interface, fit reports, parameter handling and
 //! the registry of CONTRACT names.
 //!
-//! | `--algorithm` | module | paper | privacy |
-//! |---|---|---|---|
-//! | `frank-wolfe` | [`frank_wolfe`] | Talwar et al. Alg. 3 | none |
-//! | `dp-frank-wolfe` | [`frank_wolfe`] | Talwar et al. Alg. 4 | approx |
-//! | `dp-frank-wolfe-gaussian` | [`frank_wolfe`] | Talwar et al. Alg. 5 | approx |
-//! | `noisy-mirror-descent` | [`mirror_descent`] | Talwar et al. Alg. 1 + App. A | approx |
-//! | `objective-perturbation` | [`objective_perturbation`] | Talwar et al. Alg. 2 | approx |
-//! | `ht-frank-wolfe` | [`frank_wolfe`] (`heavy_tailed`) | Hu et al. Alg. 1 | pure |
-//! | `ht-lasso` | [`frank_wolfe`] (`lasso`) | Hu et al. Alg. 2 | approx |
-//! | `ht-sparse-linreg` | [`iht`] (`truncated`) | Hu et al. Alg. 3 | approx |
-//! | `ht-sparse-opt` | [`iht`] (`robust`) | Hu et al. Alg. 5 | approx |
-//! | `dp-iht-huber` | [`iht`] (`huber`) | Tian et al. Alg. 1 | approx |
-//! | `dp-iht-l1` | [`iht`] (`absolute`) | Tian et al. Alg. 3 | approx |
-//! | `dp-slr` | [`iht`] (`least_squares`) | Cai, Wang & Zhang (Tian et al. baseline) | approx |
-//! | `adahuber` | [`adaptive_huber`] | Sun, Zhou & Fan (Tian et al. baseline) | none |
-//! | `l1-regression-expmech` | [`l1_expmech`] | Wang & Xu Alg. 1 and 2 | approx (δ = (1 + e^ε)N·2⁻⁵⁰ of the floating-point sampler) |
-//! | `clipped-gd` | [`private_gd`] | Zhao et al. Alg. 1 + Alg. 2 | zcdp |
-//! | `iterative-updating-gd` | [`private_gd`] | Zhao et al. Alg. 1 + Alg. 3 | approx |
-//! | `adassp` | [`adassp`] | Wang (UAI 2018) Alg. 2 | zcdp |
+//! Every algorithm, its paper and its Rust type: the paper → algorithm map of the crate
+//! docs ([`crate`]), generated from [`REGISTRY`]; `heavydp algorithms` lists them with
+//! their parameters.
 
-pub mod adaptive_huber;
-pub mod adassp;
 pub mod entry;
-pub mod frank_wolfe;
-pub mod iht;
-pub mod l1_expmech;
-pub mod mirror_descent;
-pub mod objective_perturbation;
-pub mod private_gd;
 pub mod registry;
 pub mod row_sums;
 
-pub use entry::{boxed, AlgorithmDescriptor, AutoRadius, ScaledDefaults};
+/// Declares the module of each line of [`with_algorithm_registry!`](crate::with_algorithm_registry)
+/// marked `mod` (its own file or folder under `algorithms/`).
+macro_rules! declare_modules {
+    () => {};
+    ($test:ident => mod $module:ident $(:: $path:ident)+, $($rest:tt)*) => {
+        pub mod $module;
+        declare_modules! { $($rest)* }
+    };
+    ($test:ident => $($path:ident)::+, $($rest:tt)*) => {
+        declare_modules! { $($rest)* }
+    };
+}
+
+crate::with_algorithm_registry!(declare_modules);
+
+pub use entry::{boxed, AlgorithmDescriptor, AutoRadius, Citation, ScaledDefaults};
 pub use registry::{build, catalogue, default_loss_and_domain, descriptor, REGISTRY};
 
 pub use crate::params::{

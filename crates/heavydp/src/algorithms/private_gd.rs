@@ -229,7 +229,15 @@ pub const CLIPPED_GD: AlgorithmDescriptor = AlgorithmDescriptor::new(
 .distributed()
 .radius_sqrt_d()
 .gradient_radius()
-.with_intervals();
+.with_intervals()
+.cited(crate::algorithms::Citation {
+    authors: "Zhao, Wu, Liu, Wang, Fan & Li",
+    title: "*DP stochastic optimisation with heavy-tailed data: towards optimal rates*",
+    item: "Alg. 1 + Alg. 2",
+    summary: "private projected GD with the clipping mean",
+    rust: "private_gd::PrivateGd",
+    spec: "zhao §2, §3.1, Z2, Z12",
+});
 
 /// The registry entry of `iterative-updating-gd` ([`crate::algorithms::REGISTRY`]).
 pub const ITERATIVE_UPDATING_GD: AlgorithmDescriptor = AlgorithmDescriptor::new(
@@ -243,7 +251,15 @@ pub const ITERATIVE_UPDATING_GD: AlgorithmDescriptor = AlgorithmDescriptor::new(
     },
     ("squared", "l2-ball"),
 )
-.gradient_radius();
+.gradient_radius()
+.cited(crate::algorithms::Citation {
+    authors: "Zhao, Wu, Liu, Wang, Fan & Li",
+    title: "*DP stochastic optimisation with heavy-tailed data: towards optimal rates*",
+    item: "Alg. 1 + Alg. 3",
+    summary: "private projected GD with the iterative-updating mean",
+    rust: "private_gd::PrivateGd",
+    spec: "zhao §6, Z7",
+});
 
 impl PrivateGd {
     fn name_of(e: GradientEstimator) -> &'static str {

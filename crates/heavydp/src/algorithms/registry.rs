@@ -6,34 +6,73 @@
 //! [`catalogue`], [`default_loss_and_domain`], the distributed and chunked lists (the
 //! pipeline's `DISTRIBUTED_ALGORITHMS`, the Python package's `heavydp.spark`), the
 //! scaled-data `auto` rules of the pipeline and the `heavydp algorithms` listing.
-//! Adding an algorithm is its own files, one line of [`REGISTRY`], its audit row and
-//! its budget-test arm (`docs/adding-an-algorithm.md`); `tests/registry.rs` fails when a
+//! Adding an algorithm is its own files, one line of [`with_algorithm_registry!`] (which
+//! also declares its module and generates its audit test), its audit row and its
+//! budget-test arm (`docs/adding-an-algorithm.md`); `tests/registry.rs` fails when a
 //! registered algorithm lacks one of its parts.
 
 use super::{adaptive_huber, adassp, frank_wolfe, iht, l1_expmech, mirror_descent};
 use super::{objective_perturbation, private_gd};
 use super::{AlgorithmDescriptor, AlgorithmInfo, FitError, ParamMap, PrivateAlgorithm};
 
-/// Every implemented algorithm, in the order of `heavydp algorithms`.
-pub const REGISTRY: &[&AlgorithmDescriptor] = &[
-    &frank_wolfe::FRANK_WOLFE,
-    &frank_wolfe::DP_FRANK_WOLFE,
-    &frank_wolfe::DP_FRANK_WOLFE_GAUSSIAN,
-    &mirror_descent::DESCRIPTOR,
-    &objective_perturbation::DESCRIPTOR,
-    &frank_wolfe::heavy_tailed::DESCRIPTOR,
-    &frank_wolfe::lasso::DESCRIPTOR,
-    &iht::truncated::DESCRIPTOR,
-    &iht::robust::DESCRIPTOR,
-    &iht::huber::DESCRIPTOR,
-    &iht::absolute::DESCRIPTOR,
-    &iht::least_squares::DESCRIPTOR,
-    &adaptive_huber::DESCRIPTOR,
-    &l1_expmech::DESCRIPTOR,
-    &private_gd::CLIPPED_GD,
-    &private_gd::ITERATIVE_UPDATING_GD,
-    &adassp::DESCRIPTOR,
-];
+/// The registry list, the one place that names every algorithm: calls the macro
+/// `$callback` with one line per algorithm, in the order of `heavydp algorithms`:
+///
+/// ```text
+/// test_name => [mod] module::path::DESCRIPTOR,
+/// ```
+///
+/// `test_name` is the algorithm's name with `_` for `-` and names the tests generated
+/// per algorithm (its statistical audit in `tests/audit.rs`, which fails on another
+/// name); `mod` marks the line that declares the module (the path's first
+/// segment, a file or folder under `algorithms/`; once per module, on its first line).
+/// Its three readers: `algorithms/mod.rs` declares the modules, this file builds
+/// [`REGISTRY`], `tests/audit.rs` generates the audit tests.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! with_algorithm_registry {
+    ($callback:ident) => {
+        $callback! {
+            frank_wolfe => mod frank_wolfe::FRANK_WOLFE,
+            dp_frank_wolfe => frank_wolfe::DP_FRANK_WOLFE,
+            dp_frank_wolfe_gaussian => frank_wolfe::DP_FRANK_WOLFE_GAUSSIAN,
+            noisy_mirror_descent => mod mirror_descent::DESCRIPTOR,
+            objective_perturbation => mod objective_perturbation::DESCRIPTOR,
+            ht_frank_wolfe => frank_wolfe::heavy_tailed::DESCRIPTOR,
+            ht_lasso => frank_wolfe::lasso::DESCRIPTOR,
+            ht_sparse_linreg => mod iht::truncated::DESCRIPTOR,
+            ht_sparse_opt => iht::robust::DESCRIPTOR,
+            dp_iht_huber => iht::huber::DESCRIPTOR,
+            dp_iht_l1 => iht::absolute::DESCRIPTOR,
+            dp_slr => iht::least_squares::DESCRIPTOR,
+            adahuber => mod adaptive_huber::DESCRIPTOR,
+            l1_regression_expmech => mod l1_expmech::DESCRIPTOR,
+            clipped_gd => mod private_gd::CLIPPED_GD,
+            iterative_updating_gd => private_gd::ITERATIVE_UPDATING_GD,
+            adassp => mod adassp::DESCRIPTOR,
+        }
+    };
+}
+
+/// Builds [`REGISTRY`] from the lines of [`with_algorithm_registry!`].
+macro_rules! registry_slice {
+    (@ [$($acc:tt)*]) => {
+        /// Every implemented algorithm, in the order of `heavydp algorithms` (the list
+        /// of [`with_algorithm_registry!`]).
+        pub const REGISTRY: &[&AlgorithmDescriptor] = &[$($acc)*];
+    };
+    (@ [$($acc:tt)*] $test:ident => mod $($path:ident)::+, $($rest:tt)*) => {
+        registry_slice!(@ [$($acc)* &$($path)::+,] $($rest)*);
+    };
+    (@ [$($acc:tt)*] $test:ident => $($path:ident)::+, $($rest:tt)*) => {
+        registry_slice!(@ [$($acc)* &$($path)::+,] $($rest)*);
+    };
+    ($($lines:tt)*) => {
+        registry_slice!(@ [] $($lines)*);
+    };
+}
+
+crate::with_algorithm_registry!(registry_slice);
 
 /// The descriptor of the algorithm `name` (`None`: no such algorithm; `auto` and
 /// `intercept-only` are choices of the pipeline, not algorithms).

@@ -87,7 +87,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     ("squared", "l1-ball"),
 )
 .distributed()
-.chunked();
+.chunked()
+.cited(crate::algorithms::Citation {
+    authors: "Hu, Ni, Xiao & Wang",
+    title: "*High-dimensional DP stochastic optimisation with heavy-tailed data*",
+    item: "Alg. 1",
+    summary: "heavy-tailed DP Frank–Wolfe (Catoni–Giulini robust gradient + exponential mechanism), pure ε-DP",
+    rust: "frank_wolfe::HtFrankWolfe",
+    spec: "hu §B, H5–H9, H20",
+});
 const LOSSES: &[&str] = &["squared", "logistic", "huber", "biweight"];
 const DOMAINS: &[&str] = &["l1-ball", "simplex", "polytope"];
 

@@ -105,7 +105,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     HtLasso::info,
     |p| boxed(HtLasso::from_params(p)),
     ("squared", "l1-ball"),
-);
+)
+.cited(crate::algorithms::Citation {
+    authors: "Hu, Ni, Xiao & Wang",
+    title: "*High-dimensional DP stochastic optimisation with heavy-tailed data*",
+    item: "Alg. 2",
+    summary: "heavy-tailed private LASSO (shrinkage + DP Frank–Wolfe)",
+    rust: "frank_wolfe::HtLasso",
+    spec: "hu §C, H10–H12",
+});
 
 /// Where the shrunk-data gradients come from (see [`SuffStats`]).
 enum Source {

@@ -108,7 +108,15 @@ pub const FRANK_WOLFE: AlgorithmDescriptor = AlgorithmDescriptor::new(
     |p| boxed(FrankWolfe::from_params(p)),
     ("squared", "l1-ball"),
 )
-.declared_bound();
+.declared_bound()
+.cited(crate::algorithms::Citation {
+    authors: "Talwar, Thakurta & Zhang",
+    title: "*Private ERM beyond the worst case*",
+    item: "Alg. 3",
+    summary: "Frank–Wolfe (non-private)",
+    rust: "frank_wolfe::FrankWolfe",
+    spec: "talwar §7",
+});
 
 /// The registry entry of `dp-frank-wolfe` ([`crate::algorithms::REGISTRY`]).
 pub const DP_FRANK_WOLFE: AlgorithmDescriptor = AlgorithmDescriptor::new(
@@ -116,7 +124,15 @@ pub const DP_FRANK_WOLFE: AlgorithmDescriptor = AlgorithmDescriptor::new(
     DpFrankWolfe::info,
     |p| boxed(DpFrankWolfe::from_params(p)),
     ("squared", "l1-ball"),
-);
+)
+.cited(crate::algorithms::Citation {
+    authors: "Talwar, Thakurta & Zhang",
+    title: "*Private ERM beyond the worst case*",
+    item: "Alg. 4",
+    summary: "private Frank–Wolfe over a polytope (Laplace report-noisy-min)",
+    rust: "frank_wolfe::DpFrankWolfe",
+    spec: "talwar §8, A15–A16, A18",
+});
 
 /// The registry entry of `dp-frank-wolfe-gaussian` ([`crate::algorithms::REGISTRY`]).
 pub const DP_FRANK_WOLFE_GAUSSIAN: AlgorithmDescriptor = AlgorithmDescriptor::new(
@@ -124,7 +140,15 @@ pub const DP_FRANK_WOLFE_GAUSSIAN: AlgorithmDescriptor = AlgorithmDescriptor::ne
     DpFrankWolfeGaussian::info,
     |p| boxed(DpFrankWolfeGaussian::from_params(p)),
     ("squared", "l1-ball"),
-);
+)
+.cited(crate::algorithms::Citation {
+    authors: "Talwar, Thakurta & Zhang",
+    title: "*Private ERM beyond the worst case*",
+    item: "Alg. 5",
+    summary: "private Frank–Wolfe, Gaussian gradient noise",
+    rust: "frank_wolfe::DpFrankWolfeGaussian",
+    spec: "talwar §9, A17",
+});
 
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
 const POLYTOPES: &[&str] = &["l1-ball", "simplex", "polytope"];

@@ -66,7 +66,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     <DpIhtL1 as IhtAlgorithm>::info,
     |p| boxed(DpIhtL1::from_params(p)),
     ("absolute", "sparse"),
-);
+)
+.cited(crate::algorithms::Citation {
+    authors: "Tian, Ding, Tao, Xiang & Wang",
+    title: "*DP sparse linear regression with heavy-tailed responses*",
+    item: "Alg. 3",
+    summary: "DP-IHT-L: absolute-loss IHT with Peeling",
+    rust: "iht::DpIhtL1",
+    spec: "tian §3, T4, T5, T10",
+});
 
 /// Which features enter the sign of the residual (spec T4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -93,7 +93,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     ("huber", "sparse"),
 )
 .distributed()
-.chunked();
+.chunked()
+.cited(crate::algorithms::Citation {
+    authors: "Tian, Ding, Tao, Xiang & Wang",
+    title: "*DP sparse linear regression with heavy-tailed responses*",
+    item: "Alg. 1",
+    summary: "DP-IHT-H: Huber-loss IHT with Peeling, data split into T chunks",
+    rust: "iht::DpIhtHuber",
+    spec: "tian §2, T1–T3, T6–T8",
+});
 
 /// How τ is chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -54,7 +54,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     <DpSlr as IhtAlgorithm>::info,
     |p| boxed(DpSlr::from_params(p)),
     ("squared", "sparse"),
-);
+)
+.cited(crate::algorithms::Citation {
+    authors: "Cai, Wang & Zhang",
+    title: "",
+    item: "DP-SLR, baseline of Tian et al. §6",
+    summary: "private sparse least squares (bounded data)",
+    rust: "iht::DpSlr",
+    spec: "tian §6, T15",
+});
 
 /// `dp-slr` (Cai, Wang & Zhang's private sparse linear regression). See the module docs.
 #[derive(Debug, Clone, PartialEq)]

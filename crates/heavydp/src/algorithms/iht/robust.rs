@@ -71,7 +71,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     <HtSparseOpt as IhtAlgorithm>::info,
     |p| boxed(HtSparseOpt::from_params(p)),
     ("squared", "sparse"),
-);
+)
+.cited(crate::algorithms::Citation {
+    authors: "Hu, Ni, Xiao & Wang",
+    title: "*High-dimensional DP stochastic optimisation with heavy-tailed data*",
+    item: "Alg. 5",
+    summary: "robust-gradient IHT with Peeling (sparse regression / logistic / mean)",
+    rust: "iht::HtSparseOpt",
+    spec: "hu §F, H16–H18, H21",
+});
 const LOSSES: &[&str] = &["squared", "logistic", "huber"];
 
 /// Parameter presets of `ht-sparse-opt`.

@@ -77,7 +77,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     <HtSparseLinreg as IhtAlgorithm>::info,
     |p| boxed(HtSparseLinreg::from_params(p)),
     ("squared", "sparse"),
-);
+)
+.cited(crate::algorithms::Citation {
+    authors: "Hu, Ni, Xiao & Wang",
+    title: "*High-dimensional DP stochastic optimisation with heavy-tailed data*",
+    item: "Alg. 3",
+    summary: "truncated DP-IHT with Peeling",
+    rust: "iht::HtSparseLinreg",
+    spec: "hu §D, H14–H15",
+});
 
 /// `ht-sparse-linreg` (Hu et al. Alg. 3). See the module docs.
 #[derive(Debug, Clone, PartialEq)]

@@ -156,7 +156,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     L1RegressionExpMech::info,
     |p| boxed(L1RegressionExpMech::from_params(p)),
     ("absolute", "l2-ball"),
-);
+)
+.cited(crate::algorithms::Citation {
+    authors: "Wang & Xu",
+    title: "*DP ℓ1-norm linear regression with heavy-tailed data*",
+    item: "Algs. 1–2",
+    summary: "exponential mechanism over a data-independent net with a truncated loss (θ = 2 or θ ∈ (1, 2)), streamed; (ε, δ)-DP with the floating-point sampler's δ = (1 + e^ε)N·2⁻⁵⁰",
+    rust: "l1_expmech::L1RegressionExpMech",
+    spec: "wangxu §5, W3–W12",
+});
 
 /// The spec's default cap on the number of candidates, 2^18 (spec §5 "heavydp defaults").
 pub const SPEC_MAX_CANDIDATES: u64 = 1 << 18;

@@ -134,7 +134,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     NoisyMirrorDescent::info,
     |p| boxed(NoisyMirrorDescent::from_params(p)),
     ("squared", "l2-ball"),
-);
+)
+.cited(crate::algorithms::Citation {
+    authors: "Talwar, Thakurta & Zhang",
+    title: "*Private ERM beyond the worst case*",
+    item: "Alg. 1 + App. A",
+    summary: "noisy mirror descent (l2 / l1 / simplex / polytope potentials)",
+    rust: "mirror_descent::NoisyMirrorDescent",
+    spec: "talwar §2–§5, A1–A6, A12",
+});
 const LOSSES: &[&str] = &["squared", "logistic", "huber", "absolute"];
 const DOMAINS: &[&str] = &["l1-ball", "l2-ball", "simplex", "polytope"];
 

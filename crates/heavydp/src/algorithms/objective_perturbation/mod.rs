@@ -121,7 +121,15 @@ pub const DESCRIPTOR: AlgorithmDescriptor = AlgorithmDescriptor::new(
     ObjectivePerturbation::info,
     |p| boxed(ObjectivePerturbation::from_params(p)),
     ("squared", "l2-ball"),
-);
+)
+.cited(crate::algorithms::Citation {
+    authors: "Talwar, Thakurta & Zhang",
+    title: "*Private ERM beyond the worst case*",
+    item: "Alg. 2",
+    summary: "objective perturbation",
+    rust: "objective_perturbation::ObjectivePerturbation",
+    spec: "talwar §6, A13–A14",
+});
 const LOSSES: &[&str] = &["squared", "logistic"];
 const DOMAINS: &[&str] = &["l2-ball", "l1-ball", "simplex", "polytope"];
 const DEFAULT_MAX_ITER: usize = 20_000;
