@@ -9,7 +9,7 @@ pub mod entry;
 pub mod registry;
 pub mod row_sums;
 
-/// Declares the module of each line of [`with_algorithm_registry!`](crate::with_algorithm_registry)
+/// Declares the module of each line of `with_algorithm_registry!`
 /// marked `mod` (its own file or folder under `algorithms/`).
 macro_rules! declare_modules {
     () => {};

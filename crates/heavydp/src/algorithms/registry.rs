@@ -6,7 +6,7 @@
 //! [`catalogue`], [`default_loss_and_domain`], the distributed and chunked lists (the
 //! pipeline's `DISTRIBUTED_ALGORITHMS`, the Python package's `heavydp.spark`), the
 //! scaled-data `auto` rules of the pipeline and the `heavydp algorithms` listing.
-//! Adding an algorithm is its own files, one line of [`with_algorithm_registry!`] (which
+//! Adding an algorithm is its own files, one line of `with_algorithm_registry!` (which
 //! also declares its module and generates its audit test), its audit row and its
 //! budget-test arm (`docs/adding-an-algorithm.md`); `tests/registry.rs` fails when a
 //! registered algorithm lacks one of its parts.
@@ -54,11 +54,11 @@ macro_rules! with_algorithm_registry {
     };
 }
 
-/// Builds [`REGISTRY`] from the lines of [`with_algorithm_registry!`].
+/// Builds [`REGISTRY`] from the lines of `with_algorithm_registry!`.
 macro_rules! registry_slice {
     (@ [$($acc:tt)*]) => {
         /// Every implemented algorithm, in the order of `heavydp algorithms` (the list
-        /// of [`with_algorithm_registry!`]).
+        /// of `with_algorithm_registry!`).
         pub const REGISTRY: &[&AlgorithmDescriptor] = &[$($acc)*];
     };
     (@ [$($acc:tt)*] $test:ident => mod $($path:ident)::+, $($rest:tt)*) => {
