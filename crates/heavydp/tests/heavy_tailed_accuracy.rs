@@ -53,16 +53,19 @@ fn mean_excess(n: usize, d: usize, reps: u64, algs: &[&dyn PrivateAlgorithm]) ->
     sums.iter().map(|s| s / reps as f64).collect()
 }
 
+/// Three data sets per point: the ratios asserted have room for their noise (n = 9e4
+/// over n = 1e4: 0.40 against the bound 0.8; the larger over the smaller of d = 200 and
+/// d = 800: 1.11 against 1.5).
 #[test]
 fn ht_frank_wolfe_error_falls_with_n_and_is_mild_in_d() {
     let ht = HtFrankWolfe::default();
-    let small = mean_excess(10_000, 200, 6, &[&ht])[0];
-    let large = mean_excess(90_000, 200, 6, &[&ht])[0];
+    let small = mean_excess(10_000, 200, 3, &[&ht])[0];
+    let large = mean_excess(90_000, 200, 3, &[&ht])[0];
     eprintln!("ht-frank-wolfe d = 200: n = 1e4 -> {small:.4}, n = 9e4 -> {large:.4}");
     assert!(large < 0.8 * small, "n = 1e4: {small}, n = 9e4: {large}");
 
-    let d200 = mean_excess(30_000, 200, 6, &[&ht])[0];
-    let d800 = mean_excess(30_000, 800, 6, &[&ht])[0];
+    let d200 = mean_excess(30_000, 200, 3, &[&ht])[0];
+    let d800 = mean_excess(30_000, 800, 3, &[&ht])[0];
     eprintln!("ht-frank-wolfe n = 3e4: d = 200 -> {d200:.4}, d = 800 -> {d800:.4}");
     let ratio = d800.max(d200) / d800.min(d200);
     assert!(ratio < 1.5, "d = 200: {d200}, d = 800: {d800}");
