@@ -354,7 +354,7 @@ pub fn grid_median_min_n_eps() -> f64 {
 /// land anywhere on the grid's range (measured: `adassp` and `ht-lasso` on
 /// carData_Prestige at ε = 0.5, 78 rows, n·ε = 39, one split each at 10¹¹–10¹⁶ times the
 /// mean's MSE; docs/benchmark.md "Every algorithm's defaults"). `auto` writes that model
-/// with a warning instead: scikit-learn's estimator checks fit it on 10–30 rows. A
+/// with a warning instead: scikit-learn's estimator checks fit it on as few as 10 rows. A
 /// function of the algorithm's name, n and ε.
 pub fn grid_median_refused(algorithm: &str, n: usize, epsilon: f64) -> bool {
     algorithm != "auto"
