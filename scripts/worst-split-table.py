@@ -45,7 +45,7 @@ def load(run):
             continue
         out.append(dict(dataset=f["dataset"], half=halves.get(f["dataset"], ""),
                         method=f["method"], epsilon=f["epsilon"], split=f["split"],
-                        ratio_to_constant="", gain_kept="", error=f["error"]))
+                        ratio_to_constant="", gain_kept="", error=f["error"][:200]))
     return out
 
 
