@@ -398,3 +398,41 @@ fn predict_into_a_closed_pipe_exits_quietly() {
     assert!(status.success(), "status {status:?}, stderr: {err}");
     assert!(err.is_empty(), "stderr: {err}");
 }
+
+/// An explicit algorithm whose model would be the uncertified private median of the
+/// responses (78 rows at ε = 0.5, n·ε = 39 < 56.2: `pipeline::grid_median_refused`) stops
+/// with the remedy and writes no file; `auto` writes the model with the warning.
+#[test]
+fn explicit_algorithm_refuses_the_uncertified_median_and_writes_nothing() {
+    let dir = TempDir::new().unwrap();
+    let data = wage_csv(&dir, 78);
+    let out = p(&dir, "m.json");
+    for alg in ["adassp", "intercept-only"] {
+        let o = cli_with(
+            "fit --algorithm {} --data {} --target wage --epsilon 0.5 --out {}",
+            &[alg, &data, &out],
+        )
+        .output()
+        .unwrap();
+        assert!(!o.status.success(), "{alg}");
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.contains("n·ε = 39.0 < 56.2") && err.contains("--scale public:FILE.json"),
+            "{err}"
+        );
+        assert!(!std::path::Path::new(&out).exists(), "{alg}");
+    }
+    let o = cli_with(
+        "fit --algorithm auto --data {} --target wage --epsilon 0.5 --out {}",
+        &[&data, &out],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("even the private median of the responses"),
+        "{err}"
+    );
+    assert!(std::path::Path::new(&out).exists());
+}

@@ -67,6 +67,10 @@ pub enum PipelineError {
     /// that has none.
     #[error("{0}")]
     Intervals(String),
+    /// An explicit algorithm whose model would be the uncertified private median of the
+    /// responses ([`grid_median_refused`]).
+    #[error("{0}")]
+    UnlocatableTarget(String),
     /// The response column does not suit the loss (e.g. logistic labels).
     #[error("{target}: {source}")]
     Labels { target: String, source: LossError },
@@ -332,6 +336,30 @@ fn scaling_fallback(
         "{name}: the private scaling of {d} features and the target cannot locate the target at this n and epsilon (n·ε₀ = {:.1} < {:.1}, preprocess::target_scaling_check), so a {d}-dimensional fit could miss by orders of magnitude: the model is the private intercept alone ({INTERCEPT_ONLY}); give --scale public:FILE.json, a larger --preprocess-share or epsilon for a {d}-dimensional fit",
         check.n_eps0, check.needed
     ))
+}
+
+/// The n·ε from which the private median of the responses on the public grid (the
+/// intercept-only regression below [`preprocess::mean_intercept_min_n_eps`]) is certified:
+/// a grid point outside the data has utility ≤ −n/2, so the release leaves the data with
+/// probability ≤ |G|·exp(−ε·n/4) (the bound of [`preprocess::target_scaling_check`]),
+/// at most β = [`preprocess::SCALING_FAILURE`] from 4·ln(|G|/β) ≈ 56.2. Public constants
+/// only.
+pub fn grid_median_min_n_eps() -> f64 {
+    4.0 * (PublicGrid::LEN as f64 / preprocess::SCALING_FAILURE).ln()
+}
+
+/// Whether a regression whose model is the private median of the responses (an explicit
+/// `intercept-only`, or the reliability fallback of any explicit algorithm, with
+/// `--scale private`) refuses: n·ε below [`grid_median_min_n_eps`], where the median may
+/// land anywhere on the grid's range (measured: `adassp` and `ht-lasso` on
+/// carData_Prestige at ε = 0.5, 78 rows, n·ε = 39, one split each at 10¹¹–10¹⁶ times the
+/// mean's MSE; docs/benchmark.md "Every algorithm's defaults"). `auto` writes that model
+/// with a warning instead: scikit-learn's estimator checks fit it on as few as 10 rows. A
+/// function of the algorithm's name, n and ε.
+pub fn grid_median_refused(algorithm: &str, n: usize, epsilon: f64) -> bool {
+    algorithm != "auto"
+        && !preprocess::mean_intercept_applies(n, epsilon)
+        && (n as f64) * epsilon < grid_median_min_n_eps()
 }
 
 /// The data-free gradient clip radius on scaled data: R = 2·L·√d, twice the typical norm
@@ -875,11 +903,14 @@ pub fn plan(
             n as f64 * budget.epsilon,
             preprocess::mean_intercept_min_n_eps()
         ));
-        // the median on the 124 929-point public grid: a release outside the data has
-        // utility ≤ −n/2, probability ≤ |G|·exp(−ε·n/4) (the bound of
-        // preprocess::target_scaling_check); below 4·ln(|G|/β) it certifies nothing
-        let needed = 4.0 * (PublicGrid::LEN as f64 / preprocess::SCALING_FAILURE).ln();
+        let needed = grid_median_min_n_eps();
         let ne = n as f64 * budget.epsilon;
+        if grid_median_refused(&opts.algorithm, n, budget.epsilon) {
+            return Err(PipelineError::UnlocatableTarget(format!(
+                "{}: the model would be the private intercept alone, the private median of the responses, at n·ε = {ne:.1} < {needed:.1}, where it may land orders of magnitude away from them (no ε-DP estimator can place a constant near n records at this n·ε without a public range; pipeline::grid_median_refused); nothing written: declare the target's centre and scale with --scale public:FILE.json, or give a larger --epsilon (--algorithm auto writes this model with a warning)",
+                opts.algorithm
+            )));
+        }
         if ne < needed {
             messages.push(format!(
                 "intercept-only: n·ε = {ne:.1} < {needed:.1}: even the private median of the responses may land far outside them; declare the target's centre and scale with --scale public:FILE.json"

@@ -285,6 +285,100 @@ fn small_n_regression_auto_never_blows_up_the_target_scale() {
     }
 }
 
+/// The refusal rule's threshold: n·ε ≥ 4·ln(|G|/β) certifies the grid median (β = 0.1,
+/// |G| = 124 929 points), ≈ 56.2; `auto` is never refused.
+#[test]
+fn grid_median_refusal_threshold() {
+    let t = pipeline::grid_median_min_n_eps();
+    assert!((t - 4.0 * (124_929.0f64 / 0.1).ln()).abs() < 1e-9, "{t}");
+    assert!((t - 56.2).abs() < 0.05, "{t}");
+    // n·ε = 56 refused, 56.5 not (ε = 0.5: 112 and 113 rows)
+    for alg in ["adassp", "ht-lasso", "clipped-gd", pipeline::INTERCEPT_ONLY] {
+        assert!(pipeline::grid_median_refused(alg, 112, 0.5), "{alg}");
+        assert!(!pipeline::grid_median_refused(alg, 113, 0.5), "{alg}");
+        assert!(!pipeline::grid_median_refused(alg, 10_000, 0.5), "{alg}");
+    }
+    assert!(!pipeline::grid_median_refused("auto", 10, 1.0));
+    assert!(!pipeline::grid_median_refused("auto", 112, 0.5));
+}
+
+/// 78 rows at ε = 0.5 (n·ε = 39, carData_Prestige's training part, where `adassp` and
+/// `ht-lasso` with their defaults each had a benchmark split at 10¹¹–10¹⁶ times the
+/// mean's MSE: the reliability fallback's private median landed far from the data).
+/// An explicit algorithm or `intercept-only` refuses before any release, naming the
+/// remedy; `auto` writes the model with the warning; from n·ε = 56.2 the explicit
+/// algorithm falls back to the median and stays near the responses.
+#[test]
+fn explicit_algorithms_refuse_the_uncertified_median_intercept() {
+    let all = data::read_csv(CPS, "y").unwrap();
+    let small = all.select_rows(&(0..78).collect::<Vec<_>>());
+    for alg in ["adassp", "ht-lasso", "clipped-gd", pipeline::INTERCEPT_ONLY] {
+        let err = pipeline::fit(
+            small.clone(),
+            &FitOptions::new(alg, 0.5),
+            &mut rng_from_seed(1),
+            &mut NoObserver,
+        )
+        .map(|_| ())
+        .unwrap_err();
+        assert!(
+            matches!(err, pipeline::PipelineError::UnlocatableTarget(_)),
+            "{alg}: {err}"
+        );
+        let msg = err.to_string();
+        assert!(msg.starts_with(alg), "{msg}");
+        assert!(msg.contains("n·ε = 39.0 < 56.2"), "{msg}");
+        assert!(msg.contains("--scale public:FILE.json"), "{msg}");
+        // the refusal is a function of n and ε: the same words for other data
+        let other = all.select_rows(&(1000..1078).collect::<Vec<_>>());
+        let err2 = pipeline::fit(
+            other,
+            &FitOptions::new(alg, 0.5),
+            &mut rng_from_seed(2),
+            &mut NoObserver,
+        )
+        .map(|_| ())
+        .unwrap_err();
+        assert_eq!(err2.to_string(), msg);
+    }
+    let out = pipeline::fit(
+        small.clone(),
+        &FitOptions::new("auto", 0.5),
+        &mut rng_from_seed(1),
+        &mut NoObserver,
+    )
+    .unwrap();
+    assert!(out
+        .messages
+        .iter()
+        .any(|m| m.contains("even the private median of the responses")));
+    // ε = 0.75 (n·ε = 58.5): the explicit algorithm falls back to the median, which is
+    // certified there; on 20 seeds it stays within the responses' range
+    let (lo, hi) = small
+        .y()
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
+    for seed in 0..20 {
+        let out = pipeline::fit(
+            small.clone(),
+            &FitOptions::new("adassp", 0.75),
+            &mut rng_from_seed(seed),
+            &mut NoObserver,
+        )
+        .unwrap();
+        let m = &out.model;
+        assert_eq!(
+            m.selected.as_ref().unwrap()["algorithm"],
+            pipeline::INTERCEPT_ONLY
+        );
+        assert!(
+            lo <= m.intercept && m.intercept <= hi,
+            "seed {seed}: {} outside [{lo}, {hi}]",
+            m.intercept
+        );
+    }
+}
+
 #[test]
 fn model_files_of_the_first_format_still_load_and_predict() {
     let dir = std::env::temp_dir().join(format!("heavydp-v1-{}", std::process::id()));
