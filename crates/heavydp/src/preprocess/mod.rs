@@ -564,9 +564,10 @@ pub fn private_quartiles<R: RngCore + ?Sized>(
 /// The row-wise public map a scaling stage applies to a column before its quantile,
 /// and the public grid the stage releases on ([`private_scales`], module table). Given
 /// the earlier releases of the column it is a fixed function of one value, so rank counts
-/// of the mapped column are either read off the sorted column (in memory) or summed
-/// over rows as histograms of the grid's cells (a distributed fit: the executors apply
-/// [`StageMap::cell`], this same code).
+/// of the mapped column are summed over rows as histograms of the grid's cells
+/// ([`StageMap::cell`], [`add_stage_cells`]: in memory and on a distributed fit's
+/// executors alike), or read off the sorted column (a column asked for outside a
+/// prefetched stage, [`LocalColumns`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "stage", rename_all = "snake_case")]
 pub enum StageMap {
