@@ -671,24 +671,66 @@ pub fn stage_offsets(stage: &[(usize, StageMap)]) -> Vec<usize> {
 /// `stage`. The one per-row function of the scaling's histograms, in memory and on the
 /// executors. No value may be NaN.
 #[inline]
-pub fn add_stage_cells(
-    cells: &mut [u64],
+pub fn add_stage_cells<C: std::ops::AddAssign + From<u8>>(
+    cells: &mut [C],
     stage: &[(usize, StageMap)],
     offsets: &[usize],
     value: impl Fn(usize) -> f64,
 ) {
     for (k, (j, map)) in stage.iter().enumerate() {
-        cells[offsets[k] + map.cell(value(*j))] += 1;
+        cells[offsets[k] + map.cell(value(*j))] += C::from(1);
     }
 }
 
 /// The rank counts of each (column, map) of a stage from its flat cell counts.
-pub fn stage_histograms(stage: &[(usize, StageMap)], cells: &[u64]) -> Vec<GridHistogram> {
+pub fn stage_histograms<C: Copy + Into<u64>>(
+    stage: &[(usize, StageMap)],
+    cells: &[C],
+) -> Vec<GridHistogram> {
     let offsets = stage_offsets(stage);
     offsets
         .windows(2)
-        .map(|w| GridHistogram::from_cells(&cells[w[0]..w[1]]))
+        .map(|w| {
+            let c: Vec<u64> = cells[w[0]..w[1]].iter().map(|v| (*v).into()).collect();
+            GridHistogram::from_cells(&c)
+        })
         .collect()
+}
+
+/// The flat cell counts of `stage` over the rows of the row-major n × d matrix `x`
+/// and the response `y` (column d): one contiguous range of rows per thread, each
+/// counted into its own cells, then added.
+fn count_stage<C>(x: &[f64], y: &[f64], d: usize, stage: &[(usize, StageMap)]) -> Vec<C>
+where
+    C: Copy + Send + std::ops::AddAssign + From<u8>,
+{
+    let n = y.len();
+    let offsets = stage_offsets(stage);
+    let total = *offsets.last().expect("non-empty");
+    let parts = rayon::current_num_threads().clamp(1, n.max(1));
+    let per = n.div_ceil(parts).max(1);
+    let zero = || vec![C::from(0); total];
+    (0..parts)
+        .into_par_iter()
+        .map(|p| {
+            let mut cells = zero();
+            for i in (p * per).min(n)..((p + 1) * per).min(n) {
+                let row = &x[i * d..(i + 1) * d];
+                add_stage_cells(&mut cells, stage, &offsets, |j| {
+                    if j < d {
+                        row[j]
+                    } else {
+                        y[i]
+                    }
+                });
+            }
+            cells
+        })
+        .reduce_with(|mut a, b| {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+            a
+        })
+        .unwrap_or_else(zero)
 }
 
 /// The columns of an in-memory dataset. A prefetched stage is counted into grid
@@ -723,38 +765,18 @@ impl<'a> LocalColumns<'a> {
 }
 
 impl ScalingSource for LocalColumns<'_> {
-    /// The stage's histograms from one pass over the rows: the rows split into one
-    /// contiguous range per thread, each counted into its own cells (the stage's cells,
-    /// at most (d + 1)·(2·4097 + 1) counts, per thread), then added.
+    /// The stage's histograms from one pass over the rows ([`count_stage`]: at most
+    /// (d + 1)·(2·4097 + 1) counts per thread, 32-bit when n < 2³²; the previous stage's
+    /// histograms are dropped first, so the scratch stays a few percent of the matrix).
     fn prefetch(&mut self, stage: &[(usize, StageMap)]) -> Result<(), PreprocessError> {
-        let (n, d) = (self.data.n(), self.data.d());
-        let (x, y) = (self.data.x(), self.data.y());
-        let offsets = stage_offsets(stage);
-        let total = *offsets.last().expect("non-empty");
-        let parts = rayon::current_num_threads().clamp(1, n.max(1));
-        let per = n.div_ceil(parts).max(1);
-        let cells = (0..parts)
-            .into_par_iter()
-            .map(|p| {
-                let mut cells = vec![0u64; total];
-                for i in (p * per).min(n)..((p + 1) * per).min(n) {
-                    let row = &x[i * d..(i + 1) * d];
-                    add_stage_cells(&mut cells, stage, &offsets, |j| {
-                        if j < d {
-                            row[j]
-                        } else {
-                            y[i]
-                        }
-                    });
-                }
-                cells
-            })
-            .reduce_with(|mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                a
-            })
-            .unwrap_or_else(|| vec![0u64; total]);
-        self.histograms = stage_histograms(stage, &cells);
+        self.histograms = Vec::new();
+        self.stage.clear();
+        let (d, x, y) = (self.data.d(), self.data.x(), self.data.y());
+        self.histograms = if u32::try_from(y.len()).is_ok() {
+            stage_histograms(stage, &count_stage::<u32>(x, y, d, stage))
+        } else {
+            stage_histograms(stage, &count_stage::<u64>(x, y, d, stage))
+        };
         self.stage = stage.to_vec();
         Ok(())
     }
