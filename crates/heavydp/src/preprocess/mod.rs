@@ -765,7 +765,7 @@ impl<'a> LocalColumns<'a> {
 }
 
 impl ScalingSource for LocalColumns<'_> {
-    /// The stage's histograms from one pass over the rows ([`count_stage`]: at most
+    /// The stage's histograms from one pass over the rows (`count_stage`: at most
     /// (d + 1)·(2·4097 + 1) counts per thread, 32-bit when n < 2³²; the previous stage's
     /// histograms are dropped first, so the scratch stays a few percent of the matrix).
     fn prefetch(&mut self, stage: &[(usize, StageMap)]) -> Result<(), PreprocessError> {
