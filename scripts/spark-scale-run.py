@@ -5,6 +5,7 @@ streamed from disk (persist=False), and the fit's accuracy against the simulated
 
     .venv/bin/python scripts/spark-scale-run.py [--rows 10000000] [--driver-memory 512m]
                                                 [--dir /tmp/heavydp-scale]
+                                                [--algorithm auto|dp-iht-huber|clipped-gd]
 
 Data: x ~ N(0, I_20), y = <x, w*> + Student t (3 d.o.f.), w* 5-sparse with
 ||w*||_2 = 1; columns x1..x20, y and the row id. Reports wall time, the peak resident
@@ -101,17 +102,25 @@ def main():
         kw.update(sparsity=5, radius=2.0)
     elif args.algorithm == "clipped-gd":
         params["T"] = 5
-    # the documented run: the algorithm alone on raw columns (the data are centred and
-    # of unit scale), as before the Spark defaults became the estimators'
-    est = hs.fit(df, target="y", algorithm=args.algorithm, id_col="row_id", random_state=1,
-                 params=params, persist=False, scale="none", fit_intercept=False, **kw)
+    if args.algorithm == "auto":
+        # the default fit: every option at its default (private scaling and intercept,
+        # auto's choice), epsilon = 1; each pass reported on stderr
+        est = hs.fit(df, target="y", id_col="row_id", random_state=1, persist=False,
+                     epsilon=1.0, verbose=True)
+    else:
+        # the algorithm alone on raw columns (the data are centred and of unit scale)
+        est = hs.fit(df, target="y", algorithm=args.algorithm, id_col="row_id", random_state=1,
+                     params=params, persist=False, scale="none", fit_intercept=False, **kw)
     wall = time.time() - t1
     stop.set()
     err = float(np.linalg.norm(est.coef_ - w_star))
-    print(f"algorithm: {args.algorithm}, T = {est.hyperparameters_.get('T')}, epsilon = {est.privacy_['epsilon']}, delta = {est.privacy_['delta']}")
+    print(f"algorithm: {args.algorithm} ({(est.model_.get('selected') or {}).get('algorithm', est.model_['algorithm'])}), T = {est.hyperparameters_.get('T')}, epsilon = {est.privacy_['epsilon']}, delta = {est.privacy_['delta']}")
     limit_bytes = int(limit[:-1]) * {"k": 2**10, "m": 2**20, "g": 2**30}[limit[-1].lower()]
     print(f"driver memory limit (spark.driver.memory): {limit}; data on disk / limit = {size / limit_bytes:.1f}x")
     print(f"wall time of the fit: {wall:.0f} s")
+    print(f"passes over the DataFrame: {est.n_passes_} ({wall / est.n_passes_:.1f} s a pass)")
+    for note in est.notes_:
+        print(f"note: {note}")
     print(f"peak RSS: JVM (driver + local executors) {peak['jvm'] / 2**20:.0f} MiB, Python driver (Rust core) {peak['python'] / 2**20:.0f} MiB")
     print(f"||w - w*||_2 = {err:.4f} (||w*||_2 = 1)")
     spark.stop()

@@ -222,6 +222,12 @@ _COMMON_DOC = """
         values only (no privacy cost, the same weights); see ``conf_int`` and
         ``summary``. Algorithms with ``intervals: True`` in :func:`heavydp.algorithms`
         (``adassp``); any other algorithm is an error.
+    verbose : bool, default False
+        Print the fit's progress on stderr: when the preprocessing (plan, private
+        scaling) is done, the algorithm's planned steps, the step reached with an
+        estimate of the time left (every 2 s), and, for ``heavydp.spark.fit``, each pass
+        over the DataFrame with its kind and time. Only step and pass counts and clock
+        times are printed, nothing computed from the data; ``notes_`` is unchanged.
 
     Attributes
     ----------
@@ -267,6 +273,7 @@ class _PrivateBase(BaseEstimator):
         n_jobs=None,
         copy_X=True,
         intervals=None,
+        verbose=False,
     ):
         self.algorithm = algorithm
         self.epsilon = epsilon
@@ -284,6 +291,7 @@ class _PrivateBase(BaseEstimator):
         self.n_jobs = n_jobs
         self.copy_X = copy_X
         self.intervals = intervals
+        self.verbose = verbose
 
     def _private_tags(self, tags):
         # Private fits add noise by design: scores are below the thresholds sklearn's
@@ -322,6 +330,8 @@ class _PrivateBase(BaseEstimator):
         ):
             raise TypeError(f"n_jobs must be an int or None; got {type(self.n_jobs).__name__}")
         _check_budget(self.budget)
+        if not isinstance(self.verbose, (bool, np.bool_)):
+            raise TypeError(f"verbose must be True or False; got {self.verbose!r}")
         return dict(
             algorithm=self.algorithm,
             epsilon=eps,
@@ -357,6 +367,7 @@ class _PrivateBase(BaseEstimator):
             n_jobs=n_jobs,
             budget=None if self.budget is None else self.budget._core,
             release=f"{type(self).__name__}.fit ({self.algorithm})",
+            verbose=bool(self.verbose),
             **opts,
         )
         self._set_model(text, list(messages))
@@ -603,6 +614,7 @@ class PrivateClassifier(ClassifierMixin, _PrivateBase):
         n_jobs=None,
         copy_X=True,
         classes=None,
+        verbose=False,
     ):
         super().__init__(
             algorithm=algorithm,
@@ -620,6 +632,7 @@ class PrivateClassifier(ClassifierMixin, _PrivateBase):
             budget=budget,
             n_jobs=n_jobs,
             copy_X=copy_X,
+            verbose=verbose,
         )
         self.classes = classes
 

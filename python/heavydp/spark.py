@@ -33,6 +33,8 @@ anything is released. Ids must not depend on the values (``id_col`` must be a
 stored, stable row number, not e.g. a rank of a value column).
 """
 
+import sys
+
 import numpy as np
 
 from . import _core
@@ -188,10 +190,27 @@ def _check_frame(frame, features, target, id_col, labels):
     return n
 
 
-def _make_pass(frame, features, target, d):
-    """pass_fn(request_json, w) of ``_core.fit_distributed``: one Spark job."""
+#: The phase of a pass, from its request's kernel (public: the kernel's name).
+_PHASES = {
+    "stage_histograms": "private scaling",
+    "clipped_gradient": "algorithm",
+    "catoni_psi": "algorithm",
+    "clipped_huber": "algorithm",
+}
+
+
+def _make_pass(frame, features, target, d, verbose=False, counter=None):
+    """pass_fn(request_json, w) of ``_core.fit_distributed``: one Spark job. Each call
+    adds 1 to ``counter[0]``; with ``verbose`` it prints the pass's number, phase and
+    time on stderr."""
+    import json
+    import time
+
     import pyarrow as pa
     from pyspark.sql import types as T
+
+    counter = counter if counter is not None else [0]
+    started = time.perf_counter()
 
     sc = frame.sparkSession.sparkContext
     out_schema = T.StructType(
@@ -205,6 +224,8 @@ def _make_pass(frame, features, target, d):
     )
 
     def run_pass(request_json, w):
+        counter[0] += 1
+        t0 = time.perf_counter()
         bw = sc.broadcast(np.asarray(w, dtype=np.float64))
         feats, tgt = list(features), target
 
@@ -247,6 +268,15 @@ def _make_pass(frame, features, target, d):
         if parts.size == 0:
             parts = np.zeros(0, dtype=np.float64)
         fingerprint = sum(int(r["fingerprint"]) for r in got) % (1 << 64)
+        if verbose:
+            kernel = json.loads(request_json)["kernel"]["kernel"]
+            now = time.perf_counter()
+            print(
+                f"heavydp.spark: pass {counter[0]} ({_PHASES.get(kernel, 'intercept')}) in"
+                f" {now - t0:.1f} s; {now - started:.0f} s since the first pass",
+                file=sys.stderr,
+                flush=True,
+            )
         return parts, int(sum(r["rows"] for r in got)), fingerprint
 
     return run_pass
@@ -296,7 +326,11 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
     Returns
     -------
     PrivateRegressor (PrivateClassifier for the logistic loss), fitted (``coef_``,
-    ``intercept_``, ``privacy_``, ``model_``, ``predict``, ``save``).
+    ``intercept_``, ``privacy_``, ``model_``, ``predict``, ``save``), with
+    ``n_passes_``: the Spark jobs that read the DataFrame (the validation job, the
+    materialisation of the chunked algorithms, and one per pass of the fit: 4 for the
+    private scaling, one per gradient or chunk of the algorithm, 1 or 2 for the
+    intercept; also in ``notes_``). ``verbose=True`` prints each pass on stderr.
     """
     from ._estimators import PrivateClassifier
 
@@ -324,6 +358,7 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
     _core.precheck(**opts)
     budget, random_state = est.budget, est.random_state
     chunked = algorithm in _CHUNKED
+    counter = [0]
     frame, names, n = _validated_frame(
         df, str(target), features, id_col, logistic, persist and not chunked, materialise=chunked
     )
@@ -333,16 +368,24 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
             len(names),
             names,
             str(target),
-            _make_pass(frame, names, str(target), len(names)),
+            _make_pass(frame, names, str(target), len(names), bool(est.verbose), counter),
             seed=_seed_of(random_state),
             budget=None if budget is None else budget._core,
             release=f"heavydp.spark.fit ({algorithm})",
+            verbose=bool(est.verbose),
             **opts,
         )
     finally:
         if persist or chunked:
             frame.unpersist()
+    # the passes over the DataFrame: the validation job (and the materialisation of
+    # the chunked algorithms' rows), then the fit's
     est._set_model(text, list(messages))
+    est.n_passes_ = (2 if chunked else 1) + counter[0]
+    est.notes_.append(
+        f"heavydp.spark.fit: {est.n_passes_} passes over the DataFrame"
+        f" ({'validation and materialisation: 2' if chunked else 'validation: 1'}; the fit: {counter[0]})"
+    )
     est._names = list(names)
     est.feature_names_in_ = np.asarray(names, dtype=object)
     if logistic:

@@ -392,3 +392,30 @@ def test_budget_charge_covers_the_spark_fit(spark, small):
     # delta=0: a pure fit that the pure budget accepts
     got = hs.fit(df, id_col="id", budget=pure, random_state=2, delta=0.0, **kw)
     assert got.privacy_["model"] == "pure" and pure.spent[1] == 0.0
+
+
+def test_default_fit_passes_and_verbose_progress(spark, capfd):
+    # a default regression fit at d = 20 reads the DataFrame 1 (validation) + 4 (the
+    # private scaling, one pass per stage) + T (clipped-gd's gradients, T <= 45) + 1
+    # (the private intercept) times
+    X, y, _ = heavydp.simulate("hu-linear-lognormal", 20000, 20, random_state=5)
+    df = frame(spark, X, y, ids=np.arange(len(y)))
+    capfd.readouterr()
+    got = hs.fit(df, id_col="id", random_state=1, verbose=True)
+    err = capfd.readouterr().err
+    assert got.model_["selected"]["algorithm"] == "clipped-gd"
+    assert got.model_["preprocessing"]["scale"] == "private"
+    assert got.model_["preprocessing"]["intercept"] == "private"
+    T = int(got.hyperparameters_["T"])
+    assert T <= 45
+    assert f"distributed fit: {4 + T + 1} passes over the rows (4 private scaling, {T} algorithm, 1 intercept)" in got.notes_
+    assert got.n_passes_ == 1 + 4 + T + 1 <= 51
+    assert f"heavydp.spark.fit: {got.n_passes_} passes over the DataFrame (validation: 1; the fit: {4 + T + 1})" in got.notes_
+    # verbose: every pass of the fit on stderr with its phase, and the algorithm's steps
+    assert err.count("heavydp.spark: pass ") == 4 + T + 1, err
+    assert err.count("(private scaling)") == 4 and err.count("(algorithm)") == T and err.count("(intercept)") == 1
+    assert f"the algorithm runs {T} steps" in err
+    # the same release as the quiet fit
+    quiet = hs.fit(df, id_col="id", random_state=1)
+    np.testing.assert_array_equal(got.coef_, quiet.coef_)
+    assert got.privacy_ == quiet.privacy_

@@ -129,6 +129,9 @@ fn released_model_field(path: &str) -> bool {
             // post-processing of its released λ̃_min and XᵀX (Wang 2018, Alg. 2 line 3)
             | ".hyperparameters.lambda"
             | ".hyperparameters.ridge_used"
+            // clipped-gd's step-size halvings: counted when two successive released
+            // noisy gradients have cosine < −0.8 (post-processing of released values)
+            | ".hyperparameters.lr_halvings"
     )
 }
 

@@ -256,6 +256,7 @@ fn fit_status_reads_completed_and_old_files_still_read() {
 
 /// A plan of 500 steps or more is said on stderr (the time left follows without a
 /// terminal once the fit has run 10 s); the default clipped-gd plan (45 steps) is not.
+/// Stdout holds the model alone either way.
 #[test]
 fn large_plans_are_announced_on_stderr() {
     let dir = TempDir::new().unwrap();
@@ -271,6 +272,9 @@ fn large_plans_are_announced_on_stderr() {
         .output()
         .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // the progress never reaches stdout: it is the model file alone
+        let model: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(model["algorithm"], "clipped-gd");
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
     let big = run("--param T=600 --param max_steps=600");

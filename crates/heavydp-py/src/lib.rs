@@ -26,7 +26,7 @@ use pyo3::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 fn value_error(e: impl ToString) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -84,15 +84,74 @@ fn shape2(x: &Bound<'_, PyArray2<f64>>) -> PyResult<(usize, usize)> {
 struct Interrupted;
 
 /// Observer of a fit running on a helper thread: unwinds (without the panic hook's
-/// message) at the next iteration once the calling thread saw Ctrl-C.
+/// message) at the next iteration once the calling thread saw Ctrl-C; with `verbose`,
+/// reports the fit's progress on stderr ([`Verbose`]).
 struct InterruptObserver<'a> {
     stop: &'a AtomicBool,
+    verbose: Option<Verbose>,
+}
+
+/// The progress lines of a `verbose=True` fit, on stderr: the time to the algorithm's
+/// start (the plan, the private scaling), its planned steps, the step reached with the
+/// time left (at most one line per [`Verbose::EVERY`], and at the last step), and the
+/// total time. Only the step counts (a function of n, d and the options) and clock
+/// times: nothing computed from the data.
+struct Verbose {
+    start: Instant,
+    /// (algorithm start, planned steps).
+    steps: Option<(Instant, usize)>,
+    last: Instant,
+}
+
+impl Verbose {
+    const EVERY: Duration = Duration::from_secs(2);
+
+    fn new() -> Self {
+        let now = Instant::now();
+        Verbose {
+            start: now,
+            steps: None,
+            last: now,
+        }
+    }
 }
 
 impl Observer for InterruptObserver<'_> {
-    fn on_iteration(&mut self, _iteration: usize) {
+    fn on_start(&mut self, total: usize) {
+        if let Some(v) = &mut self.verbose {
+            let now = Instant::now();
+            eprintln!(
+                "heavydp: preprocessing done after {:.1} s; the algorithm runs {total} steps",
+                (now - v.start).as_secs_f64()
+            );
+            v.steps = Some((now, total));
+            v.last = now;
+        }
+    }
+    fn on_iteration(&mut self, iteration: usize) {
         if self.stop.load(Ordering::Relaxed) {
             std::panic::resume_unwind(Box::new(Interrupted));
+        }
+        if let Some(v) = &mut self.verbose {
+            if let Some((begun, total)) = v.steps {
+                let now = Instant::now();
+                if iteration > 0 && (now - v.last >= Verbose::EVERY || iteration == total) {
+                    let spent = (now - begun).as_secs_f64();
+                    let left = spent * total.saturating_sub(iteration) as f64 / iteration as f64;
+                    eprintln!(
+                        "heavydp: step {iteration}/{total} after {spent:.1} s, about {left:.0} s left"
+                    );
+                    v.last = now;
+                }
+            }
+        }
+    }
+    fn on_finish(&mut self) {
+        if let Some(v) = &self.verbose {
+            eprintln!(
+                "heavydp: algorithm done after {:.1} s (the intercept follows)",
+                v.start.elapsed().as_secs_f64()
+            );
         }
     }
 }
@@ -104,6 +163,7 @@ impl Observer for InterruptObserver<'_> {
 fn run_interruptible<T: Send>(
     py: Python<'_>,
     threads: Option<usize>,
+    verbose: bool,
     job: impl FnOnce(&mut dyn Observer) -> Result<T, String> + Send,
 ) -> PyResult<T> {
     let pool = match threads {
@@ -125,7 +185,10 @@ fn run_interruptible<T: Send>(
                 .name("heavydp-fit".into())
                 .stack_size(16 << 20)
                 .spawn_scoped(s, move || {
-                    let mut obs = InterruptObserver { stop };
+                    let mut obs = InterruptObserver {
+                        stop,
+                        verbose: verbose.then(Verbose::new),
+                    };
                     let r = match &pool {
                         Some(p) => p.install(|| job(&mut obs)),
                         None => job(&mut obs),
@@ -421,7 +484,7 @@ fn precheck(options: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<()> {
 /// stream; `None` seeds from the OS. The options are [`precheck`]'s keyword arguments.
 #[pyfunction]
 #[pyo3(signature = (x, y, feature_names, target, seed=None, in_place=false, n_jobs=None,
-    budget=None, release="fit", **options))]
+    budget=None, release="fit", verbose=false, **options))]
 #[allow(clippy::too_many_arguments)]
 fn fit(
     py: Python<'_>,
@@ -434,6 +497,7 @@ fn fit(
     n_jobs: Option<usize>,
     budget: Option<&Bound<'_, PyBudget>>,
     release: &str,
+    verbose: bool,
     options: Option<&Bound<'_, pyo3::types::PyDict>>,
 ) -> PyResult<(String, Vec<String>)> {
     let opts = OptionArgs::parse(options, seed)?;
@@ -482,7 +546,7 @@ fn fit(
     let ds =
         Dataset::from_buffer(Box::new(buf), y, d, feature_names, target).map_err(value_error)?;
     charge_fit(budget, &opts, n, d, release)?;
-    let out = run_interruptible(py, n_jobs, move |obs| {
+    let out = run_interruptible(py, n_jobs, verbose, move |obs| {
         let mut rng = heavydp::noise::make_rng(seed);
         pipeline::fit(ds, &opts, &mut rng, obs).map_err(String::from)
     })?;
@@ -537,7 +601,7 @@ fn batch_sum<'py>(
 /// Returns (model JSON, notes). The options are [`precheck`]'s keyword arguments.
 #[pyfunction]
 #[pyo3(signature = (n, d, feature_names, target, pass_fn, seed=None, budget=None,
-    release="fit", **options))]
+    release="fit", verbose=false, **options))]
 #[allow(clippy::too_many_arguments)]
 fn fit_distributed(
     py: Python<'_>,
@@ -549,6 +613,7 @@ fn fit_distributed(
     seed: Option<u64>,
     budget: Option<&Bound<'_, PyBudget>>,
     release: &str,
+    verbose: bool,
     options: Option<&Bound<'_, pyo3::types::PyDict>>,
 ) -> PyResult<(String, Vec<String>)> {
     let opts = OptionArgs::parse(options, seed)?;
@@ -557,7 +622,7 @@ fn fit_distributed(
     // the first Python exception of a pass (a failed Spark job, Ctrl-C), re-raised as is
     let raised: std::sync::Arc<std::sync::Mutex<Option<PyErr>>> = Default::default();
     let slot = raised.clone();
-    let out = run_interruptible(py, None, move |obs| {
+    let out = run_interruptible(py, None, verbose, move |obs| {
         let pass = move |req: &SumRequest, w: &[f64]| -> Result<Partials, String> {
             Python::attach(|py| {
                 let call = || -> PyResult<Partials> {

@@ -739,7 +739,13 @@ pub fn fit_external(
             DISTRIBUTED_ALGORITHMS.join(", ")
         )));
     }
-    fit_with(data, opts, Some(sums), rng, observer)
+    let mut out = fit_with(data, opts, Some(sums), rng, observer)?;
+    let (scaling, algorithm, intercept) = sums.passes();
+    out.messages.push(format!(
+        "distributed fit: {} passes over the rows ({scaling} private scaling, {algorithm} algorithm, {intercept} intercept)",
+        scaling + algorithm + intercept
+    ));
+    Ok(out)
 }
 
 /// Phase 1 of a fit, its plan: every choice of the fit, made from the options, n and d

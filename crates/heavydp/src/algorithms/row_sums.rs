@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 const EXTERNAL: &str = "distributed fit";
 
 /// A per-row sum an algorithm needs at one iteration. See the module table.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kernel", rename_all = "snake_case")]
 pub enum Kernel {
     /// Σ Clip(f'(⟨x_i, w⟩, y_i)·x_i, R) (ℓ2 clipping, [`crate::estimators::clip`]).
@@ -71,14 +71,11 @@ pub enum Kernel {
     /// The histogram of the residuals yᵢ − ⟨x̃ᵢ, w⟩ over the cells of the
     /// [`PublicGrid`] ([`quantile::histogram_cell`]): the private median intercept.
     ResidualHistogram,
-    /// The histograms of `map` applied to the **raw** columns `first..first + count`
-    /// (column d: the response) over the stage grid's cells, column after column: a
-    /// stage of the private scaling ([`preprocess::private_quartiles_of`]).
-    ColumnHistogram {
-        first: usize,
-        count: usize,
-        map: StageMap,
-    },
+    /// The histograms of each (column, map) of a stage of the private scaling
+    /// ([`preprocess::private_quartiles_of`]) over the **raw** columns (column d: the
+    /// response), on each map's grid cells, one after the other
+    /// ([`preprocess::add_stage_cells`]).
+    StageHistograms { columns: Vec<(usize, StageMap)> },
 }
 
 impl Kernel {
@@ -88,7 +85,9 @@ impl Kernel {
             Kernel::ClippedResidual { .. } | Kernel::Positives => 1,
             Kernel::LogisticScores => LOGISTIC_GRID_LEN,
             Kernel::ResidualHistogram => quantile::histogram_cells(PublicGrid::LEN),
-            Kernel::ColumnHistogram { count, map, .. } => count * map.cells(),
+            Kernel::StageHistograms { ref columns } => *preprocess::stage_offsets(columns)
+                .last()
+                .expect("non-empty"),
             _ => d,
         }
     }
@@ -105,13 +104,14 @@ impl Kernel {
     pub fn sparse(&self) -> bool {
         matches!(
             self,
-            Kernel::ResidualHistogram | Kernel::ColumnHistogram { .. }
+            Kernel::ResidualHistogram | Kernel::StageHistograms { .. }
         )
     }
 }
 
-/// Grid histograms of consecutive columns: (first column, stage map, one per column).
-type Histograms = (usize, StageMap, Vec<GridHistogram>);
+/// The grid histograms of a stage of the private scaling: its (column, map) pairs and
+/// one histogram each.
+type Histograms = (Vec<(usize, StageMap)>, Vec<GridHistogram>);
 
 /// The number of points of [`preprocess::logistic_grid`].
 const LOGISTIC_GRID_LEN: usize = 513;
@@ -255,14 +255,17 @@ fn preprocess_sum<X: RowSource + ?Sized>(
             }
             sparse(cells)
         }
-        Kernel::ColumnHistogram { first, count, map } => {
-            let cells_per = map.cells();
-            let mut cells = vec![0u64; count * cells_per];
-            for (k, j) in (first..first + count).enumerate() {
-                let col = if j < d { raw[j] } else { raw_y };
-                for v in col {
-                    cells[k * cells_per + map.cell(*v)] += 1;
-                }
+        Kernel::StageHistograms { ref columns } => {
+            let offsets = preprocess::stage_offsets(columns);
+            let mut cells = vec![0u64; *offsets.last().expect("non-empty")];
+            for i in 0..len {
+                preprocess::add_stage_cells(&mut cells, columns, &offsets, |j| {
+                    if j < d {
+                        raw[j][i]
+                    } else {
+                        raw_y[i]
+                    }
+                });
             }
             sparse(cells)
         }
@@ -585,9 +588,12 @@ pub struct ExternalRowSums<'a> {
     d: usize,
     transform: Option<RowTransform>,
     labels: bool,
-    /// Histograms of the private scaling: [the prefetched stage (all columns), the
-    /// last single-column pass].
+    /// Histograms of the private scaling: [the prefetched stage, the last
+    /// single-column pass].
     histograms: [Option<Histograms>; 2],
+    /// The passes made so far, by kind: [the scaling's, the algorithm's row sums, the
+    /// intercept's].
+    passes: [usize; 3],
     /// The first pass's fingerprint of the (id, row) pairs.
     fingerprint: Option<u64>,
 }
@@ -602,6 +608,7 @@ impl<'a> ExternalRowSums<'a> {
             transform: None,
             labels: false,
             histograms: [None, None],
+            passes: [0; 3],
             fingerprint: None,
         }
     }
@@ -630,6 +637,11 @@ impl<'a> ExternalRowSums<'a> {
         transform: Option<RowTransform>,
         w: &[f64],
     ) -> Result<Vec<f64>, String> {
+        self.passes[match kernel {
+            Kernel::StageHistograms { .. } => 0,
+            ref k if !k.preprocessing() => 1,
+            _ => 2,
+        }] += 1;
         let req = SumRequest {
             kernel,
             rows,
@@ -654,9 +666,9 @@ impl<'a> ExternalRowSums<'a> {
             }
             _ => {}
         }
-        let len = kernel.out_len(self.d);
+        let len = req.kernel.out_len(self.d);
         let mut out = vec![0.0; len];
-        if kernel.sparse() {
+        if req.kernel.sparse() {
             if got.partials.len() % 2 != 0 {
                 return Err("a histogram's partials are not (cell, count) pairs".into());
             }
@@ -679,27 +691,29 @@ impl<'a> ExternalRowSums<'a> {
         }
         Ok(out)
     }
-    /// The histograms of `map` of columns `first..first + count` (one pass, raw rows),
-    /// kept in slot `slot` of `histograms`.
+    /// The histograms of the (column, map) pairs of `stage` (one pass, raw rows), kept
+    /// in slot `slot` of `histograms`.
     fn fetch_histograms(
         &mut self,
         slot: usize,
-        first: usize,
-        count: usize,
-        map: StageMap,
+        stage: &[(usize, StageMap)],
     ) -> Result<(), PreprocessError> {
-        let kernel = Kernel::ColumnHistogram { first, count, map };
+        let kernel = Kernel::StageHistograms {
+            columns: stage.to_vec(),
+        };
         let w = vec![0.0; self.d];
         let cells = self
             .reduce_all(kernel, None, &w)
             .map_err(PreprocessError::Pass)?;
-        let per = map.cells();
-        let hists = cells
-            .chunks_exact(per)
-            .map(|c| GridHistogram::from_cells(&c.iter().map(|v| *v as u64).collect::<Vec<_>>()))
-            .collect();
-        self.histograms[slot] = Some((first, map, hists));
+        let cells: Vec<u64> = cells.iter().map(|v| *v as u64).collect();
+        self.histograms[slot] = Some((stage.to_vec(), preprocess::stage_histograms(stage, &cells)));
         Ok(())
+    }
+    /// The passes over the rows made so far: (the private scaling's, the algorithm's
+    /// row sums, the intercept's). Public: their number depends on n, d and the options
+    /// only.
+    pub fn passes(&self) -> (usize, usize, usize) {
+        (self.passes[0], self.passes[1], self.passes[2])
     }
     /// The private intercept's source: the rows at the scaled-model weights `w` (read
     /// through the public standardisation, as the fit saw them).
@@ -746,7 +760,13 @@ impl RowSums for ExternalRowSums<'_> {
             }
         };
         let reduced = self
-            .reduce(*kernel, selection, expected, self.transform.clone(), w)
+            .reduce(
+                kernel.clone(),
+                selection,
+                expected,
+                self.transform.clone(),
+                w,
+            )
             .map_err(fail)?;
         if out.len() != reduced.len() {
             return Err(fail("a partial sum does not have d values".into()));
@@ -757,30 +777,38 @@ impl RowSums for ExternalRowSums<'_> {
 }
 
 impl ScalingSource for ExternalRowSums<'_> {
-    /// One pass for the columns' range (the first stage, which depends on nothing).
-    fn prefetch(&mut self, columns: &[usize], map: StageMap) -> Result<(), PreprocessError> {
-        match (columns.iter().min(), columns.iter().max()) {
-            (Some(&lo), Some(&hi)) => self.fetch_histograms(0, lo, hi - lo + 1, map),
-            _ => Ok(()),
+    /// One pass for the whole stage.
+    fn prefetch(&mut self, stage: &[(usize, StageMap)]) -> Result<(), PreprocessError> {
+        if stage.is_empty() {
+            return Ok(());
         }
+        self.fetch_histograms(0, stage)
     }
-    /// The cached histogram when the last pass covered (column, map); else one pass for
-    /// this column (the later stages depend on the column's own earlier releases).
+    /// The cached histogram when a pass covered (column, map); else one pass for this
+    /// column.
     fn counts(
         &mut self,
         column: usize,
         map: StageMap,
     ) -> Result<Box<dyn RankCounts + '_>, PreprocessError> {
-        let holds = |h: &Option<Histograms>| matches!(h, Some((first, m, v)) if *m == map && column >= *first && column - first < v.len());
-        let slot = match self.histograms.iter().position(holds) {
-            Some(slot) => slot,
+        let find = |h: &Option<Histograms>| {
+            h.as_ref()
+                .and_then(|(stage, _)| stage.iter().position(|s| *s == (column, map)))
+        };
+        let (slot, k) = match self
+            .histograms
+            .iter()
+            .enumerate()
+            .find_map(|(slot, h)| find(h).map(|k| (slot, k)))
+        {
+            Some(found) => found,
             None => {
-                self.fetch_histograms(1, column, 1, map)?;
-                1
+                self.fetch_histograms(1, &[(column, map)])?;
+                (1, 0)
             }
         };
-        let (first, _, hists) = self.histograms[slot].as_ref().expect("fetched");
-        Ok(Box::new(hists[column - first].clone()))
+        let (_, hists) = self.histograms[slot].as_ref().expect("fetched");
+        Ok(Box::new(hists[k].clone()))
     }
 }
 

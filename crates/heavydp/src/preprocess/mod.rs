@@ -78,7 +78,8 @@ use crate::privacy::{
     PrivacyError, PrivacyLedger, PrivacyModel, PrivacySpent,
 };
 use quantile::{
-    Grid1D, LinearGrid, OctaveGrid, QuantileMechanism, RankCounts, SignedOctaveGrid, SortedColumn,
+    Grid1D, GridHistogram, LinearGrid, OctaveGrid, QuantileMechanism, RankCounts, SignedOctaveGrid,
+    SortedColumn,
 };
 use rand::RngCore;
 use rayon::prelude::*;
@@ -563,9 +564,10 @@ pub fn private_quartiles<R: RngCore + ?Sized>(
 /// The row-wise public map a scaling stage applies to a column before its quantile,
 /// and the public grid the stage releases on ([`private_scales`], module table). Given
 /// the earlier releases of the column it is a fixed function of one value, so rank counts
-/// of the mapped column are either read off the sorted column (in memory) or summed
-/// over rows as histograms of the grid's cells (a distributed fit: the executors apply
-/// [`StageMap::cell`], this same code).
+/// of the mapped column are summed over rows as histograms of the grid's cells
+/// ([`StageMap::cell`], [`add_stage_cells`]: in memory and on a distributed fit's
+/// executors alike), or read off the sorted column (a column asked for outside a
+/// prefetched stage, [`LocalColumns`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "stage", rename_all = "snake_case")]
 pub enum StageMap {
@@ -632,12 +634,14 @@ impl StageMap {
 }
 
 /// The columns the private scaling reads, as rank counts of a stage's map
-/// ([`StageMap`]): an in-memory dataset ([`LocalColumns`], sorted columns) or the rows
-/// of a distributed fit (grid histograms summed over the executors).
+/// ([`StageMap`]): an in-memory dataset ([`LocalColumns`]: grid histograms of all the
+/// stage's columns from one pass over the rows) or the rows of a distributed fit (the
+/// same histograms summed over the executors).
 pub trait ScalingSource {
-    /// Announces that [`ScalingSource::counts`] will be asked for `map` of each of
-    /// `columns` (a distributed source reads them in one pass). The default does nothing.
-    fn prefetch(&mut self, _columns: &[usize], _map: StageMap) -> Result<(), PreprocessError> {
+    /// Announces that [`ScalingSource::counts`] will be asked for each (column, map) of
+    /// `stage`: one stage of the scaling, every column with its own map (a source reads
+    /// them all in one pass over the rows). The default does nothing.
+    fn prefetch(&mut self, _stage: &[(usize, StageMap)]) -> Result<(), PreprocessError> {
         Ok(())
     }
     /// The rank counts of `map` applied to column `column` (0..d: a feature; d: the
@@ -649,41 +653,153 @@ pub trait ScalingSource {
     ) -> Result<Box<dyn RankCounts + '_>, PreprocessError>;
 }
 
-/// The columns of an in-memory dataset: each is copied once, sorted, and mapped for a
-/// stage (the maps are monotone, or counted into sorted order), so the ranks are binary
-/// searches of a sorted array.
+/// The offsets of each (column, map) of `stage` in the flat cell counts of
+/// [`add_stage_cells`] (length: the stage's columns + 1; the last is the total).
+pub fn stage_offsets(stage: &[(usize, StageMap)]) -> Vec<usize> {
+    let mut at = 0;
+    let mut out = Vec::with_capacity(stage.len() + 1);
+    out.push(0);
+    for (_, map) in stage {
+        at += map.cells();
+        out.push(at);
+    }
+    out
+}
+
+/// Adds the grid-cell counts of one row to the flat counts `cells` of a stage
+/// ([`stage_offsets`]): cell [`StageMap::cell`] of `value(j)` for each (j, map) of
+/// `stage`. The one per-row function of the scaling's histograms, in memory and on the
+/// executors. No value may be NaN.
+#[inline]
+pub fn add_stage_cells<C: std::ops::AddAssign + From<u8>>(
+    cells: &mut [C],
+    stage: &[(usize, StageMap)],
+    offsets: &[usize],
+    value: impl Fn(usize) -> f64,
+) {
+    for (k, (j, map)) in stage.iter().enumerate() {
+        cells[offsets[k] + map.cell(value(*j))] += C::from(1);
+    }
+}
+
+/// The rank counts of each (column, map) of a stage from its flat cell counts.
+pub fn stage_histograms<C: Copy + Into<u64>>(
+    stage: &[(usize, StageMap)],
+    cells: &[C],
+) -> Vec<GridHistogram> {
+    let offsets = stage_offsets(stage);
+    offsets
+        .windows(2)
+        .map(|w| {
+            let c: Vec<u64> = cells[w[0]..w[1]].iter().map(|v| (*v).into()).collect();
+            GridHistogram::from_cells(&c)
+        })
+        .collect()
+}
+
+/// The flat cell counts of `stage` over the rows of the row-major n × d matrix `x`
+/// and the response `y` (column d): one contiguous range of rows per thread, each
+/// counted into its own cells, then added.
+fn count_stage<C>(x: &[f64], y: &[f64], d: usize, stage: &[(usize, StageMap)]) -> Vec<C>
+where
+    C: Copy + Send + std::ops::AddAssign + From<u8>,
+{
+    let n = y.len();
+    let offsets = stage_offsets(stage);
+    let total = *offsets.last().expect("non-empty");
+    let parts = rayon::current_num_threads().clamp(1, n.max(1));
+    let per = n.div_ceil(parts).max(1);
+    let zero = || vec![C::from(0); total];
+    (0..parts)
+        .into_par_iter()
+        .map(|p| {
+            let mut cells = zero();
+            for i in (p * per).min(n)..((p + 1) * per).min(n) {
+                let row = &x[i * d..(i + 1) * d];
+                add_stage_cells(&mut cells, stage, &offsets, |j| {
+                    if j < d {
+                        row[j]
+                    } else {
+                        y[i]
+                    }
+                });
+            }
+            cells
+        })
+        .reduce_with(|mut a, b| {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+            a
+        })
+        .unwrap_or_else(zero)
+}
+
+/// The columns of an in-memory dataset. A prefetched stage is counted into grid
+/// histograms in one parallel pass over the rows (no copy, no sort; the ranks at the
+/// grid points are those of the sorted column, [`GridHistogram`]); a column asked for
+/// outside a prefetched stage is copied, sorted and mapped (the maps are monotone, or
+/// counted into sorted order), so its ranks are binary searches of a sorted array.
 pub struct LocalColumns<'a> {
     data: &'a Dataset,
     col: Vec<f64>,
     work: Vec<f64>,
-    group: ColumnGroup,
+    group: Option<ColumnGroup>,
     loaded: Option<usize>,
+    /// The prefetched stage and its histograms.
+    stage: Vec<(usize, StageMap)>,
+    histograms: Vec<GridHistogram>,
 }
 
 impl<'a> LocalColumns<'a> {
     /// The columns of `data` (column d: the target).
     pub fn new(data: &'a Dataset) -> Self {
-        let (n, d) = (data.n(), data.d());
         LocalColumns {
             data,
-            col: vec![0.0; n],
-            work: vec![0.0; n],
-            group: ColumnGroup::new(n, d),
+            col: Vec::new(),
+            work: Vec::new(),
+            group: None,
             loaded: None,
+            stage: Vec::new(),
+            histograms: Vec::new(),
         }
     }
 }
 
 impl ScalingSource for LocalColumns<'_> {
+    /// The stage's histograms from one pass over the rows (`count_stage`: at most
+    /// (d + 1)·(2·4097 + 1) counts per thread, 32-bit when n < 2³²; the previous stage's
+    /// histograms are dropped first, so the scratch stays a few percent of the matrix).
+    fn prefetch(&mut self, stage: &[(usize, StageMap)]) -> Result<(), PreprocessError> {
+        self.histograms = Vec::new();
+        self.stage.clear();
+        let (d, x, y) = (self.data.d(), self.data.x(), self.data.y());
+        self.histograms = if u32::try_from(y.len()).is_ok() {
+            stage_histograms(stage, &count_stage::<u32>(x, y, d, stage))
+        } else {
+            stage_histograms(stage, &count_stage::<u64>(x, y, d, stage))
+        };
+        self.stage = stage.to_vec();
+        Ok(())
+    }
+
     fn counts(
         &mut self,
         column: usize,
         map: StageMap,
     ) -> Result<Box<dyn RankCounts + '_>, PreprocessError> {
+        if let Some(k) = self.stage.iter().position(|s| *s == (column, map)) {
+            return Ok(Box::new(self.histograms[k].clone()));
+        }
+        let (n, d) = (self.data.n(), self.data.d());
+        if self.col.len() != n {
+            self.col = vec![0.0; n];
+            self.work = vec![0.0; n];
+        }
         let (col, work) = (&mut self.col, &mut self.work);
         if self.loaded != Some(column) {
-            if column < self.data.d() {
-                self.group.column(self.data.x(), column, col);
+            if column < d {
+                self.group
+                    .get_or_insert_with(|| ColumnGroup::new(n, d))
+                    .column(self.data.x(), column, col);
             } else {
                 col.copy_from_slice(self.data.y());
             }
@@ -747,8 +863,11 @@ fn release_quantile<G: Grid1D, R: RngCore + ?Sized>(
 }
 
 /// [`private_quartiles`] of the columns `features` and (last) `target` of any
-/// [`ScalingSource`]. The releases come column by column, in the order of the module
-/// table, whatever the source: the same counts give the same draws.
+/// [`ScalingSource`]. The releases come stage by stage (the module table's rows), each
+/// stage over every column still to be scaled, in column order: a stage's maps depend
+/// on each column's own earlier releases only, so a source reads one stage of all the
+/// columns in one pass ([`ScalingSource::prefetch`]: four passes in all). Whatever the
+/// source, the same counts give the same draws.
 pub fn private_quartiles_of<R: RngCore + ?Sized>(
     src: &mut dyn ScalingSource,
     features: &[usize],
@@ -756,94 +875,148 @@ pub fn private_quartiles_of<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(Vec<[f64; 2]>, PrivacySpent), PreprocessError> {
+    /// One column's releases so far.
+    struct Column {
+        j: usize,
+        is_target: bool,
+        eps0: f64,
+        /// Stage 2's grid half-width (from O), then stage 3's c₀ and M.
+        half_width: f64,
+        c0: f64,
+        m: f64,
+    }
+    impl Column {
+        fn what(&self) -> &'static str {
+            if self.is_target {
+                "target"
+            } else {
+                "column"
+            }
+        }
+    }
     let (eps_feature, eps_target, accountant) =
         scaling_epsilons(budget, features.len(), target.is_some());
     let mut ledger = PrivacyLedger::new(budget, accountant);
-    let columns: Vec<(usize, bool)> = features
+    let mut columns: Vec<Column> = features
         .iter()
         .map(|&j| (j, false))
         .chain(target.map(|j| (j, true)))
+        .map(|(j, is_target)| Column {
+            j,
+            is_target,
+            eps0: if is_target { eps_target } else { eps_feature },
+            half_width: 0.0,
+            c0: 0.0,
+            m: 0.0,
+        })
         .collect();
-    let all: Vec<usize> = columns.iter().map(|c| c.0).collect();
-    src.prefetch(&all, StageMap::SignedOctave)?;
-    let mut scales = Vec::with_capacity(columns.len());
-    for (j, is_target) in columns {
-        let what = if is_target { "target" } else { "column" };
-        let eps0 = if is_target { eps_target } else { eps_feature };
-        let magnitude_median = QuantileMechanism::on_grid(0.5, eps0, SignedOctaveGrid)?;
-        let spread = QuantileMechanism::on_grid(MAGNITUDE_LEVEL, eps0, OctaveGrid)?;
-        // 1. the median's signed octave O (123-point grid; data snapped to octaves)
+    let floor = libm::ldexp(1.0, -18);
+    // 1. the median's signed octave O (123-point grid; data snapped to octaves)
+    let stage: Vec<(usize, StageMap)> = columns
+        .iter()
+        .map(|c| (c.j, StageMap::SignedOctave))
+        .collect();
+    src.prefetch(&stage)?;
+    for c in columns.iter_mut() {
+        let mech = QuantileMechanism::on_grid(0.5, c.eps0, SignedOctaveGrid)?;
         let o = release_quantile(
             &mut ledger,
-            &format!("{what} median octave"),
-            &magnitude_median,
-            &*src.counts(j, StageMap::SignedOctave)?,
-            rng,
-        )?;
-        // 2. a centre c0: the median on the 4097-point grid over [−4|O|, 4|O|]
-        //    (spacing |O|/512), data snapped down to it
-        let half_width = (4.0 * o.abs()).max(libm::ldexp(1.0, -18));
-        let mech = QuantileMechanism::on_grid(0.5, eps0, StageMap::coarse(half_width))?;
-        let c0 = release_quantile(
-            &mut ledger,
-            &format!("{what} coarse centre"),
+            &format!("{} median octave", c.what()),
             &mech,
-            &*src.counts(j, StageMap::Snap { half_width })?,
+            &*src.counts(c.j, StageMap::SignedOctave)?,
             rng,
         )?;
-        // 3. spread magnitude M: the median of the octaves of |x − c0| (the MAD's octave;
-        //    a median, because its rank distance to the 61 empty octaves is n/2)
-        let octaves = src.counts(j, StageMap::SpreadOctave { c0 })?;
-        let m = release_quantile(
+        c.half_width = (4.0 * o.abs()).max(floor);
+    }
+    // 2. a centre c0: the median on the 4097-point grid over [−4|O|, 4|O|] (spacing
+    //    |O|/512), data snapped down to it
+    let stage: Vec<(usize, StageMap)> = columns
+        .iter()
+        .map(|c| {
+            (
+                c.j,
+                StageMap::Snap {
+                    half_width: c.half_width,
+                },
+            )
+        })
+        .collect();
+    src.prefetch(&stage)?;
+    for (c, &(_, map)) in columns.iter_mut().zip(&stage) {
+        let mech = QuantileMechanism::on_grid(0.5, c.eps0, StageMap::coarse(c.half_width))?;
+        c.c0 = release_quantile(
             &mut ledger,
-            &format!("{what} spread octave"),
-            &spread,
-            &*octaves,
+            &format!("{} coarse centre", c.what()),
+            &mech,
+            &*src.counts(c.j, map)?,
             rng,
         )?;
-        if m == 0.0 {
-            // an atom at c0 holds (about) half the column or more: its quartiles would
-            // coincide, so releases 4–5 are the octaves of |x − c0| at higher levels (the
-            // same counts; none when n·ε₀ cannot make them reliable), and the column's
-            // centre is c0
-            // (always two releases, as the quartiles: the count and labels of the
-            // ledger do not depend on which branch a column takes)
-            let (levels, reliable) = atom_levels(octaves.len(), eps0);
-            let mut octave = 0.0;
-            for level in levels {
-                let mech = QuantileMechanism::on_grid(level, eps0, OctaveGrid)?;
-                let o = release_quantile(
-                    &mut ledger,
-                    &format!("{what} scale quantile"),
-                    &mech,
-                    &*octaves,
-                    rng,
-                )?;
-                if reliable && octave == 0.0 {
-                    octave = o;
+    }
+    // 3. spread magnitude M: the median of the octaves of |x − c0| (the MAD's octave; a
+    //    median, because its rank distance to the 61 empty octaves is n/2)
+    let stage: Vec<(usize, StageMap)> = columns
+        .iter()
+        .map(|c| (c.j, StageMap::SpreadOctave { c0: c.c0 }))
+        .collect();
+    src.prefetch(&stage)?;
+    for (c, &(_, map)) in columns.iter_mut().zip(&stage) {
+        let mech = QuantileMechanism::on_grid(MAGNITUDE_LEVEL, c.eps0, OctaveGrid)?;
+        c.m = release_quantile(
+            &mut ledger,
+            &format!("{} spread octave", c.what()),
+            &mech,
+            &*src.counts(c.j, map)?,
+            rng,
+        )?;
+    }
+    // 4–5. quartiles of x − c0 on the linear grid [−4M, 4M]; or, when M = 0 (an atom at
+    //    c0 holds about half the column or more: its quartiles would coincide), the
+    //    octaves of |x − c0| at higher levels (stage 3's counts again; none used when
+    //    n·ε₀ cannot make them reliable), and the column's centre is c0. Always two
+    //    releases labelled alike, so the ledger does not depend on which branch a
+    //    column takes.
+    let stage: Vec<(usize, StageMap)> = columns
+        .iter()
+        .map(|c| {
+            let map = if c.m == 0.0 {
+                StageMap::SpreadOctave { c0: c.c0 }
+            } else {
+                StageMap::Shift {
+                    c0: c.c0,
+                    half_width: (4.0 * c.m).max(floor),
                 }
+            };
+            (c.j, map)
+        })
+        .collect();
+    src.prefetch(&stage)?;
+    let mut scales = Vec::with_capacity(columns.len());
+    for (c, &(_, map)) in columns.iter().zip(&stage) {
+        let label = format!("{} scale quantile", c.what());
+        let counts = src.counts(c.j, map)?;
+        match map {
+            StageMap::Shift { c0, half_width } => {
+                let grid = StageMap::linear(half_width);
+                let mut q = [0.0; 2];
+                for (k, level) in [0.25, 0.75].into_iter().enumerate() {
+                    let mech = QuantileMechanism::on_grid(level, c.eps0, grid)?;
+                    q[k] = c0 + release_quantile(&mut ledger, &label, &mech, &*counts, rng)?;
+                }
+                scales.push(if q[0] <= q[1] { q } else { [q[1], q[0]] });
             }
-            scales.push(atom_quartiles(c0, atom_scale(octave, is_target)));
-            continue;
+            _ => {
+                let (levels, reliable) = atom_levels(counts.len(), c.eps0);
+                let mut octave = 0.0;
+                for level in levels {
+                    let mech = QuantileMechanism::on_grid(level, c.eps0, OctaveGrid)?;
+                    let o = release_quantile(&mut ledger, &label, &mech, &*counts, rng)?;
+                    if reliable && octave == 0.0 {
+                        octave = o;
+                    }
+                }
+                scales.push(atom_quartiles(c.c0, atom_scale(octave, c.is_target)));
+            }
         }
-        drop(octaves);
-        // 4–5. quartiles of x − c0 on the linear grid [−4M, 4M]
-        let half_width = (4.0 * m).max(libm::ldexp(1.0, -18));
-        let grid = StageMap::linear(half_width);
-        let counts = src.counts(j, StageMap::Shift { c0, half_width })?;
-        let mut q = [0.0; 2];
-        for (k, level) in [0.25, 0.75].into_iter().enumerate() {
-            let mech = QuantileMechanism::on_grid(level, eps0, grid)?;
-            q[k] = c0
-                + release_quantile(
-                    &mut ledger,
-                    &format!("{what} scale quantile"),
-                    &mech,
-                    &*counts,
-                    rng,
-                )?;
-        }
-        scales.push(if q[0] <= q[1] { q } else { [q[1], q[0]] });
     }
     Ok((
         scales,
