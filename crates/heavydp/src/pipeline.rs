@@ -1428,6 +1428,7 @@ fn intercept_phase(
                         names,
                         n,
                         boot,
+                        crate::inference::RECENTRE,
                         &mut refit,
                     )
                     .map_err(PipelineError::Intervals)?
