@@ -1465,6 +1465,7 @@ fn intercept_phase(
                         names,
                         n,
                         boot,
+                        crate::inference::RECENTRE,
                         &mut refit,
                     )
                     .map_err(PipelineError::Intervals)?

@@ -540,6 +540,220 @@ mod tests {
         }
     }
 
+    /// The released standardisation of a pipeline model (from its `preprocessing`).
+    fn standardization_of(m: &crate::model::ModelFile) -> crate::preprocess::Standardization {
+        use crate::preprocess::{ColumnScale, Standardization, WINSOR_BOUND};
+        let p = m.preprocessing.as_ref().unwrap();
+        let f = |k: &str| -> Vec<f64> { serde_json::from_value(p[k].clone()).unwrap() };
+        let (c, sc) = (f("centres"), f("scales"));
+        Standardization {
+            features: c
+                .iter()
+                .zip(&sc)
+                .map(|(&centre, &scale)| ColumnScale { centre, scale })
+                .collect(),
+            target: ColumnScale {
+                centre: p["target_centre"].as_f64().unwrap(),
+                scale: p["target_scale"].as_f64().unwrap(),
+            },
+            winsor: Some(WINSOR_BOUND),
+        }
+    }
+
+    /// The bias correction of the `clipped-gd` intervals, designed on seeds of its own
+    /// (data 900 + r, fit r; the coverage study's are `rep_seed(1, …)`): per variant
+    /// (1 batch: the basic interval; 2 batches with unit slope; 2 and 3 batches with the
+    /// secant slope) the coverage of the slopes and the intercept and the median slope
+    /// width, over the repetitions of one cell (`HEAVYDP_PROBE=n,d,eps,reps`, default
+    /// 10000,5,0.5,20; `HEAVYDP_PROBE_B` refits a batch, default 200): `cargo test
+    /// --workspace --lib inference_coverage::tests::clipped_gd_recentre_probe --
+    /// --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn clipped_gd_recentre_probe() {
+        use crate::inference::{
+            recentred_bounds, refit_batches, slopes, Bootstrap, Recentre, SEED,
+        };
+        let spec = std::env::var("HEAVYDP_PROBE").unwrap_or("10000,5,0.5,20".into());
+        let v: Vec<f64> = spec.split(',').map(|x| x.parse().unwrap()).collect();
+        let (n, d, eps, reps) = (v[0] as usize, v[1] as usize, v[2], v[3] as usize);
+        let env = |k: &str, default: usize| -> usize {
+            std::env::var(k)
+                .map(|v| v.parse().unwrap())
+                .unwrap_or(default)
+        };
+        let (b, nb) = (env("HEAVYDP_PROBE_B", 200), env("HEAVYDP_PROBE_BATCHES", 3));
+        // the coverage study's seeds (for its report), or the design seeds
+        let study = std::env::var("HEAVYDP_PROBE_SEEDS").as_deref() == Ok("study");
+        let key = format!("algorithm=clipped-gd,n={n},d={d},eps={eps}");
+        let seeds = |r: u64| {
+            if study {
+                let s = super::super::runner::rep_seed(1, ID, &key, r as usize);
+                (s, s ^ 0x5EED)
+            } else {
+                (900 + r, r)
+            }
+        };
+        let mut ols_widths = Vec::new();
+        let mut truth_all = truth(d);
+        truth_all.push(ALPHA);
+        let variants: [(&str, usize, bool); 4] = [
+            ("basic (1 batch)", 1, false),
+            ("2 batches, unit slope", 2, false),
+            ("2 batches, secant", 2, true),
+            ("3 batches, secant", 3, true),
+        ];
+        // per variant: covers per (rep, term), widths of slopes
+        let mut cov = vec![vec![vec![0usize; d + 1]; 4]; 1];
+        let mut widths = vec![Vec::new(); 4];
+        let start = std::time::Instant::now();
+        for r in 0..reps as u64 {
+            let (data_seed, fit_seed) = seeds(r);
+            let data = sample(n, d, data_seed).unwrap();
+            let (_, se) = ols_with_se(&data).unwrap();
+            ols_widths.extend(se[..d].iter().map(|s| 2.0 * Z975 * s));
+            let opts = FitOptions::new("clipped-gd", eps);
+            let m = pipeline::fit(data, &opts, &mut rng_from_seed(fit_seed), &mut NoObserver)
+                .unwrap()
+                .model;
+            let st = standardization_of(&m);
+            let mut refit = |sim: crate::data::Dataset, rng: &mut dyn rand::RngCore| {
+                pipeline::fit(sim, &opts, rng, &mut NoObserver)
+                    .map(|o| (o.model.weights, o.model.intercept))
+                    .map_err(String::from)
+            };
+            let boot = Bootstrap {
+                level: LEVEL,
+                replicates: b,
+                seed: SEED,
+            };
+            let est: Vec<f64> = m.weights.iter().copied().chain([m.intercept]).collect();
+            let batches = refit_batches(
+                (&m.weights, m.intercept),
+                &st,
+                &m.features,
+                n,
+                boot,
+                Recentre {
+                    batches: nb,
+                    secant: true,
+                },
+                &mut refit,
+            )
+            .unwrap();
+            let mut line = String::new();
+            for (vi, (_, k, secant)) in variants.iter().enumerate().filter(|(_, v)| v.1 <= nb) {
+                let bounds = recentred_bounds(&est, &batches[..*k], *secant, 1.0 - LEVEL);
+                for (j, (lo, hi, _)) in bounds.iter().enumerate() {
+                    cov[0][vi][j] += usize::from(*lo <= truth_all[j] && truth_all[j] <= *hi);
+                    if j < d {
+                        widths[vi].push(hi - lo);
+                    }
+                }
+                let miss: usize = bounds[..d]
+                    .iter()
+                    .zip(&truth_all)
+                    .filter(|((lo, hi, _), t)| !(lo <= *t && *t <= hi))
+                    .count();
+                line.push_str(&format!(" v{vi}miss={miss}"));
+            }
+            let c = |k: usize| {
+                batches
+                    .get(k)
+                    .map(|b| slopes(Some(&batches[k - 1]), b, true))
+                    .unwrap_or_default()
+            };
+            let (c1, c2) = (c(1), c(2));
+            println!(
+                "rep {r}: err {:?}{line}\n   world1-est {:?}\n   c1 {:?}\n   c2 {:?}",
+                est.iter()
+                    .zip(&truth_all)
+                    .map(|(e, t)| format!("{:+.3}", e - t))
+                    .collect::<Vec<_>>(),
+                batches[nb.min(2) - 1]
+                    .world
+                    .iter()
+                    .zip(&est)
+                    .map(|(w, e)| format!("{:+.3}", w - e))
+                    .collect::<Vec<_>>(),
+                c1.iter().map(|c| format!("{c:.2}")).collect::<Vec<_>>(),
+                c2.iter().map(|c| format!("{c:.2}")).collect::<Vec<_>>(),
+            );
+        }
+        println!(
+            "clipped-gd n={n} d={d} eps={eps} reps={reps} B={b} ({:.0} s)",
+            start.elapsed().as_secs_f64()
+        );
+        println!("median OLS slope width {:.4}", median(ols_widths));
+        for (vi, (name, _, _)) in variants.iter().enumerate().filter(|(_, v)| v.1 <= nb) {
+            let c = &cov[0][vi];
+            let slopes_cov = c[..d].iter().sum::<usize>() as f64 / (reps * d) as f64;
+            let min_slope = c[..d].iter().min().copied().unwrap_or(0) as f64 / reps as f64;
+            println!(
+                "{name}: slopes {slopes_cov:.3} (min {min_slope:.3}), intercept {:.3}, median slope width {:.4}, per slope {:?}",
+                c[d] as f64 / reps as f64,
+                median(widths[vi].clone()),
+                &c[..d]
+            );
+        }
+    }
+
+    /// The cost of `clipped-gd`'s intervals (`HEAVYDP_COST=n,d`, default 10000,5; ε = 1):
+    /// seconds of the fit alone, of the fit with `--intervals 0.95` ([`crate::inference::RECENTRE`])
+    /// and of one batch of refits: `cargo test --workspace --lib
+    /// inference_coverage::tests::clipped_gd_interval_cost -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn clipped_gd_interval_cost() {
+        use crate::inference::{refit_batches, Bootstrap, Recentre, REFIT_REPLICATES, SEED};
+        use std::time::Instant;
+        let spec = std::env::var("HEAVYDP_COST").unwrap_or("10000,5".into());
+        let v: Vec<usize> = spec.split(',').map(|x| x.parse().unwrap()).collect();
+        let (n, d) = (v[0], v[1]);
+        let data = sample(n, d, 1).unwrap();
+        let mut opts = FitOptions::new("clipped-gd", 1.0);
+        let t = Instant::now();
+        let m = pipeline::fit(data.clone(), &opts, &mut rng_from_seed(1), &mut NoObserver)
+            .unwrap()
+            .model;
+        let t_fit = t.elapsed().as_secs_f64();
+        opts.intervals = Some(LEVEL);
+        let t = Instant::now();
+        pipeline::fit(data, &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap();
+        let t_iv = t.elapsed().as_secs_f64();
+        opts.intervals = None;
+        let mut refit = |sim: crate::data::Dataset, rng: &mut dyn rand::RngCore| {
+            pipeline::fit(sim, &opts, rng, &mut NoObserver)
+                .map(|o| (o.model.weights, o.model.intercept))
+                .map_err(String::from)
+        };
+        let boot = Bootstrap {
+            level: LEVEL,
+            replicates: REFIT_REPLICATES,
+            seed: SEED,
+        };
+        let t = Instant::now();
+        refit_batches(
+            (&m.weights, m.intercept),
+            &standardization_of(&m),
+            &m.features,
+            n,
+            boot,
+            Recentre {
+                batches: 1,
+                secant: false,
+            },
+            &mut refit,
+        )
+        .unwrap();
+        let t_batch = t.elapsed().as_secs_f64();
+        println!(
+            "n={n} d={d}: fit {t_fit:.2} s, fit with intervals {t_iv:.1} s, one batch of {REFIT_REPLICATES} refits {t_batch:.1} s (one batch, the basic interval: fit + batch = {:.1} s; ratio {:.2})",
+            t_fit + t_batch,
+            t_iv / (t_fit + t_batch)
+        );
+    }
+
     /// `adassp` where its ridge is on: would the refitting bootstrap through the ridge
     /// (the whole private fit re-run on data simulated from the released, shrunk model)
     /// give honest finite intervals? Coverage and widths over repetitions of one cell
@@ -550,7 +764,7 @@ mod tests {
     #[ignore]
     fn adassp_ridge_probe() {
         use crate::inference::{
-            refit_intervals, Bootstrap, InterceptInput, REFIT_REPLICATES, SEED,
+            refit_intervals, Bootstrap, InterceptInput, Recentre, REFIT_REPLICATES, SEED,
         };
         use crate::preprocess::{ColumnScale, Standardization, WINSOR_BOUND};
         let spec = std::env::var("HEAVYDP_PROBE").unwrap_or("10000,5,0.5,20".into());
@@ -603,6 +817,10 @@ mod tests {
                 &m.features,
                 n,
                 boot,
+                Recentre {
+                    batches: 1,
+                    secant: false,
+                },
                 &mut refit,
             )
             .unwrap();

@@ -85,7 +85,10 @@ use crate::privacy::calibration_target;
 use serde::{Deserialize, Serialize};
 
 mod refit;
-pub use refit::{refit_intervals, REFIT_COVERS, REFIT_METHOD, REFIT_REPLICATES, T3_ROBUST_SD};
+pub use refit::{
+    recentred_bounds, refit_batches, refit_intervals, slopes, Batch, Recentre, MIN_SLOPE, RECENTRE,
+    REFIT_COVERS, REFIT_METHOD, REFIT_REPLICATES, SLOPE_RESOLUTION, T3_ROBUST_SD,
+};
 
 /// The algorithms with intervals, in registry order: those whose descriptor has the
 /// `intervals` capability (`adassp`: [`ssp_intervals`]; `clipped-gd` with the squared
@@ -347,6 +350,8 @@ pub fn ssp_intervals(
         "residual variance bounded by B_Y^2 = {:e} (scaled units; not released)",
         plan.bound_y * plan.bound_y
     )];
+    let est_all: Vec<f64> = w_est.iter().copied().chain([b_est]).collect();
+    let bounds = basic_bounds(&est_all, &mut reps, 1.0 - boot.level);
     assemble(
         boot,
         METHOD,
@@ -354,14 +359,26 @@ pub fn ssp_intervals(
         (&w_est, b_est),
         intercept,
         names,
-        reps,
+        &bounds,
         notes,
     )
 }
 
-/// The intervals from the replicates `reps` (one vector per raw coefficient, then the
-/// intercept's): the basic (pivotal) bootstrap interval around each estimate of `est`
-/// (raw weights, raw intercept) and the replicates' standard deviation.
+/// The basic (pivotal) bootstrap interval [2·est − q_{1−α/2}, 2·est − q_{α/2}] and the
+/// replicates' standard deviation, for each estimate of `est` and its replicates in
+/// `reps` (sorted in place): (lower, upper, sd).
+fn basic_bounds(est: &[f64], reps: &mut [Vec<f64>], alpha: f64) -> Vec<(f64, f64, f64)> {
+    est.iter()
+        .zip(reps.iter_mut())
+        .map(|(e, r)| {
+            let (lo_q, hi_q, sd) = summarise(r, alpha);
+            (2.0 * e - hi_q, 2.0 * e - lo_q, sd)
+        })
+        .collect()
+}
+
+/// The intervals from `bounds` (lower, upper, standard error) of each raw coefficient,
+/// then the intercept's, around the estimates `est` (raw weights, raw intercept).
 #[allow(clippy::too_many_arguments)]
 fn assemble(
     boot: Bootstrap,
@@ -370,27 +387,23 @@ fn assemble(
     est: (&[f64], f64),
     intercept: &InterceptInput,
     names: &[String],
-    mut reps: Vec<Vec<f64>>,
+    bounds: &[(f64, f64, f64)],
     mut notes: Vec<String>,
 ) -> Intervals {
     let (w_est, b_est) = est;
     let d = w_est.len();
-    let alpha = 1.0 - boot.level;
-    let term = |name: &str, est: f64, r: &mut Vec<f64>| {
-        let (lo_q, hi_q, sd) = summarise(r, alpha);
-        Term {
-            name: name.to_string(),
-            estimate: est,
-            std_error: sd,
-            lower: 2.0 * est - hi_q,
-            upper: 2.0 * est - lo_q,
-        }
+    let term = |name: &str, est: f64, (lower, upper, sd): (f64, f64, f64)| Term {
+        name: name.to_string(),
+        estimate: est,
+        std_error: sd,
+        lower,
+        upper,
     };
     let coefficients = (0..d)
-        .map(|j| term(&names[j], w_est[j], &mut reps[j]))
+        .map(|j| term(&names[j], w_est[j], bounds[j]))
         .collect();
     let intercept_term = match intercept {
-        InterceptInput::ClippedMean { .. } => Some(term("intercept", b_est, &mut reps[d])),
+        InterceptInput::ClippedMean { .. } => Some(term("intercept", b_est, bounds[d])),
         InterceptInput::None => {
             notes.push("no intercept was learned (--intercept none): no interval for it".into());
             None

@@ -1,3 +1,4 @@
+use super::refit::Refit;
 use super::*;
 use crate::algorithms::adassp::AdaSsp;
 use crate::algorithms::{NoObserver, PrivateAlgorithm, Problem};
@@ -299,9 +300,10 @@ fn clipped_gd_coverage_at_small_scale_needs_the_privacy_noise() {
         radius: (d as f64).sqrt(),
     };
     let budget = Budget::new(0.5, 1000f64.powf(-1.1)).unwrap();
+    // RECENTRE's batches of 100 refits: the refits of one batch of 200
     let boot = Bootstrap {
         level: 0.95,
-        replicates: REFIT_REPLICATES,
+        replicates: REFIT_REPLICATES / RECENTRE.batches,
         seed: SEED,
     };
     let st = Standardization::identity(d);
@@ -336,13 +338,14 @@ fn clipped_gd_coverage_at_small_scale_needs_the_privacy_noise() {
                 &names(d),
                 data.n(),
                 boot,
+                RECENTRE,
                 &mut refit_at(b),
             )
             .unwrap()
         };
         let iv = ci(budget);
         let iv_blind = ci(Budget::non_private());
-        assert!(iv.intercept.is_none() && iv.replicates == REFIT_REPLICATES);
+        assert!(iv.intercept.is_none() && iv.replicates == boot.replicates);
         good += covered(&iv, &beta);
         wrong += covered(&iv_blind, &beta);
         total += d;
@@ -404,4 +407,107 @@ fn t3_robust_sd_constant() {
     };
     let q = T3_ROBUST_SD * 1.348_979_500_392_163_5 / 2.0;
     assert!((cdf(q) - 0.75).abs() < 1e-8, "{}", cdf(q));
+}
+
+/// The bias correction on a known shrinking fit: an estimator that returns half the
+/// least-squares slope (and intercept) of y = 1 + x + t₃/1.134 (n = 400). The basic interval
+/// (one batch) sits around the shrunk estimate and almost never covers the truth;
+/// [`RECENTRE`] (re-centred world, secant slope) measures the slope ½ and covers ≥ 85 %
+/// of 40 seeded fits, its intervals about twice the basic ones.
+#[test]
+fn recentring_corrects_a_known_shrinkage() {
+    let half_ols = |data: &Dataset| {
+        let n = data.n() as f64;
+        let (mx, my) = (
+            (0..data.n()).map(|i| data.row(i)[0]).sum::<f64>() / n,
+            data.y().iter().sum::<f64>() / n,
+        );
+        let (mut sxy, mut sxx) = (0.0, 0.0);
+        for (i, y) in data.y().iter().enumerate() {
+            let x = data.row(i)[0] - mx;
+            sxy += x * (y - my);
+            sxx += x * x;
+        }
+        let w = sxy / sxx;
+        (vec![0.5 * w], 0.5 * (my - w * mx))
+    };
+    let st = Standardization::identity(1);
+    let icpt = InterceptInput::ClippedMean {
+        value: 0.0,
+        clip: 1.0,
+        laplace_scale: 0.0,
+    };
+    let boot = Bootstrap {
+        level: 0.95,
+        replicates: REFIT_REPLICATES,
+        seed: SEED,
+    };
+    let plain = Recentre {
+        batches: 1,
+        secant: false,
+    };
+    let (mut cov, mut cov_plain, mut ratio) = (0, 0, 0.0);
+    for rep in 0..40u64 {
+        // residuals of robust sd 1, as the bootstrap world's (target scale 1)
+        let mut data = t3_data(400, &[1.0], 1.0, 300 + rep);
+        let m: Vec<f64> = (0..400).map(|i| 1.0 + data.row(i)[0]).collect();
+        for (y, m) in data.y_mut().iter_mut().zip(m) {
+            *y = m + (*y - m) / T3_ROBUST_SD;
+        }
+        let (w, b) = half_ols(&data);
+        let mut refit = |sim: Dataset,
+                         _: &mut dyn rand::RngCore|
+         -> Result<(Vec<f64>, f64), String> { Ok(half_ols(&sim)) };
+        let at = |r: Recentre, refit: &mut Refit| {
+            refit_intervals((&w, b), &icpt, &st, &names(1), 400, boot, r, refit).unwrap()
+        };
+        let (iv, iv_plain) = (at(RECENTRE, &mut refit), at(plain, &mut refit));
+        cov += covered(&iv, &[1.0]);
+        cov_plain += covered(&iv_plain, &[1.0]);
+        let width = |t: &Term| t.upper - t.lower;
+        ratio += width(&iv.coefficients[0]) / width(&iv_plain.coefficients[0]) / 40.0;
+        assert_eq!(iv.replicates, REFIT_REPLICATES);
+    }
+    println!("covers {cov}/40, basic {cov_plain}/40, width ratio {ratio}");
+    assert!(cov >= 34, "covers {cov}/40");
+    assert!(cov_plain <= 8, "the basic interval covers {cov_plain}/40");
+    assert!((ratio - 2.0).abs() < 0.3, "width ratio {ratio}");
+}
+
+/// One batch is the basic interval; two batches with a known linear map g(θ) = θ/2 give
+/// the inverted interval θ̃₁ + (θ̂ − q)/c with c = ½.
+#[test]
+fn recentred_bounds_invert_the_secant() {
+    let reps = |centre: f64| -> Vec<f64> {
+        (0..101)
+            .map(|i| centre + (i as f64 - 50.0) / 50.0)
+            .collect()
+    };
+    let batch = |world: f64| {
+        let r = reps(world / 2.0);
+        Batch {
+            world: vec![world],
+            median: vec![world / 2.0],
+            sd: vec![0.58],
+            reps: vec![r],
+        }
+    };
+    let est = [1.0];
+    let b0 = batch(1.0);
+    let basic = recentred_bounds(&est, std::slice::from_ref(&b0), true, 0.1);
+    // q_{0.05} = 0.5 − 0.9 = −0.4 (rank 5), q_{0.95} = 0.5 + 0.9 = 1.4 (rank 95)
+    let (lo, hi, _) = basic[0];
+    assert!(
+        (lo - 0.6).abs() < 1e-12 && (hi - 2.4).abs() < 1e-12,
+        "{lo} {hi}"
+    );
+    let b1 = batch(1.5); // θ̃₁ = θ̂ + (θ̂ − m₀) = 1.5
+    assert_eq!(slopes(Some(&b0), &b1, true), vec![0.5]);
+    assert_eq!(slopes(Some(&b0), &b1, false), vec![1.0]);
+    let (lo, hi, _) = recentred_bounds(&est, &[b0, b1], true, 0.1)[0];
+    // θ̃₁ + (θ̂ − q)/c: q = 0.75 ∓ 0.9 → 1.5 + (1 − 1.65)·2, 1.5 + (1 + 0.15)·2
+    assert!(
+        (lo - 0.2).abs() < 1e-12 && (hi - 3.8).abs() < 1e-12,
+        "{lo} {hi}"
+    );
 }
