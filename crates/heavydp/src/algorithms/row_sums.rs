@@ -757,6 +757,9 @@ impl RowSums for ExternalRowSums<'_> {
 }
 
 impl ScalingSource for ExternalRowSums<'_> {
+    fn rows(&self) -> usize {
+        self.n
+    }
     /// One pass for the columns' range (the first stage, which depends on nothing).
     fn prefetch(&mut self, columns: &[usize], map: StageMap) -> Result<(), PreprocessError> {
         match (columns.iter().min(), columns.iter().max()) {

@@ -492,14 +492,276 @@ impl ScalingCheck {
 }
 
 /// The [`ScalingCheck`] of the target when d features and the target of `n` records are
-/// scaled with `budget` (d = 0: the target alone).
+/// scaled with `budget` (d = 0: the target alone) and no feature is released binary:
+/// [`target_scaling_check_gated`] with all d features scaled (the check before the
+/// gate's release, a function of n, d and the budget).
 pub fn target_scaling_check(n: usize, d: usize, budget: Budget) -> ScalingCheck {
-    let (_, eps_target, _) = scaling_epsilons(budget, d, true);
+    target_scaling_check_gated(n, d, d, budget)
+}
+
+/// The most favourable [`ScalingCheck`] the binary gate can lead to: every feature
+/// released binary when [`binary_gate`] runs at (n, d, budget), else
+/// [`target_scaling_check`]. A function of n, d and the budget: `auto` picks a
+/// d-dimensional fit by it before the gate runs, and the fit then falls back to the
+/// intercept alone when the check at the released count fails.
+pub fn target_scaling_check_best(n: usize, d: usize, budget: Budget) -> ScalingCheck {
+    let (_, _, accountant) = scaling_epsilons(budget, d, true);
+    if binary_gate(n, d, budget, accountant).is_some() {
+        target_scaling_check_gated(n, d, 0, budget)
+    } else {
+        target_scaling_check(n, d, budget)
+    }
+}
+
+/// The [`ScalingCheck`] of the target when `scaled` of the d features are scaled by
+/// quantiles (the others released binary by [`release_binary_gate`], whose cost the
+/// budget pays first when [`binary_gate`] runs at this n, d and budget): the target's
+/// ε₀ of [`scaling_epsilons_gated`]. `scaled` is public once the gate has released it.
+pub fn target_scaling_check_gated(
+    n: usize,
+    d: usize,
+    scaled: usize,
+    budget: Budget,
+) -> ScalingCheck {
+    let (_, eps_target, _) = scaling_epsilons_gated(budget, n, d, scaled, true);
     let far_points = (SignedOctaveGrid.len() + 2 * COARSE_STEPS + 1 + OctaveGrid.len()) as f64;
     ScalingCheck {
         n_eps0: n as f64 * eps_target,
         needed: 4.0 * (far_points / TARGET_SCALING_FAILURE).ln(),
     }
+}
+
+/// The failure probability β of each column's binary gate decision
+/// ([`release_binary_gate`]): a 0/1 column is released binary, and a column with at
+/// least n/2 values outside {0, 1} is released not binary, each with probability at
+/// least 1 − β.
+pub const GATE_FAILURE: f64 = 0.05;
+
+/// A feature is released binary when its noisy count of values outside {0, 1} is below
+/// this fraction of n ([`binary_gate`]).
+pub const GATE_THRESHOLD: f64 = 0.25;
+
+/// The largest share of the scaling budget (of ρ under zCDP, of ε under basic
+/// composition) the binary gate may take; where a gate of the stated accuracy would cost
+/// more, it does not run and every feature is scaled by quantiles (a public rule of n,
+/// d, ε, δ).
+pub const GATE_MAX_SHARE: f64 = 0.25;
+
+/// The centre and scale of a feature the binary gate released binary: 0 and 1 map to
+/// −1 and +1 (a public transform; values outside {0, 1} are winsorised at ±W, i.e. to
+/// [−4.5, 5.5] in raw units).
+pub const BINARY_SCALE: ColumnScale = ColumnScale {
+    centre: 0.5,
+    scale: 0.5,
+};
+
+/// Whether x is 0 or 1 (the binary gate's row-wise predicate).
+#[inline]
+pub fn is_binary_value(x: f64) -> bool {
+    x == 0.0 || x == 1.0
+}
+
+/// The noise of the binary gate's release.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GateNoise {
+    /// zCDP ledgers: Gaussian noise on the vector of d counts (ℓ2 sensitivity √d).
+    Gaussian(mechanisms::GaussianMechanism),
+    /// Basic composition: Laplace noise (ℓ1 sensitivity d).
+    Laplace(LaplaceMechanism),
+    /// ε = ∞: the exact counts.
+    Exact,
+}
+
+/// The public plan of the binary gate: its mechanism and threshold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BinaryGate {
+    pub noise: GateNoise,
+    /// A feature is binary when its released count is below this (n·[`GATE_THRESHOLD`]).
+    pub threshold: f64,
+}
+
+impl BinaryGate {
+    /// The gate's charge to a ledger (zero at ε = ∞).
+    pub fn cost(&self) -> Option<Cost> {
+        match self.noise {
+            GateNoise::Gaussian(m) => Some(mechanisms::Mechanism::cost(&m)),
+            GateNoise::Laplace(m) => Some(mechanisms::Mechanism::cost(&m)),
+            GateNoise::Exact => None,
+        }
+    }
+}
+
+/// The binary gate of d features of n rows at the scaling budget `budget` (whose
+/// releases compose with `accountant`), or `None` when it does not run: a function of
+/// n, d, ε, δ only.
+///
+/// The gate releases, for every feature, the count of rows whose value is not 0 or 1.
+/// Under replacement one row changes each count by at most 1, so the vector of d counts
+/// has ℓ2 sensitivity √d and ℓ1 sensitivity d. Its noise is sized so that the
+/// threshold T = n·[`GATE_THRESHOLD`] = n/4 is a (1 − β)-bound of it (β =
+/// [`GATE_FAILURE`]): Gaussian σ = T/√(2·ln(1/β)) (P(N(0, σ²) > T) ≤ exp(−T²/(2σ²)) = β),
+/// ρ = d/(2σ²) (Bun & Steinke 2016 Prop. 1.6); Laplace b = T/ln(1/(2β)) (P(Lap(b) > T) =
+/// e^{−T/b}/2 = β), ε = d/b (Dwork & Roth Thm 3.6). A 0/1 column (count 0) is then
+/// released binary, and a column with ≥ n/2 values outside {0, 1} released not binary,
+/// each with probability ≥ 1 − β. The gate runs when its cost is at most
+/// [`GATE_MAX_SHARE`] of the budget (ρ of the zCDP conversion, or ε), d ≥ 1 and n ≥ 1;
+/// at ε = ∞ it reads the exact counts.
+pub fn binary_gate(
+    n: usize,
+    d: usize,
+    budget: Budget,
+    accountant: Accountant,
+) -> Option<BinaryGate> {
+    if d == 0 || n == 0 {
+        return None;
+    }
+    let threshold = n as f64 * GATE_THRESHOLD;
+    if budget.is_non_private() || budget.epsilon.is_infinite() {
+        return Some(BinaryGate {
+            noise: GateNoise::Exact,
+            threshold,
+        });
+    }
+    let target = calibration_target(budget.epsilon);
+    let (noise, within) = match accountant {
+        Accountant::Zcdp => {
+            let sigma = threshold / (2.0 * (1.0 / GATE_FAILURE).ln()).sqrt();
+            let m = mechanisms::GaussianMechanism::with_sigma((d as f64).sqrt(), sigma).ok()?;
+            let rho = match mechanisms::Mechanism::cost(&m) {
+                Cost::Zcdp { rho } => rho,
+                _ => return None,
+            };
+            let total = approx_to_zcdp_rho(target, budget.delta);
+            (GateNoise::Gaussian(m), rho <= GATE_MAX_SHARE * total)
+        }
+        _ => {
+            let scale = threshold / (1.0 / (2.0 * GATE_FAILURE)).ln();
+            let m = LaplaceMechanism {
+                sensitivity: d as f64,
+                scale,
+            };
+            let eps = match mechanisms::Mechanism::cost(&m) {
+                Cost::Pure { epsilon } => epsilon,
+                _ => return None,
+            };
+            (GateNoise::Laplace(m), eps <= GATE_MAX_SHARE * target)
+        }
+    };
+    within.then_some(BinaryGate { noise, threshold })
+}
+
+/// [`scaling_epsilons`] after the binary gate: the per-release ε₀ of features and target
+/// and the accountant, when `scaled` of the d features of n rows are scaled by quantiles
+/// and the gate ([`binary_gate`] at n, d, `budget`) has been charged first. Without a
+/// gate it is `scaling_epsilons(budget, d, scale_target)`. With one, the accountant is
+/// still the one [`scaling_epsilons`] picks for d features (a function of the public d,
+/// so the fit's δ never depends on the gate), and what is left after the gate's cost
+/// (ρ − ρ_gate under zCDP, ε − ε_gate under basic composition) is split over the
+/// 5·`scaled` feature releases and the target's 5, a target release again getting
+/// [`TARGET_EPSILON_RATIO`] times a feature release's ε₀.
+pub fn scaling_epsilons_gated(
+    budget: Budget,
+    n: usize,
+    d: usize,
+    scaled: usize,
+    scale_target: bool,
+) -> (f64, f64, Accountant) {
+    let (_, _, accountant) = scaling_epsilons(budget, d, scale_target);
+    let gate = binary_gate(n, d, budget, accountant);
+    let cost = match gate.and_then(|g| g.cost()) {
+        Some(c) => c,
+        None => return scaling_epsilons(budget, d, scale_target),
+    };
+    let (r, t) = (RELEASES_PER_COLUMN as f64, TARGET_EPSILON_RATIO);
+    let (s, ts) = (scaled as f64, if scale_target { 1.0 } else { 0.0 });
+    if s + ts == 0.0 {
+        return (f64::INFINITY, f64::INFINITY, accountant);
+    }
+    let target = calibration_target(budget.epsilon);
+    let feature = match (accountant, cost) {
+        // 5·(t·ε_f)²/8 + 5·scaled·ε_f²/8 = ρ − ρ_gate
+        (Accountant::Zcdp, Cost::Zcdp { rho: gate_rho }) => {
+            let rho = approx_to_zcdp_rho(target, budget.delta) - gate_rho;
+            (BOUNDED_RANGE_FACTOR * rho.max(0.0) / (r * (s + ts * t * t))).sqrt()
+        }
+        // 5·t·ε_f + 5·scaled·ε_f = ε − ε_gate
+        (_, Cost::Pure { epsilon }) => (target - epsilon).max(0.0) / (r * (s + ts * t)),
+        _ => unreachable!("the gate's noise follows the accountant"),
+    };
+    (feature.next_down(), (t * feature).next_down(), accountant)
+}
+
+/// The released binary gate ([`release_binary_gate`]): which features are binary, and
+/// the scaling phase's ledger with the gate's charge, which the quantile releases
+/// continue ([`private_scales_after_gate`]).
+#[derive(Debug)]
+pub struct GateRelease {
+    /// Rows n.
+    pub n: usize,
+    /// Per feature (in the order given): released binary.
+    pub binary: Vec<bool>,
+    /// The scaling budget the ledger was opened with.
+    pub budget: Budget,
+    ledger: PrivacyLedger,
+}
+
+impl GateRelease {
+    /// The number of features scaled by quantiles (not released binary): public.
+    pub fn scaled(&self) -> usize {
+        self.binary.iter().filter(|b| !**b).count()
+    }
+
+    /// What the gate's ledger has spent (the gate's release alone).
+    pub fn spent(&self) -> PrivacySpent {
+        self.ledger
+            .summary(if self.ledger.accountant() == Accountant::Zcdp {
+                PrivacyModel::Approx
+            } else {
+                PrivacyModel::Pure
+            })
+    }
+}
+
+/// The binary gate of the features `features` of `src` (the first release of the private
+/// scaling, charged to a ledger of the scaling budget `budget`; `scale_target`: the
+/// target is scaled after it). When [`binary_gate`] does not run at (n, d, budget)
+/// nothing is read or charged and no feature is binary.
+pub fn release_binary_gate<R: RngCore + ?Sized>(
+    src: &mut dyn ScalingSource,
+    features: &[usize],
+    scale_target: bool,
+    budget: Budget,
+    rng: &mut R,
+) -> Result<GateRelease, PreprocessError> {
+    let (n, d) = (src.rows(), features.len());
+    let (_, _, accountant) = scaling_epsilons(budget, d, scale_target);
+    let mut ledger = PrivacyLedger::new(budget, accountant);
+    let mut binary = vec![false; d];
+    if let Some(gate) = binary_gate(n, d, budget, accountant) {
+        src.prefetch(features, StageMap::Binary)?;
+        let mut counts = Vec::with_capacity(d);
+        for &j in features {
+            let c = src.counts(j, StageMap::Binary)?;
+            // grid point 1 of {−1, 0, 1} is 0: #{mapped ≤ 0} are the 0/1 values
+            counts.push((c.len() - c.ranks(1, 0.0).1) as f64);
+        }
+        let released = match gate.noise {
+            GateNoise::Gaussian(m) => {
+                mechanisms::release(&mut ledger, "binary gate", &m, &counts[..], rng)?
+            }
+            GateNoise::Laplace(m) => {
+                mechanisms::release(&mut ledger, "binary gate", &m, &counts[..], rng)?
+            }
+            GateNoise::Exact => counts,
+        };
+        binary = released.iter().map(|c| *c < gate.threshold).collect();
+    }
+    Ok(GateRelease {
+        n,
+        binary,
+        budget,
+        ledger,
+    })
 }
 
 /// The private centres and scales of the features (and of the target when
@@ -529,7 +791,22 @@ pub fn private_scales_of<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(Standardization, PrivacySpent), PreprocessError> {
-    let (mut quartiles, spent) = private_quartiles_of(src, features, target, budget, rng)?;
+    let gate = release_binary_gate(src, features, target.is_some(), budget, rng)?;
+    private_scales_after_gate(src, features, target, gate, rng)
+}
+
+/// [`private_scales_of`] after its binary gate `gate` ([`release_binary_gate`] of the same
+/// `features`): the features released binary get [`BINARY_SCALE`], the others and the
+/// target the quantile releases of [`private_quartiles_after_gate`].
+pub fn private_scales_after_gate<R: RngCore + ?Sized>(
+    src: &mut dyn ScalingSource,
+    features: &[usize],
+    target: Option<usize>,
+    gate: GateRelease,
+    rng: &mut R,
+) -> Result<(Standardization, PrivacySpent), PreprocessError> {
+    let binary = gate.binary.clone();
+    let (mut quartiles, spent) = private_quartiles_after_gate(src, features, target, gate, rng)?;
     let target = if target.is_some() {
         scale_from_quantiles(quartiles.pop().expect("target column"))
     } else {
@@ -537,7 +814,17 @@ pub fn private_scales_of<R: RngCore + ?Sized>(
     };
     Ok((
         Standardization {
-            features: quartiles.into_iter().map(scale_from_quantiles).collect(),
+            features: quartiles
+                .into_iter()
+                .zip(binary)
+                .map(|(q, b)| {
+                    if b {
+                        BINARY_SCALE
+                    } else {
+                        scale_from_quantiles(q)
+                    }
+                })
+                .collect(),
             target,
             winsor: Some(WINSOR_BOUND),
         },
@@ -578,6 +865,9 @@ pub enum StageMap {
     SpreadOctave { c0: f64 },
     /// Stages 4–5: x − c₀ on the linear grid of half-width `half_width` (2·2048 + 1 points).
     Shift { c0: f64, half_width: f64 },
+    /// The binary gate ([`release_binary_gate`]): 0 when x ∈ {0, 1}, else 1, on the grid
+    /// {−1, 0, 1}; the count of values outside {0, 1} is n − #{mapped ≤ 0}.
+    Binary,
 }
 
 impl StageMap {
@@ -593,6 +883,10 @@ impl StageMap {
             steps: LINEAR_STEPS,
         }
     }
+    const BINARY_GRID: LinearGrid = LinearGrid {
+        half_width: 1.0,
+        steps: 1,
+    };
 
     /// The mapped value of x.
     #[inline]
@@ -602,6 +896,7 @@ impl StageMap {
             StageMap::Snap { half_width } => quantile::snap_down(&Self::coarse(half_width), x),
             StageMap::SpreadOctave { c0 } => quantile::octave_floor(x - c0),
             StageMap::Shift { c0, .. } => x - c0,
+            StageMap::Binary => f64::from(u8::from(!is_binary_value(x))),
         }
     }
 
@@ -612,6 +907,7 @@ impl StageMap {
             StageMap::SpreadOctave { .. } => OctaveGrid.len(),
             StageMap::Snap { half_width } => Self::coarse(half_width).len(),
             StageMap::Shift { half_width, .. } => Self::linear(half_width).len(),
+            StageMap::Binary => Self::BINARY_GRID.len(),
         })
     }
 
@@ -627,6 +923,7 @@ impl StageMap {
             StageMap::Shift { half_width, .. } => {
                 quantile::histogram_cell(&Self::linear(half_width), v)
             }
+            StageMap::Binary => quantile::histogram_cell(&Self::BINARY_GRID, v),
         }
     }
 }
@@ -635,6 +932,8 @@ impl StageMap {
 /// ([`StageMap`]): an in-memory dataset ([`LocalColumns`], sorted columns) or the rows
 /// of a distributed fit (grid histograms summed over the executors).
 pub trait ScalingSource {
+    /// The number of rows n (public: the shape of the data).
+    fn rows(&self) -> usize;
     /// Announces that [`ScalingSource::counts`] will be asked for `map` of each of
     /// `columns` (a distributed source reads them in one pass). The default does nothing.
     fn prefetch(&mut self, _columns: &[usize], _map: StageMap) -> Result<(), PreprocessError> {
@@ -675,12 +974,29 @@ impl<'a> LocalColumns<'a> {
 }
 
 impl ScalingSource for LocalColumns<'_> {
+    fn rows(&self) -> usize {
+        self.data.n()
+    }
     fn counts(
         &mut self,
         column: usize,
         map: StageMap,
     ) -> Result<Box<dyn RankCounts + '_>, PreprocessError> {
         let (col, work) = (&mut self.col, &mut self.work);
+        if map == StageMap::Binary {
+            // a count needs no sort: the column is gathered, counted, and left unsorted
+            if column < self.data.d() {
+                self.group.column(self.data.x(), column, col);
+            } else {
+                col.copy_from_slice(self.data.y());
+            }
+            self.loaded = None;
+            let ones = col.par_iter().filter(|v| !is_binary_value(**v)).count();
+            let zeros = col.len() - ones;
+            work[..zeros].fill(0.0);
+            work[zeros..].fill(1.0);
+            return Ok(Box::new(SortedColumn(&self.work)));
+        }
         if self.loaded != Some(column) {
             if column < self.data.d() {
                 self.group.column(self.data.x(), column, col);
@@ -756,18 +1072,44 @@ pub fn private_quartiles_of<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(Vec<[f64; 2]>, PrivacySpent), PreprocessError> {
+    let gate = release_binary_gate(src, features, target.is_some(), budget, rng)?;
+    private_quartiles_after_gate(src, features, target, gate, rng)
+}
+
+/// [`private_quartiles_of`] after its binary gate `gate`: the five releases of every
+/// feature the gate did not release binary and of the target, at the ε₀ of
+/// [`scaling_epsilons_gated`], charged to the gate's ledger. A binary feature gets the
+/// pair whose midpoint and IQR/1.349 are [`BINARY_SCALE`] (no release).
+pub fn private_quartiles_after_gate<R: RngCore + ?Sized>(
+    src: &mut dyn ScalingSource,
+    features: &[usize],
+    target: Option<usize>,
+    gate: GateRelease,
+    rng: &mut R,
+) -> Result<(Vec<[f64; 2]>, PrivacySpent), PreprocessError> {
+    let scaled = gate.scaled();
+    let GateRelease {
+        n,
+        binary,
+        budget,
+        mut ledger,
+    } = gate;
     let (eps_feature, eps_target, accountant) =
-        scaling_epsilons(budget, features.len(), target.is_some());
-    let mut ledger = PrivacyLedger::new(budget, accountant);
-    let columns: Vec<(usize, bool)> = features
+        scaling_epsilons_gated(budget, n, features.len(), scaled, target.is_some());
+    let columns: Vec<(usize, bool, bool)> = features
         .iter()
-        .map(|&j| (j, false))
-        .chain(target.map(|j| (j, true)))
+        .zip(&binary)
+        .map(|(&j, &b)| (j, false, b))
+        .chain(target.map(|j| (j, true, false)))
         .collect();
-    let all: Vec<usize> = columns.iter().map(|c| c.0).collect();
+    let all: Vec<usize> = columns.iter().filter(|c| !c.2).map(|c| c.0).collect();
     src.prefetch(&all, StageMap::SignedOctave)?;
     let mut scales = Vec::with_capacity(columns.len());
-    for (j, is_target) in columns {
+    for (j, is_target, is_binary) in columns {
+        if is_binary {
+            scales.push(atom_quartiles(BINARY_SCALE.centre, BINARY_SCALE.scale));
+            continue;
+        }
         let what = if is_target { "target" } else { "column" };
         let eps0 = if is_target { eps_target } else { eps_feature };
         let magnitude_median = QuantileMechanism::on_grid(0.5, eps0, SignedOctaveGrid)?;
