@@ -313,6 +313,7 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
             c0: -0.5,
             half_width: 2.0,
         },
+        StageMap::Binary,
     ];
     let grid_values = |map: StageMap| -> Vec<f64> {
         let lin = |h: f64| LinearGrid {
@@ -329,6 +330,7 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
                 let g = lin(half_width);
                 values(&|i| g.value(i), g.len())
             }
+            StageMap::Binary => vec![-1.0, 0.0, 1.0],
         }
     };
     ext.prefetch(&(0..=d).collect::<Vec<_>>(), StageMap::SignedOctave)
@@ -365,7 +367,7 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
         &mut rng_from_seed(4),
     )
     .unwrap();
-    // (a source that counts its passes: 1 for the first stage, 3 per column after it)
+    // (a source that counts its passes)
     let passes = std::cell::Cell::new(0);
     let mut inner = batched_pass(&data, (0..n as i64).collect(), &sizes);
     let counting: Box<Pass> = Box::new(|req: &SumRequest, w: &[f64]| {
@@ -383,7 +385,9 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
     .unwrap();
     assert_eq!(format!("{got:?}"), format!("{want:?}"));
     drop(fresh);
-    assert_eq!(passes.get(), 1 + 3 * (d + 1));
+    // (1 for the binary gate, 1 for the first stage, 3 per column after it except the
+    // dummy column 1, which the gate releases binary)
+    assert_eq!(passes.get(), 2 + 3 * d);
     // the intercept's sums at some weights (no standardisation here)
     let w: Vec<f64> = (0..d).map(|j| 0.3 - 0.2 * j as f64).collect();
     let margins = data.margins(&w);

@@ -1744,6 +1744,148 @@ mod tests {
         Dataset::from_rows(x, y, 2).unwrap()
     }
 
+    /// n rows of `binary` 0/1 columns (frequency 0.1), then `continuous` lognormal ones.
+    fn mixed_data(n: usize, binary: usize, continuous: usize, seed: u64) -> Dataset {
+        use rand::Rng;
+        let mut rng = rng_from_seed(seed);
+        let d = binary + continuous;
+        let mut x = Vec::with_capacity(n * d);
+        let mut y = Vec::with_capacity(n);
+        for _ in 0..n {
+            for _ in 0..binary {
+                x.push(f64::from(u8::from(rng.random::<f64>() < 0.1)));
+            }
+            for _ in 0..continuous {
+                x.push(100.0 * (rng.random::<f64>() + 0.5));
+            }
+            y.push(rng.random::<f64>());
+        }
+        Dataset::from_rows(x, y, d).unwrap()
+    }
+
+    #[test]
+    fn binary_gate_noise_matches_its_formula() {
+        // σ = (n/4)/√(2 ln(1/β)), ℓ2 sensitivity √d, ρ = d/(2σ²) (widened); a halved σ
+        // or sensitivity fails
+        let (n, d) = (20_000, 16);
+        let b = Budget::new(1.0, 1e-6).unwrap();
+        let gate = binary_gate(n, d, b, Accountant::Zcdp).expect("the gate runs");
+        let sigma = (n as f64 / 4.0) / (2.0 * (1.0 / GATE_FAILURE).ln()).sqrt();
+        match gate.noise {
+            GateNoise::Gaussian(m) => {
+                assert!(
+                    (m.sigma / sigma - 1.0).abs() < 1e-12,
+                    "{} vs {sigma}",
+                    m.sigma
+                );
+                assert!((m.sensitivity - (d as f64).sqrt()).abs() < 1e-12);
+            }
+            other => panic!("expected Gaussian noise, got {other:?}"),
+        }
+        assert_eq!(gate.threshold, n as f64 / 4.0);
+        let rho = match gate.cost().unwrap() {
+            Cost::Zcdp { rho } => rho,
+            c => panic!("{c:?}"),
+        };
+        assert!((rho / (d as f64 / (2.0 * sigma * sigma)) - 1.0).abs() < 1e-9);
+        // Laplace under basic composition: b = (n/4)/ln(1/(2β)), ε = d/b
+        let gate = binary_gate(n, d, b, Accountant::Basic).expect("the gate runs");
+        match gate.noise {
+            GateNoise::Laplace(m) => {
+                let scale = (n as f64 / 4.0) / (1.0 / (2.0 * GATE_FAILURE)).ln();
+                assert!((m.scale / scale - 1.0).abs() < 1e-12);
+                assert_eq!(m.sensitivity, d as f64);
+            }
+            other => panic!("expected Laplace noise, got {other:?}"),
+        }
+        // too costly a gate does not run: n small against d/ρ
+        assert!(binary_gate(50, d, Budget::new(0.1, 1e-6).unwrap(), Accountant::Zcdp).is_none());
+        // ε = ∞: exact counts
+        assert_eq!(
+            binary_gate(n, d, Budget::non_private(), Accountant::Basic).map(|g| g.noise),
+            Some(GateNoise::Exact)
+        );
+    }
+
+    #[test]
+    fn binary_gate_and_releases_compose_to_the_budget() {
+        let (n, d) = (20_000, 16);
+        let b = Budget::new(0.15, 1e-6).unwrap();
+        let acc = scaling_epsilons(b, d, true).2;
+        let gate = binary_gate(n, d, b, acc).unwrap();
+        for scaled in [0, 3, d] {
+            let (ef, et, acc2) = scaling_epsilons_gated(b, n, d, scaled, true);
+            assert_eq!(acc, acc2);
+            let mut l = PrivacyLedger::new(b, acc);
+            l.charge("gate", gate.cost().unwrap()).unwrap();
+            for _ in 0..RELEASES_PER_COLUMN * scaled {
+                l.charge("f", exponential_cost(ef, acc)).unwrap();
+            }
+            for _ in 0..RELEASES_PER_COLUMN {
+                l.charge("t", exponential_cost(et, acc)).unwrap();
+            }
+            assert!(
+                l.spent().0 <= 0.15 && l.spent().0 > 0.1499,
+                "{:?}",
+                l.spent()
+            );
+        }
+        // fewer scaled features: a larger target ε₀
+        let few = scaling_epsilons_gated(b, n, d, 2, true).1;
+        let all = scaling_epsilons_gated(b, n, d, d, true).1;
+        assert!(few > 1.5 * all, "{few} vs {all}");
+    }
+
+    #[test]
+    fn binary_gate_classifies_zero_one_columns() {
+        // 8 dummies and 4 continuous columns, n = 5000, ε = 1 (β = 0.05 per column; the
+        // continuous columns are never close to the threshold)
+        let data = mixed_data(5_000, 8, 4, 7);
+        let b = Budget::new(1.0, 1e-6).unwrap();
+        let mut wrong = 0;
+        for seed in 0..20 {
+            let mut src = LocalColumns::new(&data);
+            let features: Vec<usize> = (0..12).collect();
+            let g = release_binary_gate(&mut src, &features, true, b, &mut rng_from_seed(seed))
+                .unwrap();
+            assert!(
+                g.binary[8..].iter().all(|b| !b),
+                "a continuous column called binary"
+            );
+            wrong += g.binary[..8].iter().filter(|b| !**b).count();
+            let (st, spent) = private_scales_after_gate(
+                &mut src,
+                &features,
+                Some(12),
+                g,
+                &mut rng_from_seed(seed),
+            )
+            .unwrap();
+            assert!(spent.epsilon <= 1.0);
+            for (j, c) in st.features.iter().enumerate() {
+                if j < 8 && *c == BINARY_SCALE {
+                    continue;
+                }
+                assert!(c.scale > 0.0 && c.scale.is_finite());
+            }
+        }
+        // 160 binary decisions at β = 0.05: expected ≤ 8 misses
+        assert!(wrong <= 20, "{wrong} of 160 dummies not released binary");
+        // ε = ∞: exact, every dummy binary, the continuous columns scaled as without a gate
+        let mut src = LocalColumns::new(&data);
+        let features: Vec<usize> = (0..12).collect();
+        let (st, spent) = private_scales_of(
+            &mut src,
+            &features,
+            Some(12),
+            Budget::non_private(),
+            &mut rng_from_seed(1),
+        )
+        .unwrap();
+        assert_eq!(spent.releases, 5 * 5);
+        assert!(st.features[..8].iter().all(|c| *c == BINARY_SCALE));
+    }
+
     #[test]
     fn per_release_epsilon_composes_to_the_budget() {
         let b = Budget::new(0.1, 1e-7).unwrap();
@@ -1811,10 +1953,15 @@ mod tests {
     fn private_scales_record_bounded_range_charges() {
         let data = lognormal_data(2_000, 3);
         let budget = Budget::new(0.2, 1e-6).unwrap();
-        let (ef, et, acc) = scaling_epsilons(budget, 2, true);
+        let (ef, et, acc) = scaling_epsilons_gated(budget, 2_000, 2, 2, true);
         assert_eq!(acc, Accountant::Zcdp);
+        let gate_rho = match binary_gate(2_000, 2, budget, acc).unwrap().cost() {
+            Some(Cost::Zcdp { rho }) => rho,
+            c => panic!("{c:?}"),
+        };
         let (_, spent) = private_scales(&data, true, budget, &mut rng_from_seed(4)).unwrap();
-        assert_eq!(spent.releases, 15);
+        // the binary gate (no column binary), then 5 releases for each of the 3 columns
+        assert_eq!(spent.releases, 16);
         assert!(spent.epsilon <= 0.2 && spent.epsilon > 0.199);
         let rho: f64 = spent
             .ledger
@@ -1824,7 +1971,7 @@ mod tests {
                 c => panic!("a scaling release charged {c:?} under zCDP"),
             })
             .sum();
-        let want = 10.0 * bounded_range_to_zcdp(ef) + 5.0 * bounded_range_to_zcdp(et);
+        let want = gate_rho + 10.0 * bounded_range_to_zcdp(ef) + 5.0 * bounded_range_to_zcdp(et);
         assert!((rho / want - 1.0).abs() < 1e-12, "{rho} vs {want}");
         assert_eq!(
             spent.rho.map(|r| (r / want - 1.0).abs() < 1e-12),
@@ -1891,7 +2038,9 @@ mod tests {
         let needed = 4.0 * (4282.0f64 / 0.01).ln();
         let c = target_scaling_check(3_200, 8, Budget::new(0.15, 1e-5).unwrap());
         assert!((c.needed - needed).abs() < 1e-12);
-        let (_, et, _) = scaling_epsilons(Budget::new(0.15, 1e-5).unwrap(), 8, true);
+        // (the gate runs at this n, d and budget: its cost comes first)
+        let (_, et, _) =
+            scaling_epsilons_gated(Budget::new(0.15, 1e-5).unwrap(), 3_200, 8, 8, true);
         assert_eq!(c.n_eps0, 3_200.0 * et);
         // d = 8 at n = 1 600: unreliable at ε = 1 (scale share 0.15), reliable at ε = 2
         let delta = 1_600f64.powf(-1.1) * 0.15;
@@ -1907,7 +2056,8 @@ mod tests {
         let mut rng = rng_from_seed(9);
         let (st, spent) = private_scales(&data, true, budget, &mut rng).unwrap();
         assert!(spent.epsilon <= 0.1 && spent.epsilon > 0.099);
-        assert_eq!(spent.releases, 15);
+        // the binary gate, then 5 releases for each of the 3 columns
+        assert_eq!(spent.releases, 16);
         // lognormal(0, 0.6)·1000: quartiles 1000·e^{∓0.6·0.6745}; the centre is their
         // midpoint 1000·cosh(0.405) ≈ 1083
         let iqr = 1000.0 * ((0.6f64 * 0.6745).exp() - (-0.6f64 * 0.6745).exp());
@@ -2024,8 +2174,9 @@ mod tests {
             let (st, spent) =
                 private_scales(&data, true, budget, &mut rng_from_seed(seed)).unwrap();
             assert!(spent.epsilon <= 0.5);
-            // 5 releases per column: 3 + two atom octaves, 5 for the Gaussian column
-            assert_eq!(spent.releases, 15);
+            // the binary gate releases the dummy binary (0/1 to 0/4, no quantile release);
+            // 5 releases for the target (3 + two atom octaves) and the Gaussian column
+            assert_eq!(spent.releases, 11);
             assert_eq!(st.features[0].centre, 0.0);
             assert_eq!(st.features[0].scale, 1.0 / ATOM_FEATURE_SPREAD);
             assert_eq!(st.target.centre, 0.0);
