@@ -8,6 +8,7 @@
 //!
 //! | step | release | mechanism | privacy | source |
 //! |---|---|---|---|---|
+//! | scales, binary gate ([`release_binary_gate`]), first | per feature, the count of values outside {0, 1}; a feature whose noisy count is below n/4 is *binary*: fixed map 0/1 → 0/4 ([`BINARY_SCALE`]) and none of the releases below | Gaussian (zCDP ledger; ℓ2 sensitivity √d, σ = (n/4)/√(2 ln(1/β))) or Laplace (basic; ℓ1 sensitivity d), β = [`GATE_FAILURE`]; runs only when it costs ≤ [`GATE_MAX_SHARE`] of the scaling budget ([`binary_gate`]) | ρ = d/(2σ²) or ε = d/b, charged first; the rest is split over the other features' and the target's releases ([`scaling_epsilons_gated`]) | Bun & Steinke 2016 Prop. 1.6; Dwork & Roth Thm 3.6 |
 //! | scales ([`private_scales`]), stage 1 | the median's order of magnitude O: the median of the signed octaves sign(x)·2^⌊log₂\|x\|⌋ on the 123-point grid {0, ±2⁻²⁰, …, ±2⁴⁰} | [`quantile::QuantileMechanism`] (exponential mechanism, Δ_u = 1) | ε₀-DP | McSherry & Talwar 2007 |
 //! | scales, stage 1b | a centre c₀: the median of x snapped down to the 4097-point grid over [−4\|O\|, 4\|O\|] (spacing \|O\|/512) | the same | ε₀-DP | the same |
 //! | scales, stage 2 | the spread magnitude M: the median of the octaves ⌊\|x − c₀\|⌋₂ (rounded down to a power of two; the MAD's octave) on the octave grid {0, 2⁻²⁰, …, 2⁴⁰} | the same | ε₀-DP | the same |
