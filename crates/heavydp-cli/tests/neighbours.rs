@@ -320,6 +320,42 @@ fn real_raw_columns_on_neighbouring_data_differ_only_in_released_values() {
     });
 }
 
+/// The same through the private scaling's binary gate: 3 000 rows of the CPS 1988 wages
+/// (n ≥ 630·√d, so the gate runs at ε = 1 and releases the six dummies binary), the
+/// neighbour's row 0 replaced by an extreme worker whose dummies are not 0/1.
+#[test]
+fn real_raw_columns_through_the_binary_gate_differ_only_in_released_values() {
+    let dir = TempDir::new().unwrap();
+    let cps = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/real/cps1988_wage.csv"
+    );
+    let text = std::fs::read_to_string(cps).unwrap();
+    let lines: Vec<&str> = text.lines().take(3001).collect();
+    let a = dir.path().join("cps-a.csv").to_str().unwrap().to_string();
+    let b = dir.path().join("cps-b.csv").to_str().unwrap().to_string();
+    std::fs::write(&a, lines.join("\n") + "\n").unwrap();
+    let mut nb = lines.clone();
+    nb[1] = "1e7,99,-5,7,-3,2,9,0.5,1e9";
+    std::fs::write(&b, nb.join("\n") + "\n").unwrap();
+    let fit = [
+        "fit",
+        "--algorithm",
+        "auto",
+        "--epsilon",
+        "1",
+        "--seed",
+        "5",
+    ];
+    let (ra, rb) = run_pair(&fit, &a, &b, "m");
+    check(
+        "auto on cps through the gate",
+        &ra,
+        &rb,
+        &released_model_field,
+    );
+}
+
 #[test]
 #[should_panic(expected = ".hyperparameters.T differs")]
 fn a_public_number_that_differs_is_caught() {

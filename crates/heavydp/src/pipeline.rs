@@ -267,7 +267,7 @@ pub fn auto_choice(opts: &FitOptions, n: usize, d: usize) -> AutoChoice {
     if logistic || choice.algorithm == INTERCEPT_ONLY || !matches!(opts.scale, ScaleMode::Private) {
         return choice;
     }
-    let check = preprocess::target_scaling_check(n, d, auto_scale_budget(opts, n));
+    let check = preprocess::target_scaling_check_best(n, d, auto_scale_budget(opts, n));
     if check.reliable() {
         return choice;
     }
@@ -323,6 +323,7 @@ fn scaling_fallback(
     d: usize,
     budget: Budget,
     all_delta: bool,
+    scaled: Option<usize>,
 ) -> Option<String> {
     if !matches!(opts.scale, ScaleMode::Private) || opts.intercept != InterceptMode::Private {
         return None;
@@ -331,7 +332,7 @@ fn scaling_fallback(
     if all_delta {
         b.delta = budget.delta;
     }
-    let check = preprocess::target_scaling_check(n, d, b);
+    let check = preprocess::target_scaling_check_gated(n, d, scaled.unwrap_or(d), b);
     (!check.reliable()).then(|| format!(
         "{name}: the private scaling of {d} features and the target cannot locate the target at this n and epsilon (n·ε₀ = {:.1} < {:.1}, preprocess::target_scaling_check), so a {d}-dimensional fit could miss by orders of magnitude: the model is the private intercept alone ({INTERCEPT_ONLY}); give --scale public:FILE.json, a larger --preprocess-share or epsilon for a {d}-dimensional fit",
         check.n_eps0, check.needed
@@ -806,6 +807,22 @@ pub fn plan(
     d: usize,
     distributed: bool,
 ) -> Result<FitPlan, PipelineError> {
+    plan_scaled(opts, n, d, distributed, None)
+}
+
+/// [`plan`] once the private scaling's binary gate has released that `scaled` of the d
+/// features are scaled by quantiles (`None`: before the gate, all d). Only the scaling
+/// check (the fallback to the intercept alone, and its remarks) reads `scaled`; the
+/// algorithm `auto` picks and the budget do not
+/// ([`preprocess::target_scaling_check_best`]), so the planned spend never depends on
+/// the gate.
+fn plan_scaled(
+    opts: &FitOptions,
+    n: usize,
+    d: usize,
+    distributed: bool,
+    scaled: Option<usize>,
+) -> Result<FitPlan, PipelineError> {
     let mut messages = Vec::new();
     if let Some(f) = opts.preprocess_share {
         if !(f > 0.0 && f < 1.0) {
@@ -864,7 +881,7 @@ pub fn plan(
     // columns (explicit or auto): when the scaling cannot locate the target, the model is
     // the private intercept alone.
     let fallback = (resolved.is_some() && !logistic)
-        .then(|| scaling_fallback(opts, &name, n, d, budget, pure_with_default_delta))
+        .then(|| scaling_fallback(opts, &name, n, d, budget, pure_with_default_delta, scaled))
         .flatten();
     if let Some(reason) = &fallback {
         // the flags are checked all the same (a bad --sparsity is an error, not a fallback)
@@ -937,7 +954,7 @@ pub fn plan(
         scale_budget.delta = fresh.remaining().delta;
     }
     if private_scale && !intercept_only && !logistic {
-        let check = preprocess::target_scaling_check(n, d, scale_budget);
+        let check = preprocess::target_scaling_check_gated(n, d, scaled.unwrap_or(d), scale_budget);
         if !check.reliable() {
             messages.push(format!(
                 "--scale private: at this n and ε the private scaling may misplace the target by orders of magnitude (n·ε₀ = {:.1} < {:.1}, preprocess::target_scaling_check), and the predictions with it; give --scale public:FILE.json, a larger --preprocess-share or epsilon, or --algorithm auto (which then fits the intercept alone)",
@@ -1055,15 +1072,27 @@ fn fit_with(
     rng: &mut dyn RngCore,
     observer: &mut dyn Observer,
 ) -> Result<FitOutcome, PipelineError> {
-    let (n, d) = (data.n(), data.d());
-    let plan = plan(opts, n, d, external.is_some())?;
+    let (plan, gate) = gate_phase(opts, &data, external.as_deref_mut(), rng)?;
     let mut ledger = PhasedLedger::new(plan.budget);
+    let gate = match gate {
+        // the fit fell back to the intercept alone at the released count: the gate's
+        // spend is recorded, the intercept gets what is left
+        Some(g) if plan.intercept_only() => {
+            let spent = g.spent();
+            if spent.releases > 0 {
+                ledger.record("preprocessing", spent)?;
+            }
+            None
+        }
+        g => g,
+    };
     let scaled = scale_phase(
         &plan,
         opts,
         &mut data,
         external.as_deref_mut(),
         &mut ledger,
+        gate,
         rng,
     )?;
     let intercept_budget = if opts.intercept == InterceptMode::Private {
@@ -1148,6 +1177,44 @@ fn fit_with(
     })
 }
 
+/// Phase 1b of a fit with private scaling: the plan, after the private scaling's binary
+/// gate ([`preprocess::release_binary_gate`], the scaling phase's first release, charged
+/// to its ledger) when it runs. The plan where every feature could be binary (the most
+/// favourable scaling check, [`preprocess::target_scaling_check_best`]) gives the
+/// scaling budget; the gate then releases which features are binary, and the plan is
+/// made again with the released count ([`plan_scaled`]): its scaling check may fall back
+/// to the intercept alone. The budget and the algorithm do not depend on the gate.
+fn gate_phase(
+    opts: &FitOptions,
+    data: &Dataset,
+    external: Option<&mut ExternalRowSums>,
+    rng: &mut dyn RngCore,
+) -> Result<(FitPlan, Option<preprocess::GateRelease>), PipelineError> {
+    let (n, d, distributed) = (data.n(), data.d(), external.is_some());
+    if !matches!(opts.scale, ScaleMode::Private) || d == 0 {
+        return Ok((plan(opts, n, d, distributed)?, None));
+    }
+    let open = plan_scaled(opts, n, d, distributed, Some(0))?;
+    let logistic = open.logistic();
+    let b = open.scale_budget;
+    let accountant = preprocess::scaling_epsilons(b, d, !logistic).2;
+    if open.intercept_only() || preprocess::binary_gate(n, d, b, accountant).is_none() {
+        return Ok((plan(opts, n, d, distributed)?, None));
+    }
+    let mut local;
+    let src: &mut dyn preprocess::ScalingSource = match external {
+        Some(ext) => ext,
+        None => {
+            local = preprocess::LocalColumns::new(data);
+            &mut local
+        }
+    };
+    let features: Vec<usize> = (0..d).collect();
+    let gate = preprocess::release_binary_gate(src, &features, !logistic, b, rng)?;
+    let plan = plan_scaled(opts, n, d, distributed, Some(gate.scaled()))?;
+    Ok((plan, Some(gate)))
+}
+
 /// Phase 2's result: the standardisation the algorithm's data went through, and what the
 /// model file says of it.
 struct ScalePhase {
@@ -1166,6 +1233,7 @@ fn scale_phase(
     data: &mut Dataset,
     mut external: Option<&mut ExternalRowSums>,
     ledger: &mut PhasedLedger,
+    gate: Option<preprocess::GateRelease>,
     rng: &mut dyn RngCore,
 ) -> Result<ScalePhase, PipelineError> {
     let d = data.d();
@@ -1222,8 +1290,12 @@ fn scale_phase(
                     &mut local
                 }
             };
-            let (st, spent) =
-                preprocess::private_scales_of(src, &columns, target, plan.scale_budget, rng)?;
+            let (st, spent) = match gate {
+                Some(g) if !intercept_only => {
+                    preprocess::private_scales_after_gate(src, &columns, target, g, rng)?
+                }
+                _ => preprocess::private_scales_of(src, &columns, target, plan.scale_budget, rng)?,
+            };
             if spent.releases > 0 {
                 ledger.record("preprocessing", spent)?;
             }

@@ -135,6 +135,7 @@ audit_suite! {
     dp_quantile => "dp-quantile",
     atom_octave => "atom-octave",
     bounded_range_quantile => "bounded-range-quantile",
+    binary_gate => "binary-gate",
     intercept_mean => "intercept-mean",
     intercept_mean_of_responses => "intercept-mean-of-responses",
     intercept_logistic => "intercept-logistic",

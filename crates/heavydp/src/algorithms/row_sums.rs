@@ -777,6 +777,9 @@ impl RowSums for ExternalRowSums<'_> {
 }
 
 impl ScalingSource for ExternalRowSums<'_> {
+    fn rows(&self) -> usize {
+        self.n
+    }
     /// One pass for the whole stage.
     fn prefetch(&mut self, stage: &[(usize, StageMap)]) -> Result<(), PreprocessError> {
         if stage.is_empty() {

@@ -313,6 +313,7 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
             c0: -0.5,
             half_width: 2.0,
         },
+        StageMap::Binary,
     ];
     let grid_values = |map: StageMap| -> Vec<f64> {
         let lin = |h: f64| LinearGrid {
@@ -329,6 +330,7 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
                 let g = lin(half_width);
                 values(&|i| g.value(i), g.len())
             }
+            StageMap::Binary => vec![-1.0, 0.0, 1.0],
         }
     };
     ext.prefetch(
@@ -387,7 +389,8 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
     .unwrap();
     assert_eq!(format!("{got:?}"), format!("{want:?}"));
     drop(fresh);
-    assert_eq!(passes.get(), 4);
+    // (1 for the binary gate, then one per stage of the scaling, all columns in it)
+    assert_eq!(passes.get(), 5);
     // the intercept's sums at some weights (no standardisation here)
     let w: Vec<f64> = (0..d).map(|j| 0.3 - 0.2 * j as f64).collect();
     let margins = data.margins(&w);

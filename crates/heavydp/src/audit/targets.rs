@@ -396,6 +396,16 @@ pub const ROWS: &[Row] = &[
         prepare: bounded_range_quantile,
     },
     Row {
+        name: "binary-gate",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Zcdp,
+        release: "the binary gate of the private scaling (preprocess::release_binary_gate): per column of 10 records in R^2, the count of values outside {0, 1} (StageMap::Binary) + N(0, sigma^2), l2 sensitivity sqrt(d) = sqrt 2, sigma = sqrt(2)/sqrt(2 rho), rho the largest value whose conversion rho + 2 sqrt(rho ln(1/delta)) is epsilon",
+        neighbours: "D: ten records (0, 1); D': the first record replaced by (2, 0.5) (both counts move by 1)",
+        statistic: "the last coordinate of the release (the second column's noisy count)",
+        defect: "one noise draw skipped: the last count is released without its Gaussian draw",
+        prepare: binary_gate,
+    },
+    Row {
         name: "intercept-mean",
         kind: TargetKind::Mechanism,
         privacy: PrivacyModel::Pure,
@@ -621,6 +631,30 @@ fn bounded_range_quantile(claim: &Budget, broken: bool) -> Result<RunFn, AuditEr
     let d: Vec<f64> = [vec![-1.0; 3], vec![0.0; 4], vec![1.0; 3]].concat();
     let dp: Vec<f64> = [vec![-1.0; 2], vec![0.0; 4], vec![1.0; 4]].concat();
     Ok(on_pair(d, dp, move |v, rng| Ok(mech.run_uncharged(v, rng))))
+}
+
+/// `binary-gate`: the noisy counts of values outside {0, 1} per column
+/// ([`crate::preprocess::release_binary_gate`]'s release at the claim's ρ, ℓ2 sensitivity
+/// √d; twin: the last draw skipped).
+fn binary_gate(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    use crate::preprocess::StageMap;
+    let rho = approx_to_zcdp_rho(calibration_target(claim.epsilon), claim.delta);
+    let mech =
+        GaussianMechanism::from_rho(2f64.sqrt(), rho).map_err(|e| setup_err("binary-gate", e))?;
+    let (d, dp) = replace_first(10, 2, 0.0, &[0.0, 1.0], &[2.0, 0.5]);
+    let counts = |x: &[f64]| -> Vec<f64> {
+        column_sums(
+            &x.iter()
+                .map(|v| StageMap::Binary.apply(*v))
+                .collect::<Vec<_>>(),
+            2,
+        )
+    };
+    Ok(on_pair(
+        counts(&d),
+        counts(&dp),
+        last_coordinate(mech, broken),
+    ))
 }
 
 /// `atom-octave`: the high-level octave release of a column with an atom at its centre
