@@ -1210,7 +1210,7 @@ fn gate_phase(
         }
     };
     let features: Vec<usize> = (0..d).collect();
-    let gate = preprocess::release_binary_gate(src, &features, !logistic, b, rng)?;
+    let gate = preprocess::release_binary_gate(src, &features, (!logistic).then_some(d), b, rng)?;
     let plan = plan_scaled(opts, n, d, distributed, Some(gate.scaled()))?;
     Ok((plan, Some(gate)))
 }

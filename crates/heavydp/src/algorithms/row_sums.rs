@@ -780,9 +780,18 @@ impl ScalingSource for ExternalRowSums<'_> {
     fn rows(&self) -> usize {
         self.n
     }
-    /// One pass for the whole stage.
+    fn reads_in_passes(&self) -> bool {
+        true
+    }
+    /// One pass for the whole stage, unless the last pass already counted every (column,
+    /// map) of it (the binary gate's pass counts the first stage too).
     fn prefetch(&mut self, stage: &[(usize, StageMap)]) -> Result<(), PreprocessError> {
-        if stage.is_empty() {
+        let cached = |s: &(usize, StageMap)| {
+            self.histograms[0]
+                .as_ref()
+                .is_some_and(|(done, _)| done.contains(s))
+        };
+        if stage.iter().all(cached) {
             return Ok(());
         }
         self.fetch_histograms(0, stage)

@@ -729,23 +729,30 @@ impl GateRelease {
 }
 
 /// The binary gate of the features `features` of `src` (the first release of the private
-/// scaling, charged to a ledger of the scaling budget `budget`; `scale_target`: the
-/// target is scaled after it). When [`binary_gate`] does not run at (n, d, budget)
-/// nothing is read or charged and no feature is binary.
+/// scaling, charged to a ledger of the scaling budget `budget`; `target`: the target
+/// column, scaled after it). When [`binary_gate`] does not run at (n, d, budget)
+/// nothing is read or charged and no feature is binary. A source whose passes are
+/// expensive ([`ScalingSource::reads_in_passes`]) also counts the scaling's first stage
+/// of every column in the gate's pass (not released here; the first stage then needs no
+/// pass of its own), so the gate adds no pass over the rows.
 pub fn release_binary_gate<R: RngCore + ?Sized>(
     src: &mut dyn ScalingSource,
     features: &[usize],
-    scale_target: bool,
+    target: Option<usize>,
     budget: Budget,
     rng: &mut R,
 ) -> Result<GateRelease, PreprocessError> {
     let (n, d) = (src.rows(), features.len());
-    let (_, _, accountant) = scaling_epsilons(budget, d, scale_target);
+    let (_, _, accountant) = scaling_epsilons(budget, d, target.is_some());
     let mut ledger = PrivacyLedger::new(budget, accountant);
     let mut binary = vec![false; d];
     if let Some(gate) = binary_gate(n, d, budget, accountant) {
-        let stage: Vec<(usize, StageMap)> =
+        let mut stage: Vec<(usize, StageMap)> =
             features.iter().map(|&j| (j, StageMap::Binary)).collect();
+        if src.reads_in_passes() {
+            let first = features.iter().chain(&target);
+            stage.extend(first.map(|&j| (j, StageMap::SignedOctave)));
+        }
         src.prefetch(&stage)?;
         let mut counts = Vec::with_capacity(d);
         for &j in features {
@@ -799,7 +806,7 @@ pub fn private_scales_of<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(Standardization, PrivacySpent), PreprocessError> {
-    let gate = release_binary_gate(src, features, target.is_some(), budget, rng)?;
+    let gate = release_binary_gate(src, features, target, budget, rng)?;
     private_scales_after_gate(src, features, target, gate, rng)
 }
 
@@ -944,6 +951,12 @@ impl StageMap {
 pub trait ScalingSource {
     /// The number of rows n (public: the shape of the data).
     fn rows(&self) -> usize;
+    /// Whether every [`ScalingSource::prefetch`] is a pass over rows that are expensive to
+    /// read (a distributed source): the binary gate's pass then also counts the first
+    /// stage. The default: no (in memory, a stage's histograms are cheap to recount).
+    fn reads_in_passes(&self) -> bool {
+        false
+    }
     /// Announces that [`ScalingSource::counts`] will be asked for each (column, map) of
     /// `stage`: one stage of the scaling, every column with its own map (a source reads
     /// them all in one pass over the rows). The default does nothing.
@@ -1201,7 +1214,7 @@ pub fn private_quartiles_of<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(Vec<[f64; 2]>, PrivacySpent), PreprocessError> {
-    let gate = release_binary_gate(src, features, target.is_some(), budget, rng)?;
+    let gate = release_binary_gate(src, features, target, budget, rng)?;
     private_quartiles_after_gate(src, features, target, gate, rng)
 }
 
@@ -2035,7 +2048,7 @@ mod tests {
         for seed in 0..20 {
             let mut src = LocalColumns::new(&data);
             let features: Vec<usize> = (0..12).collect();
-            let g = release_binary_gate(&mut src, &features, true, b, &mut rng_from_seed(seed))
+            let g = release_binary_gate(&mut src, &features, Some(12), b, &mut rng_from_seed(seed))
                 .unwrap();
             assert!(
                 g.binary[8..].iter().all(|b| !b),
