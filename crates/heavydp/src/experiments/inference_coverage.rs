@@ -766,7 +766,6 @@ mod tests {
         use crate::inference::{
             refit_intervals, Bootstrap, InterceptInput, Recentre, REFIT_REPLICATES, SEED,
         };
-        use crate::preprocess::{ColumnScale, Standardization, WINSOR_BOUND};
         let spec = std::env::var("HEAVYDP_PROBE").unwrap_or("10000,5,0.5,20".into());
         let v: Vec<f64> = spec.split(',').map(|x| x.parse().unwrap()).collect();
         let (n, d, eps, reps) = (v[0] as usize, v[1] as usize, v[2], v[3] as usize);
@@ -785,21 +784,7 @@ mod tests {
                 .and_then(|v| v.as_f64())
                 .unwrap_or(0.0);
             ridged += usize::from(ridge > 0.0);
-            let p = m.preprocessing.as_ref().unwrap();
-            let f = |k: &str| -> Vec<f64> { serde_json::from_value(p[k].clone()).unwrap() };
-            let (c, sc) = (f("centres"), f("scales"));
-            let st = Standardization {
-                features: c
-                    .iter()
-                    .zip(&sc)
-                    .map(|(&centre, &scale)| ColumnScale { centre, scale })
-                    .collect(),
-                target: ColumnScale {
-                    centre: p["target_centre"].as_f64().unwrap(),
-                    scale: p["target_scale"].as_f64().unwrap(),
-                },
-                winsor: Some(WINSOR_BOUND),
-            };
+            let st = standardization_of(&m);
             let mut refit = |sim: crate::data::Dataset, rng: &mut dyn rand::RngCore| {
                 pipeline::fit(sim, &opts, rng, &mut NoObserver)
                     .map(|o| (o.model.weights, o.model.intercept))
