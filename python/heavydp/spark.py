@@ -228,6 +228,7 @@ def _make_pass(frame, features, target, d, verbose=False, counter=None):
         t0 = time.perf_counter()
         bw = sc.broadcast(np.asarray(w, dtype=np.float64))
         feats, tgt = list(features), target
+        kernel = json.loads(request_json)["kernel"]["kernel"]
 
         def executor(batches):
             from pyspark import TaskContext
@@ -236,6 +237,33 @@ def _make_pass(frame, features, target, d, verbose=False, counter=None):
 
             part = TaskContext.get().partitionId()
             wv = bw.value
+            schema = pa.schema(
+                [
+                    ("partition", pa.int32(), False),
+                    ("batch", pa.int32(), False),
+                    ("rows", pa.int64(), False),
+                    ("fingerprint", pa.int64(), False),
+                    ("sums", pa.list_(pa.field("element", pa.float64(), False)), False),
+                ]
+            )
+
+            def record(b, rows, fp, s):
+                fp %= 1 << 64
+                # the u64 fingerprint as the int64 of the same bits
+                fp = fp - (1 << 64) if fp >= (1 << 63) else fp
+                return pa.RecordBatch.from_pydict(
+                    {"partition": [part], "batch": [b], "rows": [rows], "fingerprint": [fp], "sums": [s.tolist()]},
+                    schema=schema,
+                )
+
+            # The scaling's histograms are (cell, count) pairs, up to (d + 1) x 4 097 cells
+            # a batch (about 1.4 MB at d = 20): one record per batch would bring 10^3 of
+            # them to the driver at n = 10^7 (its 512 MiB heap lost them). Counts are whole
+            # numbers, exact in float64 and in any order, so a task adds its batches'
+            # histograms and sends one record of the non-empty cells; row sums (d + 1
+            # floats) go per batch, in the fixed (partition, batch) order.
+            counts = kernel == "stage_histograms"
+            acc, acc_rows, acc_fp = None, 0, 0
             for b, batch in enumerate(batches):
                 if batch.num_rows == 0:
                     continue
@@ -243,20 +271,24 @@ def _make_pass(frame, features, target, d, verbose=False, counter=None):
                 y = batch.column(tgt).to_numpy(zero_copy_only=True)
                 ids = batch.column(_ID).to_numpy(zero_copy_only=True)
                 s, rows, fp = core.batch_sum(request_json, wv, cols, y, ids)
-                # the u64 fingerprint as the int64 of the same bits
-                fp = fp - (1 << 64) if fp >= (1 << 63) else fp
-                yield pa.RecordBatch.from_pydict(
-                    {"partition": [part], "batch": [b], "rows": [rows], "fingerprint": [fp], "sums": [s.tolist()]},
-                    schema=pa.schema(
-                        [
-                            ("partition", pa.int32(), False),
-                            ("batch", pa.int32(), False),
-                            ("rows", pa.int64(), False),
-                            ("fingerprint", pa.int64(), False),
-                            ("sums", pa.list_(pa.field("element", pa.float64(), False)), False),
-                        ]
-                    ),
-                )
+                if counts:
+                    s = np.asarray(s, dtype=np.float64)
+                    dense = np.bincount(s[0::2].astype(np.int64), weights=s[1::2])
+                    if acc is None:
+                        acc = dense
+                    else:
+                        if dense.size > acc.size:
+                            acc, dense = dense, acc
+                        acc[: dense.size] += dense
+                    acc_rows += rows
+                    acc_fp += fp
+                else:
+                    yield record(b, rows, fp, s)
+            if acc is not None:
+                cells = np.flatnonzero(acc)
+                pairs = np.empty(2 * cells.size, dtype=np.float64)
+                pairs[0::2], pairs[1::2] = cells, acc[cells]
+                yield record(0, acc_rows, acc_fp, pairs)
 
         try:
             got = frame.mapInArrow(executor, out_schema).collect()
@@ -269,7 +301,6 @@ def _make_pass(frame, features, target, d, verbose=False, counter=None):
             parts = np.zeros(0, dtype=np.float64)
         fingerprint = sum(int(r["fingerprint"]) for r in got) % (1 << 64)
         if verbose:
-            kernel = json.loads(request_json)["kernel"]["kernel"]
             now = time.perf_counter()
             print(
                 f"heavydp.spark: pass {counter[0]} ({_PHASES.get(kernel, 'intercept')}) in"

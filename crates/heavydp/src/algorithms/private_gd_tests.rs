@@ -60,8 +60,9 @@ fn excess(w: &[f64], w_star: &[f64], nu: f64) -> f64 {
 fn clipped_gd_plan_follows_theorem_4() {
     let (n, d) = (20_000usize, 5usize);
     let (eps, delta) = (0.8, 1e-5);
-    // a cap above the theorem's T: the schedule of Algorithm 1 (the default cap is below)
-    let alg = clip_gd(&[("max_steps", "1000000")]);
+    // a cap above the theorem's T and the schedule of Algorithm 1 (the default cap is
+    // below, and the default schedule of the squared loss is heavy-ball)
+    let alg = clip_gd(&[("max_steps", "1000000"), ("schedule", "theorem")]);
     let plan = alg
         .plan(n, d, &Budget::new(eps, delta).unwrap(), &LossKind::Squared)
         .unwrap();
@@ -176,8 +177,21 @@ fn compute_rule_caps_t_and_calibrates_the_noise_to_it() {
         .plan(n, d, &budget, &LossKind::Squared)
         .unwrap();
     assert_eq!((p.big_t, p.schedule), (300, Schedule::Theorem));
-    // a theorem's T below the cap: unchanged (small n)
+    // a theorem's T below the cap (small n): that T, in heavy-ball steps for clipped-gd
+    // with the squared loss, in the theorem's steps for the other losses and for
+    // iterative-updating-gd
     let p = clip_gd(&[])
+        .plan(500, d, &budget, &LossKind::Squared)
+        .unwrap();
+    assert!(p.t_formula < 45.0);
+    assert_eq!(p.big_t, p.t_formula.floor().max(1.0) as usize);
+    assert_eq!((p.schedule, p.average_from), (Schedule::HeavyBall, p.big_t / 2));
+    assert_eq!(p.lr, 1.0 / (2.0 * d as f64));
+    let p = clip_gd(&[])
+        .plan(500, d, &budget, &LossKind::Logistic)
+        .unwrap();
+    assert_eq!(p.schedule, Schedule::Theorem);
+    let p = iu_gd(&[])
         .plan(500, d, &budget, &LossKind::Squared)
         .unwrap();
     assert!(p.t_formula < 45.0);
