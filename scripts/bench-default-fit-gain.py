@@ -16,7 +16,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--data", required=True)
 ap.add_argument("--splits", type=int, default=2)
 ap.add_argument("--eps", default="1")
-ap.add_argument("--cfg", action="append", required=True, help="label:param1,param2 (params for --param)")
+ap.add_argument("--cfg", action="append", required=True, help="label:K=V,--flag=V (K=V for --param, --flag=V for a fit flag)")
 ap.add_argument("--bin", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "release", "heavydp"))
 ap.add_argument("--algo", default="clipped-gd")
 ap.add_argument("--loss", default=None)
@@ -50,7 +50,9 @@ for s in range(a.splits):
     for eps in a.eps.split(","):
         for cfg in a.cfg:
             label, _, ps = cfg.partition(":")
-            params = [x for p in ps.split(",") if p for x in ("--param", p)]
+            # K=V is a --param; --flag=V a flag of `heavydp fit` (e.g. --preprocess-share=0.5)
+            params = [x for p in ps.split(",") if p
+                      for x in (p.split("=", 1) if p.startswith("--") else ("--param", p))]
             cmd = [a.bin, "fit", "--algorithm", a.algo, "--data", ftr, "--epsilon", eps, "--seed", str(7 + s), "--out", os.path.join(a.work, "m-%d.json" % os.getpid())] + params
             if a.loss: cmd += ["--loss", a.loss]
             t0 = time.time()
