@@ -650,12 +650,15 @@ mod tests {
                         widths[vi].push(hi - lo);
                     }
                 }
-                let miss: usize = bounds[..d]
+                // the terms (slopes 0..d, then the intercept) whose interval missed
+                let missed: Vec<usize> = bounds
                     .iter()
                     .zip(&truth_all)
-                    .filter(|((lo, hi, _), t)| !(lo <= *t && *t <= hi))
-                    .count();
-                line.push_str(&format!(" v{vi}miss={miss}"));
+                    .enumerate()
+                    .filter(|(_, ((lo, hi, _), t))| !(lo <= *t && *t <= hi))
+                    .map(|(j, _)| j)
+                    .collect();
+                line.push_str(&format!(" v{vi}missed={missed:?}"));
             }
             let c = |k: usize| {
                 batches
