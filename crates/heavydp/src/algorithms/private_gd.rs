@@ -54,28 +54,29 @@
 //! heavydp applies Theorem 4's balancing with ρ/k² (it reduces to clipped-gd with a noisier
 //! gradient). At small n this gives T = 1: a single noisy step from w_0.
 //!
-//! **The compute rule (squared loss: default `max_steps` = 45, `schedule=auto`).** Theorem 4's T grows as
-//! n² at the data-free clip radius of scaled data (T = ρn²/(dR²): 10 471 at n = 28 155,
-//! d = 8, ε = 1), and plain steps of η = 1/(λ√(2T)) need that many passes because the
-//! scaled design is ill-conditioned (condition numbers of E[x̃x̃ᵀ] 56 on cps1988 and 2 300 on gss_wages). When the
-//! formula exceeds `max_steps` the fit instead runs `max_steps` steps. With the squared
-//! loss every default `clipped-gd` run (T not given; for `iterative-updating-gd` only a
-//! capped one) takes heavy-ball steps with the public step
-//! 1/(c·d) (halved, momentum restarted, whenever two successive released
-//! gradients point against each other, cosine < −0.8: the step was too long for the data's
-//! curvature) and averages the last half of the iterates; the per-step noise is
-//! calibrated to the T run (ρ/T per step: fewer steps, less noise each). The rule reads
-//! n, d, ε, δ and the loss only. Below the cap the theorem's step 1/(λ√(2T)) (λ = 1) is
-//! too long for privately scaled columns, which are up to c·d-smooth: on simulated
-//! heavy-tailed tables with 0/1 columns (n = 5 000–8 000, d = 25–50, ε = 1, T = 12–38) it
-//! kept −4.5 and −2.4 of the gain (one split 22× the mean's MSE) against 0.73 and 0.70
-//! with heavy-ball steps (`docs/benchmark.md`, "The step schedule below the cap"). For the other losses the default cap stays 10 000 (45 steps
-//! of either schedule lost log-loss on the logistic fits measured). It was chosen on
-//! cps1988 and gss_wages and confirmed on
-//! the other sets, see `docs/performance.md` ("The default fit"). The privacy analysis is
-//! unchanged: the momentum and the averaging are post-processing of the T released noisy
-//! gradients. `--param schedule=theorem --param max_steps=10000` runs Algorithm 1 with
-//! Theorem 4's T capped at 10 000 steps (Zhao et al.'s Algorithm 1 as printed).
+//! **The compute rule (squared loss: default `max_steps` = 45, `schedule=auto`).**
+//! Theorem 4's T grows as n² at the data-free clip radius of scaled data (T = ρn²/(dR²):
+//! 10 471 at n = 28 155, d = 8, ε = 1), and plain steps of η = 1/(λ√(2T)) need that many
+//! passes because the scaled design is ill-conditioned (condition numbers of E[x̃x̃ᵀ] 56
+//! on cps1988 and 2 300 on gss_wages). When the formula exceeds `max_steps` the fit
+//! instead runs `max_steps` steps. With the squared loss every default `clipped-gd` run
+//! (T not given; for `iterative-updating-gd` only a capped one) takes heavy-ball steps
+//! with the public step 1/(c·d) (halved, momentum restarted, whenever two successive
+//! released gradients point against each other, cosine < −0.8: the step was too long
+//! for the data's curvature) and averages the last half of the iterates; the per-step
+//! noise is calibrated to the T run (ρ/T per step: fewer steps, less noise each). The
+//! rule reads n, d, ε, δ and the loss only. Below the cap the theorem's step
+//! 1/(λ√(2T)) (λ = 1) is too long for privately scaled columns, which are up to
+//! c·d-smooth: on simulated heavy-tailed tables with 0/1 columns (n = 5 000 and 8 000,
+//! d = 25 and 50, ε = 1, T = 26 and 16) it kept −4.5 and −2.4 of the gain (one split 22×
+//! the mean's MSE) against 0.73 and 0.70 with heavy-ball steps (`docs/benchmark.md`,
+//! "The step schedule below the cap"). For the other losses the default cap stays
+//! 10 000 (45 steps of either schedule lost log-loss on the logistic fits measured). The
+//! cap was chosen on cps1988 and gss_wages and confirmed on the other sets, see
+//! `docs/performance.md` ("The default fit"). The privacy analysis is unchanged: the
+//! momentum and the averaging are post-processing of the T released noisy gradients.
+//! `--param schedule=theorem --param max_steps=10000` runs Algorithm 1 with Theorem 4's T
+//! capped at 10 000 steps (Zhao et al.'s Algorithm 1 as printed).
 //!
 //! ε = ∞ runs the same iteration (T, R, η from the formulas at ε = 1) with no noise: the
 //! non-private projected gradient descent with clipped (resp. iteratively-updated)
@@ -544,8 +545,8 @@ impl PrivateGd {
         // squared loss, whenever clipped-gd's T is not given (the theorem's step 1/(λ√(2T))
         // assumes a 1-smooth risk, and privately scaled columns are up to c·d-smooth: at
         // T < 45 it overshot on the 0/4-mapped dummy columns; iterative-updating-gd's
-        // conservative T is often 1–3, too few for the short public step). The shuffle accounting reproduces
-        // Theorem 7 and keeps its schedule.
+        // conservative T is often 1–3, too few for the short public step). The shuffle
+        // accounting reproduces Theorem 7 and keeps its schedule.
         let capped = self.t.is_none() && t_formula >= (self.max_steps(loss) + 1) as f64;
         let squared_default = self.estimator == GradientEstimator::Clip
             && self.t.is_none()
