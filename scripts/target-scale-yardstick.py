@@ -11,39 +11,73 @@ RULE: iqr (IQR/1.349), sd (standard deviation), qL (the L-quantile of |y - media
 the normal's two-sided L-quantile, at least the IQR scale), oL (the same, that quantile
 rounded down to a power of two). HEAVYDP names the binary (default target/release/heavydp).
 """
-import sys, json, os, subprocess, tempfile
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from statistics import NormalDist
+
 import numpy as np
-B=os.environ.get("HEAVYDP", "target/release/heavydp")
-path, eps, splits = sys.argv[1], sys.argv[2], int(sys.argv[3]); rules=sys.argv[4].split(',')
-raw=open(path).read().splitlines(); hdr=raw[0].split(','); M=np.array([[float(v) for v in r.split(',')] for r in raw[1:]])
-if len(M)>60000: M=M[np.random.default_rng(0).choice(len(M),60000,replace=False)]
-tmp=tempfile.mkdtemp()
+
+BIN = os.environ.get("HEAVYDP", "target/release/heavydp")
+
+
 def iqr_scale(v):
-    q1,q3=np.quantile(v,[.25,.75]); s=(q3-q1)/1.349
-    return s if s>0 else 1.0
-out={r:[] for r in rules}
-for k in range(splits):
-    p=np.random.default_rng(1000+k).permutation(len(M)); nt=int(.8*len(M)); tr,te=M[p[:nt]],M[p[nt:]]
-    np.savetxt(f"{tmp}/tr.csv",tr,delimiter=',',header=','.join(hdr),comments='',fmt='%.10g')
-    np.savetxt(f"{tmp}/te.csv",te,delimiter=',',header=','.join(hdr),comments='',fmt='%.10g')
-    X1=np.column_stack([np.ones(nt),tr[:,1:]]); b=np.linalg.lstsq(X1,tr[:,0],rcond=None)[0]
-    fl=np.mean((np.column_stack([np.ones(len(te)),te[:,1:]])@b-te[:,0])**2); cst=np.mean((te[:,0]-tr[:,0].mean())**2)
-    y=tr[:,0]; c=np.median(y); dev=np.abs(y-c)
-    for r in rules:
-        cols={h:{"centre":float(np.median(tr[:,j])),"scale":float(iqr_scale(tr[:,j]))} for j,h in enumerate(hdr)}
-        if r=='iqr': s=iqr_scale(y)
-        elif r=='sd': s=y.std()
-        elif r.startswith('q'):  # qLEVEL/z : quantile of |y-c| at level, divided by normal z
-            lvl=float(r[1:]); from statistics import NormalDist
-            s=max(iqr_scale(y), np.quantile(dev,lvl)/NormalDist().inv_cdf(0.5+lvl/2))
-        elif r.startswith('o'):  # octave of quantile (power of two, rounded down)
-            lvl=float(r[1:]); from statistics import NormalDist
-            q=np.quantile(dev,lvl); q=2.0**np.floor(np.log2(q)) if q>0 else 0
-            s=max(iqr_scale(y), q/NormalDist().inv_cdf(0.5+lvl/2))
-        cols[hdr[0]]["scale"]=float(s)
-        json.dump({"columns":cols},open(f"{tmp}/pub.json","w"))
-        subprocess.run([B,"fit","--algorithm","auto","--data",f"{tmp}/tr.csv","--target",hdr[0],"--epsilon",eps,"--seed",str(k),"--out",f"{tmp}/m.json","--scale",f"public:{tmp}/pub.json"],capture_output=True,check=True)
-        pr=subprocess.run([B,"predict","--model",f"{tmp}/m.json","--data",f"{tmp}/te.csv"],capture_output=True,text=True,check=True).stdout.split()[1:]
-        err=np.mean((np.array(pr,float)-te[:,0])**2); out[r].append((cst-err)/(cst-fl))
-name=os.path.basename(path)[:24]
-print(name, eps, ' '.join(f"{r}:{np.mean(v):.3f}±{np.std(v):.2f}" for r,v in out.items()))
+    """IQR/1.349, or 1 when the quartiles coincide (what the private scaling gives)."""
+    q1, q3 = np.quantile(v, [0.25, 0.75])
+    s = (q3 - q1) / 1.349
+    return s if s > 0 else 1.0
+
+
+def target_scale(rule, y):
+    """The target's scale under RULE (module doc)."""
+    if rule == "iqr":
+        return iqr_scale(y)
+    if rule == "sd":
+        return y.std()
+    level = float(rule[1:])
+    q = np.quantile(np.abs(y - np.median(y)), level)
+    if rule.startswith("o") and q > 0:
+        q = 2.0 ** np.floor(np.log2(q))
+    return max(iqr_scale(y), q / NormalDist().inv_cdf(0.5 + level / 2))
+
+
+def main(path, eps, splits, rules):
+    raw = open(path).read().splitlines()
+    hdr = raw[0].split(",")
+    m = np.array([[float(v) for v in r.split(",")] for r in raw[1:]])
+    if len(m) > 60000:
+        m = m[np.random.default_rng(0).choice(len(m), 60000, replace=False)]
+    tmp = tempfile.mkdtemp()
+    gains = {r: [] for r in rules}
+    for k in range(splits):
+        perm = np.random.default_rng(1000 + k).permutation(len(m))
+        nt = int(0.8 * len(m))
+        tr, te = m[perm[:nt]], m[perm[nt:]]
+        for name, part in (("tr", tr), ("te", te)):
+            np.savetxt(f"{tmp}/{name}.csv", part, delimiter=",", header=",".join(hdr), comments="", fmt="%.10g")
+        # the floor: OLS with intercept; the constant: the training mean
+        b = np.linalg.lstsq(np.column_stack([np.ones(nt), tr[:, 1:]]), tr[:, 0], rcond=None)[0]
+        floor = np.mean((np.column_stack([np.ones(len(te)), te[:, 1:]]) @ b - te[:, 0]) ** 2)
+        const = np.mean((te[:, 0] - tr[:, 0].mean()) ** 2)
+        for rule in rules:
+            cols = {h: {"centre": float(np.median(tr[:, j])), "scale": float(iqr_scale(tr[:, j]))}
+                    for j, h in enumerate(hdr)}
+            cols[hdr[0]]["scale"] = float(target_scale(rule, tr[:, 0]))
+            json.dump({"columns": cols}, open(f"{tmp}/pub.json", "w"))
+            subprocess.run([BIN, "fit", "--algorithm", "auto", "--data", f"{tmp}/tr.csv", "--target", hdr[0],
+                            "--epsilon", eps, "--seed", str(k), "--out", f"{tmp}/m.json",
+                            "--scale", f"public:{tmp}/pub.json"], capture_output=True, check=True)
+            pred = subprocess.run([BIN, "predict", "--model", f"{tmp}/m.json", "--data", f"{tmp}/te.csv"],
+                                  capture_output=True, text=True, check=True).stdout.split()[1:]
+            err = np.mean((np.array(pred, float) - te[:, 0]) ** 2)
+            gains[rule].append((const - err) / (const - floor))
+    print(os.path.basename(path)[:24], eps,
+          " ".join(f"{r}:{np.mean(v):.3f}±{np.std(v):.2f}" for r, v in gains.items()))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 5:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split(","))
