@@ -273,6 +273,24 @@ fn every_mean_estimator_on_neighbouring_data_differs_only_in_the_mean() {
     }
 }
 
+/// The first `rows` rows of the CPS 1988 wages as `cps-a.csv` in `dir`, and their
+/// neighbour `cps-b.csv` with row 0 replaced by `row0`: the two paths.
+fn cps_pair(dir: &TempDir, rows: usize, row0: &str) -> (String, String) {
+    let cps = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/real/cps1988_wage.csv"
+    );
+    let text = std::fs::read_to_string(cps).unwrap();
+    let lines: Vec<&str> = text.lines().take(rows + 1).collect();
+    let a = dir.path().join("cps-a.csv").to_str().unwrap().to_string();
+    let b = dir.path().join("cps-b.csv").to_str().unwrap().to_string();
+    std::fs::write(&a, lines.join("\n") + "\n").unwrap();
+    let mut nb = lines.clone();
+    nb[1] = row0;
+    std::fs::write(&b, nb.join("\n") + "\n").unwrap();
+    (a, b)
+}
+
 /// The same on real raw columns — the first 400 rows of the CPS 1988 wages
 /// (dollars, years, dummies) and their neighbour with row 0 replaced by an extreme
 /// worker — through the defaults (`auto`: private scales, intercept, `--radius auto`) and
@@ -280,18 +298,8 @@ fn every_mean_estimator_on_neighbouring_data_differs_only_in_the_mean() {
 #[test]
 fn real_raw_columns_on_neighbouring_data_differ_only_in_released_values() {
     let dir = TempDir::new().unwrap();
-    let cps = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/real/cps1988_wage.csv"
-    );
-    let text = std::fs::read_to_string(cps).unwrap();
-    let lines: Vec<&str> = text.lines().take(401).collect();
-    let a = dir.path().join("cps-a.csv").to_str().unwrap().to_string();
-    let b = dir.path().join("cps-b.csv").to_str().unwrap().to_string();
-    std::fs::write(&a, lines.join("\n") + "\n").unwrap();
-    let mut nb = lines.clone();
-    nb[1] = "1e7,99,-5,1,0,1,1,1,1"; // header's 9 columns: wage, education, experience, dummies
-    std::fs::write(&b, nb.join("\n") + "\n").unwrap();
+    // the header's 9 columns: wage, education, experience, dummies
+    let (a, b) = cps_pair(&dir, 400, "1e7,99,-5,1,0,1,1,1,1");
     let fit = [
         "fit",
         "--algorithm",
@@ -326,18 +334,7 @@ fn real_raw_columns_on_neighbouring_data_differ_only_in_released_values() {
 #[test]
 fn real_raw_columns_through_the_binary_gate_differ_only_in_released_values() {
     let dir = TempDir::new().unwrap();
-    let cps = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/real/cps1988_wage.csv"
-    );
-    let text = std::fs::read_to_string(cps).unwrap();
-    let lines: Vec<&str> = text.lines().take(3001).collect();
-    let a = dir.path().join("cps-a.csv").to_str().unwrap().to_string();
-    let b = dir.path().join("cps-b.csv").to_str().unwrap().to_string();
-    std::fs::write(&a, lines.join("\n") + "\n").unwrap();
-    let mut nb = lines.clone();
-    nb[1] = "1e7,99,-5,7,-3,2,9,0.5,1e9";
-    std::fs::write(&b, nb.join("\n") + "\n").unwrap();
+    let (a, b) = cps_pair(&dir, 3000, "1e7,99,-5,7,-3,2,9,0.5,1e9");
     let fit = [
         "fit",
         "--algorithm",
