@@ -68,7 +68,7 @@ fn list_names_every_target_and_its_twin() {
     let out = cli("audit --list --json").assert().success();
     let v = stdout_json(&out);
     let rows = v.as_array().unwrap();
-    assert_eq!(rows.len(), 62);
+    assert_eq!(rows.len(), 64);
     for r in rows {
         for key in [
             "name",

@@ -737,7 +737,10 @@ fn defaults_from_the_command_line() {
         let m = stdout_json(&a);
         assert_eq!(m["format"], "heavydp-model/2");
         assert!(m["intercept"].as_f64().unwrap().is_finite());
-        assert_eq!(phase_names(&m), ["preprocessing", "algorithm", "intercept"]);
+        assert_eq!(
+            phase_names(&m),
+            ["preprocessing", "algorithm", "intercept", "check"]
+        );
         assert!(m["privacy"]["epsilon"].as_f64().unwrap() <= 2.0);
     }
     assert!(!Path::new("-").exists());
@@ -760,7 +763,7 @@ fn defaults_from_the_command_line() {
     };
     fit_public().success();
     let m = read_json(&out);
-    assert_eq!(phase_names(&m), ["algorithm", "intercept"]);
+    assert_eq!(phase_names(&m), ["algorithm", "intercept", "check"]);
     assert_eq!(m["preprocessing"]["scale"], "public");
     // a column missing from the declared file is named
     std::fs::write(&scales, r#"{"columns": {"x1": {"centre": 0, "scale": 1}}}"#).unwrap();

@@ -124,6 +124,8 @@ fn released_model_field(path: &str) -> bool {
             | ".preprocessing.target_scale"
             | ".preprocessing.scaled_weights[]"
             | ".preprocessing.scaled_intercept"
+            // the private fit check's released statistic (preprocess::fit_check)
+            | ".preprocessing.fit_check.statistic"
             // AdaSSP's ridge λ = max(0, threshold − (λ̃_min − shift)) and the ridge used
             // (λ, raised only when the released XᵀX + λI is not positive definite):
             // post-processing of its released λ̃_min and XᵀX (Wang 2018, Alg. 2 line 3)

@@ -165,6 +165,9 @@ pub struct Preprocessing {
     pub source: Option<String>,
     /// How the private intercept was learned.
     pub intercept_method: Option<String>,
+    /// The private fit check's released statistic, threshold and decision
+    /// ([`crate::preprocess::fit_check`]): `preprocessing.fit_check`.
+    pub fit_check: Option<crate::preprocess::fit_check::FitCheck>,
 }
 
 /// A fit's released values and choices, in the units the algorithm saw: what
@@ -225,6 +228,16 @@ impl ModelFile {
             }
             if let Some(how) = p.intercept_method {
                 m.insert("intercept_method".into(), how.into());
+            }
+            if let Some(c) = p.fit_check {
+                m.insert(
+                    "fit_check".into(),
+                    serde_json::json!({
+                        "statistic": c.statistic,
+                        "threshold": c.threshold,
+                        "kept": c.kept,
+                    }),
+                );
             }
             m.insert("centres".into(), serde_json::json!(centres));
             m.insert("scales".into(), serde_json::json!(scales));

@@ -774,6 +774,9 @@ pub struct FitPlan {
     pub scale_budget: Budget,
     /// The share of `budget` for the intercept (taken after the scaling phase).
     pub intercept_frac: f64,
+    /// The share of `budget` for the private fit check ([`preprocess::fit_check`]; 0
+    /// where it does not run), taken from the algorithm's.
+    pub check_frac: f64,
     /// An intercept-only regression whose intercept is the private median of the raw
     /// responses (n·ε below [`preprocess::mean_intercept_applies`]).
     pub raw_target_intercept: bool,
@@ -962,6 +965,17 @@ fn plan_scaled(
             ));
         }
     }
+    // The private fit check of every regression with a model, a private intercept and
+    // a scaled target, in memory (preprocess::fit_check).
+    let check_frac = if !intercept_only
+        && !logistic
+        && private_intercept
+        && !matches!(opts.scale, ScaleMode::None)
+    {
+        preprocess::fit_check::CHECK_SHARE
+    } else {
+        0.0
+    };
     Ok(FitPlan {
         algorithm: name,
         auto,
@@ -972,6 +986,7 @@ fn plan_scaled(
         budget,
         scale_budget,
         intercept_frac,
+        check_frac,
         raw_target_intercept,
         mean_intercept,
         not_private: budget_plan.not_private,
@@ -1095,34 +1110,96 @@ fn fit_with(
         gate,
         rng,
     )?;
+    let nothing = Budget {
+        epsilon: 0.0,
+        delta: 0.0,
+    };
     let intercept_budget = if opts.intercept == InterceptMode::Private {
         ledger.share(plan.intercept_frac)
     } else {
-        Budget {
-            epsilon: 0.0,
-            delta: 0.0,
-        }
+        nothing
     };
-    let fitted = fit_phase(
+    let check_budget = if plan.check_frac > 0.0 {
+        ledger.share(plan.check_frac)
+    } else {
+        nothing
+    };
+    let mut fitted = fit_phase(
         &plan,
         &data,
         external.as_deref_mut(),
         &mut ledger,
-        intercept_budget,
+        crate::privacy::add_up(intercept_budget.epsilon, check_budget.epsilon),
         rng,
         observer,
     )?;
-    let intercept = intercept_phase(
+    let mut intercept = intercept_phase(
         &plan,
         opts,
         &data,
-        external,
+        external.as_deref_mut(),
         &mut ledger,
         intercept_budget,
-        &scaled.standardization,
         &fitted,
         rng,
     )?;
+    // 4b. the private fit check: the intercept alone when the model predicts worse
+    let mut messages = plan.messages.clone();
+    let mut fell_back = false;
+    let mut fit_check = None;
+    if plan.check_frac > 0.0 {
+        let margins;
+        let mut local;
+        let mut remote;
+        let src: &mut dyn preprocess::fit_check::CheckSource = match external {
+            Some(ext) => {
+                remote = ext.check_source(&fitted.weights);
+                &mut remote
+            }
+            None => {
+                margins = data.margins(&fitted.weights);
+                local = preprocess::fit_check::LocalCheck {
+                    margins: &margins,
+                    y: data.y(),
+                };
+                &mut local
+            }
+        };
+        let check =
+            preprocess::fit_check::private_fit_check(src, intercept.value, check_budget, rng)?;
+        ledger.record("check", check.spent.clone())?;
+        if !check.kept {
+            fitted.weights.iter_mut().for_each(|w| *w = 0.0);
+            fitted.released = None;
+            intercept.value = check.fallback_intercept;
+            intercept.method = Some(format!(
+                "the fit check's clipped mean of the responses at C = {:.4} (scaled units; Laplace, sensitivity 2C/n)",
+                preprocess::intercept_clip(data.n(), check_budget.epsilon / 2.0)
+            ));
+            messages.push(check.remark());
+            fitted
+                .notes
+                .push(preprocess::fit_check::FitCheck::FELL_BACK.into());
+            fell_back = true;
+        }
+        fit_check = Some(check);
+    }
+    let intervals = if fell_back && opts.intervals.is_some() {
+        fitted
+            .notes
+            .push("--intervals: none, the model is the intercept alone (fit check)".into());
+        None
+    } else {
+        intervals_phase(
+            &plan,
+            opts,
+            &data,
+            intercept_budget,
+            &scaled.standardization,
+            &fitted,
+            intercept.value,
+        )?
+    };
     // 5. the model file
     let algorithm = fitted.algorithm.clone();
     let selected = match (&plan.fallback, &plan.auto) {
@@ -1155,6 +1232,7 @@ fn fit_with(
         standardization: &scaled.standardization,
         preprocessing: scaled.preprocessing.map(|mut p| {
             p.intercept_method = intercept.method;
+            p.fit_check = fit_check;
             p
         }),
         scaled_weights: fitted.weights,
@@ -1163,7 +1241,7 @@ fn fit_with(
         hyperparameters: fitted.hyperparameters,
         status: fitted.status,
         notes,
-        intervals: intercept.intervals,
+        intervals,
         // the released target range bounds every prediction (post-processing); the
         // intercept-only regression's is the released range of its clipped mean
         target_bounds: intercept.mean_range.or_else(|| {
@@ -1171,10 +1249,7 @@ fn fit_with(
                 .then(|| scaled.standardization.target_bounds())
         }),
     });
-    Ok(FitOutcome {
-        model,
-        messages: plan.messages,
-    })
+    Ok(FitOutcome { model, messages })
 }
 
 /// Phase 1b of a fit with private scaling: the plan, after the private scaling's binary
@@ -1332,6 +1407,7 @@ fn scale_phase(
             private_intercept,
             source,
             intercept_method: None,
+            fit_check: None,
         }
     });
     Ok(ScalePhase {
@@ -1355,13 +1431,14 @@ struct FitPhase {
 }
 
 /// Phase 3 of a fit: the algorithm on the standardised data, with what is left of the
-/// budget after the scales and before the intercept's share (recorded as `algorithm`).
+/// budget after the scales and before the intercept's and the fit check's shares
+/// (`reserved_epsilon`; recorded as `algorithm`).
 fn fit_phase(
     plan: &FitPlan,
     data: &Dataset,
     external: Option<&mut ExternalRowSums>,
     ledger: &mut PhasedLedger,
-    intercept_budget: Budget,
+    reserved_epsilon: f64,
     rng: &mut dyn RngCore,
     observer: &mut dyn Observer,
 ) -> Result<FitPhase, PipelineError> {
@@ -1383,7 +1460,7 @@ fn fit_phase(
         budget
     } else {
         Budget {
-            epsilon: crate::privacy::phases::sub_down(rem.epsilon, intercept_budget.epsilon),
+            epsilon: crate::privacy::phases::sub_down(rem.epsilon, reserved_epsilon),
             delta: rem.delta,
         }
     };
@@ -1412,21 +1489,18 @@ fn fit_phase(
     })
 }
 
-/// Phase 4's result: the intercept in scaled units, how it was learned, and the
-/// intervals.
+/// Phase 4's result: the intercept in scaled units and how it was learned.
 struct InterceptPhase {
     /// 0 with `--intercept none`.
     value: f64,
     method: Option<String>,
-    intervals: Option<crate::inference::Intervals>,
     /// The intercept-only regression's released range of its clipped mean
     /// ([`preprocess::private_mean_intercept_of`]): the model's `target_bounds`.
     mean_range: Option<[f64; 2]>,
 }
 
 /// Phase 4 of a fit: the private intercept of the residuals of the scaled weights (at
-/// the intercept's share, recorded as `intercept`), then the confidence intervals of
-/// `--intervals` (post-processing of the released values).
+/// the intercept's share, recorded as `intercept`).
 #[allow(clippy::too_many_arguments)]
 fn intercept_phase(
     plan: &FitPlan,
@@ -1435,11 +1509,9 @@ fn intercept_phase(
     external: Option<&mut ExternalRowSums>,
     ledger: &mut PhasedLedger,
     intercept_budget: Budget,
-    standardization: &Standardization,
     fitted: &FitPhase,
     rng: &mut dyn RngCore,
 ) -> Result<InterceptPhase, PipelineError> {
-    let n = data.n();
     let weights_s = &fitted.weights;
     let private_intercept = opts.intercept == InterceptMode::Private;
     let scaled = !matches!(opts.scale, ScaleMode::None);
@@ -1484,6 +1556,30 @@ fn intercept_phase(
         method = Some(how);
         b_s = b;
     }
+    Ok(InterceptPhase {
+        value: b_s,
+        method,
+        mean_range,
+    })
+}
+
+/// Phase 4c of a fit: the confidence intervals of `--intervals` for the scaled weights
+/// and intercept `b_s` (post-processing of the released values).
+#[allow(clippy::too_many_arguments)]
+fn intervals_phase(
+    plan: &FitPlan,
+    opts: &FitOptions,
+    data: &Dataset,
+    intercept_budget: Budget,
+    standardization: &Standardization,
+    fitted: &FitPhase,
+    b_s: f64,
+) -> Result<Option<crate::inference::Intervals>, PipelineError> {
+    let n = data.n();
+    let weights_s = &fitted.weights;
+    let private_intercept = opts.intercept == InterceptMode::Private;
+    let scaled = !matches!(opts.scale, ScaleMode::None);
+    let raw_target_intercept = plan.raw_target_intercept;
     let intervals = match (opts.intervals, &fitted.released) {
         (None, _) => None,
         // an algorithm of inference::algorithms() (check_intervals)
@@ -1545,12 +1641,7 @@ fn intercept_phase(
             })
         }
     };
-    Ok(InterceptPhase {
-        value: b_s,
-        method,
-        intervals,
-        mean_range,
-    })
+    Ok(intervals)
 }
 
 /// `heavydp algorithms --json` (and `heavydp.algorithms()`): the catalogue, each entry

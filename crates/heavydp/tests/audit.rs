@@ -138,6 +138,7 @@ audit_suite! {
     binary_gate => "binary-gate",
     intercept_mean => "intercept-mean",
     intercept_mean_of_responses => "intercept-mean-of-responses",
+    fit_check => "fit-check",
     intercept_logistic => "intercept-logistic",
 }
 

@@ -65,7 +65,7 @@ fn raw_real_columns_fit_beats_the_mean_and_spends_at_most_the_budget() {
         .iter()
         .map(|x| x["name"].as_str().unwrap())
         .collect();
-    assert_eq!(phases, ["preprocessing", "algorithm", "intercept"]);
+    assert_eq!(phases, ["preprocessing", "algorithm", "intercept", "check"]);
     assert_eq!(m.format, "heavydp-model/2");
     assert!(m.intercept.is_finite() && m.intercept != 0.0);
     assert!(out.messages.iter().any(|s| s.contains("--delta not given")));

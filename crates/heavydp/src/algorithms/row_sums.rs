@@ -30,6 +30,7 @@ use crate::estimators::catoni::{CatoniGiulini, RobustWorkspace};
 use crate::estimators::clip::clipped_row_sum;
 use crate::linalg::{dot, Rows};
 use crate::loss::{Loss, LossKind};
+use crate::preprocess::fit_check::CheckSource;
 use crate::preprocess::{
     self,
     quantile::{self, GridHistogram, PublicGrid, RankCounts},
@@ -63,6 +64,9 @@ pub enum Kernel {
     /// Σ clamp(yᵢ − ⟨x̃ᵢ, w⟩, ±c) (one value): the private intercept's clipped sum of
     /// residuals ([`preprocess::private_intercept_of`]).
     ClippedResidual { c: f64 },
+    /// Σ [`preprocess::fit_check::check_term`](yᵢ, ⟨x̃ᵢ, w⟩, b₀, b) (one value): the
+    /// private fit check's statistic ([`preprocess::fit_check`]).
+    FitCheck { b0: f64, b: f64 },
     /// S(b) = Σ σ(⟨x̃ᵢ, w⟩ + b) − 1{yᵢ > 0} for the 513 points b of
     /// [`preprocess::logistic_grid`]: the logistic intercept's scores.
     LogisticScores,
@@ -82,7 +86,7 @@ impl Kernel {
     /// The length of the reduced result for d features.
     pub fn out_len(&self, d: usize) -> usize {
         match *self {
-            Kernel::ClippedResidual { .. } | Kernel::Positives => 1,
+            Kernel::ClippedResidual { .. } | Kernel::FitCheck { .. } | Kernel::Positives => 1,
             Kernel::LogisticScores => LOGISTIC_GRID_LEN,
             Kernel::ResidualHistogram => quantile::histogram_cells(PublicGrid::LEN),
             Kernel::StageHistograms { ref columns } => *preprocess::stage_offsets(columns)
@@ -232,6 +236,11 @@ fn preprocess_sum<X: RowSource + ?Sized>(
         Kernel::ClippedResidual { c } => {
             vec![(0..len)
                 .map(|i| preprocess::clipped_residual(margin(i), y[i], c))
+                .sum::<f64>()]
+        }
+        Kernel::FitCheck { b0, b } => {
+            vec![(0..len)
+                .map(|i| preprocess::fit_check::check_term(y[i], margin(i), b0, b))
                 .sum::<f64>()]
         }
         Kernel::LogisticScores => {
@@ -891,6 +900,45 @@ impl InterceptSource for ExternalIntercept<'_, '_> {
         }
         let d = self.sums.d;
         self.sums.counts(d, StageMap::SpreadOctave { c0: centre })
+    }
+}
+
+/// The private fit check's [`CheckSource`] on external rows: each sum one pass
+/// ([`Kernel::ClippedResidual`] at w = 0, [`Kernel::FitCheck`] at w) through the public
+/// standardisation.
+pub struct ExternalCheck<'s, 'a> {
+    sums: &'s mut ExternalRowSums<'a>,
+    w: Vec<f64>,
+}
+
+impl<'a> ExternalRowSums<'a> {
+    /// The fit check's source at the fitted weights `w`.
+    pub fn check_source<'s>(&'s mut self, w: &[f64]) -> ExternalCheck<'s, 'a> {
+        ExternalCheck {
+            sums: self,
+            w: w.to_vec(),
+        }
+    }
+}
+
+impl CheckSource for ExternalCheck<'_, '_> {
+    fn rows(&self) -> usize {
+        self.sums.n
+    }
+    fn clipped_response_sum(&mut self, c: f64) -> Result<f64, PreprocessError> {
+        let t = self.sums.transform.clone();
+        let zeros = vec![0.0; self.w.len()];
+        self.sums
+            .reduce_all(Kernel::ClippedResidual { c }, t, &zeros)
+            .map(|v| v[0])
+            .map_err(PreprocessError::Pass)
+    }
+    fn check_sum(&mut self, b0: f64, b: f64) -> Result<f64, PreprocessError> {
+        let t = self.sums.transform.clone();
+        self.sums
+            .reduce_all(Kernel::FitCheck { b0, b }, t, &self.w)
+            .map(|v| v[0])
+            .map_err(PreprocessError::Pass)
     }
 }
 

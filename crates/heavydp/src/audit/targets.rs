@@ -15,6 +15,7 @@
 //! | `atom-octave` | DP 0.9-quantile of the octaves of \|x − c₀\| (c₀ = 0) of 10 records on the octave grid (Δ_u = 1; the scale of a column with an atom at its centre, [`crate::preprocess::atom_levels`]) | nine 0s and one 1; D′: eight 0s and two 1s | the released value | run at 16·ε |
 //! | `bounded-range-quantile` | the DP median of 10 records on the grid {−1, −½, 0, ½, 1} at the ε₀ that `fit`'s private scaling gives one release charged as ε₀-bounded-range in zCDP, ε₀ = √(8ρ), ρ the largest value whose conversion is (ε, δ) ([`crate::preprocess::bounded_range_epsilon`]; audited at that conversion) | three −1s, four 0s, three 1s; D′: one −1 replaced by 1 (u(−1) falls by 1 and u(1) rises by 1: the pair on which the mechanism uses its whole range ε₀) | the released value | run at 8·ε₀ (ρ understated 64-fold) |
 //! | `intercept-mean` | clipped mean of 20 residuals at C + Lap(2C/(nε)) (`fit`'s intercept, squared loss) | 19 zeros and −C; D′: +C | the released value | Δ halved |
+//! | `fit-check` | b₀ = clipped mean of 20 scaled responses + Lap at ε/2, then D = mean of min((y − b₀)², 9) − min((y − m − b)², 9) + Lap(18/(n·ε/2)) (`fit`'s fit check, [`crate::preprocess::fit_check`]) | 20 rows y = 0, m = 0; D′: the first row's margin 10⁶ | the released D | D's noise draw skipped |
 //! | `intercept-logistic` | exponential mechanism on −\|Σ(σ(b) − yᵢ)\| over b ∈ [−8, 8] step 1/32 (Δ_u = 2; `fit`'s logistic intercept) | labels 1×5, 0×5; D′: the first label 0 | the released value | run at 16·ε |
 //! | `catoni` | Catoni–Giulini column means (k, β = 1, spec A.5) + Lap(d·4√2k/(3nε)), n = 20, d = 2, τ = 1 | 19 zeros and x₁ = −a*·(1, 1); D′: x₁ = +a*·(1, 1), a* = the value maximising a record's contribution Ψ (a huge outlier, ≈ 10¹⁵k) | the last coordinate | its noise draw skipped |
 //!
@@ -416,6 +417,16 @@ pub const ROWS: &[Row] = &[
         prepare: intercept_mean,
     },
     Row {
+        name: "fit-check",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Pure,
+        release: "the private fit check of 20 scaled responses (preprocess::fit_check): b0 = their clipped mean + Laplace at epsilon/2, then D = mean of min((y - b0)^2, 9) - min((y - m - b)^2, 9) over the rows + Lap(18/(n epsilon/2)), with b = 0",
+        neighbours: "D: 20 rows y = 0, margin m = 0; D': the first row's features replaced so that its margin is 10^6 (its term moves from about 0 to -9; b0 is the same on both)",
+        statistic: "the released D",
+        defect: "D's noise draw skipped: D released exactly",
+        prepare: fit_check,
+    },
+    Row {
         name: "intercept-mean-of-responses",
         kind: TargetKind::Mechanism,
         privacy: PrivacyModel::Pure,
@@ -736,6 +747,38 @@ fn intercept_mean_of_responses(claim: &Budget, broken: bool) -> Result<RunFn, Au
         )
         .map(|r| r.0)
         .map_err(|e| setup_err(name, e))
+    }))
+}
+
+/// `fit-check`: the private fit check's released D on a pair that moves one row's margin
+/// (twin: D released without its Laplace draw).
+fn fit_check(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    use crate::preprocess::fit_check::{self, LocalCheck};
+    let name = "fit-check";
+    let budget = Budget::pure(claim.epsilon).map_err(|e| setup_err(name, e))?;
+    let n = 20;
+    let y = vec![0.0; n];
+    let m = vec![0.0; n];
+    let mut mp = m.clone();
+    mp[0] = 1e6;
+    Ok(on_pair(m, mp, move |margins, rng| {
+        let mut src = LocalCheck { margins, y: &y };
+        if !broken {
+            return fit_check::private_fit_check(&mut src, 0.0, budget, rng)
+                .map(|c| c.statistic)
+                .map_err(|e| setup_err(name, e));
+        }
+        // b₀ released as in the check (half the budget), D exact
+        let eps = calibration_target(budget.epsilon) / 2.0;
+        let c = crate::preprocess::intercept_clip(n, eps);
+        let lap = LaplaceMechanism::new(2.0 * c / n as f64, eps).map_err(|e| setup_err(name, e))?;
+        let b0 = lap.run_uncharged(&[0.0], rng)[0];
+        let d: f64 = margins
+            .iter()
+            .zip(&y)
+            .map(|(mi, yi)| fit_check::check_term(*yi, *mi, b0, 0.0))
+            .sum();
+        Ok(d / n as f64)
     }))
 }
 

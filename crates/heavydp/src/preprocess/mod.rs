@@ -69,6 +69,7 @@
 //! | intercept clip C | C | √(n·ε_b)/2 clamped to [1, 50] (scaled units) | balances the clipping bias ≤ E r²/C (unit second moment after scaling) and the noise 2C/(n·ε_b), whose product is minimised at C ≍ √(n·ε_b) — the order of Zhao et al.'s clip radius for p = 2 (Thm 2) |
 //! | `bound=auto` | B | 3 (scaled units) | three robust standard deviations: a clip that keeps the bulk of a standardised column and bounds the sensitivity by public quantities only |
 
+pub mod fit_check;
 pub mod quantile;
 
 use crate::data::{ColumnMap, Dataset};
