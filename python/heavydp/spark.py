@@ -196,6 +196,8 @@ _PHASES = {
     "clipped_gradient": "algorithm",
     "catoni_psi": "algorithm",
     "clipped_huber": "algorithm",
+    "fit_check": "fit check",
+    "fit_check_responses": "fit check",
 }
 
 
@@ -361,7 +363,7 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
     ``n_passes_``: the Spark jobs that read the DataFrame (the validation job, the
     materialisation of the chunked algorithms, and one per pass of the fit: 4 for the
     private scaling, one per gradient or chunk of the algorithm, 1 or 2 for the
-    intercept; also in ``notes_``). ``verbose=True`` prints each pass on stderr.
+    intercept, 2 for the private fit check of a regression; also in ``notes_``). ``verbose=True`` prints each pass on stderr.
     """
     from ._estimators import PrivateClassifier
 

@@ -1,5 +1,5 @@
 //! The whole private fit, as `heavydp fit`, the Python package and the real-data
-//! benchmark run it, in five phases, each a function with a typed result. One
+//! benchmark run it, in five phases (and two steps of the fourth), each a function with a typed result. One
 //! [`PhasedLedger`] splits the budget over the phases (module
 //! [`crate::privacy::phases`]), and the model file's `privacy` object lists every phase.
 //!
@@ -7,8 +7,10 @@
 //! |---|---|---|
 //! | 1 [`plan`] → [`FitPlan`] | every choice, from the options, n and d before any row is read: `--algorithm auto` by [`auto_rule`]; loss, domain and hyperparameters (`bound`, `R`, `--radius` … `auto` on scaled data); δ (`--delta`, or n^−1.1 for an (ε, δ)/zCDP algorithm, said on stderr; an explicit 0 for one is an error); the ledger's budget and its split; the public fallback to the intercept alone. [`planned_privacy`] (what Python charges) reads the same plan | — |
 //! | 2 `scale_phase` | labels checked for the loss; centres and scales ([`crate::preprocess::private_scales_of`]); the data standardised | f·ε (·3/4 when the intercept is private), f·δ |
-//! | 3 `fit_phase` | the algorithm on the standardised data | what is left minus the intercept's share |
-//! | 4 `intercept_phase` | intercept ([`crate::preprocess::private_intercept_of`]); `--intervals` (post-processing) | f·ε/4 (f·ε when the scales are not private) |
+//! | 3 `fit_phase` | the algorithm on the standardised data | what is left minus the intercept's and the check's shares |
+//! | 4 `intercept_phase` | intercept ([`crate::preprocess::private_intercept_of`]) | f·ε/4 (f·ε when the scales are not private) |
+//! | 4b `check_phase` | a regression with a model, a private intercept and a scaled target: the private fit check ([`crate::preprocess::fit_check`]); the intercept alone when the model predicts worse | 0.05·ε |
+//! | 4c `intervals_phase` | `--intervals` (post-processing) | — |
 //! | 5 [`ModelFile::from_fit`] | the model file, mapped back to raw columns | — |
 //!
 //! With `--intercept none --scale none` phases 2 and 4 learn nothing and the algorithm
@@ -741,10 +743,10 @@ pub fn fit_external(
         )));
     }
     let mut out = fit_with(data, opts, Some(sums), rng, observer)?;
-    let (scaling, algorithm, intercept) = sums.passes();
+    let (scaling, algorithm, intercept, check) = sums.passes();
     out.messages.push(format!(
-        "distributed fit: {} passes over the rows ({scaling} private scaling, {algorithm} algorithm, {intercept} intercept)",
-        scaling + algorithm + intercept
+        "distributed fit: {} passes over the rows ({scaling} private scaling, {algorithm} algorithm, {intercept} intercept, {check} fit check)",
+        scaling + algorithm + intercept + check
     ));
     Ok(out)
 }
@@ -966,7 +968,7 @@ fn plan_scaled(
         }
     }
     // The private fit check of every regression with a model, a private intercept and
-    // a scaled target, in memory (preprocess::fit_check).
+    // a scaled target, in memory or on external rows (preprocess::fit_check).
     let check_frac = if !intercept_only
         && !logistic
         && private_intercept
@@ -1078,7 +1080,8 @@ fn resolve_choices(
 /// The phases of a fit, in order: 1. [`plan`] (every choice, before any row is read),
 /// 2. [`scale_phase`] (labels, centres and scales, the standardisation), 3.
 /// [`fit_phase`] (the algorithm on the standardised data), 4. [`intercept_phase`] (the
-/// private intercept and the intervals), 5. [`ModelFile::from_fit`] (the model file, in
+/// private intercept), 4b. [`check_phase`] (the private fit check), 4c.
+/// [`intervals_phase`] (`--intervals`), 5. [`ModelFile::from_fit`] (the model file, in
 /// raw units). One [`PhasedLedger`] records what each phase spends.
 fn fit_with(
     mut data: Dataset,
@@ -1145,45 +1148,18 @@ fn fit_with(
     )?;
     // 4b. the private fit check: the intercept alone when the model predicts worse
     let mut messages = plan.messages.clone();
-    let mut fell_back = false;
-    let mut fit_check = None;
-    if plan.check_frac > 0.0 {
-        let margins;
-        let mut local;
-        let mut remote;
-        let src: &mut dyn preprocess::fit_check::CheckSource = match external {
-            Some(ext) => {
-                remote = ext.check_source(&fitted.weights);
-                &mut remote
-            }
-            None => {
-                margins = data.margins(&fitted.weights);
-                local = preprocess::fit_check::LocalCheck {
-                    margins: &margins,
-                    y: data.y(),
-                };
-                &mut local
-            }
-        };
-        let check =
-            preprocess::fit_check::private_fit_check(src, intercept.value, check_budget, rng)?;
-        ledger.record("check", check.spent.clone())?;
-        if !check.kept {
-            fitted.weights.iter_mut().for_each(|w| *w = 0.0);
-            fitted.released = None;
-            intercept.value = check.fallback_intercept;
-            intercept.method = Some(format!(
-                "the fit check's clipped mean of the responses at C = {:.4} (scaled units; Laplace, sensitivity 2C/n)",
-                preprocess::intercept_clip(data.n(), check_budget.epsilon / 2.0)
-            ));
-            messages.push(check.remark());
-            fitted
-                .notes
-                .push(preprocess::fit_check::FitCheck::FELL_BACK.into());
-            fell_back = true;
-        }
-        fit_check = Some(check);
-    }
+    let fit_check = check_phase(
+        &plan,
+        &data,
+        external,
+        &mut ledger,
+        check_budget,
+        &mut fitted,
+        &mut intercept,
+        &mut messages,
+        rng,
+    )?;
+    let fell_back = fit_check.as_ref().is_some_and(|c| !c.kept);
     let intervals = if fell_back && opts.intervals.is_some() {
         fitted
             .notes
@@ -1561,6 +1537,60 @@ fn intercept_phase(
         method,
         mean_range,
     })
+}
+
+/// Phase 4b of a fit: the private fit check ([`preprocess::fit_check`], at its share,
+/// recorded as `check`) where the plan runs it. When the fitted model predicts worse
+/// than the intercept alone, its weights become 0 and its intercept the check's
+/// clipped mean of the responses (a note and a remark say so).
+#[allow(clippy::too_many_arguments)]
+fn check_phase(
+    plan: &FitPlan,
+    data: &Dataset,
+    external: Option<&mut ExternalRowSums>,
+    ledger: &mut PhasedLedger,
+    check_budget: Budget,
+    fitted: &mut FitPhase,
+    intercept: &mut InterceptPhase,
+    messages: &mut Vec<String>,
+    rng: &mut dyn RngCore,
+) -> Result<Option<preprocess::fit_check::FitCheck>, PipelineError> {
+    if plan.check_frac == 0.0 {
+        return Ok(None);
+    }
+    let margins;
+    let mut local;
+    let mut remote;
+    let src: &mut dyn preprocess::fit_check::CheckSource = match external {
+        Some(ext) => {
+            remote = ext.check_source(&fitted.weights);
+            &mut remote
+        }
+        None => {
+            margins = data.margins(&fitted.weights);
+            local = preprocess::fit_check::LocalCheck {
+                margins: &margins,
+                y: data.y(),
+            };
+            &mut local
+        }
+    };
+    let check = preprocess::fit_check::private_fit_check(src, intercept.value, check_budget, rng)?;
+    ledger.record("check", check.spent.clone())?;
+    if !check.kept {
+        fitted.weights.iter_mut().for_each(|w| *w = 0.0);
+        fitted.released = None;
+        intercept.value = check.fallback_intercept;
+        intercept.method = Some(format!(
+            "the fit check's clipped mean of the responses at C = {:.4} (scaled units; Laplace, sensitivity 2C/n)",
+            preprocess::intercept_clip(data.n(), check_budget.epsilon / 2.0)
+        ));
+        messages.push(check.remark());
+        fitted
+            .notes
+            .push(preprocess::fit_check::FitCheck::FELL_BACK.into());
+    }
+    Ok(Some(check))
 }
 
 /// Phase 4c of a fit: the confidence intervals of `--intervals` for the scaled weights

@@ -67,6 +67,9 @@ pub enum Kernel {
     /// Σ [`preprocess::fit_check::check_term`](yᵢ, ⟨x̃ᵢ, w⟩, b₀, b) (one value): the
     /// private fit check's statistic ([`preprocess::fit_check`]).
     FitCheck { b0: f64, b: f64 },
+    /// Σ clamp(yᵢ, ±c) (one value; the margins are not read): the fit check's intercept
+    /// alone ([`preprocess::fit_check`]).
+    FitCheckResponses { c: f64 },
     /// S(b) = Σ σ(⟨x̃ᵢ, w⟩ + b) − 1{yᵢ > 0} for the 513 points b of
     /// [`preprocess::logistic_grid`]: the logistic intercept's scores.
     LogisticScores,
@@ -86,7 +89,10 @@ impl Kernel {
     /// The length of the reduced result for d features.
     pub fn out_len(&self, d: usize) -> usize {
         match *self {
-            Kernel::ClippedResidual { .. } | Kernel::FitCheck { .. } | Kernel::Positives => 1,
+            Kernel::ClippedResidual { .. }
+            | Kernel::FitCheck { .. }
+            | Kernel::FitCheckResponses { .. }
+            | Kernel::Positives => 1,
             Kernel::LogisticScores => LOGISTIC_GRID_LEN,
             Kernel::ResidualHistogram => quantile::histogram_cells(PublicGrid::LEN),
             Kernel::StageHistograms { ref columns } => *preprocess::stage_offsets(columns)
@@ -236,6 +242,12 @@ fn preprocess_sum<X: RowSource + ?Sized>(
         Kernel::ClippedResidual { c } => {
             vec![(0..len)
                 .map(|i| preprocess::clipped_residual(margin(i), y[i], c))
+                .sum::<f64>()]
+        }
+        Kernel::FitCheckResponses { c } => {
+            vec![y
+                .iter()
+                .map(|yi| preprocess::clipped_residual(0.0, *yi, c))
                 .sum::<f64>()]
         }
         Kernel::FitCheck { b0, b } => {
@@ -602,7 +614,7 @@ pub struct ExternalRowSums<'a> {
     histograms: [Option<Histograms>; 2],
     /// The passes made so far, by kind: [the scaling's, the algorithm's row sums, the
     /// intercept's].
-    passes: [usize; 3],
+    passes: [usize; 4],
     /// The first pass's fingerprint of the (id, row) pairs.
     fingerprint: Option<u64>,
 }
@@ -617,7 +629,7 @@ impl<'a> ExternalRowSums<'a> {
             transform: None,
             labels: false,
             histograms: [None, None],
-            passes: [0; 3],
+            passes: [0; 4],
             fingerprint: None,
         }
     }
@@ -649,6 +661,7 @@ impl<'a> ExternalRowSums<'a> {
         self.passes[match kernel {
             Kernel::StageHistograms { .. } => 0,
             ref k if !k.preprocessing() => 1,
+            Kernel::FitCheck { .. } | Kernel::FitCheckResponses { .. } => 3,
             _ => 2,
         }] += 1;
         let req = SumRequest {
@@ -719,10 +732,15 @@ impl<'a> ExternalRowSums<'a> {
         Ok(())
     }
     /// The passes over the rows made so far: (the private scaling's, the algorithm's
-    /// row sums, the intercept's). Public: their number depends on n, d and the options
-    /// only.
-    pub fn passes(&self) -> (usize, usize, usize) {
-        (self.passes[0], self.passes[1], self.passes[2])
+    /// row sums, the intercept's, the fit check's). Public: their number depends on n, d
+    /// and the options only.
+    pub fn passes(&self) -> (usize, usize, usize, usize) {
+        (
+            self.passes[0],
+            self.passes[1],
+            self.passes[2],
+            self.passes[3],
+        )
     }
     /// The private intercept's source: the rows at the scaled-model weights `w` (read
     /// through the public standardisation, as the fit saw them).
@@ -904,7 +922,7 @@ impl InterceptSource for ExternalIntercept<'_, '_> {
 }
 
 /// The private fit check's [`CheckSource`] on external rows: each sum one pass
-/// ([`Kernel::ClippedResidual`] at w = 0, [`Kernel::FitCheck`] at w) through the public
+/// ([`Kernel::FitCheckResponses`], [`Kernel::FitCheck`] at w) through the public
 /// standardisation.
 pub struct ExternalCheck<'s, 'a> {
     sums: &'s mut ExternalRowSums<'a>,
@@ -927,9 +945,8 @@ impl CheckSource for ExternalCheck<'_, '_> {
     }
     fn clipped_response_sum(&mut self, c: f64) -> Result<f64, PreprocessError> {
         let t = self.sums.transform.clone();
-        let zeros = vec![0.0; self.w.len()];
         self.sums
-            .reduce_all(Kernel::ClippedResidual { c }, t, &zeros)
+            .reduce_all(Kernel::FitCheckResponses { c }, t, &self.w)
             .map(|v| v[0])
             .map_err(PreprocessError::Pass)
     }
