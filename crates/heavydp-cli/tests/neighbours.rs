@@ -355,6 +355,42 @@ fn real_raw_columns_through_the_binary_gate_differ_only_in_released_values() {
     );
 }
 
+/// The private fit check's fallback path: `dp-slr` (s = 4) at ε = 200 on 3 000 rows of the
+/// CPS wages predicts worse than the intercept alone, and the check writes the intercept
+/// alone on both neighbours (the extreme worker of the binary-gate test in row 0 of one).
+#[test]
+fn the_fit_checks_fallback_differs_only_in_released_values() {
+    let dir = TempDir::new().unwrap();
+    let (a, b) = cps_pair(&dir, 3000, "1e7,99,-5,7,-3,2,9,0.5,1e9");
+    let fit = [
+        "fit",
+        "--algorithm",
+        "dp-slr",
+        "--sparsity",
+        "4",
+        "--epsilon",
+        "200",
+        "--seed",
+        "5",
+    ];
+    let (ra, rb) = run_pair(&fit, &a, &b, "m");
+    for r in [&ra, &rb] {
+        assert_eq!(r.file["preprocessing"]["fit_check"]["kept"], false);
+        assert!(r.file["weights"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w.as_f64() == Some(0.0)));
+        assert!(r.stderr.contains("fit check: released D"), "{}", r.stderr);
+    }
+    check(
+        "dp-slr's fit check fallback",
+        &ra,
+        &rb,
+        &released_model_field,
+    );
+}
+
 #[test]
 #[should_panic(expected = ".hyperparameters.T differs")]
 fn a_public_number_that_differs_is_caught() {
