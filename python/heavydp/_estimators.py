@@ -242,7 +242,9 @@ _COMMON_DOC = """
     privacy_ : dict
         What the fit spent: ``epsilon``, ``delta``, ``rho`` (zCDP), ``model``,
         ``accountant``, ``budget_epsilon``/``budget_delta`` and every charge
-        (``ledger``, and ``phases`` per preprocessing/algorithm/intercept phase).
+        (``ledger``, and ``phases`` per preprocessing/algorithm/intercept/check phase;
+        ``model_["preprocessing"]["fit_check"]`` has the private fit check's released
+        statistic and whether the fitted model was kept).
     hyperparameters_ : dict
         Every hyperparameter actually used (defaults resolved).
     notes_ : list of str
