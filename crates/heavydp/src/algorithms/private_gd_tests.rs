@@ -139,13 +139,29 @@ fn compute_rule_caps_t_and_calibrates_the_noise_to_it() {
         panic!("clipped-gd charges zCDP")
     };
     assert!(step * t <= rho && step * t > rho * (1.0 - 1e-8));
-    // the other losses keep Algorithm 1 up to 10 000 steps by default; with the heavy-ball
-    // schedule the logistic loss's curvature bound is 1/4, the absolute loss has none: 1
+    // the logistic loss keeps Algorithm 1's plain steps up to 3 000 steps, the other
+    // losses up to 10 000 (heavy-ball above); with the heavy-ball schedule the logistic
+    // loss's curvature bound is 1/4, the absolute loss has none: 1
     let lg = clip_gd(&[])
         .plan(n, d, &budget, &LossKind::Logistic)
         .unwrap();
     assert_eq!(lg.schedule, Schedule::Theorem);
-    assert_eq!(lg.big_t, (lg.t_formula.floor() as usize).min(10_000));
+    assert_eq!(lg.big_t, (lg.t_formula.floor() as usize).min(3_000));
+    assert_eq!(LOGISTIC_MAX_STEPS, 3_000);
+    let lg = clip_gd(&[])
+        .plan(2_000_000, d, &budget, &LossKind::Logistic)
+        .unwrap();
+    assert!(lg.t_formula > 10_000.0, "{}", lg.t_formula);
+    assert_eq!((lg.big_t, lg.schedule), (3_000, Schedule::Theorem));
+    assert_eq!(lg.lr, 1.0 / 6_000f64.sqrt());
+    let Cost::Zcdp { rho: step } = lg.step_cost else {
+        panic!("clipped-gd charges zCDP")
+    };
+    assert!(step * 3_000.0 <= lg.rho && step * 3_000.0 > lg.rho * (1.0 - 1e-8));
+    let hu = clip_gd(&[])
+        .plan(2_000_000, d, &budget, &LossKind::parse("huber", None, None).unwrap())
+        .unwrap();
+    assert_eq!((hu.big_t, hu.schedule), (10_000, Schedule::HeavyBall));
     let hb = clip_gd(&[("schedule", "heavy-ball")]);
     let lg = hb.plan(n, d, &budget, &LossKind::Logistic).unwrap();
     assert_eq!(lg.lr, 4.0 / df);
