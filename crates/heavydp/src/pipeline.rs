@@ -1581,10 +1581,7 @@ fn check_phase(
         fitted.weights.iter_mut().for_each(|w| *w = 0.0);
         fitted.released = None;
         intercept.value = check.fallback_intercept;
-        intercept.method = Some(format!(
-            "the fit check's clipped mean of the responses at C = {:.4} (scaled units; Laplace, sensitivity 2C/n)",
-            preprocess::intercept_clip(data.n(), check_budget.epsilon / 2.0)
-        ));
+        intercept.method = Some(check.fallback_method.clone());
         messages.push(check.remark());
         fitted
             .notes

@@ -69,6 +69,8 @@ pub struct FitCheck {
     pub threshold: f64,
     /// The intercept alone's released intercept b₀ (scaled units).
     pub fallback_intercept: f64,
+    /// How b₀ was learned (the model's `intercept_method` when the model falls back).
+    pub fallback_method: String,
     /// Whether the fitted model is kept.
     pub kept: bool,
     /// The two releases' spend.
@@ -170,6 +172,9 @@ pub fn private_fit_check<R: RngCore + ?Sized>(
         statistic,
         threshold,
         fallback_intercept: b0,
+        fallback_method: format!(
+            "the fit check's clipped mean of the responses at C = {c:.4} (scaled units; Laplace, sensitivity 2C/n)"
+        ),
         kept: statistic >= -threshold,
         spent,
     })
