@@ -1,6 +1,6 @@
 //! The whole private fit, as `heavydp fit`, the Python package and the real-data
-//! benchmark run it, in five phases (and two steps of the fourth), each a function with a typed result. One
-//! [`PhasedLedger`] splits the budget over the phases (module
+//! benchmark run it, in five phases (the fourth in three steps), each a function with a
+//! typed result. One [`PhasedLedger`] splits the budget over the phases (module
 //! [`crate::privacy::phases`]), and the model file's `privacy` object lists every phase.
 //!
 //! | phase | what | budget |
