@@ -700,6 +700,15 @@ fn external_pipeline_equals_the_in_memory_fit() {
             assert_eq!(gp.get(key), wp.get(key), "{what}: {key}");
         }
         let tol = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + b.abs());
+        // the private fit check: the same decision from the same released statistic
+        let (gc, wc) = (&gp["fit_check"], &wp["fit_check"]);
+        assert_eq!(gc.is_null(), wc.is_null(), "{what}: fit_check");
+        if !wc.is_null() {
+            assert_eq!(gc["kept"], wc["kept"], "{what}");
+            assert_eq!(gc["threshold"], wc["threshold"], "{what}");
+            let stat = |v: &serde_json::Value| v["statistic"].as_f64().unwrap();
+            assert!(tol(stat(gc), stat(wc)), "{what}: {gc} vs {wc}");
+        }
         assert!(
             got.weights
                 .iter()

@@ -613,7 +613,7 @@ pub struct ExternalRowSums<'a> {
     /// single-column pass].
     histograms: [Option<Histograms>; 2],
     /// The passes made so far, by kind: [the scaling's, the algorithm's row sums, the
-    /// intercept's].
+    /// intercept's, the fit check's].
     passes: [usize; 4],
     /// The first pass's fingerprint of the (id, row) pairs.
     fingerprint: Option<u64>,
