@@ -1473,6 +1473,9 @@ struct InterceptPhase {
     /// The intercept-only regression's released range of its clipped mean
     /// ([`preprocess::private_mean_intercept_of`]): the model's `target_bounds`.
     mean_range: Option<[f64; 2]>,
+    /// The fitted margins ⟨x̃ᵢ, w̃⟩ of in-memory rows, when the intercept read them (the
+    /// fit check reads the same).
+    margins: Option<Vec<f64>>,
 }
 
 /// Phase 4 of a fit: the private intercept of the residuals of the scaled weights (at
@@ -1495,8 +1498,8 @@ fn intercept_phase(
     let mut b_s = 0.0;
     let mut method = None;
     let mut mean_range = None;
+    let mut margins = None;
     if private_intercept {
-        let margins: Vec<f64>;
         let mut local;
         let mut remote;
         let src: &mut dyn preprocess::InterceptSource = match external {
@@ -1505,8 +1508,8 @@ fn intercept_phase(
                 &mut remote
             }
             None => {
-                margins = data.margins(weights_s);
-                local = preprocess::Residuals::new(&margins, data.y());
+                local =
+                    preprocess::Residuals::new(margins.insert(data.margins(weights_s)), data.y());
                 &mut local
             }
         };
@@ -1536,6 +1539,7 @@ fn intercept_phase(
         value: b_s,
         method,
         mean_range,
+        margins,
     })
 }
 
@@ -1567,7 +1571,11 @@ fn check_phase(
             &mut remote
         }
         None => {
-            margins = data.margins(&fitted.weights);
+            // the intercept's margins (the same weights): computed once
+            margins = intercept
+                .margins
+                .take()
+                .unwrap_or_else(|| data.margins(&fitted.weights));
             local = preprocess::fit_check::LocalCheck {
                 margins: &margins,
                 y: data.y(),

@@ -44,7 +44,7 @@
 //! | clip of a squared error | C² | [`CHECK_CLIP`]² = 9 (scaled units) | three robust standard deviations, the convention of `bound=auto` ([`super::AUTO_BOUND`]) |
 //! | margin | τ | [`CHECK_MARGIN`] = 3 Laplace scales | a model exactly as good as the intercept alone falls back with probability ½·e⁻³ ≈ 2.5 % |
 
-use super::{clipped_residual, intercept_clip, PreprocessError};
+use super::{clipped_residual, release_clipped_mean, PreprocessError};
 use crate::mechanisms::{self, LaplaceMechanism};
 use crate::privacy::{
     calibration_target, Accountant, Budget, PrivacyLedger, PrivacyModel, PrivacySpent,
@@ -154,10 +154,9 @@ pub fn private_fit_check<R: RngCore + ?Sized>(
         calibration_target(budget.epsilon) / 2.0
     };
     // 1. b₀: the clipped mean of the responses (the squared-loss intercept of zero margins)
-    let c = intercept_clip(n, eps);
-    let mean = src.clipped_response_sum(c)? / n as f64;
-    let lap = LaplaceMechanism::new(2.0 * c / n as f64, eps)?;
-    let b0 = mechanisms::release(&mut ledger, "fit check intercept", &lap, &[mean], rng)?[0];
+    let (b0, c) = release_clipped_mean(&mut ledger, "fit check intercept", n, eps, rng, |c| {
+        src.clipped_response_sum(c)
+    })?;
     // 2. D and its release
     let d = src.check_sum(b0, intercept)? / n as f64;
     let lap = LaplaceMechanism::new(2.0 * CHECK_CLIP * CHECK_CLIP / n as f64, eps)?;

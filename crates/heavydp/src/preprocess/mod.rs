@@ -1721,17 +1721,36 @@ pub fn private_intercept_of<R: RngCore + ?Sized>(
         LossKind::Absolute => median_intercept(src, eps, &mut ledger, rng)?,
         _ if !scaled => median_intercept(src, eps, &mut ledger, rng)?,
         _ => {
-            let c = intercept_clip(n, eps);
-            let mean = src.clipped_residual_sum(c)? / n as f64;
-            let lap = LaplaceMechanism::new(2.0 * c / n as f64, eps)?;
-            let v = mechanisms::release(&mut ledger, "intercept", &lap, &[mean], rng)?;
+            let (v, c) = release_clipped_mean(&mut ledger, "intercept", n, eps, rng, |c| {
+                src.clipped_residual_sum(c)
+            })?;
             (
-                v[0],
+                v,
                 format!("clipped mean of the residuals at C = {c:.4} (scaled units; Laplace, sensitivity 2C/n)"),
             )
         }
     };
     Ok((b, ledger.summary(PrivacyModel::Pure), how))
+}
+
+/// The clipped mean of n terms at the intercept's clip C = [`intercept_clip`](n, ε),
+/// released as (1/n)·`clipped_sum`(C) + Lap(2C/(n·ε)) through `ledger` (charged first):
+/// `clipped_sum(c)` must be a sum of n terms each in [−c, c], so replacing one row moves
+/// the mean by at most 2C/n. Returns (the released mean, C). The squared-loss intercept
+/// and the fit check's intercept alone ([`fit_check`]) are this release.
+pub fn release_clipped_mean<R: RngCore + ?Sized>(
+    ledger: &mut PrivacyLedger,
+    label: &str,
+    n: usize,
+    eps: f64,
+    rng: &mut R,
+    clipped_sum: impl FnOnce(f64) -> Result<f64, PreprocessError>,
+) -> Result<(f64, f64), PreprocessError> {
+    let c = intercept_clip(n, eps);
+    let mean = clipped_sum(c)? / n as f64;
+    let lap = LaplaceMechanism::new(2.0 * c / n as f64, eps)?;
+    let v = mechanisms::release(ledger, label, &lap, &[mean], rng)?;
+    Ok((v[0], c))
 }
 
 /// The logistic intercept of a model whose weights are all zero (the margins are then
