@@ -17,7 +17,7 @@
 //! ```
 //!
 //! `robust` times the Catoni–Giulini robust gradient on the data of
-//! `benches/robust_gradient.rs` (n × d features ±exp(0.8 Z), s = 2, β = 1) and reports
+//! `crates/heavydp-bench/benches/robust_gradient.rs` (n × d features ±exp(0.8 Z), s = 2, β = 1) and reports
 //! the best repetition in ns per sample·coordinate: the minimum is robust to other
 //! processes on a shared machine, where criterion's mean is not.
 //!
@@ -217,7 +217,7 @@ fn csv(a: &Args) {
 
 fn robust(a: &Args) {
     let (n, d): (usize, usize) = (a.num_or("n", 10_000), a.num_or("d", 1_000));
-    // The data of benches/robust_gradient.rs.
+    // The data of crates/heavydp-bench/benches/robust_gradient.rs.
     let (x, mut y) = heavydp::test_support::signed_lognormal_regression(n, d, 1);
     let loss = match a.one.get("loss").map(String::as_str).unwrap_or("squared") {
         "squared" => LossKind::Squared,

@@ -86,7 +86,7 @@ pub fn hu_lognormal(n: usize, d: usize, seed: u64) -> (Dataset, Vec<f64>) {
     (data, truth.w_star)
 }
 
-/// The data of the robust-gradient timings (`benches/robust_gradient.rs`,
+/// The data of the robust-gradient timings (`crates/heavydp-bench/benches/robust_gradient.rs`,
 /// `examples/bench_peers.rs`): n × d row-major features ±exp(0.8 Z) with a random sign,
 /// w*_j = 1/(j + 1) and y = ⟨x, w*⟩ + N(0, 1). Returns (x, y).
 pub fn signed_lognormal_regression(n: usize, d: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {

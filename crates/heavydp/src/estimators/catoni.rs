@@ -61,7 +61,7 @@
 //! the range and requires agreement with the exact route to 10⁻¹⁰; the observed maximum
 //! is 2.4·10⁻¹¹ at β = 10³, 2.2·10⁻¹³ at β = 100 and ≤ 2·10⁻¹⁴ for β ≤ 10. The output is
 //! clamped like every other route. It is ≈ 20× faster than the exact route (see
-//! `benches/robust_gradient.rs`). Other β use the exact route.
+//! `crates/heavydp-bench/benches/robust_gradient.rs`). Other β use the exact route.
 //!
 //! All transcendental functions come from the pure-Rust `libm`, so Ψ does not depend on
 //! the platform's maths library.
