@@ -18,9 +18,8 @@ setup_pid=$!
 
 # 1. Rust: every crate's tests (this also builds target/debug/heavydp, the CLI the
 #    Python tests compare against). The examples are type-checked by clippy (.ci/run)
-#    and not built here. The extension crate (heavydp-py: `test = false`, tested through
-#    pytest) is left out: `--lib` would otherwise build and run its empty test harness.
-cargo test --workspace --exclude heavydp-py --lib --bins --tests
+#    and not built here.
+cargo test --workspace --lib --bins --tests
 cargo test --workspace --doc
 
 if ! wait "$setup_pid"; then
