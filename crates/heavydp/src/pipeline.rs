@@ -5,8 +5,9 @@
 //!
 //! | phase | what | budget |
 //! |---|---|---|
-//! | 1 [`plan`] → [`FitPlan`] | every choice, from the options, n and d before any row is read: `--algorithm auto` by [`auto_rule`]; loss, domain and hyperparameters (`bound`, `R`, `--radius` … `auto` on scaled data); δ (`--delta`, or n^−1.1 for an (ε, δ)/zCDP algorithm, said on stderr; an explicit 0 for one is an error); the ledger's budget and its split; the public fallback to the intercept alone. [`planned_privacy`] (what Python charges) reads the same plan | — |
-//! | 2 `scale_phase` | labels checked for the loss; centres and scales ([`crate::preprocess::private_scales_of`]); the data standardised | f·ε (·3/4 when the intercept is private), f·δ |
+//! | 1 [`plan`] → [`FitPlan`] | every choice, from the options, n and d before any row is read: `--algorithm auto` by [`auto_rule`]; loss, domain and hyperparameters (`bound`, `R`, `--radius` … `auto` on scaled data); δ (`--delta`, or n^−1.1 for an (ε, δ)/zCDP algorithm, said on stderr; an explicit 0 for one is an error); the ledger's budget and its split; the private scaling's public plan ([`crate::preprocess::ScalingPlan`]: its budget, accountant and binary gate, computed once); the public fallback to the intercept alone. [`planned_privacy`] (what Python charges) reads the same plan | — |
+//! | 1b `gate_phase` | with private scaling: the binary gate's release, then the plan completed with the released count (`close_plan`: the fallback may then apply) | the gate's charge, part of phase 2's |
+//! | 2 `scale_phase` | labels checked for the loss; centres and scales ([`crate::preprocess::private_scales_after_gate`]); the data standardised | f·ε (·3/4 when the intercept is private), f·δ |
 //! | 3 `fit_phase` | the algorithm on the standardised data | what is left minus the intercept's and the check's shares |
 //! | 4 `intercept_phase` | intercept ([`crate::preprocess::private_intercept_of`]) | f·ε/4 (f·ε when the scales are not private) |
 //! | 4b `check_phase` | a regression with a model, a private intercept and a scaled target: the private fit check ([`crate::preprocess::fit_check`]); the intercept alone when the model predicts worse | 0.05·ε |
@@ -269,7 +270,8 @@ pub fn auto_choice(opts: &FitOptions, n: usize, d: usize) -> AutoChoice {
     if logistic || choice.algorithm == INTERCEPT_ONLY || !matches!(opts.scale, ScaleMode::Private) {
         return choice;
     }
-    let check = preprocess::target_scaling_check_best(n, d, auto_scale_budget(opts, n));
+    let check =
+        preprocess::ScalingPlan::new(n, d, auto_scale_budget(opts, n), true).best_target_check();
     if check.reliable() {
         return choice;
     }
@@ -309,33 +311,21 @@ fn scaling_fraction(opts: &FitOptions) -> f64 {
 }
 
 /// The public reliability check every d-dimensional regression on privately scaled
-/// columns runs, explicit or `auto`: [`preprocess::target_scaling_check`] at the scaling
-/// phase's budget (`budget`, the fit's; the scales get 3/4 of the preprocessing share
-/// with a private intercept, and all of δ when a pure algorithm uses the default δ).
-/// When it fails, a d-dimensional model's raw-unit predictions carry the target scale's
-/// error, unbounded (measured: `adassp` with its defaults on suite tables below n ≈ 5 000,
-/// test MSE up to 10²⁴ times the mean's, every such fit failing this check), so the fit
+/// columns runs, explicit or `auto`: the target's [`preprocess::ScalingCheck`] at the
+/// scaling phase's budget ([`OpenPlan::target_check`]). When it fails, a d-dimensional
+/// model's raw-unit predictions carry the target scale's error, unbounded (measured:
+/// `adassp` with its defaults on suite tables below n ≈ 5 000, test MSE up to 10²⁴ times
+/// the mean's, every such fit failing this check), so a fit with a private intercept
 /// falls back to the private intercept alone: returns the message (stderr and a model
-/// note). `None`: the check passes, or no fallback applies (no private scaling, no
-/// private intercept to fall back to). A function of the options, n, d and the budget.
+/// note). `None`: the check passes, or there is no private intercept to fall back to. A
+/// function of the options and the check.
 fn scaling_fallback(
     opts: &FitOptions,
     name: &str,
-    n: usize,
     d: usize,
-    budget: Budget,
-    all_delta: bool,
-    scaled: Option<usize>,
+    check: preprocess::ScalingCheck,
 ) -> Option<String> {
-    if !matches!(opts.scale, ScaleMode::Private) || opts.intercept != InterceptMode::Private {
-        return None;
-    }
-    let mut b = PhasedLedger::new(budget).share(scaling_fraction(opts));
-    if all_delta {
-        b.delta = budget.delta;
-    }
-    let check = preprocess::target_scaling_check_gated(n, d, scaled.unwrap_or(d), b);
-    (!check.reliable()).then(|| format!(
+    (opts.intercept == InterceptMode::Private && !check.reliable()).then(|| format!(
         "{name}: the private scaling of {d} features and the target cannot locate the target at this n and epsilon (n·ε₀ = {:.1} < {:.1}, preprocess::target_scaling_check), so a {d}-dimensional fit could miss by orders of magnitude: the model is the private intercept alone ({INTERCEPT_ONLY}); give --scale public:FILE.json, a larger --preprocess-share or epsilon for a {d}-dimensional fit",
         check.n_eps0, check.needed
     ))
@@ -771,9 +761,11 @@ pub struct FitPlan {
     pub privacy_model: PrivacyModel,
     /// The ledger's budget.
     pub budget: Budget,
-    /// The scaling phase's budget (a share of `budget`; all of δ for a pure algorithm
-    /// whose private scaling uses the default δ).
-    pub scale_budget: Budget,
+    /// The private scaling of a d-dimensional model (`--scale private`; `None` for the
+    /// intercept-only model, which scales nothing): its budget (a share of `budget`; all
+    /// of δ for a pure algorithm whose private scaling uses the default δ), accountant
+    /// and binary gate.
+    pub scaling: Option<preprocess::ScalingPlan>,
     /// The share of `budget` for the intercept (taken after the scaling phase).
     pub intercept_frac: f64,
     /// The share of `budget` for the private fit check ([`preprocess::fit_check`]; 0
@@ -803,31 +795,56 @@ impl FitPlan {
     }
 }
 
-/// The plan of a fit of `opts` on n rows of d features ([`FitPlan`]); `distributed`: a
-/// fit of rows that live elsewhere ([`fit_external`]), where `auto` must pick an
-/// algorithm of [`DISTRIBUTED_ALGORITHMS`]. A function of the options, n and d only.
+/// The plan of a fit of `opts` on n rows of d features ([`FitPlan`]) before the binary
+/// gate's release (every feature counted as scaled); `distributed`: a fit of rows that
+/// live elsewhere ([`fit_external`]), where `auto` must pick an algorithm of
+/// [`DISTRIBUTED_ALGORITHMS`]. A function of the options, n and d only.
 pub fn plan(
     opts: &FitOptions,
     n: usize,
     d: usize,
     distributed: bool,
 ) -> Result<FitPlan, PipelineError> {
-    plan_scaled(opts, n, d, distributed, None)
+    close_plan(open_plan(opts, n, d, distributed)?, opts, n, d, None)
 }
 
-/// [`plan`] once the private scaling's binary gate has released that `scaled` of the d
-/// features are scaled by quantiles (`None`: before the gate, all d). Only the scaling
-/// check (the fallback to the intercept alone, and its remarks) reads `scaled`; the
-/// algorithm `auto` picks and the budget do not
-/// ([`preprocess::target_scaling_check_best`]), so the planned spend never depends on
-/// the gate.
-fn plan_scaled(
+/// Phase 1a of a fit: the choices that do not depend on the binary gate's release —
+/// what `auto` picks, the algorithm with its loss, domain and hyperparameters, the
+/// ledger's budget, and the private scaling's public plan. [`close_plan`] completes it
+/// once the gate has released how many features are scaled by quantiles (the budget and
+/// the algorithm never depend on the gate).
+struct OpenPlan {
+    name: String,
+    auto: Option<AutoChoice>,
+    resolved: Option<Resolved>,
+    loss: LossKind,
+    privacy_model: PrivacyModel,
+    budget: BudgetPlan,
+    messages: Vec<String>,
+    /// The private scaling of the d-dimensional fit (`--scale private` and an algorithm
+    /// resolved): the preprocessing share of the budget (3/4 of it with a private
+    /// intercept; all of δ for a pure algorithm whose scaling uses the default δ), its
+    /// accountant and binary gate ([`preprocess::ScalingPlan`]).
+    scaling: Option<preprocess::ScalingPlan>,
+}
+
+impl OpenPlan {
+    /// The target's scaling check of a regression with private scaling when `scaled`
+    /// of the d features are scaled by quantiles ([`preprocess::ScalingPlan::target_check`]).
+    fn target_check(&self, scaled: usize) -> Option<preprocess::ScalingCheck> {
+        self.scaling
+            .filter(|s| s.scale_target)
+            .map(|s| s.target_check(scaled))
+    }
+}
+
+/// [`OpenPlan`] of a fit of `opts` on n rows of d features.
+fn open_plan(
     opts: &FitOptions,
     n: usize,
     d: usize,
     distributed: bool,
-    scaled: Option<usize>,
-) -> Result<FitPlan, PipelineError> {
+) -> Result<OpenPlan, PipelineError> {
     let mut messages = Vec::new();
     if let Some(f) = opts.preprocess_share {
         if !(f > 0.0 && f < 1.0) {
@@ -865,7 +882,7 @@ fn plan_scaled(
     }
     check_intervals(opts, &name, auto.is_some()).map_err(PipelineError::Intervals)?;
     // the algorithm, its loss, domain and hyperparameters
-    let mut resolved = resolve_choices(&name, opts, params, Some(d), &mut messages)?;
+    let resolved = resolve_choices(&name, opts, params, Some(d), &mut messages)?;
     let (loss, privacy_model) = match &resolved {
         None => (
             LossKind::parse(opts.loss.as_deref().unwrap_or("squared"), None, None)?,
@@ -875,19 +892,62 @@ fn plan_scaled(
     };
     let logistic = matches!(loss, LossKind::Logistic);
     // the ledger's budget
-    let budget_plan = plan_budget(&name, privacy_model, logistic, opts, n, d)?;
-    messages.extend(budget_plan.messages);
-    let (budget, pure_with_default_delta) =
-        (budget_plan.budget, budget_plan.pure_with_default_delta);
-    if opts.seed.is_some() && !budget.is_non_private() {
+    let mut budget = plan_budget(&name, privacy_model, logistic, opts, n, d)?;
+    messages.append(&mut budget.messages);
+    if opts.seed.is_some() && !budget.budget.is_non_private() {
         messages.push(SEEDED_NOTE.into());
     }
+    // the private scaling's budget, accountant and gate
+    let scaling = if matches!(opts.scale, ScaleMode::Private) && resolved.is_some() {
+        let mut b = PhasedLedger::new(budget.budget).share(scaling_fraction(opts));
+        if budget.pure_with_default_delta {
+            // the pure algorithm uses no δ: the scales get all of it
+            b.delta = budget.budget.delta;
+        }
+        Some(preprocess::ScalingPlan::new(n, d, b, !logistic))
+    } else {
+        None
+    };
+    Ok(OpenPlan {
+        name,
+        auto,
+        resolved,
+        loss,
+        privacy_model,
+        budget,
+        messages,
+        scaling,
+    })
+}
+
+/// Phase 1 completed ([`FitPlan`]) once `scaled` of the d features are known to be
+/// scaled by quantiles (`None`: before the gate, all d): the public reliability check of
+/// the target and its fallback to the intercept alone, and the budget's split over the
+/// phases.
+fn close_plan(
+    open: OpenPlan,
+    opts: &FitOptions,
+    n: usize,
+    d: usize,
+    scaled: Option<usize>,
+) -> Result<FitPlan, PipelineError> {
+    let check = open.target_check(scaled.unwrap_or(d));
+    let OpenPlan {
+        name,
+        auto,
+        mut resolved,
+        loss,
+        privacy_model,
+        budget: budget_plan,
+        mut messages,
+        scaling,
+    } = open;
+    let logistic = matches!(loss, LossKind::Logistic);
+    let budget = budget_plan.budget;
     // The public reliability check of every d-dimensional regression on privately scaled
     // columns (explicit or auto): when the scaling cannot locate the target, the model is
     // the private intercept alone.
-    let fallback = (resolved.is_some() && !logistic)
-        .then(|| scaling_fallback(opts, &name, n, d, budget, pure_with_default_delta, scaled))
-        .flatten();
+    let fallback = check.and_then(|c| scaling_fallback(opts, &name, d, c));
     if let Some(reason) = &fallback {
         // the flags are checked all the same (a bad --sparsity is an error, not a fallback)
         if let Some(r) = &resolved {
@@ -945,21 +1005,14 @@ fn plan_scaled(
             ));
         }
     }
-    let (scale_frac, intercept_frac) = match (private_scale, private_intercept) {
-        (_, true) if intercept_only && (logistic || icpt_regression) => (0.0, 1.0),
-        (true, true) => (0.75 * share, 0.25 * share),
-        (true, false) => (share, 0.0),
-        (false, true) => (0.0, share),
-        (false, false) => (0.0, 0.0),
+    // the scales' share is the scaling plan's (scaling_fraction)
+    let intercept_frac = match (private_scale, private_intercept) {
+        (_, true) if intercept_only && (logistic || icpt_regression) => 1.0,
+        (true, true) => 0.25 * share,
+        (false, true) => share,
+        (_, false) => 0.0,
     };
-    let fresh = PhasedLedger::new(budget);
-    let mut scale_budget = fresh.share(scale_frac);
-    if pure_with_default_delta {
-        // the pure algorithm uses no δ: the scales get all of it
-        scale_budget.delta = fresh.remaining().delta;
-    }
-    if private_scale && !intercept_only && !logistic {
-        let check = preprocess::target_scaling_check_gated(n, d, scaled.unwrap_or(d), scale_budget);
+    if let Some(check) = check.filter(|_| !intercept_only) {
         if !check.reliable() {
             messages.push(format!(
                 "--scale private: at this n and ε the private scaling may misplace the target by orders of magnitude (n·ε₀ = {:.1} < {:.1}, preprocess::target_scaling_check), and the predictions with it; give --scale public:FILE.json, a larger --preprocess-share or epsilon, or --algorithm auto (which then fits the intercept alone)",
@@ -986,7 +1039,7 @@ fn plan_scaled(
         loss,
         privacy_model,
         budget,
-        scale_budget,
+        scaling: scaling.filter(|_| !intercept_only),
         intercept_frac,
         check_frac,
         raw_target_intercept,
@@ -1230,11 +1283,11 @@ fn fit_with(
 
 /// Phase 1b of a fit with private scaling: the plan, after the private scaling's binary
 /// gate ([`preprocess::release_binary_gate`], the scaling phase's first release, charged
-/// to its ledger) when it runs. The plan where every feature could be binary (the most
-/// favourable scaling check, [`preprocess::target_scaling_check_best`]) gives the
-/// scaling budget; the gate then releases which features are binary, and the plan is
-/// made again with the released count ([`plan_scaled`]): its scaling check may fall back
-/// to the intercept alone. The budget and the algorithm do not depend on the gate.
+/// to its ledger) when the scaling plan has one and the most favourable scaling check
+/// (every feature binary) keeps the d-dimensional fit. The gate releases which features
+/// are binary, and the plan is completed with the released count ([`close_plan`]): its
+/// scaling check may fall back to the intercept alone. The budget and the algorithm do
+/// not depend on the gate.
 fn gate_phase(
     opts: &FitOptions,
     data: &Dataset,
@@ -1242,28 +1295,30 @@ fn gate_phase(
     rng: &mut dyn RngCore,
 ) -> Result<(FitPlan, Option<preprocess::GateRelease>), PipelineError> {
     let (n, d, distributed) = (data.n(), data.d(), external.is_some());
-    if !matches!(opts.scale, ScaleMode::Private) || d == 0 {
-        return Ok((plan(opts, n, d, distributed)?, None));
-    }
-    let open = plan_scaled(opts, n, d, distributed, Some(0))?;
-    let logistic = open.logistic();
-    let b = open.scale_budget;
-    let accountant = preprocess::scaling_epsilons(b, d, !logistic).2;
-    if open.intercept_only() || preprocess::binary_gate(n, d, b, accountant).is_none() {
-        return Ok((plan(opts, n, d, distributed)?, None));
-    }
-    let mut local;
-    let src: &mut dyn preprocess::ScalingSource = match external {
-        Some(ext) => ext,
-        None => {
-            local = preprocess::LocalColumns::new(data);
-            &mut local
+    let open = open_plan(opts, n, d, distributed)?;
+    let kept_at_best = open
+        .target_check(0)
+        .is_none_or(|c| scaling_fallback(opts, &open.name, d, c).is_none());
+    let gate = match open.scaling {
+        Some(s) if s.gate.is_some() && kept_at_best => {
+            let mut local;
+            let src: &mut dyn preprocess::ScalingSource = match external {
+                Some(ext) => ext,
+                None => {
+                    local = preprocess::LocalColumns::new(data);
+                    &mut local
+                }
+            };
+            let features: Vec<usize> = (0..d).collect();
+            let target = s.scale_target.then_some(d);
+            Some(preprocess::release_binary_gate(
+                src, &features, target, s, rng,
+            )?)
         }
+        _ => None,
     };
-    let features: Vec<usize> = (0..d).collect();
-    let gate = preprocess::release_binary_gate(src, &features, (!logistic).then_some(d), b, rng)?;
-    let plan = plan_scaled(opts, n, d, distributed, Some(gate.scaled()))?;
-    Ok((plan, Some(gate)))
+    let plan = close_plan(open, opts, n, d, gate.as_ref().map(|g| g.scaled()))?;
+    Ok((plan, gate))
 }
 
 /// Phase 2's result: the standardisation the algorithm's data went through, and what the
@@ -1288,7 +1343,7 @@ fn scale_phase(
     rng: &mut dyn RngCore,
 ) -> Result<ScalePhase, PipelineError> {
     let d = data.d();
-    let (logistic, intercept_only) = (plan.logistic(), plan.intercept_only());
+    let logistic = plan.logistic();
     match external.as_deref_mut() {
         // the executors check and map each label as they read it (the same function)
         Some(ext) => ext.set_labels(logistic),
@@ -1319,47 +1374,38 @@ fn scale_phase(
         }
         // the intercept-only model scales nothing: its intercept reads the raw responses
         // (preprocess::private_mean_intercept_of, or their median) or, logistic, the labels
-        ScaleMode::Private if intercept_only => Standardization {
-            features: vec![preprocess::ColumnScale::IDENTITY; d],
-            target: preprocess::ColumnScale::IDENTITY,
-            winsor: None,
-        },
-        ScaleMode::Private => {
-            // the intercept-only model scales only the target (column d of the source;
-            // the features are not used)
-            let (columns, target): (Vec<usize>, _) = if intercept_only {
-                (vec![d], None)
-            } else {
-                ((0..d).collect(), (!logistic).then_some(d))
-            };
-            // the external rows when there are, else the raw in-memory columns
-            let mut local;
-            let src: &mut dyn preprocess::ScalingSource = match external.as_deref_mut() {
-                Some(ext) => ext,
-                None => {
-                    local = preprocess::LocalColumns::new(data);
-                    &mut local
+        ScaleMode::Private => match plan.scaling {
+            None => Standardization {
+                features: vec![preprocess::ColumnScale::IDENTITY; d],
+                target: preprocess::ColumnScale::IDENTITY,
+                winsor: None,
+            },
+            Some(scaling) => {
+                let columns: Vec<usize> = (0..d).collect();
+                let target = scaling.scale_target.then_some(d);
+                // the external rows when there are, else the raw in-memory columns
+                let mut local;
+                let src: &mut dyn preprocess::ScalingSource = match external.as_deref_mut() {
+                    Some(ext) => ext,
+                    None => {
+                        local = preprocess::LocalColumns::new(data);
+                        &mut local
+                    }
+                };
+                // the gate released by gate_phase, else the plan's (which then has no
+                // gate to release: nothing is read or charged)
+                let gate = match gate {
+                    Some(g) => g,
+                    None => preprocess::release_binary_gate(src, &columns, target, scaling, rng)?,
+                };
+                let (st, spent) =
+                    preprocess::private_scales_after_gate(src, &columns, target, gate, rng)?;
+                if spent.releases > 0 {
+                    ledger.record("preprocessing", spent)?;
                 }
-            };
-            let (st, spent) = match gate {
-                Some(g) if !intercept_only => {
-                    preprocess::private_scales_after_gate(src, &columns, target, g, rng)?
-                }
-                _ => preprocess::private_scales_of(src, &columns, target, plan.scale_budget, rng)?,
-            };
-            if spent.releases > 0 {
-                ledger.record("preprocessing", spent)?;
-            }
-            if intercept_only {
-                Standardization {
-                    features: vec![preprocess::ColumnScale::IDENTITY; d],
-                    target: st.features[0],
-                    winsor: None,
-                }
-            } else {
                 st
             }
-        }
+        },
     };
     match external {
         // the executors standardise each row as they read it (the same formulas)

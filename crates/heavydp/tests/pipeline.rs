@@ -728,7 +728,7 @@ fn external_pipeline_equals_the_in_memory_fit() {
 }
 
 /// n = 3 000, d = 8 at ε = 1: `auto` picks clipped-gd (the scaling check passes when the
-/// binary gate releases every feature binary, `preprocess::target_scaling_check_best`),
+/// binary gate releases every feature binary, `preprocess::ScalingPlan::best_target_check`),
 /// the gate runs first; on 8 continuous columns it releases none binary, the check at the
 /// released count fails (n·ε₀ ≈ 48 < 51.8) and the model is the private intercept alone,
 /// with what the gate left; with 6 of the 8 columns 0/1 the same fit runs clipped-gd.

@@ -8,7 +8,7 @@
 //!
 //! | step | release | mechanism | privacy | source |
 //! |---|---|---|---|---|
-//! | scales, binary gate ([`release_binary_gate`]), first | per feature, the count of values outside {0, 1}; a feature whose noisy count is below n/4 is *binary*: fixed map 0/1 → 0/4 ([`BINARY_SCALE`]) and none of the releases below | Gaussian (zCDP ledger; ℓ2 sensitivity √d, σ = (n/4)/√(2 ln(1/β))) or Laplace (basic; ℓ1 sensitivity d), β = [`GATE_FAILURE`]; runs only when it costs ≤ [`GATE_MAX_SHARE`] of the scaling budget ([`binary_gate`]) | ρ = d/(2σ²) or ε = d/b, charged first; the rest is split over the other features' and the target's releases ([`scaling_epsilons_gated`]) | Bun & Steinke 2016 Prop. 1.6; Dwork & Roth Thm 3.6 |
+//! | scales, binary gate ([`release_binary_gate`]), first | per feature, the count of values outside {0, 1}; a feature whose noisy count is below n/4 is *binary*: fixed map 0/1 → 0/4 ([`BINARY_SCALE`]) and none of the releases below | Gaussian (zCDP ledger; ℓ2 sensitivity √d, σ = (n/4)/√(2 ln(1/β))) or Laplace (basic; ℓ1 sensitivity d), β = [`GATE_FAILURE`]; runs only when it costs ≤ [`GATE_MAX_SHARE`] of the scaling budget ([`binary_gate`]) | ρ = d/(2σ²) or ε = d/b, charged first; the rest is split over the other features' and the target's releases ([`ScalingPlan::epsilons`]) | Bun & Steinke 2016 Prop. 1.6; Dwork & Roth Thm 3.6 |
 //! | scales ([`private_scales`]), stage 1 | the median's order of magnitude O: the median of the signed octaves sign(x)·2^⌊log₂\|x\|⌋ on the 123-point grid {0, ±2⁻²⁰, …, ±2⁴⁰} | [`quantile::QuantileMechanism`] (exponential mechanism, Δ_u = 1) | ε₀-DP | McSherry & Talwar 2007 |
 //! | scales, stage 1b | a centre c₀: the median of x snapped down to the 4097-point grid over [−4\|O\|, 4\|O\|] (spacing \|O\|/512) | the same | ε₀-DP | the same |
 //! | scales, stage 2 | the spread magnitude M: the median of the octaves ⌊\|x − c₀\|⌋₂ (rounded down to a power of two; the MAD's octave) on the octave grid {0, 2⁻²⁰, …, 2⁴⁰} | the same | ε₀-DP | the same |
@@ -115,6 +115,13 @@ pub enum PreprocessError {
     /// A data pass of a distributed fit failed (its message names no data value).
     #[error("{0}")]
     Pass(String),
+    /// A scaling plan used for other columns than its own (a programming error; shapes
+    /// only).
+    #[error("internal: a scaling plan for (n, d, target) = {plan:?} used on {columns:?}")]
+    PlanMismatch {
+        plan: (usize, usize, bool),
+        columns: (usize, usize, bool),
+    },
 }
 
 /// `--scale`.
@@ -497,42 +504,10 @@ impl ScalingCheck {
 
 /// The [`ScalingCheck`] of the target when d features and the target of `n` records are
 /// scaled with `budget` (d = 0: the target alone) and no feature is released binary:
-/// [`target_scaling_check_gated`] with all d features scaled (the check before the
-/// gate's release, a function of n, d and the budget).
+/// [`ScalingPlan::target_check`] with all d features scaled (the check before the gate's
+/// release, a function of n, d and the budget).
 pub fn target_scaling_check(n: usize, d: usize, budget: Budget) -> ScalingCheck {
-    target_scaling_check_gated(n, d, d, budget)
-}
-
-/// The most favourable [`ScalingCheck`] the binary gate can lead to: every feature
-/// released binary when [`binary_gate`] runs at (n, d, budget), else
-/// [`target_scaling_check`]. A function of n, d and the budget: `auto` picks a
-/// d-dimensional fit by it before the gate runs, and the fit then falls back to the
-/// intercept alone when the check at the released count fails.
-pub fn target_scaling_check_best(n: usize, d: usize, budget: Budget) -> ScalingCheck {
-    let (_, _, accountant) = scaling_epsilons(budget, d, true);
-    if binary_gate(n, d, budget, accountant).is_some() {
-        target_scaling_check_gated(n, d, 0, budget)
-    } else {
-        target_scaling_check(n, d, budget)
-    }
-}
-
-/// The [`ScalingCheck`] of the target when `scaled` of the d features are scaled by
-/// quantiles (the others released binary by [`release_binary_gate`], whose cost the
-/// budget pays first when [`binary_gate`] runs at this n, d and budget): the target's
-/// ε₀ of [`scaling_epsilons_gated`]. `scaled` is public once the gate has released it.
-pub fn target_scaling_check_gated(
-    n: usize,
-    d: usize,
-    scaled: usize,
-    budget: Budget,
-) -> ScalingCheck {
-    let (_, eps_target, _) = scaling_epsilons_gated(budget, n, d, scaled, true);
-    let far_points = (SignedOctaveGrid.len() + 2 * COARSE_STEPS + 1 + OctaveGrid.len()) as f64;
-    ScalingCheck {
-        n_eps0: n as f64 * eps_target,
-        needed: 4.0 * (far_points / TARGET_SCALING_FAILURE).ln(),
-    }
+    ScalingPlan::new(n, d, budget, true).target_check(d)
 }
 
 /// The failure probability β of each column's binary gate decision
@@ -658,45 +633,97 @@ pub fn binary_gate(
     within.then_some(BinaryGate { noise, threshold })
 }
 
-/// [`scaling_epsilons`] after the binary gate: the per-release ε₀ of features and target
-/// and the accountant, when `scaled` of the d features of n rows are scaled by quantiles
-/// and the gate ([`binary_gate`] at n, d, `budget`) has been charged first. Without a
-/// gate it is `scaling_epsilons(budget, d, scale_target)`. With one, the accountant is
-/// still the one [`scaling_epsilons`] picks for d features (a function of the public d,
-/// so the fit's δ never depends on the gate), and what is left after the gate's cost
-/// (ρ − ρ_gate under zCDP, ε − ε_gate under basic composition) is split over the
-/// 5·`scaled` feature releases and the target's 5, a target release again getting
-/// [`TARGET_EPSILON_RATIO`] times a feature release's ε₀.
-pub fn scaling_epsilons_gated(
-    budget: Budget,
-    n: usize,
-    d: usize,
-    scaled: usize,
-    scale_target: bool,
-) -> (f64, f64, Accountant) {
-    let (_, _, accountant) = scaling_epsilons(budget, d, scale_target);
-    let gate = binary_gate(n, d, budget, accountant);
-    let cost = match gate.and_then(|g| g.cost()) {
-        Some(c) => c,
-        None => return scaling_epsilons(budget, d, scale_target),
-    };
-    let (r, t) = (RELEASES_PER_COLUMN as f64, TARGET_EPSILON_RATIO);
-    let (s, ts) = (scaled as f64, if scale_target { 1.0 } else { 0.0 });
-    if s + ts == 0.0 {
-        return (f64::INFINITY, f64::INFINITY, accountant);
-    }
-    let target = calibration_target(budget.epsilon);
-    let feature = match (accountant, cost) {
-        // 5·(t·ε_f)²/8 + 5·scaled·ε_f²/8 = ρ − ρ_gate
-        (Accountant::Zcdp, Cost::Zcdp { rho: gate_rho }) => {
-            let rho = approx_to_zcdp_rho(target, budget.delta) - gate_rho;
-            (BOUNDED_RANGE_FACTOR * rho.max(0.0) / (r * (s + ts * t * t))).sqrt()
+/// The public plan of the private scaling of d features (and the target, when
+/// `scale_target`) of n rows at the scaling budget `budget`: the accountant of its
+/// releases and its binary gate, computed once from (n, d, ε, δ) — never from the data —
+/// and read by every later decision of the scaling (the gate's release, the per-release
+/// ε₀, the reliability check of the target).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScalingPlan {
+    /// Rows n.
+    pub n: usize,
+    /// Features d.
+    pub d: usize,
+    /// The scaling phase's budget.
+    pub budget: Budget,
+    /// Whether the target is scaled (a regression).
+    pub scale_target: bool,
+    /// The accountant [`scaling_epsilons`] picks for the 5(d + 1) (or 5d) releases; the
+    /// gate does not change it (so the fit's δ never depends on the gate).
+    pub accountant: Accountant,
+    /// The binary gate ([`binary_gate`] at n, d, budget), `None` when it does not run.
+    pub gate: Option<BinaryGate>,
+}
+
+impl ScalingPlan {
+    /// The plan at (n, d, budget, scale_target).
+    pub fn new(n: usize, d: usize, budget: Budget, scale_target: bool) -> Self {
+        let (_, _, accountant) = scaling_epsilons(budget, d, scale_target);
+        ScalingPlan {
+            n,
+            d,
+            budget,
+            scale_target,
+            accountant,
+            gate: binary_gate(n, d, budget, accountant),
         }
-        // 5·t·ε_f + 5·scaled·ε_f = ε − ε_gate
-        (_, Cost::Pure { epsilon }) => (target - epsilon).max(0.0) / (r * (s + ts * t)),
-        _ => unreachable!("the gate's noise follows the accountant"),
-    };
-    (feature.next_down(), (t * feature).next_down(), accountant)
+    }
+
+    /// [`scaling_epsilons`] after the binary gate: the per-release ε₀ of features and
+    /// target when `scaled` of the d features are scaled by quantiles and the gate has
+    /// been charged first. Without a gate it is `scaling_epsilons(budget, d,
+    /// scale_target)`. With one, what is left after the gate's cost (ρ − ρ_gate under
+    /// zCDP, ε − ε_gate under basic composition) is split over the 5·`scaled` feature
+    /// releases and the target's 5, a target release again getting
+    /// [`TARGET_EPSILON_RATIO`] times a feature release's ε₀.
+    pub fn epsilons(&self, scaled: usize) -> (f64, f64) {
+        let (budget, accountant) = (self.budget, self.accountant);
+        let cost = match self.gate.and_then(|g| g.cost()) {
+            Some(c) => c,
+            None => {
+                let (f, t, _) = scaling_epsilons(budget, self.d, self.scale_target);
+                return (f, t);
+            }
+        };
+        let (r, t) = (RELEASES_PER_COLUMN as f64, TARGET_EPSILON_RATIO);
+        let (s, ts) = (scaled as f64, if self.scale_target { 1.0 } else { 0.0 });
+        if s + ts == 0.0 {
+            return (f64::INFINITY, f64::INFINITY);
+        }
+        let target = calibration_target(budget.epsilon);
+        let feature = match (accountant, cost) {
+            // 5·(t·ε_f)²/8 + 5·scaled·ε_f²/8 = ρ − ρ_gate
+            (Accountant::Zcdp, Cost::Zcdp { rho: gate_rho }) => {
+                let rho = approx_to_zcdp_rho(target, budget.delta) - gate_rho;
+                (BOUNDED_RANGE_FACTOR * rho.max(0.0) / (r * (s + ts * t * t))).sqrt()
+            }
+            // 5·t·ε_f + 5·scaled·ε_f = ε − ε_gate
+            (_, Cost::Pure { epsilon }) => (target - epsilon).max(0.0) / (r * (s + ts * t)),
+            _ => unreachable!("the gate's noise follows the accountant"),
+        };
+        (feature.next_down(), (t * feature).next_down())
+    }
+
+    /// The [`ScalingCheck`] of the target (of a plan with `scale_target`) when `scaled` of
+    /// the d features are scaled by quantiles (the others released binary by the gate):
+    /// the target's ε₀ of [`ScalingPlan::epsilons`]. `scaled` is public once the gate has
+    /// released it.
+    pub fn target_check(&self, scaled: usize) -> ScalingCheck {
+        let (_, eps_target) = self.epsilons(scaled);
+        let far_points = (SignedOctaveGrid.len() + 2 * COARSE_STEPS + 1 + OctaveGrid.len()) as f64;
+        ScalingCheck {
+            n_eps0: self.n as f64 * eps_target,
+            needed: 4.0 * (far_points / TARGET_SCALING_FAILURE).ln(),
+        }
+    }
+
+    /// The most favourable [`ScalingCheck`] the binary gate can lead to: every feature
+    /// released binary when the gate runs, else all d scaled. `auto` picks a
+    /// d-dimensional fit by it before the gate runs, and the fit then falls back to the
+    /// intercept alone when the check at the released count fails.
+    pub fn best_target_check(&self) -> ScalingCheck {
+        self.target_check(if self.gate.is_some() { 0 } else { self.d })
+    }
 }
 
 /// The released binary gate ([`release_binary_gate`]): which features are binary, and
@@ -704,12 +731,10 @@ pub fn scaling_epsilons_gated(
 /// continue ([`private_scales_after_gate`]).
 #[derive(Debug)]
 pub struct GateRelease {
-    /// Rows n.
-    pub n: usize,
     /// Per feature (in the order given): released binary.
     pub binary: Vec<bool>,
-    /// The scaling budget the ledger was opened with.
-    pub budget: Budget,
+    /// The scaling's public plan (its budget opened the ledger).
+    pub plan: ScalingPlan,
     ledger: PrivacyLedger,
 }
 
@@ -731,24 +756,31 @@ impl GateRelease {
 }
 
 /// The binary gate of the features `features` of `src` (the first release of the private
-/// scaling, charged to a ledger of the scaling budget `budget`; `target`: the target
-/// column, scaled after it). When [`binary_gate`] does not run at (n, d, budget)
-/// nothing is read or charged and no feature is binary. A source whose passes are
-/// expensive ([`ScalingSource::reads_in_passes`]) also counts the scaling's first stage
-/// of every column in the gate's pass (not released here; the first stage then needs no
-/// pass of its own), so the gate adds no pass over the rows.
+/// scaling, charged to a ledger of the scaling plan's budget; `target`: the target
+/// column, scaled after it). When the plan has no gate nothing is read or charged and no
+/// feature is binary. A source whose passes are expensive
+/// ([`ScalingSource::reads_in_passes`]) also counts the scaling's first stage of every
+/// column in the gate's pass (not released here; the first stage then needs no pass of
+/// its own), so the gate adds no pass over the rows. `plan` must be the plan of these
+/// columns (n rows, `features.len()` features, a target exactly when `target` is given):
+/// an error otherwise (shapes only).
 pub fn release_binary_gate<R: RngCore + ?Sized>(
     src: &mut dyn ScalingSource,
     features: &[usize],
     target: Option<usize>,
-    budget: Budget,
+    plan: ScalingPlan,
     rng: &mut R,
 ) -> Result<GateRelease, PreprocessError> {
     let (n, d) = (src.rows(), features.len());
-    let (_, _, accountant) = scaling_epsilons(budget, d, target.is_some());
-    let mut ledger = PrivacyLedger::new(budget, accountant);
+    if (plan.n, plan.d, plan.scale_target) != (n, d, target.is_some()) {
+        return Err(PreprocessError::PlanMismatch {
+            plan: (plan.n, plan.d, plan.scale_target),
+            columns: (n, d, target.is_some()),
+        });
+    }
+    let mut ledger = PrivacyLedger::new(plan.budget, plan.accountant);
     let mut binary = vec![false; d];
-    if let Some(gate) = binary_gate(n, d, budget, accountant) {
+    if let Some(gate) = plan.gate {
         let mut stage: Vec<(usize, StageMap)> =
             features.iter().map(|&j| (j, StageMap::Binary)).collect();
         if src.reads_in_passes() {
@@ -774,9 +806,8 @@ pub fn release_binary_gate<R: RngCore + ?Sized>(
         binary = released.iter().map(|c| *c < gate.threshold).collect();
     }
     Ok(GateRelease {
-        n,
         binary,
-        budget,
+        plan,
         ledger,
     })
 }
@@ -808,7 +839,8 @@ pub fn private_scales_of<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(Standardization, PrivacySpent), PreprocessError> {
-    let gate = release_binary_gate(src, features, target, budget, rng)?;
+    let plan = ScalingPlan::new(src.rows(), features.len(), budget, target.is_some());
+    let gate = release_binary_gate(src, features, target, plan, rng)?;
     private_scales_after_gate(src, features, target, gate, rng)
 }
 
@@ -1216,13 +1248,14 @@ pub fn private_quartiles_of<R: RngCore + ?Sized>(
     budget: Budget,
     rng: &mut R,
 ) -> Result<(Vec<[f64; 2]>, PrivacySpent), PreprocessError> {
-    let gate = release_binary_gate(src, features, target, budget, rng)?;
+    let plan = ScalingPlan::new(src.rows(), features.len(), budget, target.is_some());
+    let gate = release_binary_gate(src, features, target, plan, rng)?;
     private_quartiles_after_gate(src, features, target, gate, rng)
 }
 
 /// [`private_quartiles_of`] after its binary gate `gate`: the five releases of every
 /// feature the gate did not release binary and of the target, stage by stage, at the ε₀
-/// of [`scaling_epsilons_gated`], charged to the gate's ledger. A binary feature gets the
+/// of [`ScalingPlan::epsilons`], charged to the gate's ledger. A binary feature gets the
 /// pair whose midpoint and IQR/1.349 are [`BINARY_SCALE`] (no release).
 pub fn private_quartiles_after_gate<R: RngCore + ?Sized>(
     src: &mut dyn ScalingSource,
@@ -1252,13 +1285,11 @@ pub fn private_quartiles_after_gate<R: RngCore + ?Sized>(
     }
     let scaled = gate.scaled();
     let GateRelease {
-        n,
         binary,
-        budget,
+        plan,
         mut ledger,
     } = gate;
-    let (eps_feature, eps_target, accountant) =
-        scaling_epsilons_gated(budget, n, features.len(), scaled, target.is_some());
+    let (eps_feature, eps_target) = plan.epsilons(scaled);
     let mut columns: Vec<Column> = features
         .iter()
         .zip(&binary)
@@ -1397,7 +1428,7 @@ pub fn private_quartiles_after_gate<R: RngCore + ?Sized>(
     quartiles.extend(released);
     Ok((
         quartiles,
-        ledger.summary(if accountant == Accountant::Zcdp {
+        ledger.summary(if plan.accountant == Accountant::Zcdp {
             PrivacyModel::Approx
         } else {
             PrivacyModel::Pure
@@ -2036,9 +2067,10 @@ mod tests {
         let b = Budget::new(0.15, 1e-6).unwrap();
         let acc = scaling_epsilons(b, d, true).2;
         let gate = binary_gate(n, d, b, acc).unwrap();
+        let plan = ScalingPlan::new(n, d, b, true);
+        assert_eq!((plan.accountant, plan.gate), (acc, Some(gate)));
         for scaled in [0, 3, d] {
-            let (ef, et, acc2) = scaling_epsilons_gated(b, n, d, scaled, true);
-            assert_eq!(acc, acc2);
+            let (ef, et) = plan.epsilons(scaled);
             let mut l = PrivacyLedger::new(b, acc);
             l.charge("gate", gate.cost().unwrap()).unwrap();
             for _ in 0..RELEASES_PER_COLUMN * scaled {
@@ -2054,9 +2086,34 @@ mod tests {
             );
         }
         // fewer scaled features: a larger target ε₀
-        let few = scaling_epsilons_gated(b, n, d, 2, true).1;
-        let all = scaling_epsilons_gated(b, n, d, d, true).1;
+        let few = plan.epsilons(2).1;
+        let all = plan.epsilons(d).1;
         assert!(few > 1.5 * all, "{few} vs {all}");
+    }
+
+    #[test]
+    fn a_scaling_plan_of_other_columns_is_refused() {
+        let data = mixed_data(500, 2, 2, 3);
+        let b = Budget::new(1.0, 1e-6).unwrap();
+        let features: Vec<usize> = (0..4).collect();
+        // the plan's n, d or target differ from the columns': an error, nothing released
+        for plan in [
+            ScalingPlan::new(499, 4, b, true),
+            ScalingPlan::new(500, 3, b, true),
+            ScalingPlan::new(500, 4, b, false),
+        ] {
+            let mut src = LocalColumns::new(&data);
+            let e = release_binary_gate(&mut src, &features, Some(4), plan, &mut rng_from_seed(1));
+            assert!(
+                matches!(e, Err(PreprocessError::PlanMismatch { .. })),
+                "{e:?}"
+            );
+        }
+        let mut src = LocalColumns::new(&data);
+        let plan = ScalingPlan::new(500, 4, b, true);
+        assert!(
+            release_binary_gate(&mut src, &features, Some(4), plan, &mut rng_from_seed(1)).is_ok()
+        );
     }
 
     #[test]
@@ -2069,8 +2126,15 @@ mod tests {
         for seed in 0..20 {
             let mut src = LocalColumns::new(&data);
             let features: Vec<usize> = (0..12).collect();
-            let g = release_binary_gate(&mut src, &features, Some(12), b, &mut rng_from_seed(seed))
-                .unwrap();
+            let plan = ScalingPlan::new(5_000, 12, b, true);
+            let g = release_binary_gate(
+                &mut src,
+                &features,
+                Some(12),
+                plan,
+                &mut rng_from_seed(seed),
+            )
+            .unwrap();
             assert!(
                 g.binary[8..].iter().all(|b| !b),
                 "a continuous column called binary"
@@ -2176,7 +2240,8 @@ mod tests {
     fn private_scales_record_bounded_range_charges() {
         let data = lognormal_data(2_000, 3);
         let budget = Budget::new(0.2, 1e-6).unwrap();
-        let (ef, et, acc) = scaling_epsilons_gated(budget, 2_000, 2, 2, true);
+        let plan = ScalingPlan::new(2_000, 2, budget, true);
+        let ((ef, et), acc) = (plan.epsilons(2), plan.accountant);
         assert_eq!(acc, Accountant::Zcdp);
         let gate_rho = match binary_gate(2_000, 2, budget, acc).unwrap().cost() {
             Some(Cost::Zcdp { rho }) => rho,
@@ -2262,8 +2327,8 @@ mod tests {
         let c = target_scaling_check(3_200, 8, Budget::new(0.15, 1e-5).unwrap());
         assert!((c.needed - needed).abs() < 1e-12);
         // (the gate runs at this n, d and budget: its cost comes first)
-        let (_, et, _) =
-            scaling_epsilons_gated(Budget::new(0.15, 1e-5).unwrap(), 3_200, 8, 8, true);
+        let (_, et) =
+            ScalingPlan::new(3_200, 8, Budget::new(0.15, 1e-5).unwrap(), true).epsilons(8);
         assert_eq!(c.n_eps0, 3_200.0 * et);
         // d = 8 at n = 1 600: unreliable at ε = 1 (scale share 0.15), reliable at ε = 2
         let delta = 1_600f64.powf(-1.1) * 0.15;
