@@ -1189,6 +1189,10 @@ fn fit_with(
         rng,
         observer,
     )?;
+    if let Some(ext) = external.as_deref_mut().filter(|_| plan.check_frac > 0.0) {
+        // the fit check's first sum is read in the intercept's pass (one pass fewer)
+        ext.prefetch_check_responses(preprocess::fit_check::response_clip(data.n(), check_budget));
+    }
     let mut intercept = intercept_phase(
         &plan,
         opts,

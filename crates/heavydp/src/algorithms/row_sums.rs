@@ -70,6 +70,12 @@ pub enum Kernel {
     /// Σ clamp(yᵢ, ±c) (one value; the margins are not read): the fit check's intercept
     /// alone ([`preprocess::fit_check`]).
     FitCheckResponses { c: f64 },
+    /// [`Kernel::ClippedResidual`] at `c` and [`Kernel::FitCheckResponses`] at
+    /// `c_responses` in one pass (two values, each summed exactly as its own kernel
+    /// sums it): the private intercept's pass also reads what the fit check's first
+    /// release will need, so the check makes one pass instead of two
+    /// ([`ExternalRowSums::prefetch_check_responses`]).
+    ClippedResidualAndResponses { c: f64, c_responses: f64 },
     /// S(b) = Σ σ(⟨x̃ᵢ, w⟩ + b) − 1{yᵢ > 0} for the 513 points b of
     /// [`preprocess::logistic_grid`]: the logistic intercept's scores.
     LogisticScores,
@@ -93,6 +99,7 @@ impl Kernel {
             | Kernel::FitCheck { .. }
             | Kernel::FitCheckResponses { .. }
             | Kernel::Positives => 1,
+            Kernel::ClippedResidualAndResponses { .. } => 2,
             Kernel::LogisticScores => LOGISTIC_GRID_LEN,
             Kernel::ResidualHistogram => quantile::histogram_cells(PublicGrid::LEN),
             Kernel::StageHistograms { ref columns } => *preprocess::stage_offsets(columns)
@@ -249,6 +256,18 @@ fn preprocess_sum<X: RowSource + ?Sized>(
                 .iter()
                 .map(|yi| preprocess::clipped_residual(0.0, *yi, c))
                 .sum::<f64>()]
+        }
+        Kernel::ClippedResidualAndResponses { c, c_responses } => {
+            let residuals = preprocess_sum(&Kernel::ClippedResidual { c }, x, raw, y, raw_y, w);
+            let responses = preprocess_sum(
+                &Kernel::FitCheckResponses { c: c_responses },
+                x,
+                raw,
+                y,
+                raw_y,
+                w,
+            );
+            vec![residuals[0], responses[0]]
         }
         Kernel::FitCheck { b0, b } => {
             vec![(0..len)
@@ -617,6 +636,10 @@ pub struct ExternalRowSums<'a> {
     passes: [usize; 4],
     /// The first pass's fingerprint of the (id, row) pairs.
     fingerprint: Option<u64>,
+    /// The fit check's clip of the responses, read in the intercept's pass
+    /// ([`ExternalRowSums::prefetch_check_responses`]), and then the sum read there.
+    check_clip: Option<f64>,
+    check_responses: Option<(f64, f64)>,
 }
 
 impl<'a> ExternalRowSums<'a> {
@@ -631,7 +654,20 @@ impl<'a> ExternalRowSums<'a> {
             histograms: [None, None],
             passes: [0; 4],
             fingerprint: None,
+            check_clip: None,
+            check_responses: None,
         }
+    }
+    /// The fit check's first sum, Σ clamp(yᵢ, ±`c`) ([`Kernel::FitCheckResponses`]), is
+    /// read in the private intercept's pass ([`Kernel::ClippedResidualAndResponses`])
+    /// and kept for the check ([`ExternalCheck`]), which then makes one pass instead
+    /// of two. `c` is public (the check's clip, [`preprocess::fit_check::response_clip`]);
+    /// the sum is released only by the check's own mechanism, in the same order and with
+    /// the same value as in a pass of its own (the two sums of the combined kernel are
+    /// each added exactly as their own kernels add them), so the model is bit for bit
+    /// the same.
+    pub fn prefetch_check_responses(&mut self, c: f64) {
+        self.check_clip = Some(c);
     }
     /// Whether the executors read the response as logistic labels (0 → −1, checked).
     pub fn set_labels(&mut self, labels: bool) {
@@ -873,7 +909,14 @@ impl InterceptSource for ExternalIntercept<'_, '_> {
         self.sums.n
     }
     fn clipped_residual_sum(&mut self, c: f64) -> Result<f64, PreprocessError> {
-        Ok(self.get(Kernel::ClippedResidual { c })?[0])
+        match self.sums.check_clip.take() {
+            Some(c_responses) => {
+                let v = self.get(Kernel::ClippedResidualAndResponses { c, c_responses })?;
+                self.sums.check_responses = Some((c_responses, v[1]));
+                Ok(v[0])
+            }
+            None => Ok(self.get(Kernel::ClippedResidual { c })?[0]),
+        }
     }
     fn logistic_scores(&mut self) -> Result<Vec<f64>, PreprocessError> {
         self.get(Kernel::LogisticScores)
@@ -923,7 +966,8 @@ impl InterceptSource for ExternalIntercept<'_, '_> {
 
 /// The private fit check's [`CheckSource`] on external rows: each sum one pass
 /// ([`Kernel::FitCheckResponses`], [`Kernel::FitCheck`] at w) through the public
-/// standardisation.
+/// standardisation, the first none when the intercept's pass read it
+/// ([`ExternalRowSums::prefetch_check_responses`]).
 pub struct ExternalCheck<'s, 'a> {
     sums: &'s mut ExternalRowSums<'a>,
     w: Vec<f64>,
@@ -944,6 +988,12 @@ impl CheckSource for ExternalCheck<'_, '_> {
         self.sums.n
     }
     fn clipped_response_sum(&mut self, c: f64) -> Result<f64, PreprocessError> {
+        // read in the intercept's pass at this clip (prefetch_check_responses)
+        if let Some((clip, sum)) = self.sums.check_responses.take() {
+            if clip.to_bits() == c.to_bits() {
+                return Ok(sum);
+            }
+        }
         let t = self.sums.transform.clone();
         self.sums
             .reduce_all(Kernel::FitCheckResponses { c }, t, &self.w)

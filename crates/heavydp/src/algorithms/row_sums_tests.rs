@@ -428,3 +428,45 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
         .collect();
     assert_eq!(ra, rb);
 }
+
+/// The intercept's pass reads the fit check's first sum when asked to
+/// (`prefetch_check_responses`): the two sums are bit for bit those of their own
+/// kernels' passes, the check then makes one pass instead of two, and a check at another
+/// clip (or without the prefetch) makes its own pass.
+#[test]
+fn the_intercept_pass_reads_the_fit_checks_first_sum() {
+    use crate::preprocess::fit_check::CheckSource;
+    use crate::preprocess::InterceptSource;
+    let (data, _) = hu_lognormal(3000, 4, 5);
+    let (n, d) = (data.n(), data.d());
+    let sizes = [700, 333, 1024];
+    let w: Vec<f64> = (0..d).map(|j| 0.2 - 0.1 * j as f64).collect();
+    let (c, c_check) = (1.5, 2.25);
+    let run = |prefetch: bool, check_clip: f64| {
+        let mut ext =
+            ExternalRowSums::new(n, d, batched_pass(&data, (0..n as i64).collect(), &sizes));
+        if prefetch {
+            ext.prefetch_check_responses(c_check);
+        }
+        let r = ext.intercept_source(&w).clipped_residual_sum(c).unwrap();
+        let s = ext
+            .check_source(&w)
+            .clipped_response_sum(check_clip)
+            .unwrap();
+        (r.to_bits(), s.to_bits(), ext.passes())
+    };
+    let (r0, s0, p0) = run(false, c_check);
+    assert_eq!(p0, (0, 0, 1, 1));
+    let (r1, s1, p1) = run(true, c_check);
+    assert_eq!(
+        (r1, s1),
+        (r0, s0),
+        "the combined pass's sums are the separate passes'"
+    );
+    assert_eq!(p1, (0, 0, 1, 0));
+    // the check asks at another clip: its own pass, at that clip
+    let (r2, s2, p2) = run(true, 3.0);
+    let (_, s3, _) = run(false, 3.0);
+    assert_eq!((r2, s2), (r0, s3));
+    assert_eq!(p2, (0, 0, 1, 1));
+}

@@ -137,6 +137,24 @@ impl CheckSource for LocalCheck<'_> {
     }
 }
 
+/// The ε of each of the check's two releases at the check's `budget` (half of it; ε = ∞
+/// at ε = ∞).
+fn release_epsilon(budget: Budget) -> f64 {
+    if budget.is_non_private() {
+        f64::INFINITY
+    } else {
+        calibration_target(budget.epsilon) / 2.0
+    }
+}
+
+/// The clip C_b of the check's first release (the clipped mean of the responses) for n
+/// rows at the check's `budget`: [`super::intercept_clip`] at its ε. Public: a
+/// distributed fit reads Σ clamp(yᵢ, ±C_b) in the intercept's pass
+/// ([`crate::algorithms::row_sums::ExternalRowSums::prefetch_check_responses`]).
+pub fn response_clip(n: usize, budget: Budget) -> f64 {
+    super::intercept_clip(n, release_epsilon(budget))
+}
+
 /// The private fit check (module doc) of the fitted margins and released intercept
 /// `intercept` on the scaled responses of `src`, at `budget` (pure; ε = ∞: exact).
 pub fn private_fit_check<R: RngCore + ?Sized>(
@@ -148,11 +166,7 @@ pub fn private_fit_check<R: RngCore + ?Sized>(
     let n = src.rows();
     let mut ledger = PrivacyLedger::new(budget, Accountant::Basic);
     // each release gets half (ε = ∞: both exact)
-    let eps = if budget.is_non_private() {
-        f64::INFINITY
-    } else {
-        calibration_target(budget.epsilon) / 2.0
-    };
+    let eps = release_epsilon(budget);
     // 1. b₀: the clipped mean of the responses (the squared-loss intercept of zero margins)
     let (b0, c) = release_clipped_mean(&mut ledger, "fit check intercept", n, eps, rng, |c| {
         src.clipped_response_sum(c)
