@@ -9,7 +9,8 @@ the gain kept against OLS with intercept. Not a private fit: the scales read the
 
 RULE: iqr (IQR/1.349), sd (standard deviation), qL (the L-quantile of |y - median| over
 the normal's two-sided L-quantile, at least the IQR scale), oL (the same, that quantile
-rounded down to a power of two). HEAVYDP names the binary (default target/release/heavydp).
+rounded down to a power of two), wK (the standard deviation of y winsorised at K times the
+median of |y - median| rounded down to a power of two, at least the IQR scale). HEAVYDP names the binary (default target/release/heavydp).
 """
 import json
 import os
@@ -36,6 +37,16 @@ def target_scale(rule, y):
         return iqr_scale(y)
     if rule == "sd":
         return y.std()
+    if rule.startswith("w"):
+        # the winsorised sd: sqrt(mean(min((y - median)^2, (K*M)^2))), M the median of
+        # |y - median| rounded down to a power of two (the private scaling's spread
+        # octave), at least the IQR scale
+        med = np.median(y)
+        a = np.abs(y - med)
+        m = np.median(a)
+        m = 2.0 ** np.floor(np.log2(m)) if m > 0 else 1.0
+        c = float(rule[1:]) * m
+        return max(iqr_scale(y), float(np.sqrt(np.mean(np.minimum(a, c) ** 2))))
     level = float(rule[1:])
     q = np.quantile(np.abs(y - np.median(y)), level)
     if rule.startswith("o") and q > 0:

@@ -297,9 +297,10 @@ fn preprocess_sum<X: RowSource + ?Sized>(
         }
         Kernel::StageHistograms { ref columns } => {
             let offsets = preprocess::stage_offsets(columns);
+            let prepared = preprocess::prepare_stage(columns);
             let mut cells = vec![0u64; *offsets.last().expect("non-empty")];
             for i in 0..len {
-                preprocess::add_stage_cells(&mut cells, columns, &offsets, |j| {
+                preprocess::add_stage_cells(&mut cells, &prepared, &offsets, |j| {
                     if j < d {
                         raw[j][i]
                     } else {

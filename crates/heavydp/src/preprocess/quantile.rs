@@ -82,30 +82,52 @@ impl Grid1D for PublicGrid {
     }
 }
 
+/// 2ᵉ for e in the normal range [−1022, 1023], exactly: `libm::ldexp(1.0, e)` without
+/// the call (the scaling's histogram passes evaluate it for every value).
+#[inline(always)]
+fn pow2(e: i32) -> f64 {
+    debug_assert!((-1022..=1023).contains(&e));
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
+
+/// The exponent e of `libm::frexp(x)` (x = f·2ᵉ, f ∈ [0.5, 1)), read off the bits of a
+/// normal x; libm for zero, subnormal and non-finite x.
+#[inline(always)]
+fn frexp_exponent(x: f64) -> i32 {
+    if x.is_normal() {
+        ((x.to_bits() >> 52) & 0x7ff) as i32 - 1022
+    } else {
+        libm::frexp(x).1
+    }
+}
+
 /// Powers of two 2ᵉ, e ∈ [−20, 40], and 0: the magnitude grid of the first stage of
 /// private scaling (62 points).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OctaveGrid;
 
 impl Grid1D for OctaveGrid {
+    #[inline]
     fn len(&self) -> usize {
         (E_MAX - E_MIN + 2) as usize
     }
+    #[inline]
     fn value(&self, i: usize) -> f64 {
         if i == 0 {
             0.0
         } else {
-            libm::ldexp(1.0, E_MIN + i as i32 - 1)
+            pow2(E_MIN + i as i32 - 1)
         }
     }
+    #[inline]
     fn floor_index(&self, x: f64) -> Option<usize> {
         if x < 0.0 {
             return None;
         }
-        if x < libm::ldexp(1.0, E_MIN) {
+        if x < pow2(E_MIN) {
             return Some(0);
         }
-        let (_, e) = libm::frexp(x); // x = f·2^e, f ∈ [0.5, 1): 2^(e−1) ≤ x
+        let e = frexp_exponent(x); // x = f·2^e, f ∈ [0.5, 1): 2^(e−1) ≤ x
         Some(((e - 1 - E_MIN + 1) as usize).min(self.len() - 1))
     }
 }
@@ -115,13 +137,13 @@ impl Grid1D for OctaveGrid {
 /// quantile's utility is 0 exactly at the octave that holds the quantile (without it, a
 /// column whose values all lie inside one octave — calendar years in [1024, 2048) — has
 /// no grid point of utility 0 and every octave above ties).
+#[inline(always)]
 pub fn octave_floor(v: f64) -> f64 {
     let v = v.abs();
-    if v < libm::ldexp(1.0, E_MIN) {
+    if v < pow2(E_MIN) {
         return 0.0;
     }
-    let (_, e) = libm::frexp(v);
-    libm::ldexp(1.0, (e - 1).min(E_MAX))
+    pow2((frexp_exponent(v) - 1).min(E_MAX))
 }
 
 /// Signed powers of two ±2ᵉ, e ∈ [−20, 40], and 0 (123 points): the grid of the
@@ -130,9 +152,11 @@ pub fn octave_floor(v: f64) -> f64 {
 pub struct SignedOctaveGrid;
 
 impl Grid1D for SignedOctaveGrid {
+    #[inline]
     fn len(&self) -> usize {
         2 * OctaveGrid.len() - 1
     }
+    #[inline]
     fn value(&self, i: usize) -> f64 {
         let h = OctaveGrid.len() - 1; // index of 0
         match i.cmp(&h) {
@@ -141,6 +165,7 @@ impl Grid1D for SignedOctaveGrid {
             std::cmp::Ordering::Less => -OctaveGrid.value(h - i),
         }
     }
+    #[inline]
     fn floor_index(&self, x: f64) -> Option<usize> {
         let h = OctaveGrid.len() - 1;
         if x >= 0.0 {
@@ -162,6 +187,7 @@ impl Grid1D for SignedOctaveGrid {
 /// x rounded down to the grid (the largest grid point ≤ x; the smallest grid point when
 /// x is below the grid). A row-wise public map: quantiles of snapped data have their
 /// utility 0 at a grid point, however coarse the grid is relative to the data.
+#[inline]
 pub fn snap_down<G: Grid1D>(grid: &G, x: f64) -> f64 {
     match grid.floor_index(x) {
         Some(i) => grid.value(i),
@@ -170,6 +196,7 @@ pub fn snap_down<G: Grid1D>(grid: &G, x: f64) -> f64 {
 }
 
 /// sign(v)·2^⌊log₂|v|⌋ (0 when |v| < 2⁻²⁰, ±2⁴⁰ beyond): [`octave_floor`] keeping the sign.
+#[inline(always)]
 pub fn signed_octave_floor(v: f64) -> f64 {
     let o = octave_floor(v);
     if v < 0.0 {
@@ -189,14 +216,103 @@ pub struct LinearGrid {
     pub steps: usize,
 }
 
+impl LinearGrid {
+    /// Point i at spacing h = half_width/steps: the expression of [`Grid1D::value`], bit
+    /// for bit, without its bounds check and division (the caller keeps i in range).
+    #[inline]
+    fn point(&self, i: usize, h: f64) -> f64 {
+        (i as f64 - self.steps as f64) * h
+    }
+}
+
+/// A [`LinearGrid`] with its spacing h and 1/h computed once: the floor index and the
+/// points of [`Grid1D`] without a division per value (the scaling's histogram passes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PreparedLinear {
+    grid: LinearGrid,
+    h: f64,
+    inv_h: f64,
+    last: usize,
+}
+
+impl PreparedLinear {
+    /// The grid prepared (half-width > 0).
+    pub fn new(grid: LinearGrid) -> Self {
+        let h = grid.half_width / grid.steps as f64;
+        PreparedLinear {
+            grid,
+            h,
+            inv_h: 1.0 / h,
+            last: grid.len() - 1,
+        }
+    }
+
+    /// [`Grid1D::floor_index`] of the grid, the same index for every x: the start is
+    /// x·(1/h) truncated (within one point of the floor, exact when h is a power of two
+    /// as on the scaling's grids), then the same exact correction.
+    #[inline(always)]
+    pub fn floor_index(&self, x: f64) -> Option<usize> {
+        if x < -self.grid.half_width {
+            return None;
+        }
+        let t = x * self.inv_h + self.grid.steps as f64;
+        let mut i = if t >= self.last as f64 {
+            self.last
+        } else if t > 0.0 {
+            t as usize
+        } else {
+            0
+        };
+        while i < self.last && self.point(i + 1) <= x {
+            i += 1;
+        }
+        while i > 0 && self.point(i) > x {
+            i -= 1;
+        }
+        Some(i)
+    }
+
+    /// Grid point i (i ≤ the last point): [`Grid1D::value`] bit for bit.
+    #[inline(always)]
+    pub fn point(&self, i: usize) -> f64 {
+        self.grid.point(i, self.h)
+    }
+}
+
+/// The [`OctaveGrid`] index of a point of that grid (0 or 2ᵉ, e ∈ [−20, 40]), read off
+/// its exponent bits: `OctaveGrid.floor_index(v)` for the values [`octave_floor`] gives.
+#[inline(always)]
+pub fn octave_index(v: f64) -> usize {
+    if v == 0.0 {
+        0
+    } else {
+        (((v.to_bits() >> 52) & 0x7ff) as i32 - 1023 - E_MIN + 1) as usize
+    }
+}
+
+/// The [`SignedOctaveGrid`] index of a point of that grid (0 or ±2ᵉ): for the values
+/// [`signed_octave_floor`] gives.
+#[inline(always)]
+pub fn signed_octave_index(v: f64) -> usize {
+    let h = OctaveGrid.len() - 1;
+    if v < 0.0 {
+        h - octave_index(-v)
+    } else {
+        h + octave_index(v)
+    }
+}
+
 impl Grid1D for LinearGrid {
+    #[inline]
     fn len(&self) -> usize {
         2 * self.steps + 1
     }
+    #[inline]
     fn value(&self, i: usize) -> f64 {
         assert!(i < self.len(), "grid index out of range");
-        (i as f64 - self.steps as f64) * (self.half_width / self.steps as f64)
+        self.point(i, self.half_width / self.steps as f64)
     }
+    #[inline]
     fn floor_index(&self, x: f64) -> Option<usize> {
         if x < -self.half_width {
             return None;
@@ -204,11 +320,11 @@ impl Grid1D for LinearGrid {
         let h = self.half_width / self.steps as f64;
         let approx = ((x / h).floor() + self.steps as f64).clamp(0.0, (self.len() - 1) as f64);
         let mut i = approx as usize;
-        // exact correction of the float division
-        while i + 1 < self.len() && self.value(i + 1) <= x {
+        // exact correction of the float division (the points as `value` computes them)
+        while i + 1 < self.len() && self.point(i + 1, h) <= x {
             i += 1;
         }
-        while i > 0 && self.value(i) > x {
+        while i > 0 && self.point(i, h) > x {
             i -= 1;
         }
         Some(i)
@@ -438,6 +554,7 @@ impl RankCounts for SortedColumn<'_> {
 /// point i, 2i + 2 when it lies strictly between points i and i + 1 (or above the last,
 /// cell 2L), 0 below the first point. `x` must not be NaN. The cells of a public grid
 /// are public, so a histogram over them is a sum over rows of one-hot vectors.
+#[inline]
 pub fn histogram_cell<G: Grid1D>(grid: &G, x: f64) -> usize {
     match grid.floor_index(x) {
         None => 0,
@@ -558,6 +675,37 @@ mod tests {
         assert_eq!(PublicGrid::floor_index(1e300), Some(g - 1));
         assert_eq!(PublicGrid::floor_index(1e-300), Some(K));
         assert_eq!(PublicGrid::floor_index(-1e-300), Some(K - 1));
+    }
+
+    #[test]
+    fn pow2_and_frexp_exponent_are_libms_bit_for_bit() {
+        for e in -1022..=1023 {
+            assert_eq!(pow2(e).to_bits(), libm::ldexp(1.0, e).to_bits(), "{e}");
+        }
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE,
+            f64::MIN_POSITIVE / 3.0,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1.0,
+            0.75,
+            -3.5,
+            1e-300,
+            2f64.powi(-20),
+            2f64.powi(-20).next_down(),
+            2f64.powi(40),
+        ];
+        let mut v: f64 = 1.234e-12;
+        while v < 1e15 {
+            xs.extend([v, -v, v.next_up(), v.next_down()]);
+            v *= 1.37;
+        }
+        for x in xs {
+            assert_eq!(frexp_exponent(x), libm::frexp(x).1, "{x}");
+        }
     }
 
     #[test]
