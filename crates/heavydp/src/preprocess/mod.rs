@@ -997,9 +997,9 @@ impl StageMap {
 
 /// A stage's map with its grid's constants computed once ([`StageMap::prepared`]): the
 /// same cell as [`StageMap::cell`] for every value (test
-/// `prepared_cells_are_the_maps_cells`), found from the mapped value's exponent bits (the
-/// octave maps, whose values are grid points), or from one multiplication and the exact
-/// correction (the linear grids), instead of the generic grid search. The per-value step
+/// `prepared_cells_are_the_maps_cells`): an octave map's value is a grid point (cell
+/// 2i + 1, no comparison with the point), a linear grid's floor index takes one
+/// multiplication and the exact correction, with the grid's spacing computed once. The per-value step
 /// of the scaling's histogram passes, in memory and on the executors.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PreparedCell {
@@ -1022,10 +1022,12 @@ impl PreparedCell {
         match *self {
             // the mapped values are grid points: cell 2i + 1
             PreparedCell::SignedOctave => {
-                2 * quantile::signed_octave_index(quantile::signed_octave_floor(x)) + 1
+                let v = quantile::signed_octave_floor(x);
+                2 * SignedOctaveGrid.floor_index(v).unwrap_or(0) + 1
             }
             PreparedCell::SpreadOctave { c0 } => {
-                2 * quantile::octave_index(quantile::octave_floor(x - c0)) + 1
+                let v = quantile::octave_floor(x - c0);
+                2 * OctaveGrid.floor_index(v).unwrap_or(0) + 1
             }
             // snapped down to point i (point 0 below the grid): cell 2i + 1
             PreparedCell::Snap(g) => 2 * g.floor_index(x).unwrap_or(0) + 1,

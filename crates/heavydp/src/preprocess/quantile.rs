@@ -247,9 +247,10 @@ impl PreparedLinear {
         }
     }
 
-    /// [`Grid1D::floor_index`] of the grid, the same index for every x: the start is
-    /// x·(1/h) truncated (within one point of the floor, exact when h is a power of two
-    /// as on the scaling's grids), then the same exact correction.
+    /// The largest i with point i ≤ x (`None` below the grid; [`Grid1D::floor_index`] of
+    /// the grid): the start is x·(1/h) truncated (within one point of the floor, exact when
+    /// h is a power of two as on the scaling's grids), then an exact correction against
+    /// the points as [`Grid1D::value`] computes them.
     #[inline(always)]
     pub fn floor_index(&self, x: f64) -> Option<usize> {
         if x < -self.grid.half_width {
@@ -279,29 +280,6 @@ impl PreparedLinear {
     }
 }
 
-/// The [`OctaveGrid`] index of a point of that grid (0 or 2ᵉ, e ∈ [−20, 40]), read off
-/// its exponent bits: `OctaveGrid.floor_index(v)` for the values [`octave_floor`] gives.
-#[inline(always)]
-pub fn octave_index(v: f64) -> usize {
-    if v == 0.0 {
-        0
-    } else {
-        (((v.to_bits() >> 52) & 0x7ff) as i32 - 1023 - E_MIN + 1) as usize
-    }
-}
-
-/// The [`SignedOctaveGrid`] index of a point of that grid (0 or ±2ᵉ): for the values
-/// [`signed_octave_floor`] gives.
-#[inline(always)]
-pub fn signed_octave_index(v: f64) -> usize {
-    let h = OctaveGrid.len() - 1;
-    if v < 0.0 {
-        h - octave_index(-v)
-    } else {
-        h + octave_index(v)
-    }
-}
-
 impl Grid1D for LinearGrid {
     #[inline]
     fn len(&self) -> usize {
@@ -314,20 +292,7 @@ impl Grid1D for LinearGrid {
     }
     #[inline]
     fn floor_index(&self, x: f64) -> Option<usize> {
-        if x < -self.half_width {
-            return None;
-        }
-        let h = self.half_width / self.steps as f64;
-        let approx = ((x / h).floor() + self.steps as f64).clamp(0.0, (self.len() - 1) as f64);
-        let mut i = approx as usize;
-        // exact correction of the float division (the points as `value` computes them)
-        while i + 1 < self.len() && self.point(i + 1, h) <= x {
-            i += 1;
-        }
-        while i > 0 && self.point(i, h) > x {
-            i -= 1;
-        }
-        Some(i)
+        PreparedLinear::new(*self).floor_index(x)
     }
 }
 
