@@ -331,8 +331,9 @@ fn real_raw_columns_on_neighbouring_data_differ_only_in_released_values() {
 }
 
 /// The same through the private scaling's binary gate: 3 000 rows of the CPS 1988 wages
-/// (n ≥ 630·√d, so the gate runs at ε = 1 and releases the six dummies binary), the
-/// neighbour's row 0 replaced by an extreme worker whose dummies are not 0/1.
+/// (n ≥ 630·√d, so the gate runs at ε = 1 and releases the six dummies binary; n ≥ 2 500,
+/// so the target's winsorised moment is released too), the neighbour's row 0 replaced by
+/// an extreme worker whose dummies are not 0/1.
 #[test]
 fn real_raw_columns_through_the_binary_gate_differ_only_in_released_values() {
     let dir = TempDir::new().unwrap();
@@ -347,6 +348,20 @@ fn real_raw_columns_through_the_binary_gate_differ_only_in_released_values() {
         "5",
     ];
     let (ra, rb) = run_pair(&fit, &a, &b, "m");
+    for r in [&ra, &rb] {
+        let scaling = &r.file["privacy"]["phases"][0]["ledger"];
+        let releases: Vec<&str> = scaling
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["release"].as_str().unwrap())
+            .collect();
+        assert!(releases.contains(&"binary gate"), "{releases:?}");
+        assert!(
+            releases.contains(&"target winsorised moment"),
+            "{releases:?}"
+        );
+    }
     check(
         "auto on cps through the gate",
         &ra,

@@ -562,7 +562,7 @@ fn plan_budget(
 ) -> Result<BudgetPlan, PipelineError> {
     let (mut delta, note) = resolve_delta(name, model, n, opts.delta, opts.epsilon)?;
     let mut messages: Vec<String> = note.into_iter().collect();
-    // A pure algorithm with private scaling and no --delta: the scales' 5(d + 1) quantile
+    // A pure algorithm with private scaling and no --delta: the scales' 5·d + R_t quantile
     // releases compose by zCDP at the default δ (≈ √(5(d+1)) times less noise than basic
     // composition; measured: with basic composition at ε·share = 0.15, n = 2·10⁴, d = 20,
     // one fit in two had a wild column). The fit is then (ε, δ)-DP; --delta 0 keeps it pure.
@@ -574,13 +574,13 @@ fn plan_budget(
         // δ only when the scaling phase uses it: the intercept-only model scales nothing
         // (its intercept locates the target), and the scaling composes by zCDP only when
         // that beats basic composition at its share (the choice of
-        // `preprocess::scaling_epsilons`, with the δ `fit` gives it). Otherwise no phase
+        // `preprocess::ScalingPlan`, with the δ `fit` gives it). Otherwise no phase
         // would spend δ and the fit stays pure.
         pure_with_default_delta = name != INTERCEPT_ONLY && {
             let b = Budget::new(opts.epsilon, default_delta(n))?;
             let mut scaling = PhasedLedger::new(b).share(scaling_fraction(opts));
             scaling.delta = b.delta;
-            preprocess::scaling_epsilons(scaling, d, !logistic).2
+            preprocess::ScalingPlan::new(n, d, scaling, !logistic).accountant
                 == crate::privacy::Accountant::Zcdp
         };
     }

@@ -136,6 +136,7 @@ audit_suite! {
     atom_octave => "atom-octave",
     bounded_range_quantile => "bounded-range-quantile",
     binary_gate => "binary-gate",
+    target_moment => "target-moment",
     intercept_mean => "intercept-mean",
     intercept_mean_of_responses => "intercept-mean-of-responses",
     fit_check => "fit-check",

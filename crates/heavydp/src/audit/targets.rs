@@ -14,6 +14,7 @@
 //! | `dp-quantile` | DP median of 10 records on the grid {−1, −½, 0, ½, 1} (exponential mechanism, Δ_u = 1; the scales and residual medians of `fit`) | four 0s and six 1s; D′: five and five | the released value | run at 16·ε |
 //! | `atom-octave` | DP 0.9-quantile of the octaves of \|x − c₀\| (c₀ = 0) of 10 records on the octave grid (Δ_u = 1; the scale of a column with an atom at its centre, [`crate::preprocess::atom_levels`]) | nine 0s and one 1; D′: eight 0s and two 1s | the released value | run at 16·ε |
 //! | `bounded-range-quantile` | the DP median of 10 records on the grid {−1, −½, 0, ½, 1} at the ε₀ that `fit`'s private scaling gives one release charged as ε₀-bounded-range in zCDP, ε₀ = √(8ρ), ρ the largest value whose conversion is (ε, δ) ([`crate::preprocess::bounded_range_epsilon`]; audited at that conversion) | three −1s, four 0s, three 1s; D′: one −1 replaced by 1 (u(−1) falls by 1 and u(1) rises by 1: the pair on which the mechanism uses its whole range ε₀) | the released value | run at 8·ε₀ (ρ understated 64-fold) |
+//! | `target-moment` | the mean of min(1.5·o, K·M)² over the octaves o of \|y − c₀\| of 10 responses (c₀ = 0, M = 1, K = 16) + N(0, σ²), Δ = (K·M)²/n, σ = Δ/√(2ρ), ρ = ε₀²/8 (one bounded-range quantile release's charge), minus its 0.9-level noise bound ([`crate::preprocess::release_target_moment`]) | 10 zeros; D′: y₁ = 10⁶ | the released bound | run at 4·ε₀ |
 //! | `intercept-mean` | clipped mean of 20 residuals at C + Lap(2C/(nε)) (`fit`'s intercept, squared loss) | 19 zeros and −C; D′: +C | the released value | Δ halved |
 //! | `fit-check` | b₀ = clipped mean of 20 scaled responses + Lap at ε/2, then D = mean of min((y − b₀)², 9) − min((y − m − b)², 9) + Lap(18/(n·ε/2)) (`fit`'s fit check, [`crate::preprocess::fit_check`]) | 20 rows y = 0, m = 0; D′: the first row's margin 10⁶ | the released D | D's noise draw skipped |
 //! | `intercept-logistic` | exponential mechanism on −\|Σ(σ(b) − yᵢ)\| over b ∈ [−8, 8] step 1/32 (Δ_u = 2; `fit`'s logistic intercept) | labels 1×5, 0×5; D′: the first label 0 | the released value | run at 16·ε |
@@ -407,6 +408,16 @@ pub const ROWS: &[Row] = &[
         prepare: binary_gate,
     },
     Row {
+        name: "target-moment",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Zcdp,
+        release: "the target's winsorised second moment of the private scaling (preprocess::release_target_moment): the mean over 10 records of min(1.5 o, K M)^2, o the octave of |y - c0| (c0 = 0, spread octave M = 1, K = 16), + N(0, sigma^2), sensitivity (K M)^2/n = 25.6, sigma = sensitivity/sqrt(2 rho), rho = epsilon_0^2/8 the charge of one bounded-range quantile release at epsilon_0 = sqrt(8 rho), rho the largest value whose conversion rho + 2 sqrt(rho ln(1/delta)) is epsilon; released minus its 0.9-level noise bound",
+        neighbours: "D: ten records y = 0; D': the first replaced by 10^6 (its clipped square (K M)^2)",
+        statistic: "the released lower bound",
+        defect: "run at 4 x epsilon_0 (rho understated 16-fold)",
+        prepare: target_moment,
+    },
+    Row {
         name: "intercept-mean",
         kind: TargetKind::Mechanism,
         privacy: PrivacyModel::Pure,
@@ -666,6 +677,34 @@ fn binary_gate(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
         counts(&dp),
         last_coordinate(mech, broken),
     ))
+}
+
+/// `target-moment`: the target's winsorised-moment release
+/// ([`crate::preprocess::release_target_moment`] on the octave counts of 10 responses,
+/// c₀ = 0, M = 1, charged to a zCDP ledger of the claim; twin: 4·ε₀).
+fn target_moment(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    use crate::preprocess::quantile::{octave_floor, SortedColumn};
+    use crate::preprocess::{bounded_range_epsilon, release_target_moment};
+    use crate::privacy::{Accountant, PrivacyLedger};
+    let name = "target-moment";
+    let eps0 = bounded_range_epsilon(*claim, 1) * if broken { 4.0 } else { 1.0 };
+    let octaves = |y0: f64| -> Vec<f64> {
+        let mut v: Vec<f64> = (0..10)
+            .map(|i| octave_floor(if i == 0 { y0 } else { 0.0 }))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let ledger_budget = if broken {
+        Budget::non_private()
+    } else {
+        *claim
+    };
+    Ok(on_pair(octaves(0.0), octaves(1e6), move |v, rng| {
+        let mut ledger = PrivacyLedger::new(ledger_budget, Accountant::Zcdp);
+        release_target_moment(&mut ledger, &SortedColumn(v), 1.0, eps0, rng)
+            .map_err(|e| setup_err(name, e))
+    }))
 }
 
 /// `atom-octave`: the high-level octave release of a column with an atom at its centre

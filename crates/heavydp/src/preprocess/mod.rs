@@ -12,7 +12,8 @@
 //! | scales ([`private_scales`]), stage 1 | the median's order of magnitude O: the median of the signed octaves sign(x)·2^⌊log₂\|x\|⌋ on the 123-point grid {0, ±2⁻²⁰, …, ±2⁴⁰} | [`quantile::QuantileMechanism`] (exponential mechanism, Δ_u = 1) | ε₀-DP | McSherry & Talwar 2007 |
 //! | scales, stage 1b | a centre c₀: the median of x snapped down to the 4097-point grid over [−4\|O\|, 4\|O\|] (spacing \|O\|/512) | the same | ε₀-DP | the same |
 //! | scales, stage 2 | the spread magnitude M: the median of the octaves ⌊\|x − c₀\|⌋₂ (rounded down to a power of two; the MAD's octave) on the octave grid {0, 2⁻²⁰, …, 2⁴⁰} | the same | ε₀-DP | the same |
-//! | scales, stage 3 | q₀.₂₅ and q₀.₇₅ of x − c₀ on the linear grid of 4097 points over [−4M, 4M] | the same | ε₀-DP each; the 5·(d + 1) releases compose by zCDP, each charged as ε₀-bounded-range (ρ = Σ ε₀²/8, [`exponential_cost`], converted once at the phase's δ) or by basic composition, whichever allows the larger ε₀; a target release gets twice a feature release's ε₀ ([`scaling_epsilons`]) | Cesar & Rogers 2021 Lemma 3.2; Zhao et al. Lemma 1(4) |
+//! | scales, stage 2b, the target of a regression of n ≥ [`TARGET_MOMENT_MIN_ROWS`] rows ([`release_target_moment`]) | its winsorised second moment m = mean of min(1.5·o, K·M)² over the octaves o = ⌊\|y − c₀\|⌋₂ of stage 2 (K = [`TARGET_MOMENT_WINSOR`] = 16), released minus its noise's 0.9-level bound; the target's scale becomes max(IQR/1.349, √m̃) | Gaussian (zCDP ledger; Δ = (K·M)²/n, ρ = ε₀²/8: one quantile release's charge) or Laplace (basic; ε₀) | one more target release: R_t = 6 | Bun & Steinke 2016 Prop. 1.6; Dwork & Roth Thm 3.6 |
+//! | scales, stage 3 | q₀.₂₅ and q₀.₇₅ of x − c₀ on the linear grid of 4097 points over [−4M, 4M] | the same | ε₀-DP each; the 5·d + R_t releases (R_t = 5 or 6 of the target) compose by zCDP, each charged as ε₀-bounded-range (ρ = Σ ε₀²/8, [`exponential_cost`], converted once at the phase's δ) or by basic composition, whichever allows the larger ε₀; a target release gets twice a feature release's ε₀ ([`scaling_epsilons`]) | Cesar & Rogers 2021 Lemma 3.2; Zhao et al. Lemma 1(4) |
 //! | intercept ([`private_intercept`]), squared / Huber / biweight loss, scales known | clipped mean of the residuals ỹ − x̃·w̃ at ±C | Laplace, Δ₁ = 2C/n | ε-DP | Dwork & Roth Thm 3.6 |
 //! | intercept, absolute loss or no scales | median of the residuals | [`quantile::QuantileMechanism`] | ε-DP | as above |
 //! | intercept of the intercept-only regression, n·ε ≥ 186.4 ([`private_mean_intercept_of`]) | the responses' median m, the octave s of their MAD (and its 0.9-level octave for an atom at m), then their mean clipped to [m − c, m + c], c = 2·C·s | quantile mechanism ×3, Laplace Δ₁ = 2c/n | ε-DP (basic composition) | McSherry & Talwar 2007; Dwork & Roth Thm 3.6 |
@@ -36,7 +37,11 @@
 //!
 //! The centre of a column is the midpoint of its private q₀.₂₅ and q₀.₇₅ (a median would
 //! be a fourth release per column; the intercept absorbs what the midpoint misses); its
-//! scale is the private IQR / 1.349 (the normal's σ), or 1
+//! scale is the private IQR / 1.349 (the normal's σ) — for the target of a regression of
+//! at least [`TARGET_MOMENT_MIN_ROWS`] rows the larger of that and the root of its
+//! released winsorised second moment (a heavy-tailed target whose largest values carry
+//! the signal is then not squeezed into a few IQRs: its large responses stay within the
+//! algorithm's clip bounds; `docs/benchmark.md`, "Signal in the tails") — or 1
 //! when the private IQR is 0 (a column with an atom at its centre, e.g. a rare dummy:
 //! such columns are left in their units). Features and the target are standardised in
 //! place, x̃ = (x − c)/s, the algorithm fits w̃ on (x̃, ỹ), and the model maps back:
@@ -416,7 +421,8 @@ pub const RELEASES_PER_COLUMN: usize = 5;
 pub const MAGNITUDE_LEVEL: f64 = 0.5;
 
 /// The per-release ε₀ of the private scaling: (features, target, accountant), spending
-/// at most `budget` over 5·d feature releases and, when `scale_target`, 5 target releases.
+/// at most `budget` over 5·d feature releases and `target_releases` target releases R_t
+/// (0 without a target; 5, or 6 with the winsorised moment, [`ScalingPlan::target_releases`]).
 ///
 /// Each target release gets **twice** a feature release's ε₀ (four times its ρ under
 /// zCDP); without a target, or without features, every release gets the same ε₀
@@ -427,23 +433,28 @@ pub const MAGNITUDE_LEVEL: f64 = 0.5;
 /// n = 3 200, ε = 1, equal shares: target scales of 10¹² and MSEs of 10²⁴ in 6 fits of
 /// 9). Giving the target half of the budget instead cost the features too much where d
 /// is large (gss_wages, d = 30, ε = 1: gain kept 0.874 → 0.787). The accountant is the one
-/// [`per_release_epsilon`] picks for the 5(d + 1) releases.
-pub fn scaling_epsilons(budget: Budget, d: usize, scale_target: bool) -> (f64, f64, Accountant) {
-    let releases = RELEASES_PER_COLUMN * (d + usize::from(scale_target));
+/// [`per_release_epsilon`] picks for the 5·d + R_t releases.
+pub fn scaling_epsilons(
+    budget: Budget,
+    d: usize,
+    target_releases: usize,
+) -> (f64, f64, Accountant) {
+    let releases = RELEASES_PER_COLUMN * d + target_releases;
     let (eps0, accountant) = per_release_epsilon(budget, releases);
-    if !scale_target || d == 0 || eps0.is_infinite() {
+    if target_releases == 0 || d == 0 || eps0.is_infinite() {
         return (eps0, eps0, accountant);
     }
     let (r, d, t) = (RELEASES_PER_COLUMN as f64, d as f64, TARGET_EPSILON_RATIO);
+    let rt = target_releases as f64;
     let target = calibration_target(budget.epsilon);
     let feature = match accountant {
-        // 5·(t·ε_f)²/8 + 5d·ε_f²/8 = ρ (bounded-range charges)
+        // R_t·(t·ε_f)²/8 + 5d·ε_f²/8 = ρ (bounded-range charges)
         Accountant::Zcdp => {
             let rho = approx_to_zcdp_rho(target, budget.delta);
-            (BOUNDED_RANGE_FACTOR * rho / (r * (d + t * t))).sqrt()
+            (BOUNDED_RANGE_FACTOR * rho / (r * d + rt * t * t)).sqrt()
         }
-        // 5·t·ε_f + 5d·ε_f = ε
-        _ => target / (r * (d + t)),
+        // R_t·t·ε_f + 5d·ε_f = ε
+        _ => target / (r * d + rt * t),
     };
     (feature.next_down(), (t * feature).next_down(), accountant)
 }
@@ -648,17 +659,27 @@ pub struct ScalingPlan {
     pub budget: Budget,
     /// Whether the target is scaled (a regression).
     pub scale_target: bool,
-    /// The accountant [`scaling_epsilons`] picks for the 5(d + 1) (or 5d) releases; the
+    /// The accountant [`scaling_epsilons`] picks for the 5·d + R_t releases; the
     /// gate does not change it (so the fit's δ never depends on the gate).
     pub accountant: Accountant,
     /// The binary gate ([`binary_gate`] at n, d, budget), `None` when it does not run.
     pub gate: Option<BinaryGate>,
+    /// Whether the target's scale may be widened by its winsorised second moment (one
+    /// more target release, [`release_target_moment`]): a scaled target and n ≥
+    /// [`TARGET_MOMENT_MIN_ROWS`].
+    pub target_moment: bool,
 }
 
 impl ScalingPlan {
     /// The plan at (n, d, budget, scale_target).
     pub fn new(n: usize, d: usize, budget: Budget, scale_target: bool) -> Self {
-        let (_, _, accountant) = scaling_epsilons(budget, d, scale_target);
+        let target_moment = scale_target && n >= TARGET_MOMENT_MIN_ROWS;
+        let target_releases = if scale_target {
+            RELEASES_PER_COLUMN + usize::from(target_moment)
+        } else {
+            0
+        };
+        let (_, _, accountant) = scaling_epsilons(budget, d, target_releases);
         ScalingPlan {
             n,
             d,
@@ -666,39 +687,51 @@ impl ScalingPlan {
             scale_target,
             accountant,
             gate: binary_gate(n, d, budget, accountant),
+            target_moment,
+        }
+    }
+
+    /// The target's releases R_t: 0 without a target, else the five quantile releases
+    /// and, when [`ScalingPlan::target_moment`], the winsorised moment (charged as much
+    /// as one of them).
+    pub fn target_releases(&self) -> usize {
+        if self.scale_target {
+            RELEASES_PER_COLUMN + usize::from(self.target_moment)
+        } else {
+            0
         }
     }
 
     /// [`scaling_epsilons`] after the binary gate: the per-release ε₀ of features and
     /// target when `scaled` of the d features are scaled by quantiles and the gate has
     /// been charged first. Without a gate it is `scaling_epsilons(budget, d,
-    /// scale_target)`. With one, what is left after the gate's cost (ρ − ρ_gate under
+    /// target_releases)`. With one, what is left after the gate's cost (ρ − ρ_gate under
     /// zCDP, ε − ε_gate under basic composition) is split over the 5·`scaled` feature
-    /// releases and the target's 5, a target release again getting
+    /// releases and the target's R_t ([`ScalingPlan::target_releases`]), a target release again getting
     /// [`TARGET_EPSILON_RATIO`] times a feature release's ε₀.
     pub fn epsilons(&self, scaled: usize) -> (f64, f64) {
         let (budget, accountant) = (self.budget, self.accountant);
         let cost = match self.gate.and_then(|g| g.cost()) {
             Some(c) => c,
             None => {
-                let (f, t, _) = scaling_epsilons(budget, self.d, self.scale_target);
+                let (f, t, _) = scaling_epsilons(budget, self.d, self.target_releases());
                 return (f, t);
             }
         };
         let (r, t) = (RELEASES_PER_COLUMN as f64, TARGET_EPSILON_RATIO);
-        let (s, ts) = (scaled as f64, if self.scale_target { 1.0 } else { 0.0 });
-        if s + ts == 0.0 {
+        let (s, rt) = (scaled as f64, self.target_releases() as f64);
+        if s + rt == 0.0 {
             return (f64::INFINITY, f64::INFINITY);
         }
         let target = calibration_target(budget.epsilon);
         let feature = match (accountant, cost) {
-            // 5·(t·ε_f)²/8 + 5·scaled·ε_f²/8 = ρ − ρ_gate
+            // R_t·(t·ε_f)²/8 + 5·scaled·ε_f²/8 = ρ − ρ_gate
             (Accountant::Zcdp, Cost::Zcdp { rho: gate_rho }) => {
                 let rho = approx_to_zcdp_rho(target, budget.delta) - gate_rho;
-                (BOUNDED_RANGE_FACTOR * rho.max(0.0) / (r * (s + ts * t * t))).sqrt()
+                (BOUNDED_RANGE_FACTOR * rho.max(0.0) / (r * s + rt * t * t)).sqrt()
             }
-            // 5·t·ε_f + 5·scaled·ε_f = ε − ε_gate
-            (_, Cost::Pure { epsilon }) => (target - epsilon).max(0.0) / (r * (s + ts * t)),
+            // R_t·t·ε_f + 5·scaled·ε_f = ε − ε_gate
+            (_, Cost::Pure { epsilon }) => (target - epsilon).max(0.0) / (r * s + rt * t),
             _ => unreachable!("the gate's noise follows the accountant"),
         };
         (feature.next_down(), (t * feature).next_down())
@@ -724,6 +757,138 @@ impl ScalingPlan {
     pub fn best_target_check(&self) -> ScalingCheck {
         self.target_check(if self.gate.is_some() { 0 } else { self.d })
     }
+}
+
+/// The target's scale is widened by its winsorised second moment only from this many
+/// rows on ([`ScalingPlan::target_moment`]; a public rule of n). Chosen on the design half
+/// of the suite with a non-private yardstick (`docs/benchmark.md`, "Signal in the
+/// tails"): a target scale wider than the IQR's lost gain on every design table below
+/// 1 400 rows (Prestige, fishing, Hitters, CreditCard: training n ≤ 1 055) and kept or
+/// gained it on every one from 5 000 (txhousing, RandHIE, ratdat, Birthdays: training n ≥
+/// 5 700); 2 500 is about the geometric middle of the gap.
+pub const TARGET_MOMENT_MIN_ROWS: usize = 2_500;
+
+/// The winsorisation point of the target's second moment, in spread octaves M
+/// ([`release_target_moment`]): K = 16. Chosen with the same yardstick on the design
+/// half: K = 16 kept the IQR scale's gain on every table of n ≥ 5 000, K = 64 lost 0.09
+/// on txhousing at ε = 1.
+pub const TARGET_MOMENT_WINSOR: f64 = 16.0;
+
+/// Each octave o of |y − c₀| stands for the value 1.5·o in the winsorised moment (the
+/// middle of [o, 2o); a log-uniform value in the octave has E v² = 2.16·o², 1.47² o²).
+pub const OCTAVE_MIDPOINT: f64 = 1.5;
+
+/// The noise of the winsorised moment's release.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MomentNoise {
+    /// zCDP ledgers: Gaussian noise.
+    Gaussian(mechanisms::GaussianMechanism),
+    /// Basic composition: Laplace noise.
+    Laplace(LaplaceMechanism),
+    /// ε = ∞: the exact moment.
+    Exact,
+}
+
+impl MomentNoise {
+    /// The mechanism for a statistic of sensitivity `sensitivity` at the per-release
+    /// ε₀ of a target release `eps0`, charged as much as one bounded-range quantile
+    /// release ([`exponential_cost`]): Gaussian with ρ = ε₀²/8 under zCDP, Laplace with
+    /// ε = ε₀ under basic composition.
+    pub fn new(sensitivity: f64, eps0: f64, accountant: Accountant) -> Result<Self, PrivacyError> {
+        if eps0.is_infinite() {
+            return Ok(MomentNoise::Exact);
+        }
+        Ok(match exponential_cost(eps0, accountant) {
+            Cost::Zcdp { rho } => {
+                MomentNoise::Gaussian(mechanisms::GaussianMechanism::from_rho(sensitivity, rho)?)
+            }
+            _ => MomentNoise::Laplace(LaplaceMechanism::new(sensitivity, eps0)?),
+        })
+    }
+
+    /// A bound the noise exceeds with probability at most β: σ·√(2 ln(1/β)) (Gaussian),
+    /// b·ln(1/(2β)) (Laplace), 0 (exact).
+    pub fn upper_bound(&self, beta: f64) -> f64 {
+        match self {
+            MomentNoise::Gaussian(m) => m.sigma * (2.0 * (1.0 / beta).ln()).sqrt(),
+            MomentNoise::Laplace(m) => m.scale * (1.0 / (2.0 * beta)).ln(),
+            MomentNoise::Exact => 0.0,
+        }
+    }
+
+    /// The cost charged ([`exponential_cost`] of the ε₀ it was made with, or nothing).
+    pub fn cost(&self) -> Option<Cost> {
+        match self {
+            MomentNoise::Gaussian(m) => Some(mechanisms::Mechanism::cost(m)),
+            MomentNoise::Laplace(m) => Some(mechanisms::Mechanism::cost(m)),
+            MomentNoise::Exact => None,
+        }
+    }
+}
+
+/// The winsorised second moment of a column around c₀ from the counts of its octaves
+/// o = ⌊|y − c₀|⌋₂ (the counts of the spread octave's stage, on [`OctaveGrid`]): the mean
+/// over rows of min([`OCTAVE_MIDPOINT`]·o, `clip`)². Each row adds a value in [0, clip²],
+/// so under replacement of one row it moves by at most clip²/n.
+pub fn winsorised_octave_moment(counts: &dyn RankCounts, clip: f64) -> f64 {
+    let n = counts.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let mut sum = 0.0;
+    for i in 0..OctaveGrid.len() {
+        let g = OctaveGrid.value(i);
+        let (below, at_most) = counts.ranks(i, g);
+        let v = (OCTAVE_MIDPOINT * g).min(clip);
+        sum += (at_most - below) as f64 * v * v;
+    }
+    sum / n as f64
+}
+
+/// The winsorised-moment release that widens a regression's target scale: given the
+/// target's released spread octave M, the moment m = [`winsorised_octave_moment`] at the
+/// clip K·M (K = [`TARGET_MOMENT_WINSOR`]), of sensitivity (K·M)²/n, released with
+/// [`MomentNoise`] at the target's ε₀ and charged to `ledger` first; returns the lower
+/// confidence bound m̃ − (the noise's (1 − β)-bound, β = [`SCALING_FAILURE`]), which is
+/// below the true m with probability ≥ 1 − β, so a wider scale comes from the data's
+/// tails and not from the noise. When M = 0 (an atom at the centre) or is not finite,
+/// nothing is read and the release is charged alone, so the ledger never depends on the
+/// data; the result is then 0. Post-processing: the caller takes the target scale
+/// max(IQR scale, √max(bound, 0)).
+pub fn release_target_moment<R: RngCore + ?Sized>(
+    ledger: &mut PrivacyLedger,
+    counts: &dyn RankCounts,
+    m: f64,
+    eps0: f64,
+    rng: &mut R,
+) -> Result<f64, PreprocessError> {
+    const LABEL: &str = "target winsorised moment";
+    let n = counts.len().max(1) as f64;
+    let clip = TARGET_MOMENT_WINSOR * m;
+    let sensitivity = clip * clip / n;
+    let usable = sensitivity > 0.0 && sensitivity.is_finite();
+    // the charge of a unit-sensitivity twin when the statistic is not usable: the same
+    // cost whatever M is
+    let noise = MomentNoise::new(
+        if usable { sensitivity } else { 1.0 },
+        eps0,
+        ledger.accountant(),
+    )?;
+    let moment = if usable {
+        winsorised_octave_moment(counts, clip)
+    } else {
+        0.0
+    };
+    let released = match noise {
+        MomentNoise::Gaussian(g) => mechanisms::release(ledger, LABEL, &g, &[moment][..], rng)?[0],
+        MomentNoise::Laplace(l) => mechanisms::release(ledger, LABEL, &l, &[moment][..], rng)?[0],
+        MomentNoise::Exact => moment,
+    };
+    Ok(if usable {
+        released - noise.upper_bound(SCALING_FAILURE)
+    } else {
+        0.0
+    })
 }
 
 /// The released binary gate ([`release_binary_gate`]): which features are binary, and
@@ -1353,6 +1518,9 @@ pub fn private_quartiles_after_gate<R: RngCore + ?Sized>(
         half_width: f64,
         c0: f64,
         m: f64,
+        /// The target's released winsorised moment (its lower bound), when the plan
+        /// has one.
+        moment: Option<f64>,
     }
     impl Column {
         fn what(&self) -> &'static str {
@@ -1383,6 +1551,7 @@ pub fn private_quartiles_after_gate<R: RngCore + ?Sized>(
             half_width: 0.0,
             c0: 0.0,
             m: 0.0,
+            moment: None,
         })
         .collect();
     let floor = libm::ldexp(1.0, -18);
@@ -1436,13 +1605,24 @@ pub fn private_quartiles_after_gate<R: RngCore + ?Sized>(
     src.prefetch(&stage)?;
     for (c, &(_, map)) in columns.iter_mut().zip(&stage) {
         let mech = QuantileMechanism::on_grid(MAGNITUDE_LEVEL, c.eps0, OctaveGrid)?;
+        let counts = src.counts(c.j, map)?;
         c.m = release_quantile(
             &mut ledger,
             &format!("{} spread octave", c.what()),
             &mech,
-            &*src.counts(c.j, map)?,
+            &*counts,
             rng,
         )?;
+        // 3b. the target's winsorised second moment, from the same octave counts
+        if c.is_target && plan.target_moment {
+            c.moment = Some(release_target_moment(
+                &mut ledger,
+                &*counts,
+                c.m,
+                c.eps0,
+                rng,
+            )?);
+        }
     }
     // 4–5. quartiles of x − c0 on the linear grid [−4M, 4M]; or, when M = 0 (an atom at
     //    c0 holds about half the column or more: its quartiles would coincide), the
@@ -1477,7 +1657,11 @@ pub fn private_quartiles_after_gate<R: RngCore + ?Sized>(
                     let mech = QuantileMechanism::on_grid(level, c.eps0, grid)?;
                     q[k] = c0 + release_quantile(&mut ledger, &label, &mech, &*counts, rng)?;
                 }
-                scales.push(if q[0] <= q[1] { q } else { [q[1], q[0]] });
+                let q = if q[0] <= q[1] { q } else { [q[1], q[0]] };
+                scales.push(match c.moment {
+                    Some(bound) => widened_by_moment(q, bound),
+                    None => q,
+                });
             }
             _ => {
                 let (levels, reliable) = atom_levels(counts.len(), c.eps0);
@@ -1514,6 +1698,20 @@ pub fn private_quartiles_after_gate<R: RngCore + ?Sized>(
             PrivacyModel::Pure
         }),
     ))
+}
+
+/// The quartile pair `q` of a target whose scale is widened to √`bound` when that is
+/// larger than its IQR scale (the pair [`atom_quartiles`] gives for the same centre and
+/// the wider scale; `bound`: [`release_target_moment`]'s lower bound of the winsorised
+/// second moment). Post-processing of released values.
+fn widened_by_moment(q: [f64; 2], bound: f64) -> [f64; 2] {
+    let s = scale_from_quantiles(q);
+    let wide = bound.max(0.0).sqrt();
+    if wide > s.scale && wide.is_finite() {
+        atom_quartiles(s.centre, wide)
+    } else {
+        q
+    }
 }
 
 /// The two levels of the octaves of |x − c₀| that scale a column with an atom at its
@@ -2098,6 +2296,194 @@ mod tests {
     }
 
     #[test]
+    fn target_moment_noise_matches_its_formula() {
+        // zCDP: Gaussian at ρ = ε₀²/8 (one bounded-range quantile release's charge), σ =
+        // Δ/√(2ρ) = 2Δ/ε₀; basic: Laplace b = Δ/ε₀; the (1 − β)-bounds of the noise
+        let (delta, eps0) = (25.6, 0.04);
+        let sigma = 2.0 * delta / eps0;
+        let beta = SCALING_FAILURE;
+        match MomentNoise::new(delta, eps0, Accountant::Zcdp).unwrap() {
+            n @ MomentNoise::Gaussian(m) => {
+                assert!(
+                    (m.sigma / sigma - 1.0).abs() < 1e-12,
+                    "{} vs {sigma}",
+                    m.sigma
+                );
+                let rho = match n.cost().unwrap() {
+                    Cost::Zcdp { rho } => rho,
+                    c => panic!("{c:?}"),
+                };
+                assert!((rho / (eps0 * eps0 / 8.0) - 1.0).abs() < 1e-12);
+                let bound = sigma * (2.0 * (1.0 / beta).ln()).sqrt();
+                assert!((n.upper_bound(beta) / bound - 1.0).abs() < 1e-12);
+            }
+            other => panic!("expected Gaussian noise, got {other:?}"),
+        }
+        match MomentNoise::new(delta, eps0, Accountant::Basic).unwrap() {
+            n @ MomentNoise::Laplace(m) => {
+                assert!((m.scale / (delta / eps0) - 1.0).abs() < 1e-12);
+                assert_eq!(n.cost(), Some(Cost::Pure { epsilon: eps0 }));
+                let bound = delta / eps0 * (1.0 / (2.0 * beta)).ln();
+                assert!((n.upper_bound(beta) / bound - 1.0).abs() < 1e-12);
+            }
+            other => panic!("expected Laplace noise, got {other:?}"),
+        }
+        let exact = MomentNoise::new(delta, f64::INFINITY, Accountant::Zcdp).unwrap();
+        assert_eq!(
+            (exact, exact.cost(), exact.upper_bound(beta)),
+            (MomentNoise::Exact, None, 0.0)
+        );
+        // the release's sensitivity is (K·M)²/n: at ε₀ and M = 2, n = 1 000, the ledger's
+        // one charge is ε₀²/8 and the released bound's spread is that Gaussian's
+        let counts: Vec<f64> = vec![0.0; 1_000];
+        let mut draws = Vec::new();
+        let mut rng = rng_from_seed(4);
+        for _ in 0..2_000 {
+            let mut ledger = PrivacyLedger::new(Budget::new(1.0, 1e-6).unwrap(), Accountant::Zcdp);
+            draws.push(
+                release_target_moment(&mut ledger, &SortedColumn(&counts), 2.0, eps0, &mut rng)
+                    .unwrap(),
+            );
+            assert_eq!(ledger.releases(), 1);
+        }
+        let sens = (TARGET_MOMENT_WINSOR * 2.0).powi(2) / 1_000.0;
+        let sd_want = 2.0 * sens / eps0;
+        let mean = draws.iter().sum::<f64>() / draws.len() as f64;
+        let sd =
+            (draws.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / draws.len() as f64).sqrt();
+        assert!((sd / sd_want - 1.0).abs() < 0.06, "{sd} vs {sd_want}");
+        let shift = sd_want * (2.0 * (1.0 / beta).ln()).sqrt();
+        assert!((mean + shift).abs() < 0.1 * sd_want, "{mean} vs {}", -shift);
+    }
+
+    #[test]
+    fn the_winsorised_octave_moment_is_its_formula_on_both_count_sources() {
+        use quantile::{octave_floor, GridHistogram};
+        let values = [0.0, 0.3, -0.7, 1.0, 2.5, -6.0, 40.0, -1e9, 3.0, 0.001];
+        let clip = 16.0;
+        let want: f64 = values
+            .iter()
+            .map(|v| {
+                let o = octave_floor(f64::abs(*v));
+                (1.5 * o).min(clip).powi(2)
+            })
+            .sum::<f64>()
+            / values.len() as f64;
+        let mut octaves: Vec<f64> = values.iter().map(|v| octave_floor(v.abs())).collect();
+        octaves.sort_by(f64::total_cmp);
+        let sorted = winsorised_octave_moment(&SortedColumn(&octaves), clip);
+        assert!((sorted / want - 1.0).abs() < 1e-12, "{sorted} vs {want}");
+        let map = StageMap::SpreadOctave { c0: 0.0 };
+        let mut hist = vec![0u64; map.cells()];
+        for v in values {
+            hist[map.cell(v)] += 1;
+        }
+        let from_hist = winsorised_octave_moment(&GridHistogram::from_cells(&hist), clip);
+        assert_eq!(from_hist, sorted);
+        // every row adds at most clip²: one row replaced moves it by ≤ clip²/n
+        let mut other = octaves.clone();
+        other[0] = octave_floor(1e300);
+        other.sort_by(f64::total_cmp);
+        let moved = winsorised_octave_moment(&SortedColumn(&other), clip) - sorted;
+        let bound = clip * clip / values.len() as f64;
+        assert!(
+            moved > 0.0 && moved <= bound * (1.0 + 1e-12),
+            "{moved} vs {bound}"
+        );
+    }
+
+    #[test]
+    fn plans_widen_the_target_from_the_public_row_count() {
+        let b = Budget::new(0.2, 1e-6).unwrap();
+        let below = ScalingPlan::new(TARGET_MOMENT_MIN_ROWS - 1, 4, b, true);
+        let at = ScalingPlan::new(TARGET_MOMENT_MIN_ROWS, 4, b, true);
+        let logistic = ScalingPlan::new(TARGET_MOMENT_MIN_ROWS, 4, b, false);
+        assert_eq!(
+            (
+                below.target_releases(),
+                at.target_releases(),
+                logistic.target_releases()
+            ),
+            (RELEASES_PER_COLUMN, RELEASES_PER_COLUMN + 1, 0)
+        );
+        assert!(!below.target_moment && at.target_moment && !logistic.target_moment);
+        // the sixth release is charged like a target quantile release: R_t·(t·ε_f)²/8 +
+        // 5·d·ε_f²/8 = ρ
+        let (ef, et) = at.epsilons(4);
+        let rho = approx_to_zcdp_rho(calibration_target(b.epsilon), b.delta);
+        let gate = match at.gate.and_then(|g| g.cost()) {
+            Some(Cost::Zcdp { rho }) => rho,
+            _ => 0.0,
+        };
+        let spent = gate + 6.0 * et * et / 8.0 + 20.0 * ef * ef / 8.0;
+        assert!(
+            spent <= rho && spent > rho * (1.0 - 1e-9),
+            "{spent} vs {rho}"
+        );
+    }
+
+    /// n rows of one normal feature and the target `target(z, u)` (z normal, u uniform).
+    fn target_data(n: usize, seed: u64, target: impl Fn(f64, f64) -> f64) -> Dataset {
+        use rand::Rng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rng_from_seed(seed);
+        let nd = Normal::new(0.0, 1.0).unwrap();
+        let mut x = Vec::with_capacity(n);
+        let mut y = Vec::with_capacity(n);
+        for _ in 0..n {
+            let z: f64 = nd.sample(&mut rng);
+            let u: f64 = rng.random_range(0.0..1.0);
+            x.push(nd.sample(&mut rng));
+            y.push(target(z, u));
+        }
+        Dataset::from_rows(x, y, 1).unwrap()
+    }
+
+    #[test]
+    fn heavy_tailed_targets_get_a_wider_scale_light_tailed_ones_keep_the_iqr() {
+        let n = 20_000;
+        // y = 100 + 5·z: σ = 5 (the IQR scale), the octave moment ≈ 1.1·σ²
+        let normal = target_data(n, 1, |z, _| 100.0 + 5.0 * z);
+        // y = 10·exp(1.5·z): IQR/1.349 ≈ 17.5, the winsorised octave moment's root ≈ 1.4×
+        // that
+        let heavy = target_data(n, 2, |z, _| 10.0 * (1.5 * z).exp());
+        let budget = Budget::new(0.2, 1e-6).unwrap();
+        let iqr_scale = |ds: &Dataset| {
+            let mut y = ds.y().to_vec();
+            y.sort_by(f64::total_cmp);
+            let m = y.len();
+            (y[3 * m / 4] - y[m / 4]) / IQR_PER_SIGMA
+        };
+        for seed in 0..4 {
+            let (st, spent) =
+                private_scales(&normal, true, budget, &mut rng_from_seed(seed)).unwrap();
+            assert!(spent.epsilon <= 0.2);
+            assert!((st.target.scale / 5.0 - 1.0).abs() < 0.1, "{:?}", st.target);
+            let (st, _) = private_scales(&heavy, true, budget, &mut rng_from_seed(seed)).unwrap();
+            let s = iqr_scale(&heavy);
+            assert!(
+                st.target.scale > 1.25 * s,
+                "{:?} vs IQR scale {s}",
+                st.target
+            );
+        }
+        // ε = ∞: the scale is the square root of the exact octave moment around c₀
+        let (st, _) =
+            private_scales(&heavy, true, Budget::non_private(), &mut rng_from_seed(0)).unwrap();
+        assert!(
+            st.target.scale > 1.25 * iqr_scale(&heavy),
+            "{:?}",
+            st.target
+        );
+        // below TARGET_MOMENT_MIN_ROWS the target keeps its IQR scale (and five releases)
+        let small = heavy.select_rows(&(0..TARGET_MOMENT_MIN_ROWS - 1).collect::<Vec<_>>());
+        let (st, spent) =
+            private_scales(&small, true, Budget::non_private(), &mut rng_from_seed(0)).unwrap();
+        assert!(st.target.scale < 1.2 * iqr_scale(&small), "{:?}", st.target);
+        assert_eq!(spent.releases, 10);
+    }
+
+    #[test]
     fn binary_gate_noise_matches_its_formula() {
         // σ = (n/4)/√(2 ln(1/β)), ℓ2 sensitivity √d, ρ = d/(2σ²) (widened); a halved σ
         // or sensitivity fails
@@ -2145,9 +2531,11 @@ mod tests {
     fn binary_gate_and_releases_compose_to_the_budget() {
         let (n, d) = (20_000, 16);
         let b = Budget::new(0.15, 1e-6).unwrap();
-        let acc = scaling_epsilons(b, d, true).2;
-        let gate = binary_gate(n, d, b, acc).unwrap();
         let plan = ScalingPlan::new(n, d, b, true);
+        // n ≥ TARGET_MOMENT_MIN_ROWS: the target's six releases
+        assert_eq!(plan.target_releases(), RELEASES_PER_COLUMN + 1);
+        let acc = scaling_epsilons(b, d, plan.target_releases()).2;
+        let gate = binary_gate(n, d, b, acc).unwrap();
         assert_eq!((plan.accountant, plan.gate), (acc, Some(gate)));
         for scaled in [0, 3, d] {
             let (ef, et) = plan.epsilons(scaled);
@@ -2156,7 +2544,7 @@ mod tests {
             for _ in 0..RELEASES_PER_COLUMN * scaled {
                 l.charge("f", exponential_cost(ef, acc)).unwrap();
             }
-            for _ in 0..RELEASES_PER_COLUMN {
+            for _ in 0..plan.target_releases() {
                 l.charge("t", exponential_cost(et, acc)).unwrap();
             }
             assert!(
@@ -2372,7 +2760,7 @@ mod tests {
             Cost::Pure { epsilon: 0.3 }
         );
         // the scaling's feature and target ε₀ under zCDP: 5(2ε_f)²/8 + 5d·ε_f²/8 = ρ
-        let (ef, et, acc) = scaling_epsilons(b, 10, true);
+        let (ef, et, acc) = scaling_epsilons(b, 10, RELEASES_PER_COLUMN);
         assert_eq!(acc, Accountant::Zcdp);
         let want = (8.0 * rho / (5.0 * 14.0)).sqrt();
         assert!((ef / want - 1.0).abs() < 1e-12 && (et / (2.0 * want) - 1.0).abs() < 1e-12);
@@ -2416,7 +2804,7 @@ mod tests {
             (Budget::new(2.0, 1e-7).unwrap(), 35),
             (Budget::pure(0.3).unwrap(), 4),
         ] {
-            let (ef, et, acc) = scaling_epsilons(b, d, true);
+            let (ef, et, acc) = scaling_epsilons(b, d, RELEASES_PER_COLUMN);
             let mut l = PrivacyLedger::new(b, acc);
             let releases = std::iter::repeat_n(et, RELEASES_PER_COLUMN)
                 .chain(std::iter::repeat_n(ef, RELEASES_PER_COLUMN * d));
@@ -2433,11 +2821,11 @@ mod tests {
         }
         // without a target (or without features) every release gets the same ε₀
         let b = Budget::new(0.15, 1e-5).unwrap();
+        assert_eq!(scaling_epsilons(b, 8, 0).0, per_release_epsilon(b, 40).0);
         assert_eq!(
-            scaling_epsilons(b, 8, false).0,
-            per_release_epsilon(b, 40).0
+            scaling_epsilons(b, 0, RELEASES_PER_COLUMN).1,
+            per_release_epsilon(b, 5).0
         );
-        assert_eq!(scaling_epsilons(b, 0, true).1, per_release_epsilon(b, 5).0);
     }
 
     #[test]
@@ -2486,8 +2874,9 @@ mod tests {
         let mut rng = rng_from_seed(9);
         let (st, spent) = private_scales(&data, true, budget, &mut rng).unwrap();
         assert!(spent.epsilon <= 0.1 && spent.epsilon > 0.099);
-        // the binary gate, then 5 releases for each of the 3 columns
-        assert_eq!(spent.releases, 16);
+        // the binary gate, then 5 releases for each of the 3 columns and the target's
+        // winsorised moment (n ≥ TARGET_MOMENT_MIN_ROWS)
+        assert_eq!(spent.releases, 17);
         // lognormal(0, 0.6)·1000: quartiles 1000·e^{∓0.6·0.6745}; the centre is their
         // midpoint 1000·cosh(0.405) ≈ 1083
         let iqr = 1000.0 * ((0.6f64 * 0.6745).exp() - (-0.6f64 * 0.6745).exp());
@@ -2605,8 +2994,9 @@ mod tests {
                 private_scales(&data, true, budget, &mut rng_from_seed(seed)).unwrap();
             assert!(spent.epsilon <= 0.5);
             // the binary gate releases the dummy binary (0/1 to 0/4, no quantile release);
-            // 5 releases for the target (3 + two atom octaves) and the Gaussian column
-            assert_eq!(spent.releases, 11);
+            // 5 releases for the target (3 + two atom octaves) and the Gaussian column,
+            // and the target's winsorised moment (charged; M = 0, so nothing read)
+            assert_eq!(spent.releases, 12);
             assert_eq!(st.features[0].centre, 0.0);
             assert_eq!(st.features[0].scale, 1.0 / ATOM_FEATURE_SPREAD);
             assert_eq!(st.target.centre, 0.0);
@@ -2632,7 +3022,7 @@ mod tests {
         // still lists 5 per column, whichever branch a column takes)
         let small = data.select_rows(&(0..200).collect::<Vec<_>>());
         let budget = Budget::new(0.1, 1e-6).unwrap();
-        let (_, e_target, _) = scaling_epsilons(budget, 2, true);
+        let (_, e_target, _) = scaling_epsilons(budget, 2, RELEASES_PER_COLUMN);
         assert!(!atom_levels(200, e_target).1);
         let (_, spent) = private_scales(&small, true, budget, &mut rng_from_seed(3)).unwrap();
         assert_eq!(spent.releases, 15);
