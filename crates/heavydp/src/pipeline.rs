@@ -370,6 +370,9 @@ pub struct Resolved {
     pub algorithm: Box<dyn PrivateAlgorithm>,
     pub loss: LossKind,
     pub domain: DomainSpec,
+    /// The algorithm fits the model's intercept itself (`clipped-gd`'s `intercept=fit`
+    /// with `--intercept private`): no separate intercept release.
+    pub joint_intercept: bool,
 }
 
 /// Resolves algorithm, loss and domain from the names. Loss parameters (`tau`, `c`) and
@@ -441,6 +444,7 @@ fn resolve_names(
         algorithm,
         loss,
         domain,
+        joint_intercept: false,
     })
 }
 
@@ -1006,8 +1010,11 @@ fn close_plan(
         }
     }
     // the scales' share is the scaling plan's (scaling_fraction)
+    let joint_intercept = resolved.as_ref().is_some_and(|r| r.joint_intercept);
     let intercept_frac = match (private_scale, private_intercept) {
         (_, true) if intercept_only && (logistic || icpt_regression) => 1.0,
+        // the algorithm fits the intercept: its share stays with the algorithm
+        (_, true) if joint_intercept => 0.0,
         (true, true) => 0.25 * share,
         (false, true) => share,
         (_, false) => 0.0,
@@ -1116,6 +1123,25 @@ fn resolve_choices(
             ));
         }
     }
+    // the logistic loss with a private intercept: clipped-gd fits the intercept jointly
+    // with the weights (intercept=fit), and that is the model's intercept
+    if name == "clipped-gd"
+        && opts.loss.as_deref() == Some("logistic")
+        && opts.intercept == InterceptMode::Private
+        && !params.contains_key("intercept")
+    {
+        params.insert("intercept".into(), "fit".into());
+        messages.push(format!(
+            "{name}: intercept not given: using intercept=fit for the logistic loss (the intercept is fitted jointly with the weights, from the same noisy gradients; no separate intercept release)"
+        ));
+    }
+    let joint_intercept = params.get("intercept").map(String::as_str) == Some("fit");
+    if joint_intercept && opts.intercept != InterceptMode::Private {
+        return Err(PipelineError::NotApplicable {
+            flag: "--param intercept=fit".into(),
+            scope: "to --intercept private (the jointly fitted intercept is the model's)".into(),
+        });
+    }
     if intercept_only {
         return Ok(None);
     }
@@ -1127,7 +1153,12 @@ fn resolve_choices(
         opts.sparsity,
         params,
     )
-    .map(Some)
+    .map(|r| {
+        Some(Resolved {
+            joint_intercept,
+            ..r
+        })
+    })
 }
 
 /// The phases of a fit, in order: 1. [`plan`] (every choice, before any row is read),
@@ -1170,7 +1201,8 @@ fn fit_with(
         epsilon: 0.0,
         delta: 0.0,
     };
-    let intercept_budget = if opts.intercept == InterceptMode::Private {
+    let intercept_budget = if opts.intercept == InterceptMode::Private && plan.intercept_frac > 0.0
+    {
         ledger.share(plan.intercept_frac)
     } else {
         nothing
@@ -1454,6 +1486,9 @@ struct FitPhase {
     domain: serde_json::Value,
     /// The released sufficient statistics, for the intervals.
     released: Option<Box<algorithms::adassp::SspRelease>>,
+    /// The intercept the algorithm fitted jointly (scaled units), when the plan uses it
+    /// as the model's ([`Resolved::joint_intercept`]).
+    intercept: Option<f64>,
 }
 
 /// Phase 3 of a fit: the algorithm on the standardised data, with what is left of the
@@ -1478,6 +1513,7 @@ fn fit_phase(
             notes: Vec::new(),
             domain: serde_json::json!({"kind": "none"}),
             released: None,
+            intercept: None,
         });
     };
     let budget = plan.budget;
@@ -1512,6 +1548,7 @@ fn fit_phase(
         notes: report.notes,
         domain: domain.describe(),
         released,
+        intercept: report.intercept.filter(|_| r.joint_intercept),
     })
 }
 
@@ -1549,6 +1586,18 @@ fn intercept_phase(
     let mut method = None;
     let mut mean_range = None;
     let mut margins = None;
+    if let Some(b) = fitted.intercept {
+        // fitted jointly by the algorithm, from its noisy gradients: nothing to release
+        return Ok(InterceptPhase {
+            value: b,
+            method: Some(format!(
+                "fitted jointly with the weights by {} (intercept=fit: the weight of a constant feature, clipped and noised with the gradient)",
+                fitted.algorithm
+            )),
+            mean_range,
+            margins,
+        });
+    }
     if private_intercept {
         let mut local;
         let mut remote;

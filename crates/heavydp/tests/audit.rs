@@ -137,6 +137,7 @@ audit_suite! {
     bounded_range_quantile => "bounded-range-quantile",
     binary_gate => "binary-gate",
     target_moment => "target-moment",
+    clipped_gd_intercept => "clipped-gd-intercept",
     intercept_mean => "intercept-mean",
     intercept_mean_of_responses => "intercept-mean-of-responses",
     fit_check => "fit-check",

@@ -1400,6 +1400,7 @@ impl PrivateAlgorithm for AdaHuber {
             trace: vec![],
             notes,
             released: None,
+            intercept: None,
         })
     }
 }

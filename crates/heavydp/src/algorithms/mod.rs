@@ -66,6 +66,10 @@ pub struct FitReport {
     /// Already released: keeping them is post-processing. Not written to the model file.
     #[serde(skip)]
     pub released: Option<Box<adassp::SspRelease>>,
+    /// The intercept fitted jointly with the weights (`clipped-gd`'s `intercept=fit`;
+    /// the margin of a constant feature, ⟨x, w⟩ + intercept), released with them.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub intercept: Option<f64>,
 }
 
 impl FitReport {
@@ -85,6 +89,7 @@ impl FitReport {
             trace,
             notes,
             released: None,
+            intercept: None,
         }
     }
 }

@@ -45,8 +45,15 @@ const EXTERNAL: &str = "distributed fit";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kernel", rename_all = "snake_case")]
 pub enum Kernel {
-    /// Σ Clip(f'(⟨x_i, w⟩, y_i)·x_i, R) (ℓ2 clipping, [`crate::estimators::clip`]).
-    ClippedGradient { loss: LossKind, radius: f64 },
+    /// Σ Clip(f'(⟨x_i, w⟩, y_i)·x_i, R) (ℓ2 clipping, [`crate::estimators::clip`]). With
+    /// `intercept` = Some(u), w has d + 1 values, the last the weight b of a constant
+    /// feature u: Σ Clip(f'(⟨x_i, w_{1..d}⟩ + u·b, y_i)·(x_i, u), R), d + 1 values.
+    ClippedGradient {
+        loss: LossKind,
+        radius: f64,
+        #[serde(default)]
+        intercept: Option<f64>,
+    },
     /// Σ_i Ψ(v_ij/s, |v_ij|/(s√β)) per coordinate j, unscaled (the Catoni–Giulini robust
     /// gradient is s/m times it, [`CatoniGiulini::gradient_of`]).
     CatoniPsi {
@@ -105,6 +112,19 @@ impl Kernel {
             Kernel::StageHistograms { ref columns } => *preprocess::stage_offsets(columns)
                 .last()
                 .expect("non-empty"),
+            Kernel::ClippedGradient {
+                intercept: Some(_), ..
+            } => d + 1,
+            _ => d,
+        }
+    }
+    /// The length of the iterate w it reads for d features: d + 1 for
+    /// [`Kernel::ClippedGradient`] with an intercept, else d.
+    pub fn iterate_len(&self, d: usize) -> usize {
+        match self {
+            Kernel::ClippedGradient {
+                intercept: Some(_), ..
+            } => d + 1,
             _ => d,
         }
     }
@@ -170,19 +190,30 @@ fn kernel_sum<X: RowSource + ?Sized>(
     let d = x.width();
     let all: Vec<usize>;
     match *kernel {
-        Kernel::ClippedGradient { loss, radius } => {
+        Kernel::ClippedGradient {
+            loss,
+            radius,
+            intercept,
+        } => {
             let count = rows.map_or(n, |r| r.len());
-            // the per-sample gradient r·x̃ᵢ, built in `buf` from the row as the fit sees
-            // it (through the lazy standardisation when there is one)
+            let width = d + usize::from(intercept.is_some());
+            // the per-sample gradient r·x̃ᵢ (and r for the intercept's constant feature),
+            // built in `buf` from the row as the fit sees it (through the lazy
+            // standardisation when there is one)
             let grad = |t: usize, buf: &mut [f64]| {
                 let i = rows.map_or(t, |r| r[t]);
-                x.read_into(i, buf);
-                let r = loss.derivative(dot(buf, w), y[i]);
+                x.read_into(i, &mut buf[..d]);
+                let mut margin = dot(&buf[..d], &w[..d]);
+                if let Some(u) = intercept {
+                    buf[d] = u;
+                    margin += u * w[d];
+                }
+                let r = loss.derivative(margin, y[i]);
                 for o in buf.iter_mut() {
                     *o *= r;
                 }
             };
-            clipped_row_sum(count, d, radius, grad, out);
+            clipped_row_sum(count, width, radius, grad, out);
         }
         Kernel::CatoniPsi { loss, scale, beta } => {
             let est = CatoniGiulini::new(scale, beta).map_err(|e| FitError::Unsupported {
@@ -483,11 +514,12 @@ pub fn batch_sum(
 ) -> Result<(Vec<f64>, u64), String> {
     let d = req.d;
     let len = raw_y.len();
-    if columns.len() != d || w.len() != d {
+    if columns.len() != d || w.len() != req.kernel.iterate_len(d) {
         return Err(format!(
-            "the batch has {} feature columns and the iterate {} values, expected d = {d}",
+            "the batch has {} feature columns and the iterate {} values, expected d = {d} (and {} values)",
             columns.len(),
-            w.len()
+            w.len(),
+            req.kernel.iterate_len(d)
         ));
     }
     if columns.iter().any(|c| c.len() != len) || ids.len() != len {
@@ -555,7 +587,7 @@ pub fn batch_sum(
         }
         return Ok((preprocess_sum(&req.kernel, &x, columns, y, raw_y, w), count));
     }
-    let mut out = vec![0.0; d];
+    let mut out = vec![0.0; req.kernel.out_len(d)];
     if count > 0 {
         kernel_sum(
             &req.kernel,

@@ -79,7 +79,11 @@ fn local_row_sums_are_the_old_kernels_bit_for_bit() {
     let mut old = vec![0.0; d];
     // clipped-gd: clipped_row_sum with the per-sample gradient closure
     let loss = LossKind::Squared;
-    let k = Kernel::ClippedGradient { loss, radius: 1.5 };
+    let k = Kernel::ClippedGradient {
+        loss,
+        radius: 1.5,
+        intercept: None,
+    };
     sums.sum(&k, Selection::All, &w, &mut got).unwrap();
     let row = |i: usize, out: &mut [f64]| {
         data.read_row(i, out);
@@ -469,4 +473,65 @@ fn the_intercept_pass_reads_the_fit_checks_first_sum() {
     let (_, s3, _) = run(false, 3.0);
     assert_eq!((r2, s2), (r0, s3));
     assert_eq!(p2, (0, 0, 1, 1));
+}
+
+/// `intercept = Some(u)`: the sum over (x, u) with the margin ⟨x, w⟩ + u·b is the plain
+/// kernel on the data with a constant column u appended, bit for bit (d + 1 values; the
+/// clip covers the whole row, so the sensitivity is still 2R).
+#[test]
+fn the_intercept_coordinate_is_a_constant_column() {
+    let (data, _) = hu_lognormal(2000, 5, 3);
+    let (n, d) = (data.n(), data.d());
+    let u = 4.0;
+    let mut x = Vec::with_capacity(n * (d + 1));
+    let mut row = vec![0.0; d];
+    for i in 0..n {
+        data.read_row(i, &mut row);
+        x.extend_from_slice(&row);
+        x.push(u);
+    }
+    let wide = Dataset::from_rows(x, data.y().to_vec(), d + 1).unwrap();
+    let w: Vec<f64> = (0..=d).map(|j| 0.05 * j as f64 - 0.1).collect();
+    for loss in [LossKind::Squared, LossKind::Logistic] {
+        let y: Vec<f64> = data
+            .y()
+            .iter()
+            .map(|v| if *v > 0.0 { 1.0 } else { -1.0 })
+            .collect();
+        let (a, b) = if loss == LossKind::Logistic {
+            (
+                Dataset::from_rows(data.x().to_vec(), y.clone(), d).unwrap(),
+                Dataset::from_rows(wide.x().to_vec(), y, d + 1).unwrap(),
+            )
+        } else {
+            (data.clone(), wide.clone())
+        };
+        let with = Kernel::ClippedGradient {
+            loss,
+            radius: 2.0,
+            intercept: Some(u),
+        };
+        let plain = Kernel::ClippedGradient {
+            loss,
+            radius: 2.0,
+            intercept: None,
+        };
+        assert_eq!(with.out_len(d), d + 1);
+        let mut got = vec![0.0; d + 1];
+        let mut want = vec![0.0; d + 1];
+        LocalRowSums::new(&a)
+            .sum(&with, Selection::All, &w, &mut got)
+            .unwrap();
+        LocalRowSums::new(&b)
+            .sum(&plain, Selection::All, &w, &mut want)
+            .unwrap();
+        assert_eq!(bits(&got), bits(&want), "{loss:?}");
+        // every clipped row has norm ≤ R: the sum moves by ≤ 2R when one row is replaced
+        let mut one = vec![0.0; d + 1];
+        let single = Dataset::from_rows(a.x()[..d].to_vec(), a.y()[..1].to_vec(), d).unwrap();
+        LocalRowSums::new(&single)
+            .sum(&with, Selection::All, &w, &mut one)
+            .unwrap();
+        assert!(dot(&one, &one).sqrt() <= 2.0 * (1.0 + 1e-12));
+    }
 }

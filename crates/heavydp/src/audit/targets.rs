@@ -46,6 +46,11 @@
 //! | `dp-iht-l1` | absolute, sparse (s* = 1) | T = 2, K = 1, s = 1, η = 0.5 | 3 | 10³ | 32 |
 //! | `dp-slr` | squared, sparse (s* = 1) | bound = 1, T = 2, s = 1, η = 0.5 | 3 | 1 | 64 |
 //!
+//! `clipped-gd-intercept` audits the intercept `clipped-gd` fits jointly for the
+//! logistic loss (`intercept=fit`; T = 2, R = 1, lr = 0.5, ℓ2 ball, d = 2, c = 32): the
+//! pair is [`logistic_canary_pair`] (record 1's label flips) and the statistic the
+//! fitted intercept.
+//!
 //! c is the smallest power of 2 for which the twin's bound is ≥ 1.8 at ε = 1 and the test
 //! trial count (20 000); the ignored test `calibration_table` of `tests/audit.rs` prints
 //! the sweep. All radii are 1; every other parameter takes its documented default.
@@ -958,19 +963,25 @@ pub enum WeightStatistic {
     Coordinate(usize),
     /// ⟨u, w⟩.
     Projection(Vec<f64>),
+    /// The intercept the algorithm fitted jointly ([`algorithms::FitReport::intercept`];
+    /// 0 when none).
+    Intercept,
 }
 
 impl WeightStatistic {
-    fn eval(&self, w: &[f64]) -> f64 {
+    fn eval(&self, report: &algorithms::FitReport) -> f64 {
+        let w = &report.weights;
         match self {
             WeightStatistic::Coordinate(j) => w[*j],
             WeightStatistic::Projection(u) => u.iter().zip(w).map(|(a, b)| a * b).sum(),
+            WeightStatistic::Intercept => report.intercept.unwrap_or(0.0),
         }
     }
     fn describe(&self) -> String {
         match self {
             WeightStatistic::Coordinate(j) => format!("weight coordinate w_{}", j + 1),
             WeightStatistic::Projection(u) => format!("projection <u, w> with u = {u:?}"),
+            WeightStatistic::Intercept => "the jointly fitted intercept".into(),
         }
     }
 }
@@ -1007,9 +1018,30 @@ pub fn canary_pair(n: usize, d: usize, a: f64, b: f64) -> NeighbourPair {
     }
 }
 
+/// n labelled records for the logistic loss: n − 1 records x = 0, y = −1 and record 1
+/// with x = (1, …, 1), y = +1 in D and y = −1 in D′ (its loss derivative moves by 1 at
+/// every margin).
+pub fn logistic_canary_pair(n: usize, d: usize) -> NeighbourPair {
+    let mut x = vec![0.0; n * d];
+    x[..d].iter_mut().for_each(|v| *v = 1.0);
+    let mut y = vec![-1.0; n];
+    y[0] = 1.0;
+    let yp = vec![-1.0; n];
+    NeighbourPair {
+        d: Dataset::from_rows(x.clone(), y, d).expect("finite"),
+        d_prime: Dataset::from_rows(x, yp, d).expect("finite"),
+        description: format!(
+            "{n} records in R^{d}: {} records x = 0, y = -1 and record 1 with x = (1, ..., 1), y = +1 in D and y = -1 in D'",
+            n - 1
+        ),
+    }
+}
+
 /// A generic target for a registered private algorithm (see the module docs of
 /// [`crate::audit`] for how to add one).
 pub struct AlgorithmTarget {
+    /// The target's name: the algorithm's, or a variant's (`clipped-gd-intercept`).
+    pub name: &'static str,
     /// The `--algorithm` name ([`algorithms::build`]), its pinned parameters, the twin's
     /// factor c and the trials.
     pub pinned: Pinned,
@@ -1021,7 +1053,7 @@ pub struct AlgorithmTarget {
 
 impl TargetSpec for AlgorithmTarget {
     fn name(&self) -> &'static str {
-        self.pinned.name
+        self.name
     }
     fn kind(&self) -> TargetKind {
         TargetKind::Algorithm
@@ -1104,7 +1136,7 @@ impl TargetSpec for AlgorithmTarget {
             let report = alg
                 .fit(&problem, budget, rng, &mut NoObserver)
                 .map_err(|e| pinned.err(e))?;
-            Ok(statistic.eval(&report.weights))
+            Ok(statistic.eval(&report))
         }))
     }
 }
@@ -1126,6 +1158,7 @@ fn algorithm_row(
     broken_factor: f64,
 ) -> AlgorithmTarget {
     AlgorithmTarget {
+        name: algorithm,
         pinned: Pinned::new(algorithm, params, broken_factor, ALGORITHM_TRIALS),
         loss,
         domain: domain.clone(),
@@ -1207,6 +1240,22 @@ pub fn algorithm_targets() -> Vec<AlgorithmTarget> {
         algorithm_row("dp-iht-huber", &iht("K", "1"), huber, &sparse, 3, 1e3, 32.0),
         algorithm_row("dp-iht-l1", &iht("K", "1"), Absolute, &sparse, 3, 1e3, 32.0),
         algorithm_row("clipped-gd", &gd, Squared, &l2, 2, 1e3, 32.0),
+        // the intercept clipped-gd fits jointly for the logistic loss (intercept=fit):
+        // record 1's label flips, its intercept coordinate's gradient with it
+        AlgorithmTarget {
+            name: "clipped-gd-intercept",
+            pair: logistic_canary_pair(20, 2),
+            statistic: WeightStatistic::Intercept,
+            ..algorithm_row(
+                "clipped-gd",
+                &[gd[0], gd[1], gd[2], ("intercept", "fit")],
+                LossKind::Logistic,
+                &l2,
+                2,
+                1.0,
+                32.0,
+            )
+        },
         algorithm_row(
             "iterative-updating-gd",
             &[gd[0], gd[1], gd[2], ("k", "2"), ("t_c", "2")],

@@ -463,6 +463,7 @@ impl PrivateAlgorithm for ObjectivePerturbation {
             }],
             notes,
             released: None,
+            intercept: None,
         })
     }
 }
