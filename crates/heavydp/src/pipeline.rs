@@ -1721,6 +1721,11 @@ fn intervals_phase(
             use crate::inference::InterceptInput;
             let icpt = if !private_intercept {
                 InterceptInput::None
+            } else if fitted.intercept.is_some() {
+                InterceptInput::Unsupported {
+                    value: b_s,
+                    reason: "it is fitted jointly with the weights (intercept=fit)".into(),
+                }
             } else if scaled && !raw_target_intercept {
                 InterceptInput::clipped_mean(b_s, n, intercept_budget.epsilon)
             } else {

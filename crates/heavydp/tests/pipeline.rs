@@ -437,6 +437,35 @@ fn classification_on_raw_columns_learns_the_base_rate() {
         logloss < constant,
         "log-loss {logloss} vs constant {constant}"
     );
+    // clipped-gd fitted the intercept with the weights: no intercept phase, its share
+    // went to the algorithm
+    let m = &out.model;
+    assert_eq!(m.hyperparameters["intercept"], "fit");
+    let method = m.preprocessing.as_ref().unwrap()["intercept_method"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(method.starts_with("fitted jointly"), "{method}");
+    let phases: Vec<&str> = m.privacy["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases, ["preprocessing", "algorithm"]);
+    assert!(m.privacy["epsilon"].as_f64().unwrap() <= 2.0);
+    // --param intercept=fit needs the private intercept it replaces
+    let mut none = opts.clone();
+    none.algorithm = "clipped-gd".into();
+    none.intercept = InterceptMode::None;
+    none.params.insert("intercept".into(), "fit".into());
+    let e = pipeline::fit(ds, &none, &mut rng_from_seed(4), &mut NoObserver)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--param intercept=fit applies only to --intercept private"),
+        "{e}"
+    );
 }
 
 /// `auto` for `--radius`, `R`, `K`, `tau` and `M` on scaled data — a
