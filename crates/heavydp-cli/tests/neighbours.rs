@@ -370,6 +370,51 @@ fn real_raw_columns_through_the_binary_gate_differ_only_in_released_values() {
     );
 }
 
+/// The logistic path: 3 000 rows of the CPS wages labelled 1 when the wage is above 600
+/// (`auto --loss logistic`: `clipped-gd` with the jointly fitted intercept,
+/// `intercept=fit`, through the private scaling and its binary gate), the neighbour's row
+/// 0 replaced by an extreme worker labelled 1.
+#[test]
+fn the_logistic_fit_with_its_joint_intercept_differs_only_in_released_values() {
+    let dir = TempDir::new().unwrap();
+    let (a, b) = cps_pair(&dir, 3000, "1e7,99,-5,7,-3,2,9,0.5,1e9");
+    let label = |path: &str| {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines = text.lines();
+        let mut out = String::from(lines.next().unwrap());
+        out.push('\n');
+        for l in lines {
+            let (wage, rest) = l.split_once(',').unwrap();
+            let y = u8::from(wage.parse::<f64>().unwrap() > 600.0);
+            out.push_str(&format!("{y},{rest}\n"));
+        }
+        std::fs::write(path, out).unwrap();
+    };
+    label(&a);
+    label(&b);
+    let fit = [
+        "fit",
+        "--algorithm",
+        "auto",
+        "--loss",
+        "logistic",
+        "--epsilon",
+        "1",
+        "--seed",
+        "5",
+    ];
+    let (ra, rb) = run_pair(&fit, &a, &b, "logit");
+    for r in [&ra, &rb] {
+        assert_eq!(r.file["hyperparameters"]["intercept"], "fit");
+    }
+    check(
+        "auto --loss logistic on cps",
+        &ra,
+        &rb,
+        &released_model_field,
+    );
+}
+
 /// The private fit check's fallback path: `dp-slr` (s = 4) at ε = 200 on 3 000 rows of the
 /// CPS wages predicts worse than the intercept alone, and the check writes the intercept
 /// alone on both neighbours (the extreme worker of the binary-gate test in row 0 of one).
