@@ -87,6 +87,7 @@ fn cases() -> Vec<Case> {
         case("parameter out of range", Some(("d.csv", GOOD)), "fit --algorithm ht-frank-wolfe --epsilon 1 --param T=0 --data {dir}/d.csv --out {dir}/out.json", "parameter T"),
         case("parameter not a number", Some(("d.csv", GOOD)), "fit --algorithm ht-frank-wolfe --epsilon 1 --param beta=x --data {dir}/d.csv --out {dir}/out.json", "parameter beta"),
         case("parameter so small that a derived scale underflows", Some(("d.csv", GOOD)), "fit --algorithm clipped-gd --epsilon 1e-6 --param M=1.5e-323 --scale none --intercept none --data {dir}/d.csv --out {dir}/out.json", "not a positive normal number"),
+        case("a jointly fitted intercept without the private intercept it replaces", Some(("d.csv", GOOD)), "fit --algorithm clipped-gd --epsilon 1 --param intercept=fit --intercept none --data {dir}/d.csv --out {dir}/out.json", "applies only to --intercept private"),
         case("--param without '='", Some(("d.csv", GOOD)), "fit --algorithm ht-frank-wolfe --epsilon 1 --param T --data {dir}/d.csv --out {dir}/out.json", "expected KEY=VALUE"),
         case("--param given twice", Some(("d.csv", GOOD)), "fit --algorithm ht-frank-wolfe --epsilon 1 --param T=2 --param T=3 --data {dir}/d.csv --out {dir}/out.json", "given more than once"),
         case("missing bound on unscaled data", Some(("d.csv", GOOD)), "fit --algorithm dp-frank-wolfe --epsilon 1 --delta 1e-5 --scale none --data {dir}/d.csv --out {dir}/out.json", "bound"),
