@@ -1002,37 +1002,34 @@ pub struct NeighbourPair {
 /// outlier of either sign, whose influence the robust estimator, the shrinkage or the
 /// clipping must bound.
 pub fn canary_pair(n: usize, d: usize, a: f64, b: f64) -> NeighbourPair {
-    let mut x = vec![0.0; n * d];
-    x[..d].iter_mut().for_each(|v| *v = a);
-    let mut y = vec![0.0; n];
-    y[0] = b;
-    let mut yp = y.clone();
-    yp[0] = -b;
-    NeighbourPair {
-        d: Dataset::from_rows(x.clone(), y, d).expect("finite"),
-        d_prime: Dataset::from_rows(x, yp, d).expect("finite"),
-        description: format!(
-            "{n} records in R^{d}: {} records x = 0, y = 0 and record 1 with x = ({a}, ..., {a}), y = {b} in D and y = -{b} in D'",
-            n - 1
-        ),
-    }
+    first_record_pair(n, d, a, 0.0, [b, -b])
 }
 
 /// n labelled records for the logistic loss: n − 1 records x = 0, y = −1 and record 1
 /// with x = (1, …, 1), y = +1 in D and y = −1 in D′ (its loss derivative moves by 1 at
 /// every margin).
 pub fn logistic_canary_pair(n: usize, d: usize) -> NeighbourPair {
+    first_record_pair(n, d, 1.0, -1.0, [1.0, -1.0])
+}
+
+/// n records: n − 1 records x = 0, y = `rest`, and record 1 with x = (a, …, a) and
+/// y = `first[0]` in D, `first[1]` in D′.
+fn first_record_pair(n: usize, d: usize, a: f64, rest: f64, first: [f64; 2]) -> NeighbourPair {
     let mut x = vec![0.0; n * d];
-    x[..d].iter_mut().for_each(|v| *v = 1.0);
-    let mut y = vec![-1.0; n];
-    y[0] = 1.0;
-    let yp = vec![-1.0; n];
+    x[..d].iter_mut().for_each(|v| *v = a);
+    let side = |y1: f64| {
+        let mut y = vec![rest; n];
+        y[0] = y1;
+        Dataset::from_rows(x.clone(), y, d).expect("finite")
+    };
     NeighbourPair {
-        d: Dataset::from_rows(x.clone(), y, d).expect("finite"),
-        d_prime: Dataset::from_rows(x, yp, d).expect("finite"),
+        d: side(first[0]),
+        d_prime: side(first[1]),
         description: format!(
-            "{n} records in R^{d}: {} records x = 0, y = -1 and record 1 with x = (1, ..., 1), y = +1 in D and y = -1 in D'",
-            n - 1
+            "{n} records in R^{d}: {} records x = 0, y = {rest} and record 1 with x = ({a}, ..., {a}), y = {} in D and y = {} in D'",
+            n - 1,
+            first[0],
+            first[1]
         ),
     }
 }
