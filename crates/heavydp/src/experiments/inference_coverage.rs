@@ -274,8 +274,22 @@ pub fn run_coverage(
     reps: usize,
     base_seed: u64,
 ) -> Result<CoverageResults, ExperimentError> {
+    run_coverage_of(opts, reps, base_seed, None)
+}
+
+/// [`run_coverage`] over the cells of one algorithm (`only`; all with `None`), each cell
+/// with the seeds the whole grid gives it.
+pub fn run_coverage_of(
+    opts: &PlanOptions,
+    reps: usize,
+    base_seed: u64,
+    only: Option<&str>,
+) -> Result<CoverageResults, ExperimentError> {
     let mut rows = Vec::new();
-    for (alg, n, d, eps) in grid(opts.quick) {
+    let cells = grid(opts.quick)
+        .into_iter()
+        .filter(|c| only.is_none_or(|a| a == c.0));
+    for (alg, n, d, eps) in cells {
         let key = if alg == "adassp" {
             format!("n={n},d={d},eps={eps}")
         } else {
@@ -464,7 +478,8 @@ mod tests {
 
     /// The experiment itself (`heavydp experiment inference-coverage`, base seed 1 as the CLI's default), from
     /// the optimised test binary: `HEAVYDP_COVERAGE=quick|full cargo test -p heavydp
-    /// --lib inference_coverage::tests::run -- --ignored --nocapture`.
+    /// --lib inference_coverage::tests::run -- --ignored --nocapture`
+    /// (`HEAVYDP_COVERAGE_ALGORITHM=adassp`: that algorithm's cells alone).
     #[test]
     #[ignore]
     fn run() {
@@ -474,7 +489,8 @@ mod tests {
             ..PlanOptions::default()
         };
         let reps = if quick { QUICK_REPS } else { FULL_REPS };
-        let r = run_coverage(&opts, reps, 1).unwrap();
+        let only = std::env::var("HEAVYDP_COVERAGE_ALGORITHM").ok();
+        let r = run_coverage_of(&opts, reps, 1, only.as_deref()).unwrap();
         println!("{}", coverage_markdown(&r));
     }
 
