@@ -201,7 +201,7 @@ pub struct PrivateGd {
     pub solver: EstimateSolver,
     pub accounting: Accounting,
     /// `intercept=fit` (`clipped-gd`): the intercept is the weight b of a constant
-    /// feature u = [`AUX_INTERCEPT_UNIT`], fitted jointly with w (its gradient coordinate
+    /// feature u = [`JOINT_INTERCEPT_UNIT`], fitted jointly with w (its gradient coordinate
     /// clipped with the row's and noised with the others: no extra privacy cost) and
     /// reported as [`FitReport::intercept`] = u·b̄. Without it the weights of a loss whose
     /// optimum needs an intercept (the logistic loss at a base rate far from ½) absorb
@@ -240,10 +240,11 @@ pub struct PrivateGdPlan {
 }
 
 const CLIP_NAME: &str = "clipped-gd";
+const IU_NAME: &str = "iterative-updating-gd";
 
 /// The range [−8, 8] of the jointly fitted intercept's margin u·b (`intercept=fit`): the
 /// logistic intercept's public grid ([`crate::preprocess::logistic_grid`]).
-pub const AUX_INTERCEPT_RANGE: f64 = 8.0;
+pub const JOINT_INTERCEPT_RANGE: f64 = 8.0;
 
 /// The value u of the constant feature whose weight b is the intercept (`intercept=fit`;
 /// the intercept's margin is u·b): 4, the value a released binary feature's 1 takes
@@ -252,8 +253,7 @@ pub const AUX_INTERCEPT_RANGE: f64 = 8.0;
 /// DAAG_nassCDS's AUC gap to the floor at ε = 1 is 0.050 with u = 1, 0.021 with u = 4
 /// and 0.024 with u = 16, and causaldata_mortgages keeps 0.96 of the log-loss gain with
 /// u = 1 or 4 but 0.36 with u = 16.
-pub const AUX_INTERCEPT_UNIT: f64 = 4.0;
-const IU_NAME: &str = "iterative-updating-gd";
+pub const JOINT_INTERCEPT_UNIT: f64 = 4.0;
 
 /// The registry entry of `clipped-gd` ([`crate::algorithms::REGISTRY`]).
 pub const CLIPPED_GD: AlgorithmDescriptor = AlgorithmDescriptor::new(
@@ -445,7 +445,7 @@ impl PrivateGd {
                 name: "intercept",
                 default: "none (fit, which `heavydp fit` sets for the logistic loss with --intercept private)",
                 meaning: "fit: the intercept is the weight of a constant feature u = 4, fitted jointly with the weights (clipped and noised with the gradient: no extra cost) and released with them; none: no intercept coordinate (clipped-gd only)",
-                source: "project: the suite's binary tables, design half (DAAG_nassCDS AUC 0.818 -> 0.845 at eps = 1), confirmed on the other (docs/benchmark.md)",
+                source: "project: the suite's binary tables, design half (DAAG_nassCDS AUC 0.818 -> 0.854 at eps = 1), confirmed on the other (docs/benchmark.md)",
             },
             ParamInfo {
                 name: "rho_rule",
@@ -786,8 +786,8 @@ impl PrivateAlgorithm for PrivateGd {
             eta_c: 0.25,
             solver: self.solver,
         };
-        // the weights, then (intercept=fit) the auxiliary intercept
-        let unit = self.fit_intercept.then_some(AUX_INTERCEPT_UNIT);
+        // the weights, then (intercept=fit) the intercept's weight b
+        let unit = self.fit_intercept.then_some(JOINT_INTERCEPT_UNIT);
         let width = d + usize::from(self.fit_intercept);
         let mut w = problem.domain.start();
         w.resize(width, 0.0);
@@ -860,8 +860,8 @@ impl PrivateAlgorithm for PrivateGd {
             }
             problem.domain.project(&mut w[..d]);
             if let Some(u) = unit {
-                // the auxiliary intercept u·b stays on the logistic intercept's range
-                w[d] = w[d].clamp(-AUX_INTERCEPT_RANGE / u, AUX_INTERCEPT_RANGE / u);
+                // the intercept u·b stays on the logistic intercept's range
+                w[d] = w[d].clamp(-JOINT_INTERCEPT_RANGE / u, JOINT_INTERCEPT_RANGE / u);
             }
             // w_{t+1}, the result of this charged step, enters the average (ŵ = mean of
             // w_2..w_{T+1} for the theorem's schedule; of the last ⌈T/2⌉ for heavy ball).
@@ -882,8 +882,8 @@ impl PrivateAlgorithm for PrivateGd {
         observer.on_finish();
         let inv_t = 1.0 / (plan.big_t - plan.average_from) as f64;
         avg.iter_mut().for_each(|a| *a *= inv_t);
-        // the intercept's margin u·b̄ (b̄ the average of the same iterates)
-        let aux_intercept = unit.map(|u| u * avg[d]);
+        // the intercept u·b̄ (b̄ the average of the same iterates)
+        let joint_intercept = unit.map(|u| u * avg[d]);
         avg.truncate(d);
 
         let mut h = BTreeMap::new();
@@ -900,7 +900,7 @@ impl PrivateAlgorithm for PrivateGd {
             hp(&mut h, "lr_halvings", halvings);
         }
         hp(&mut h, "max_steps", self.max_steps(loss));
-        if aux_intercept.is_some() {
+        if joint_intercept.is_some() {
             hp(&mut h, "intercept", "fit");
         }
         hp(&mut h, "sigma", plan.sigma);
@@ -952,7 +952,7 @@ impl PrivateAlgorithm for PrivateGd {
         }
         let privacy = ledger.summary(self.privacy_model());
         let mut report = FitReport::fixed_iterations(avg, privacy, h, trace, notes);
-        report.intercept = aux_intercept;
+        report.intercept = joint_intercept;
         Ok(report)
     }
 }

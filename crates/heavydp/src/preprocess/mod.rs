@@ -18,7 +18,7 @@
 //! | intercept, absolute loss or no scales | median of the residuals | [`quantile::QuantileMechanism`] | ε-DP | as above |
 //! | intercept of the intercept-only regression, n·ε ≥ 186.4 ([`private_mean_intercept_of`]) | the responses' median m, the octave s of their MAD (and its 0.9-level octave for an atom at m), then their mean clipped to [m − c, m + c], c = 2·C·s | quantile mechanism ×3, Laplace Δ₁ = 2c/n | ε-DP (basic composition) | McSherry & Talwar 2007; Dwork & Roth Thm 3.6 |
 //! | fit check ([`fit_check::private_fit_check`]), a regression with a model | b₀, the clipped mean of the scaled responses, then D = mean of min((ỹ − b₀)², 9) − min((ỹ − m − b̃)², 9); the model becomes (0, b₀) when D̃ < −3 Laplace scales | Laplace, Δ₁ = 2C_b/n and 18/n | ε-DP (two releases at ε/2) | Dwork & Roth Thm 3.6 |
-//! | intercept, logistic loss (not `clipped-gd`'s `intercept=fit`, which fits it with the weights: `crate::algorithms::private_gd::AUX_INTERCEPT_UNIT`) | root of Σᵢ (σ(mᵢ + b) − 1{yᵢ = 1}) on the public grid b ∈ [−8, 8] step 1/32 | exponential mechanism, utility −\|S(b)\|, Δ_u = 2 | ε-DP | McSherry & Talwar 2007 |
+//! | intercept, logistic loss (not `clipped-gd`'s `intercept=fit`, which fits it with the weights: `crate::algorithms::private_gd::JOINT_INTERCEPT_UNIT`) | root of Σᵢ (σ(mᵢ + b) − 1{yᵢ = 1}) on the public grid b ∈ [−8, 8] step 1/32 | exponential mechanism, utility −\|S(b)\|, Δ_u = 2 | ε-DP | McSherry & Talwar 2007 |
 //!
 //! Why stages: a quantile on one grid wide enough for every unit (10⁻⁶ … 10¹²) puts 10⁵
 //! candidate points in the tails, and at the ε₀ of a few dozen releases (ε₀·n of a few
