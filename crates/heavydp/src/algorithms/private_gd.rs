@@ -252,7 +252,8 @@ pub const JOINT_INTERCEPT_RANGE: f64 = 8.0;
 /// weight. Chosen on the design half of the suite's binary tables (`docs/benchmark.md`):
 /// DAAG_nassCDS's AUC gap to the floor at ε = 1 is 0.050 with u = 1, 0.021 with u = 4
 /// and 0.024 with u = 16, and causaldata_mortgages keeps 0.96 of the log-loss gain with
-/// u = 1 or 4 but 0.36 with u = 16.
+/// u = 1 or 4 but 0.36 with u = 16 (u = 16 measured with the intercept released
+/// separately afterwards).
 pub const JOINT_INTERCEPT_UNIT: f64 = 4.0;
 
 /// The registry entry of `clipped-gd` ([`crate::algorithms::REGISTRY`]).
