@@ -112,9 +112,7 @@ impl Kernel {
             Kernel::StageHistograms { ref columns } => *preprocess::stage_offsets(columns)
                 .last()
                 .expect("non-empty"),
-            Kernel::ClippedGradient {
-                intercept: Some(_), ..
-            } => d + 1,
+            Kernel::ClippedGradient { .. } => self.iterate_len(d),
             _ => d,
         }
     }
@@ -197,7 +195,7 @@ fn kernel_sum<X: RowSource + ?Sized>(
         } => {
             let count = rows.map_or(n, |r| r.len());
             let width = d + usize::from(intercept.is_some());
-            // the per-sample gradient r·x̃ᵢ (and r for the intercept's constant feature),
+            // the per-sample gradient r·x̃ᵢ (and r·u for the intercept's constant feature),
             // built in `buf` from the row as the fit sees it (through the lazy
             // standardisation when there is one)
             let grad = |t: usize, buf: &mut [f64]| {
