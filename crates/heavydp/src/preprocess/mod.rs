@@ -555,21 +555,79 @@ pub fn is_binary_value(x: f64) -> bool {
     x == 0.0 || x == 1.0
 }
 
-/// The noise of the binary gate's release.
+/// The noise of the private scaling's numeric releases (the binary gate's counts, the
+/// target's winsorised moment): Gaussian on a zCDP ledger, Laplace under basic
+/// composition, none at ε = ∞.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum GateNoise {
-    /// zCDP ledgers: Gaussian noise on the vector of d counts (ℓ2 sensitivity √d).
+pub enum ScalingNoise {
+    /// zCDP ledgers: Gaussian noise.
     Gaussian(mechanisms::GaussianMechanism),
-    /// Basic composition: Laplace noise (ℓ1 sensitivity d).
+    /// Basic composition: Laplace noise.
     Laplace(LaplaceMechanism),
-    /// ε = ∞: the exact counts.
+    /// ε = ∞: the exact values.
     Exact,
+}
+
+impl ScalingNoise {
+    /// The mechanism for a statistic of sensitivity `sensitivity` charged as much as one
+    /// ε₀-DP quantile release ([`exponential_cost`]): Gaussian with ρ = ε₀²/8 under zCDP,
+    /// Laplace with ε = ε₀ under basic composition, exact at ε₀ = ∞.
+    pub fn bounded_range(
+        sensitivity: f64,
+        eps0: f64,
+        accountant: Accountant,
+    ) -> Result<Self, PrivacyError> {
+        if eps0.is_infinite() {
+            return Ok(ScalingNoise::Exact);
+        }
+        Ok(match exponential_cost(eps0, accountant) {
+            Cost::Zcdp { rho } => {
+                ScalingNoise::Gaussian(mechanisms::GaussianMechanism::from_rho(sensitivity, rho)?)
+            }
+            _ => ScalingNoise::Laplace(LaplaceMechanism::new(sensitivity, eps0)?),
+        })
+    }
+
+    /// A bound the noise exceeds with probability at most β: σ·√(2 ln(1/β)) (Gaussian),
+    /// b·ln(1/(2β)) (Laplace), 0 (exact).
+    pub fn upper_bound(&self, beta: f64) -> f64 {
+        match self {
+            ScalingNoise::Gaussian(m) => m.sigma * (2.0 * (1.0 / beta).ln()).sqrt(),
+            ScalingNoise::Laplace(m) => m.scale * (1.0 / (2.0 * beta)).ln(),
+            ScalingNoise::Exact => 0.0,
+        }
+    }
+
+    /// The charge of one release (none at ε = ∞).
+    pub fn cost(&self) -> Option<Cost> {
+        match self {
+            ScalingNoise::Gaussian(m) => Some(mechanisms::Mechanism::cost(m)),
+            ScalingNoise::Laplace(m) => Some(mechanisms::Mechanism::cost(m)),
+            ScalingNoise::Exact => None,
+        }
+    }
+
+    /// Charges `ledger` under `label` and releases `values` with this noise
+    /// ([`mechanisms::release`]); at ε = ∞ the values themselves, uncharged.
+    pub fn release<R: RngCore + ?Sized>(
+        &self,
+        ledger: &mut PrivacyLedger,
+        label: &str,
+        values: Vec<f64>,
+        rng: &mut R,
+    ) -> Result<Vec<f64>, PrivacyError> {
+        match self {
+            ScalingNoise::Gaussian(m) => mechanisms::release(ledger, label, m, &values[..], rng),
+            ScalingNoise::Laplace(m) => mechanisms::release(ledger, label, m, &values[..], rng),
+            ScalingNoise::Exact => Ok(values),
+        }
+    }
 }
 
 /// The public plan of the binary gate: its mechanism and threshold.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BinaryGate {
-    pub noise: GateNoise,
+    pub noise: ScalingNoise,
     /// A feature is binary when its released count is below this (n·[`GATE_THRESHOLD`]).
     pub threshold: f64,
 }
@@ -577,11 +635,7 @@ pub struct BinaryGate {
 impl BinaryGate {
     /// The gate's charge to a ledger (zero at ε = ∞).
     pub fn cost(&self) -> Option<Cost> {
-        match self.noise {
-            GateNoise::Gaussian(m) => Some(mechanisms::Mechanism::cost(&m)),
-            GateNoise::Laplace(m) => Some(mechanisms::Mechanism::cost(&m)),
-            GateNoise::Exact => None,
-        }
+        self.noise.cost()
     }
 }
 
@@ -612,7 +666,7 @@ pub fn binary_gate(
     let threshold = n as f64 * GATE_THRESHOLD;
     if budget.is_non_private() || budget.epsilon.is_infinite() {
         return Some(BinaryGate {
-            noise: GateNoise::Exact,
+            noise: ScalingNoise::Exact,
             threshold,
         });
     }
@@ -626,7 +680,7 @@ pub fn binary_gate(
                 _ => return None,
             };
             let total = approx_to_zcdp_rho(target, budget.delta);
-            (GateNoise::Gaussian(m), rho <= GATE_MAX_SHARE * total)
+            (ScalingNoise::Gaussian(m), rho <= GATE_MAX_SHARE * total)
         }
         _ => {
             let scale = threshold / (1.0 / (2.0 * GATE_FAILURE)).ln();
@@ -638,7 +692,7 @@ pub fn binary_gate(
                 Cost::Pure { epsilon } => epsilon,
                 _ => return None,
             };
-            (GateNoise::Laplace(m), eps <= GATE_MAX_SHARE * target)
+            (ScalingNoise::Laplace(m), eps <= GATE_MAX_SHARE * target)
         }
     };
     within.then_some(BinaryGate { noise, threshold })
@@ -778,54 +832,6 @@ pub const TARGET_MOMENT_WINSOR: f64 = 16.0;
 /// middle of [o, 2o); a log-uniform value in the octave has E v² = 2.16·o², 1.47² o²).
 pub const OCTAVE_MIDPOINT: f64 = 1.5;
 
-/// The noise of the winsorised moment's release.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum MomentNoise {
-    /// zCDP ledgers: Gaussian noise.
-    Gaussian(mechanisms::GaussianMechanism),
-    /// Basic composition: Laplace noise.
-    Laplace(LaplaceMechanism),
-    /// ε = ∞: the exact moment.
-    Exact,
-}
-
-impl MomentNoise {
-    /// The mechanism for a statistic of sensitivity `sensitivity` at the per-release
-    /// ε₀ of a target release `eps0`, charged as much as one bounded-range quantile
-    /// release ([`exponential_cost`]): Gaussian with ρ = ε₀²/8 under zCDP, Laplace with
-    /// ε = ε₀ under basic composition.
-    pub fn new(sensitivity: f64, eps0: f64, accountant: Accountant) -> Result<Self, PrivacyError> {
-        if eps0.is_infinite() {
-            return Ok(MomentNoise::Exact);
-        }
-        Ok(match exponential_cost(eps0, accountant) {
-            Cost::Zcdp { rho } => {
-                MomentNoise::Gaussian(mechanisms::GaussianMechanism::from_rho(sensitivity, rho)?)
-            }
-            _ => MomentNoise::Laplace(LaplaceMechanism::new(sensitivity, eps0)?),
-        })
-    }
-
-    /// A bound the noise exceeds with probability at most β: σ·√(2 ln(1/β)) (Gaussian),
-    /// b·ln(1/(2β)) (Laplace), 0 (exact).
-    pub fn upper_bound(&self, beta: f64) -> f64 {
-        match self {
-            MomentNoise::Gaussian(m) => m.sigma * (2.0 * (1.0 / beta).ln()).sqrt(),
-            MomentNoise::Laplace(m) => m.scale * (1.0 / (2.0 * beta)).ln(),
-            MomentNoise::Exact => 0.0,
-        }
-    }
-
-    /// The cost charged ([`exponential_cost`] of the ε₀ it was made with, or nothing).
-    pub fn cost(&self) -> Option<Cost> {
-        match self {
-            MomentNoise::Gaussian(m) => Some(mechanisms::Mechanism::cost(m)),
-            MomentNoise::Laplace(m) => Some(mechanisms::Mechanism::cost(m)),
-            MomentNoise::Exact => None,
-        }
-    }
-}
-
 /// The winsorised second moment of a column around c₀ from the counts of its octaves
 /// o = ⌊|y − c₀|⌋₂ (the counts of the spread octave's stage, on [`OctaveGrid`]): the mean
 /// over rows of min([`OCTAVE_MIDPOINT`]·o, `clip`)². Each row adds a value in [0, clip²],
@@ -848,7 +854,7 @@ pub fn winsorised_octave_moment(counts: &dyn RankCounts, clip: f64) -> f64 {
 /// The winsorised-moment release that widens a regression's target scale: given the
 /// target's released spread octave M, the moment m = [`winsorised_octave_moment`] at the
 /// clip K·M (K = [`TARGET_MOMENT_WINSOR`]), of sensitivity (K·M)²/n, released with
-/// [`MomentNoise`] at the target's ε₀ and charged to `ledger` first; returns the lower
+/// [`ScalingNoise`] at the target's ε₀ and charged to `ledger` first; returns the lower
 /// confidence bound m̃ − (the noise's (1 − β)-bound, β = [`SCALING_FAILURE`]), which is
 /// below the true m with probability ≥ 1 − β, so a wider scale comes from the data's
 /// tails and not from the noise. When M = 0 (an atom at the centre) or is not finite,
@@ -869,7 +875,7 @@ pub fn release_target_moment<R: RngCore + ?Sized>(
     let usable = sensitivity > 0.0 && sensitivity.is_finite();
     // the charge of a unit-sensitivity twin when the statistic is not usable: the same
     // cost whatever M is
-    let noise = MomentNoise::new(
+    let noise = ScalingNoise::bounded_range(
         if usable { sensitivity } else { 1.0 },
         eps0,
         ledger.accountant(),
@@ -879,11 +885,7 @@ pub fn release_target_moment<R: RngCore + ?Sized>(
     } else {
         0.0
     };
-    let released = match noise {
-        MomentNoise::Gaussian(g) => mechanisms::release(ledger, LABEL, &g, &[moment][..], rng)?[0],
-        MomentNoise::Laplace(l) => mechanisms::release(ledger, LABEL, &l, &[moment][..], rng)?[0],
-        MomentNoise::Exact => moment,
-    };
+    let released = noise.release(ledger, LABEL, vec![moment], rng)?[0];
     Ok(if usable {
         released - noise.upper_bound(SCALING_FAILURE)
     } else {
@@ -959,15 +961,9 @@ pub fn release_binary_gate<R: RngCore + ?Sized>(
             // grid point 1 of {−1, 0, 1} is 0: #{mapped ≤ 0} are the 0/1 values
             counts.push((c.len() - c.ranks(1, 0.0).1) as f64);
         }
-        let released = match gate.noise {
-            GateNoise::Gaussian(m) => {
-                mechanisms::release(&mut ledger, "binary gate", &m, &counts[..], rng)?
-            }
-            GateNoise::Laplace(m) => {
-                mechanisms::release(&mut ledger, "binary gate", &m, &counts[..], rng)?
-            }
-            GateNoise::Exact => counts,
-        };
+        let released = gate
+            .noise
+            .release(&mut ledger, "binary gate", counts, rng)?;
         binary = released.iter().map(|c| *c < gate.threshold).collect();
     }
     Ok(GateRelease {
@@ -2302,8 +2298,8 @@ mod tests {
         let (delta, eps0) = (25.6, 0.04);
         let sigma = 2.0 * delta / eps0;
         let beta = SCALING_FAILURE;
-        match MomentNoise::new(delta, eps0, Accountant::Zcdp).unwrap() {
-            n @ MomentNoise::Gaussian(m) => {
+        match ScalingNoise::bounded_range(delta, eps0, Accountant::Zcdp).unwrap() {
+            n @ ScalingNoise::Gaussian(m) => {
                 assert!(
                     (m.sigma / sigma - 1.0).abs() < 1e-12,
                     "{} vs {sigma}",
@@ -2319,8 +2315,8 @@ mod tests {
             }
             other => panic!("expected Gaussian noise, got {other:?}"),
         }
-        match MomentNoise::new(delta, eps0, Accountant::Basic).unwrap() {
-            n @ MomentNoise::Laplace(m) => {
+        match ScalingNoise::bounded_range(delta, eps0, Accountant::Basic).unwrap() {
+            n @ ScalingNoise::Laplace(m) => {
                 assert!((m.scale / (delta / eps0) - 1.0).abs() < 1e-12);
                 assert_eq!(n.cost(), Some(Cost::Pure { epsilon: eps0 }));
                 let bound = delta / eps0 * (1.0 / (2.0 * beta)).ln();
@@ -2328,10 +2324,10 @@ mod tests {
             }
             other => panic!("expected Laplace noise, got {other:?}"),
         }
-        let exact = MomentNoise::new(delta, f64::INFINITY, Accountant::Zcdp).unwrap();
+        let exact = ScalingNoise::bounded_range(delta, f64::INFINITY, Accountant::Zcdp).unwrap();
         assert_eq!(
             (exact, exact.cost(), exact.upper_bound(beta)),
-            (MomentNoise::Exact, None, 0.0)
+            (ScalingNoise::Exact, None, 0.0)
         );
         // the release's sensitivity is (K·M)²/n: at ε₀ and M = 2, n = 1 000, the ledger's
         // one charge is ε₀²/8 and the released bound's spread is that Gaussian's
@@ -2492,7 +2488,7 @@ mod tests {
         let gate = binary_gate(n, d, b, Accountant::Zcdp).expect("the gate runs");
         let sigma = (n as f64 / 4.0) / (2.0 * (1.0 / GATE_FAILURE).ln()).sqrt();
         match gate.noise {
-            GateNoise::Gaussian(m) => {
+            ScalingNoise::Gaussian(m) => {
                 assert!(
                     (m.sigma / sigma - 1.0).abs() < 1e-12,
                     "{} vs {sigma}",
@@ -2511,7 +2507,7 @@ mod tests {
         // Laplace under basic composition: b = (n/4)/ln(1/(2β)), ε = d/b
         let gate = binary_gate(n, d, b, Accountant::Basic).expect("the gate runs");
         match gate.noise {
-            GateNoise::Laplace(m) => {
+            ScalingNoise::Laplace(m) => {
                 let scale = (n as f64 / 4.0) / (1.0 / (2.0 * GATE_FAILURE)).ln();
                 assert!((m.scale / scale - 1.0).abs() < 1e-12);
                 assert_eq!(m.sensitivity, d as f64);
@@ -2523,7 +2519,7 @@ mod tests {
         // ε = ∞: exact counts
         assert_eq!(
             binary_gate(n, d, Budget::non_private(), Accountant::Basic).map(|g| g.noise),
-            Some(GateNoise::Exact)
+            Some(ScalingNoise::Exact)
         );
     }
 
