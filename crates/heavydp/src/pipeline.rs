@@ -1123,9 +1123,9 @@ fn resolve_choices(
             ));
         }
     }
-    // the logistic loss with a private intercept: clipped-gd fits the intercept jointly
-    // with the weights (intercept=fit), and that is the model's intercept
-    if name == "clipped-gd"
+    // the logistic loss with a private intercept: an algorithm that can (clipped-gd)
+    // fits the intercept jointly with the weights (intercept=fit), the model's intercept
+    if algorithms::descriptor(name).is_some_and(|a| a.joint_logistic_intercept)
         && opts.loss.as_deref() == Some("logistic")
         && opts.intercept == InterceptMode::Private
         && !params.contains_key("intercept")

@@ -192,6 +192,14 @@ fn capabilities_reported_elsewhere_are_the_descriptors() {
             "{}: distributed",
             a.name
         );
+        // the pipeline sets intercept=fit for these: they must accept it
+        if a.joint_logistic_intercept {
+            assert!(
+                a.accepted_keys().contains(&"intercept"),
+                "{}: joint logistic intercept without an intercept parameter",
+                a.name
+            );
+        }
     }
     // the listing: the registry in order, then the two choices with their rule
     let listing = pipeline::algorithms_listing();

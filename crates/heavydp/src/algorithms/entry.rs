@@ -104,6 +104,9 @@ pub struct AlgorithmDescriptor {
     pub scaled: ScaledDefaults,
     /// Has confidence intervals (`--intervals`, `crate::inference`).
     pub intervals: bool,
+    /// Fits the intercept jointly with the weights (`--param intercept=fit`), which
+    /// `pipeline` sets for the logistic loss with a private intercept.
+    pub joint_logistic_intercept: bool,
     /// Its paper and place in the paper → algorithm map.
     pub citation: Citation,
 }
@@ -133,6 +136,7 @@ impl AlgorithmDescriptor {
                 gradient_radius: false,
             },
             intervals: false,
+            joint_logistic_intercept: false,
             citation: Citation::NONE,
         }
     }
@@ -175,6 +179,11 @@ impl AlgorithmDescriptor {
     /// Has confidence intervals.
     pub const fn with_intervals(mut self) -> Self {
         self.intervals = true;
+        self
+    }
+    /// Fits a logistic intercept jointly with the weights (`intercept=fit`).
+    pub const fn with_joint_logistic_intercept(mut self) -> Self {
+        self.joint_logistic_intercept = true;
         self
     }
 

@@ -267,6 +267,7 @@ pub const CLIPPED_GD: AlgorithmDescriptor = AlgorithmDescriptor::new(
 .radius_sqrt_d()
 .gradient_radius()
 .with_intervals()
+.with_joint_logistic_intercept()
 .cited(crate::algorithms::Citation {
     authors: "Zhao, Wu, Liu, Wang, Fan & Li",
     title: "*DP stochastic optimisation with heavy-tailed data: towards optimal rates*",
