@@ -36,8 +36,7 @@ fn variance(y: &[f64]) -> f64 {
 fn raw_real_columns_fit_beats_the_mean_and_spends_at_most_the_budget() {
     // Raw wages (heavy right tail), years and dummies; ε = 1, defaults everywhere.
     // Seed 1 is one of the good draws on this fixed split: with seeds 1–10 the test MSE is
-    // 0.74–2.20× the constant's, and 4 fits are above 1 (before the target's winsorised
-    // moment, with other draws: 0.75–1.40×, 4 above 1). region_west is all 0 in these
+    // 0.74–2.20× the constant's, and 4 fits are above 1. region_west is all 0 in these
     // 20 000 rows but not in the test rows: the binary gate maps it 0/1 → 0/4, its weight
     // is the algorithm's noise alone, and the test rows with region_west = 1 carry 4 times
     // that weight (seed 7: 2.20). The six dummies' atom releases, before the gate, gave
