@@ -16,11 +16,10 @@ setup_log=$(mktemp)
 bash scripts/setup-python.sh >"$setup_log" 2>&1 &
 setup_pid=$!
 
-# 1. Rust: every crate's tests (this also builds target/debug/heavydp, the CLI the
+# 1. Rust: compile every crate's tests (this also builds target/debug/heavydp, the CLI the
 #    Python tests compare against). The examples are type-checked by clippy (.ci/run)
 #    and not built here.
-cargo test --workspace --lib --bins --tests
-cargo test --workspace --doc
+cargo test --workspace --lib --bins --tests --no-run
 
 if ! wait "$setup_pid"; then
     cat "$setup_log" >&2
@@ -37,5 +36,19 @@ rm -f "$setup_log"
 MATURIN_PEP517_ARGS="--profile dev --features heavydp/default" \
     "$VPY" -m pip install --quiet --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps ./python
 
-# 3. pytest, against the CLI built in step 1 (same core: bit-identical results).
-HEAVYDP_CLI="$PWD/target/debug/heavydp" "$VPY" -m pytest -q python/tests
+# 3. pytest (against the CLI built in step 1: same core, bit-identical results) runs
+#    alongside the Rust tests: it waits on the JVM and on subprocesses for about half of
+#    its time, which the Rust tests fill. Its output is shown when both are done.
+pytest_log=$(mktemp)
+HEAVYDP_CLI="$PWD/target/debug/heavydp" "$VPY" -m pytest -q python/tests >"$pytest_log" 2>&1 &
+pytest_pid=$!
+rust_ok=0
+cargo test --workspace --lib --bins --tests && cargo test --workspace --doc || rust_ok=$?
+pytest_ok=0
+wait "$pytest_pid" || pytest_ok=$?
+cat "$pytest_log"
+rm -f "$pytest_log"
+if [ "$rust_ok" -ne 0 ] || [ "$pytest_ok" -ne 0 ]; then
+    echo "tests failed: Rust exit $rust_ok, pytest exit $pytest_ok" >&2
+    exit 1
+fi
