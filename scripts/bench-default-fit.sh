@@ -8,9 +8,8 @@
 # Passes over the data of an in-memory default fit = the algorithm's gradient passes (the
 # model's hyperparameters.T) + 1 for the private intercept + 4 for the private scaling
 # (one grid-histogram pass over the rows per stage, in memory as on Spark, where the
-# validation job adds one more: docs/distributed.md) + 1 for the private fit check (when
-# the model has one: preprocessing.fit_check; the clipped sum of the responses it also
-# needs is read in the intercept's pass).
+# validation job adds one more: docs/distributed.md). The private fit check
+# (preprocessing.fit_check) reads its sum and histograms in the intercept's pass.
 #
 # Usage: scripts/bench-default-fit.sh            (env: HEAVYDP=path/to/heavydp,
 #        OUT=dir for the data (default /tmp/bench-default-fit), BENCH_1E7=1 adds n = 10^7,
@@ -60,7 +59,7 @@ alg = m.get("selected") or m["algorithm"]
 if isinstance(alg, dict):
     alg = alg.get("algorithm", str(alg))
 gradient = int(hp.get("T", 1))
-passes = gradient + 1 + 4 + (1 if (m.get("preprocessing") or {}).get("fit_check") else 0)
+passes = gradient + 1 + 4
 note = f"schedule={hp.get('schedule', '-')}"
 print(f"{n:<9} {d:<4} {alg:<12} {secs:8.1f} {passes:7d} {gradient:6d} {peak:10.0f} {e['mse']:10.4f} {e.get('excess_risk', float('nan')):11.4f} {e.get('l2_error', float('nan')):10.4f}  {note}")
 PY

@@ -196,9 +196,8 @@ _PHASES = {
     "clipped_gradient": "algorithm",
     "catoni_psi": "algorithm",
     "clipped_huber": "algorithm",
-    "fit_check": "fit check",
-    "fit_check_responses": "fit check",
-    "clipped_residual_and_responses": "intercept",
+    "fit_check_reads": "fit check",
+    "clipped_residual_and_check_reads": "intercept",
 }
 
 

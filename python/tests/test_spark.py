@@ -401,8 +401,8 @@ def test_budget_charge_covers_the_spark_fit(spark, small):
 def test_default_fit_passes_and_verbose_progress(spark, capfd):
     # a default regression fit at d = 20 reads the DataFrame 1 (validation) + 4 (the
     # private scaling, one pass per stage) + T (clipped-gd's gradients, T <= 45) + 1
-    # (the private intercept, which also reads the fit check's first sum) + 1 (the private
-    # fit check) times
+    # (the private intercept, which also reads the private fit check's sum and
+    # histograms) times
     X, y, _ = heavydp.simulate("hu-linear-lognormal", 20000, 20, random_state=5)
     df = frame(spark, X, y, ids=np.arange(len(y)))
     capfd.readouterr()
@@ -411,16 +411,17 @@ def test_default_fit_passes_and_verbose_progress(spark, capfd):
     assert got.model_["selected"]["algorithm"] == "clipped-gd"
     assert got.model_["preprocessing"]["scale"] == "private"
     assert got.model_["preprocessing"]["intercept"] == "private"
+    assert got.model_["preprocessing"]["fit_check"]["kept"] is True
     T = int(got.hyperparameters_["T"])
     assert T <= 45
-    assert f"distributed fit: {4 + T + 2} passes over the rows (4 private scaling, {T} algorithm, 1 intercept, 1 fit check)" in got.notes_
-    assert got.n_passes_ == 1 + 4 + T + 2 <= 52
-    assert f"heavydp.spark.fit: {got.n_passes_} passes over the DataFrame (validation: 1; the fit: {4 + T + 2})" in got.notes_
+    assert f"distributed fit: {4 + T + 1} passes over the rows (4 private scaling, {T} algorithm, 1 intercept)" in got.notes_
+    assert got.n_passes_ == 1 + 4 + T + 1 <= 51
+    assert f"heavydp.spark.fit: {got.n_passes_} passes over the DataFrame (validation: 1; the fit: {4 + T + 1})" in got.notes_
     # verbose: every pass of the fit on stderr with its phase, and the algorithm's steps
-    assert err.count("heavydp.spark: pass ") == 4 + T + 2, err
+    assert err.count("heavydp.spark: pass ") == 4 + T + 1, err
     assert err.count("(private scaling)") == 4 and err.count("(algorithm)") == T and err.count("(intercept)") == 1
-    assert err.count("(fit check)") == 1
+    assert err.count("(fit check)") == 0
     assert f"the algorithm runs {T} steps" in err
     # the same release as the quiet in-memory fit (a second Spark fit would cost another
-    # 52 jobs)
+    # 51 jobs)
     _same_release(got, in_memory(X, y, random_state=1))

@@ -738,9 +738,22 @@ pub fn fit_external(
     }
     let mut out = fit_with(data, opts, Some(sums), rng, observer)?;
     let (scaling, algorithm, intercept, check) = sums.passes();
+    // the kinds of pass made (a fit check whose reads came with the intercept's pass
+    // makes none of its own)
+    let kinds: Vec<String> = [
+        (scaling, "private scaling"),
+        (algorithm, "algorithm"),
+        (intercept, "intercept"),
+        (check, "fit check"),
+    ]
+    .iter()
+    .filter(|(k, _)| *k > 0)
+    .map(|(k, what)| format!("{k} {what}"))
+    .collect();
     out.messages.push(format!(
-        "distributed fit: {} passes over the rows ({scaling} private scaling, {algorithm} algorithm, {intercept} intercept, {check} fit check)",
-        scaling + algorithm + intercept + check
+        "distributed fit: {} passes over the rows ({})",
+        scaling + algorithm + intercept + check,
+        kinds.join(", ")
     ));
     Ok(out)
 }
@@ -1222,8 +1235,8 @@ fn fit_with(
         observer,
     )?;
     if let Some(ext) = external.as_deref_mut().filter(|_| plan.check_frac > 0.0) {
-        // the fit check's first sum is read in the intercept's pass (one pass fewer)
-        ext.prefetch_check_responses(preprocess::fit_check::response_clip(data.n(), check_budget));
+        // the fit check reads its sum and histograms in the intercept's pass (no pass of its own)
+        ext.prefetch_check_reads(preprocess::fit_check::response_clip(data.n(), check_budget));
     }
     let mut intercept = intercept_phase(
         &plan,

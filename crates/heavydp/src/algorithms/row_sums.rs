@@ -71,18 +71,15 @@ pub enum Kernel {
     /// Σ clamp(yᵢ − ⟨x̃ᵢ, w⟩, ±c) (one value): the private intercept's clipped sum of
     /// residuals ([`preprocess::private_intercept_of`]).
     ClippedResidual { c: f64 },
-    /// Σ [`preprocess::fit_check::check_term`](yᵢ, ⟨x̃ᵢ, w⟩, b₀, b) (one value): the
-    /// private fit check's statistic ([`preprocess::fit_check`]).
-    FitCheck { b0: f64, b: f64 },
-    /// Σ clamp(yᵢ, ±c) (one value; the margins are not read): the fit check's intercept
-    /// alone ([`preprocess::fit_check`]).
-    FitCheckResponses { c: f64 },
-    /// [`Kernel::ClippedResidual`] at `c` and [`Kernel::FitCheckResponses`] at
-    /// `c_responses` in one pass (two values, each summed exactly as its own kernel
-    /// sums it): the private intercept's pass also reads what the fit check's first
-    /// release will need, so the check makes one pass instead of two
-    /// ([`ExternalRowSums::prefetch_check_responses`]).
-    ClippedResidualAndResponses { c: f64, c_responses: f64 },
+    /// The private fit check's reads ([`preprocess::fit_check::CheckReads`], flat: Σ
+    /// clamp(yᵢ, ±c), then the counts of yᵢ and of yᵢ − ⟨x̃ᵢ, w⟩ in the cells of the
+    /// check's grid; 1 + 2·[`CHECK_CELLS`](preprocess::fit_check::CHECK_CELLS) values).
+    FitCheckReads { c: f64 },
+    /// [`Kernel::ClippedResidual`] at `c`, then [`Kernel::FitCheckReads`] at
+    /// `c_responses`, in one pass (each part summed exactly as its own kernel sums it):
+    /// the private intercept's pass also reads all the fit check needs, so the check
+    /// makes no pass of its own ([`ExternalRowSums::prefetch_check_reads`]).
+    ClippedResidualAndCheckReads { c: f64, c_responses: f64 },
     /// S(b) = Σ σ(⟨x̃ᵢ, w⟩ + b) − 1{yᵢ > 0} for the 513 points b of
     /// [`preprocess::logistic_grid`]: the logistic intercept's scores.
     LogisticScores,
@@ -102,11 +99,11 @@ impl Kernel {
     /// The length of the reduced result for d features.
     pub fn out_len(&self, d: usize) -> usize {
         match *self {
-            Kernel::ClippedResidual { .. }
-            | Kernel::FitCheck { .. }
-            | Kernel::FitCheckResponses { .. }
-            | Kernel::Positives => 1,
-            Kernel::ClippedResidualAndResponses { .. } => 2,
+            Kernel::ClippedResidual { .. } | Kernel::Positives => 1,
+            Kernel::FitCheckReads { .. } => 1 + 2 * preprocess::fit_check::CHECK_CELLS,
+            Kernel::ClippedResidualAndCheckReads { .. } => {
+                2 + 2 * preprocess::fit_check::CHECK_CELLS
+            }
             Kernel::LogisticScores => LOGISTIC_GRID_LEN,
             Kernel::ResidualHistogram => quantile::histogram_cells(PublicGrid::LEN),
             Kernel::StageHistograms { ref columns } => *preprocess::stage_offsets(columns)
@@ -280,28 +277,21 @@ fn preprocess_sum<X: RowSource + ?Sized>(
                 .map(|i| preprocess::clipped_residual(margin(i), y[i], c))
                 .sum::<f64>()]
         }
-        Kernel::FitCheckResponses { c } => {
-            vec![y
-                .iter()
-                .map(|yi| preprocess::clipped_residual(0.0, *yi, c))
-                .sum::<f64>()]
+        Kernel::FitCheckReads { c } => {
+            let margins: Vec<f64> = (0..len).map(margin).collect();
+            preprocess::fit_check::CheckReads::of(&margins, y, c).to_flat()
         }
-        Kernel::ClippedResidualAndResponses { c, c_responses } => {
-            let residuals = preprocess_sum(&Kernel::ClippedResidual { c }, x, raw, y, raw_y, w);
-            let responses = preprocess_sum(
-                &Kernel::FitCheckResponses { c: c_responses },
+        Kernel::ClippedResidualAndCheckReads { c, c_responses } => {
+            let mut out = preprocess_sum(&Kernel::ClippedResidual { c }, x, raw, y, raw_y, w);
+            out.extend(preprocess_sum(
+                &Kernel::FitCheckReads { c: c_responses },
                 x,
                 raw,
                 y,
                 raw_y,
                 w,
-            );
-            vec![residuals[0], responses[0]]
-        }
-        Kernel::FitCheck { b0, b } => {
-            vec![(0..len)
-                .map(|i| preprocess::fit_check::check_term(y[i], margin(i), b0, b))
-                .sum::<f64>()]
+            ));
+            out
         }
         Kernel::LogisticScores => {
             let margins: Vec<f64> = (0..len).map(margin).collect();
@@ -668,9 +658,9 @@ pub struct ExternalRowSums<'a> {
     /// The first pass's fingerprint of the (id, row) pairs.
     fingerprint: Option<u64>,
     /// The fit check's clip of the responses, read in the intercept's pass
-    /// ([`ExternalRowSums::prefetch_check_responses`]), and then the sum read there.
+    /// ([`ExternalRowSums::prefetch_check_reads`]), and then what was read there.
     check_clip: Option<f64>,
-    check_responses: Option<(f64, f64)>,
+    check_reads: Option<(f64, preprocess::fit_check::CheckReads)>,
 }
 
 impl<'a> ExternalRowSums<'a> {
@@ -686,18 +676,18 @@ impl<'a> ExternalRowSums<'a> {
             passes: [0; 4],
             fingerprint: None,
             check_clip: None,
-            check_responses: None,
+            check_reads: None,
         }
     }
-    /// The fit check's first sum, Σ clamp(yᵢ, ±`c`) ([`Kernel::FitCheckResponses`]), is
-    /// read in the private intercept's pass ([`Kernel::ClippedResidualAndResponses`])
-    /// and kept for the check ([`ExternalCheck`]), which then makes one pass instead
-    /// of two. `c` is public (the check's clip, [`preprocess::fit_check::response_clip`]);
-    /// the sum is released only by the check's own mechanism, in the same order and with
-    /// the same value as in a pass of its own (the two sums of the combined kernel are
-    /// each added exactly as their own kernels add them), so the model is bit for bit
-    /// the same.
-    pub fn prefetch_check_responses(&mut self, c: f64) {
+    /// The fit check's reads ([`Kernel::FitCheckReads`]: Σ clamp(yᵢ, ±`c`) and the two
+    /// histograms) are read in the private intercept's pass
+    /// ([`Kernel::ClippedResidualAndCheckReads`]) and kept for the check
+    /// ([`ExternalCheck`]), which then makes no pass of its own. `c` is public (the
+    /// check's clip, [`preprocess::fit_check::response_clip`]); the reads are released
+    /// only through the check's own mechanisms, with the same values as in a pass of
+    /// their own (each part of the combined kernel is added exactly as its own kernel
+    /// adds it), so the model is bit for bit the same.
+    pub fn prefetch_check_reads(&mut self, c: f64) {
         self.check_clip = Some(c);
     }
     /// Whether the executors read the response as logistic labels (0 → −1, checked).
@@ -728,7 +718,7 @@ impl<'a> ExternalRowSums<'a> {
         self.passes[match kernel {
             Kernel::StageHistograms { .. } => 0,
             ref k if !k.preprocessing() => 1,
-            Kernel::FitCheck { .. } | Kernel::FitCheckResponses { .. } => 3,
+            Kernel::FitCheckReads { .. } => 3,
             _ => 2,
         }] += 1;
         let req = SumRequest {
@@ -942,8 +932,14 @@ impl InterceptSource for ExternalIntercept<'_, '_> {
     fn clipped_residual_sum(&mut self, c: f64) -> Result<f64, PreprocessError> {
         match self.sums.check_clip.take() {
             Some(c_responses) => {
-                let v = self.get(Kernel::ClippedResidualAndResponses { c, c_responses })?;
-                self.sums.check_responses = Some((c_responses, v[1]));
+                let v = self.get(Kernel::ClippedResidualAndCheckReads { c, c_responses })?;
+                let reads =
+                    preprocess::fit_check::CheckReads::from_flat(&v[1..]).ok_or_else(|| {
+                        PreprocessError::Pass(
+                            "the pass returned a result of the wrong length".into(),
+                        )
+                    })?;
+                self.sums.check_reads = Some((c_responses, reads));
                 Ok(v[0])
             }
             None => Ok(self.get(Kernel::ClippedResidual { c })?[0]),
@@ -995,10 +991,9 @@ impl InterceptSource for ExternalIntercept<'_, '_> {
     }
 }
 
-/// The private fit check's [`CheckSource`] on external rows: each sum one pass
-/// ([`Kernel::FitCheckResponses`], [`Kernel::FitCheck`] at w) through the public
-/// standardisation, the first none when the intercept's pass read it
-/// ([`ExternalRowSums::prefetch_check_responses`]).
+/// The private fit check's [`CheckSource`] on external rows: its reads
+/// ([`Kernel::FitCheckReads`] at w, through the public standardisation) in one pass, or
+/// none when the intercept's pass read them ([`ExternalRowSums::prefetch_check_reads`]).
 pub struct ExternalCheck<'s, 'a> {
     sums: &'s mut ExternalRowSums<'a>,
     w: Vec<f64>,
@@ -1018,25 +1013,24 @@ impl CheckSource for ExternalCheck<'_, '_> {
     fn rows(&self) -> usize {
         self.sums.n
     }
-    fn clipped_response_sum(&mut self, c: f64) -> Result<f64, PreprocessError> {
-        // read in the intercept's pass at this clip (prefetch_check_responses)
-        if let Some((clip, sum)) = self.sums.check_responses.take() {
+    fn check_reads(
+        &mut self,
+        c: f64,
+    ) -> Result<preprocess::fit_check::CheckReads, PreprocessError> {
+        // read in the intercept's pass at this clip (prefetch_check_reads)
+        if let Some((clip, reads)) = self.sums.check_reads.take() {
             if clip.to_bits() == c.to_bits() {
-                return Ok(sum);
+                return Ok(reads);
             }
         }
         let t = self.sums.transform.clone();
-        self.sums
-            .reduce_all(Kernel::FitCheckResponses { c }, t, &self.w)
-            .map(|v| v[0])
-            .map_err(PreprocessError::Pass)
-    }
-    fn check_sum(&mut self, b0: f64, b: f64) -> Result<f64, PreprocessError> {
-        let t = self.sums.transform.clone();
-        self.sums
-            .reduce_all(Kernel::FitCheck { b0, b }, t, &self.w)
-            .map(|v| v[0])
-            .map_err(PreprocessError::Pass)
+        let v = self
+            .sums
+            .reduce_all(Kernel::FitCheckReads { c }, t, &self.w)
+            .map_err(PreprocessError::Pass)?;
+        preprocess::fit_check::CheckReads::from_flat(&v).ok_or_else(|| {
+            PreprocessError::Pass("the pass returned a result of the wrong length".into())
+        })
     }
 }
 

@@ -433,13 +433,13 @@ fn preprocessing_kernels_on_batches_equal_the_in_memory_sources() {
     assert_eq!(ra, rb);
 }
 
-/// The intercept's pass reads the fit check's first sum when asked to
-/// (`prefetch_check_responses`): the two sums are bit for bit those of their own
-/// kernels' passes, the check then makes one pass instead of two, and a check at another
-/// clip (or without the prefetch) makes its own pass.
+/// The intercept's pass reads all the fit check needs when asked to
+/// (`prefetch_check_reads`): the reads are bit for bit those of their own kernel's pass,
+/// the check then makes no pass of its own, a check at another clip (or without the
+/// prefetch) makes its own pass, and the histograms are the in-memory ones.
 #[test]
-fn the_intercept_pass_reads_the_fit_checks_first_sum() {
-    use crate::preprocess::fit_check::CheckSource;
+fn the_intercept_pass_reads_the_fit_checks_sums_and_histograms() {
+    use crate::preprocess::fit_check::{CheckReads, CheckSource};
     use crate::preprocess::InterceptSource;
     let (data, _) = hu_lognormal(3000, 4, 5);
     let (n, d) = (data.n(), data.d());
@@ -450,29 +450,29 @@ fn the_intercept_pass_reads_the_fit_checks_first_sum() {
         let mut ext =
             ExternalRowSums::new(n, d, batched_pass(&data, (0..n as i64).collect(), &sizes));
         if prefetch {
-            ext.prefetch_check_responses(c_check);
+            ext.prefetch_check_reads(c_check);
         }
         let r = ext.intercept_source(&w).clipped_residual_sum(c).unwrap();
-        let s = ext
-            .check_source(&w)
-            .clipped_response_sum(check_clip)
-            .unwrap();
-        (r.to_bits(), s.to_bits(), ext.passes())
+        let s = ext.check_source(&w).check_reads(check_clip).unwrap();
+        (r.to_bits(), s, ext.passes())
     };
     let (r0, s0, p0) = run(false, c_check);
     assert_eq!(p0, (0, 0, 1, 1));
     let (r1, s1, p1) = run(true, c_check);
-    assert_eq!(
-        (r1, s1),
-        (r0, s0),
-        "the combined pass's sums are the separate passes'"
-    );
+    assert_eq!(r1, r0);
+    assert_eq!(s1, s0, "the combined pass's reads are the separate pass's");
     assert_eq!(p1, (0, 0, 1, 0));
     // the check asks at another clip: its own pass, at that clip
     let (r2, s2, p2) = run(true, 3.0);
     let (_, s3, _) = run(false, 3.0);
-    assert_eq!((r2, s2), (r0, s3));
+    assert_eq!((r2, &s2), (r0, &s3));
     assert_eq!(p2, (0, 0, 1, 1));
+    // the in-memory reads: the same counts (the sum up to its order of addition)
+    let local = CheckReads::of(&data.margins(&w), data.y(), c_check);
+    assert_eq!(local.responses, s0.responses);
+    assert_eq!(local.residuals, s0.residuals);
+    assert_eq!(local.responses.iter().sum::<f64>(), n as f64);
+    assert!((local.response_sum - s0.response_sum).abs() < 1e-9 * n as f64);
 }
 
 /// `intercept = Some(u)`: the sum over (x, u) with the margin ⟨x, w⟩ + u·b is the plain

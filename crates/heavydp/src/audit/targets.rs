@@ -817,11 +817,7 @@ fn fit_check(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
         let c = crate::preprocess::intercept_clip(n, eps);
         let lap = LaplaceMechanism::new(2.0 * c / n as f64, eps).map_err(|e| setup_err(name, e))?;
         let b0 = lap.run_uncharged(&[0.0], rng)[0];
-        let d: f64 = margins
-            .iter()
-            .zip(&y)
-            .map(|(mi, yi)| fit_check::check_term(*yi, *mi, b0, 0.0))
-            .sum();
+        let d = fit_check::CheckReads::of(margins, &y, c).statistic_sum(b0, 0.0);
         Ok(d / n as f64)
     }))
 }

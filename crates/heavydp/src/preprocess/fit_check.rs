@@ -21,18 +21,25 @@
 //! 1. b₀ = the intercept alone's private intercept: the clipped mean of the responses
 //!    (the squared loss's [`super::private_intercept`] with zero margins, ε_c/2:
 //!    clip C_b = [`super::intercept_clip`], Laplace 2C_b/n);
-//! 2. D = (1/n)·Σᵢ [min((ỹᵢ − b₀)², C²) − min((ỹᵢ − mᵢ − b̃)², C²)], released as
-//!    D̃ = D + Lap(2C²/(n·ε_c/2)) (each term lies in [−C², C²]);
+//! 2. D = (1/n)·Σᵢ [min((⌊ỹᵢ⌉ − b₀)², C²) − min((⌊ỹᵢ − mᵢ⌉ − b̃)², C²)], released as
+//!    D̃ = D + Lap(2C²/(n·ε_c/2)) (each term lies in [−C², C²]); ⌊v⌉ is the midpoint of
+//!    v's cell of the check's public grid ([`check_cell`]: width 1/32 on [−16, 16], one
+//!    cell below and one above, whose terms count C²), so D is a function of the two
+//!    histograms of ỹᵢ and of ỹᵢ − mᵢ, which are read with b₀'s sum in the private
+//!    intercept's pass (before b₀ and b̃ are released): the check reads the rows in no
+//!    pass of its own;
 //! 3. the fitted model is kept unless D̃ < −τ, τ = [`CHECK_MARGIN`] Laplace scales; else
 //!    the model is the intercept alone, (0, b₀).
 //!
 //! With ε = ∞ both releases are exact and τ = 0: the non-private pipeline keeps a model
-//! exactly when its clipped in-sample squared error is at most the intercept alone's.
+//! exactly when its clipped in-sample squared error (of residuals at their cells'
+//! midpoints) is at most the intercept alone's.
 //!
 //! # Privacy
 //!
 //! b₀ is ε_c/2-DP (the `intercept-mean` mechanism); given b₀, b̃ and w̃ (released before),
-//! replacing one row moves n·D by at most 2C², so D̃ is ε_c/2-DP (Laplace); the pair is
+//! replacing one row moves one count of each histogram, so n·D by at most 2C², and D̃
+//! is ε_c/2-DP (Laplace); the pair is
 //! ε_c-DP by basic composition, charged to the fit's ledger as the phase `check` before
 //! either value is used. The decision and the fallback model are post-processing.
 //!
@@ -43,8 +50,9 @@
 //! | share of ε | ε_c/ε | [`CHECK_SHARE`] = 0.05, taken from the algorithm's share | a twentieth of ε: the algorithm keeps 0.75 of ε instead of 0.8 (its noise scales grow by ≈ 7 %) |
 //! | clip of a squared error | C² | [`CHECK_CLIP`]² = 9 (scaled units) | three robust standard deviations, the convention of `bound=auto` ([`super::AUTO_BOUND`]) |
 //! | margin | τ | [`CHECK_MARGIN`] = 3 Laplace scales | a model exactly as good as the intercept alone falls back with probability ½·e⁻³ ≈ 2.5 % |
+//! | grid | — | cells of [`CHECK_CELL`] = 1/32 on ±[`CHECK_RANGE`] = ±16 (scaled units) | a term moves by at most 3/32 of its C² = 9 within a cell (a midpoint's error averages out); 16 robust sds hold every b̃ and b₀ of a scaled target but a wild draw, whose terms stay valid (bounded) but inexact near the edges |
 
-use super::{clipped_residual, release_clipped_mean, PreprocessError};
+use super::{release_clipped_mean, PreprocessError};
 use crate::mechanisms::{self, LaplaceMechanism};
 use crate::privacy::{
     calibration_target, Accountant, Budget, PrivacyLedger, PrivacyModel, PrivacySpent,
@@ -96,22 +104,118 @@ pub fn check_noise_scale(n: usize, epsilon: f64) -> f64 {
     2.0 * CHECK_CLIP * CHECK_CLIP / (n as f64 * epsilon)
 }
 
-/// A row's term of D: min((y − b₀)², C²) − min((y − m − b)², C²).
+/// The check's grid: cells of this width (scaled units) …
+pub const CHECK_CELL: f64 = 1.0 / 32.0;
+
+/// … on [−16, 16], with one cell below and one above.
+pub const CHECK_RANGE: f64 = 16.0;
+
+/// The number of cells of the check's grid: 1 024 of width [`CHECK_CELL`], and the
+/// cells below −[`CHECK_RANGE`] and above it (NaN included).
+pub const CHECK_CELLS: usize = (2.0 * CHECK_RANGE / CHECK_CELL) as usize + 2;
+
+/// The cell of `v` on the check's grid: 0 below −16, k + 1 for v in
+/// [−16 + k/32, −16 + (k + 1)/32) (16 itself in the last inner cell), the last cell
+/// above 16 or NaN.
 #[inline]
-pub fn check_term(y: f64, margin: f64, b0: f64, b: f64) -> f64 {
-    let c2 = CHECK_CLIP * CHECK_CLIP;
-    ((y - b0) * (y - b0)).min(c2) - ((y - margin - b) * (y - margin - b)).min(c2)
+pub fn check_cell(v: f64) -> usize {
+    if v < -CHECK_RANGE {
+        0
+    } else if v <= CHECK_RANGE {
+        (((v + CHECK_RANGE) / CHECK_CELL) as usize + 1).min(CHECK_CELLS - 2)
+    } else {
+        CHECK_CELLS - 1
+    }
 }
 
-/// What the check reads of the rows: two sums, each one pass (in memory, or a
-/// [`crate::algorithms::row_sums::Kernel`] on external rows).
+/// The value a cell stands for: its midpoint; ∓∞ for the outer cells.
+pub fn check_cell_value(k: usize) -> f64 {
+    match k {
+        0 => f64::NEG_INFINITY,
+        k if k == CHECK_CELLS - 1 => f64::INFINITY,
+        k => -CHECK_RANGE + (k as f64 - 0.5) * CHECK_CELL,
+    }
+}
+
+/// A term of D: min((v − b)², C²) (C² when v is ±∞).
+#[inline]
+fn clipped_square(v: f64, b: f64) -> f64 {
+    let c2 = CHECK_CLIP * CHECK_CLIP;
+    if v.is_finite() {
+        ((v - b) * (v - b)).min(c2)
+    } else {
+        c2
+    }
+}
+
+/// What the check reads of the rows, in one pass: Σᵢ clamp(yᵢ, ±c) and the counts of
+/// the responses yᵢ and of the residuals yᵢ − mᵢ in the cells of the check's grid
+/// ([`check_cell`]; counts as f64, exact).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckReads {
+    pub response_sum: f64,
+    pub responses: Vec<f64>,
+    pub residuals: Vec<f64>,
+}
+
+impl CheckReads {
+    /// The reads of the scaled responses `y` at the fitted `margins`, clip `c`.
+    pub fn of(margins: &[f64], y: &[f64], c: f64) -> Self {
+        let mut reads = CheckReads {
+            response_sum: y
+                .iter()
+                .map(|yi| super::clipped_residual(0.0, *yi, c))
+                .sum(),
+            responses: vec![0.0; CHECK_CELLS],
+            residuals: vec![0.0; CHECK_CELLS],
+        };
+        for (m, yi) in margins.iter().zip(y) {
+            reads.responses[check_cell(*yi)] += 1.0;
+            reads.residuals[check_cell(yi - m)] += 1.0;
+        }
+        reads
+    }
+
+    /// The flat layout of a pass's result: the sum, then the two histograms.
+    pub fn to_flat(&self) -> Vec<f64> {
+        let mut v = Vec::with_capacity(1 + 2 * CHECK_CELLS);
+        v.push(self.response_sum);
+        v.extend_from_slice(&self.responses);
+        v.extend_from_slice(&self.residuals);
+        v
+    }
+
+    /// The inverse of [`CheckReads::to_flat`] (None: not its length).
+    pub fn from_flat(v: &[f64]) -> Option<Self> {
+        (v.len() == 1 + 2 * CHECK_CELLS).then(|| CheckReads {
+            response_sum: v[0],
+            responses: v[1..1 + CHECK_CELLS].to_vec(),
+            residuals: v[1 + CHECK_CELLS..].to_vec(),
+        })
+    }
+
+    /// n·D of the intercept alone `b0` and the model's intercept `b`: Σ over the cells
+    /// of the responses' count × min((v − b₀)², C²) minus the residuals' count ×
+    /// min((v − b)², C²), v the cell's value (a fixed order: the same counts give the
+    /// same sum bit for bit, in memory and on external rows).
+    pub fn statistic_sum(&self, b0: f64, b: f64) -> f64 {
+        (0..CHECK_CELLS)
+            .map(|k| {
+                let v = check_cell_value(k);
+                self.responses[k] * clipped_square(v, b0) - self.residuals[k] * clipped_square(v, b)
+            })
+            .sum()
+    }
+}
+
+/// What the check reads of the rows (in memory, or a
+/// [`crate::algorithms::row_sums::Kernel`] on external rows, read in the private
+/// intercept's pass).
 pub trait CheckSource {
     /// The number of rows n (public).
     fn rows(&self) -> usize;
-    /// Σᵢ clamp(yᵢ, −c, c) (scaled responses).
-    fn clipped_response_sum(&mut self, c: f64) -> Result<f64, PreprocessError>;
-    /// Σᵢ [`check_term`](yᵢ, mᵢ, b₀, b) at the fitted margins.
-    fn check_sum(&mut self, b0: f64, b: f64) -> Result<f64, PreprocessError>;
+    /// The [`CheckReads`] at the fitted margins with the responses clipped at `c`.
+    fn check_reads(&mut self, c: f64) -> Result<CheckReads, PreprocessError>;
 }
 
 /// The in-memory [`CheckSource`]: margins and scaled responses.
@@ -124,16 +228,8 @@ impl CheckSource for LocalCheck<'_> {
     fn rows(&self) -> usize {
         self.y.len()
     }
-    fn clipped_response_sum(&mut self, c: f64) -> Result<f64, PreprocessError> {
-        Ok(self.y.iter().map(|yi| clipped_residual(0.0, *yi, c)).sum())
-    }
-    fn check_sum(&mut self, b0: f64, b: f64) -> Result<f64, PreprocessError> {
-        Ok(self
-            .margins
-            .iter()
-            .zip(self.y)
-            .map(|(m, yi)| check_term(*yi, *m, b0, b))
-            .sum())
+    fn check_reads(&mut self, c: f64) -> Result<CheckReads, PreprocessError> {
+        Ok(CheckReads::of(self.margins, self.y, c))
     }
 }
 
@@ -150,7 +246,7 @@ fn release_epsilon(budget: Budget) -> f64 {
 /// The clip C_b of the check's first release (the clipped mean of the responses) for n
 /// rows at the check's `budget`: [`super::intercept_clip`] at its ε. Public: a
 /// distributed fit reads Σ clamp(yᵢ, ±C_b) in the intercept's pass
-/// ([`crate::algorithms::row_sums::ExternalRowSums::prefetch_check_responses`]).
+/// ([`crate::algorithms::row_sums::ExternalRowSums::prefetch_check_reads`]).
 pub fn response_clip(n: usize, budget: Budget) -> f64 {
     super::intercept_clip(n, release_epsilon(budget))
 }
@@ -168,11 +264,16 @@ pub fn private_fit_check<R: RngCore + ?Sized>(
     // each release gets half (ε = ∞: both exact)
     let eps = release_epsilon(budget);
     // 1. b₀: the clipped mean of the responses (the squared-loss intercept of zero margins)
+    let mut reads = None;
     let (b0, c) = release_clipped_mean(&mut ledger, "fit check intercept", n, eps, rng, |c| {
-        src.clipped_response_sum(c)
+        let r = src.check_reads(c)?;
+        let sum = r.response_sum;
+        reads = Some(r);
+        Ok(sum)
     })?;
-    // 2. D and its release
-    let d = src.check_sum(b0, intercept)? / n as f64;
+    // 2. D (from the histograms read with b₀'s sum) and its release
+    let reads = reads.expect("read by the first release");
+    let d = reads.statistic_sum(b0, intercept) / n as f64;
     let lap = LaplaceMechanism::new(2.0 * CHECK_CLIP * CHECK_CLIP / n as f64, eps)?;
     let statistic = mechanisms::release(&mut ledger, "fit check", &lap, &[d], rng)?[0];
     let threshold = if eps.is_finite() {
@@ -242,21 +343,60 @@ mod tests {
         assert!(sd > 0.95 * want && sd < 1.15 * want, "sd {sd} vs {want}");
     }
 
+    /// min((v − b)², 9) − the row-by-row D of unsnapped values, for comparison.
+    fn exact_term(y: f64, m: f64, b0: f64, b: f64) -> f64 {
+        ((y - b0) * (y - b0)).min(9.0) - ((y - m - b) * (y - m - b)).min(9.0)
+    }
+
     #[test]
     fn non_private_check_is_exact_and_keeps_a_better_model() {
         let (m, y) = rows(500, 1.0, 4);
         let c = check(&m, &y, f64::INFINITY, 5);
         let b0 = y.iter().map(|v| v.clamp(-50.0, 50.0)).sum::<f64>() / 500.0;
+        // D row by row at the cells' midpoints
+        let mid = |v: f64| check_cell_value(check_cell(v));
         let d = y
             .iter()
             .zip(&m)
-            .map(|(yi, mi)| check_term(*yi, *mi, b0, 0.0))
+            .map(|(yi, mi)| clipped_square(mid(*yi), b0) - clipped_square(mid(yi - mi), 0.0))
             .sum::<f64>()
             / 500.0;
         assert_eq!(c.fallback_intercept, b0);
-        assert_eq!(c.statistic, d);
+        assert!((c.statistic - d).abs() < 1e-12, "{} vs {d}", c.statistic);
         assert_eq!(c.threshold, 0.0);
         assert!(c.kept && d > 0.5, "{d}");
+        // the midpoints move D by far less than its noise at any ε the check runs at
+        let exact = y
+            .iter()
+            .zip(&m)
+            .map(|(yi, mi)| exact_term(*yi, *mi, b0, 0.0))
+            .sum::<f64>()
+            / 500.0;
+        assert!((d - exact).abs() < 2e-3, "{d} vs {exact}");
+    }
+
+    #[test]
+    fn the_grid_cells_hold_their_values_and_the_outer_cells_count_the_clip() {
+        assert_eq!(CHECK_CELLS, 1026);
+        assert_eq!(check_cell(-16.0), 1);
+        assert_eq!(check_cell(-16.0 - 1e-9), 0);
+        assert_eq!(check_cell(16.0), CHECK_CELLS - 2);
+        assert_eq!(check_cell(16.0 + 1e-9), CHECK_CELLS - 1);
+        assert_eq!(check_cell(f64::NAN), CHECK_CELLS - 1);
+        assert_eq!(check_cell(f64::NEG_INFINITY), 0);
+        for i in 0..=64_000 {
+            let v = -16.0 + i as f64 / 2000.0;
+            let k = check_cell(v);
+            assert!(
+                (check_cell_value(k) - v).abs() <= CHECK_CELL / 2.0 + 1e-12,
+                "{v}"
+            );
+        }
+        assert_eq!(clipped_square(check_cell_value(0), 15.0), 9.0);
+        assert_eq!(
+            clipped_square(check_cell_value(CHECK_CELLS - 1), -15.0),
+            9.0
+        );
     }
 
     #[test]
@@ -280,16 +420,31 @@ mod tests {
     }
 
     #[test]
-    fn each_term_is_within_the_clip() {
-        for (y, m, b0, b) in [
-            (0.0, 1e9, 0.0, 0.0),
-            (1e9, 1e9, 0.0, 0.0),
-            (1.0, 1.0, 1.0, 0.0),
+    fn one_row_moves_the_sum_by_at_most_twice_the_clip() {
+        // the sensitivity of n·D: replacing one row moves one count of each histogram
+        let (m, y) = rows(300, 1.0, 7);
+        let base = CheckReads::of(&m, &y, 2.0);
+        for (yr, mr) in [
+            (1e9, 0.0),
+            (0.0, 1e9),
+            (0.0, f64::NAN),
+            (3.0, -3.0),
+            (-16.5, 16.5),
         ] {
-            let t = check_term(y, m, b0, b);
-            assert!(t.abs() <= CHECK_CLIP * CHECK_CLIP, "{t}");
+            let (mut m2, mut y2) = (m.clone(), y.clone());
+            m2[0] = mr;
+            y2[0] = yr;
+            let other = CheckReads::of(&m2, &y2, 2.0);
+            for (b0, b) in [(0.0, 0.0), (0.3, -0.4), (14.0, -14.0), (40.0, 1.0)] {
+                let moved = (base.statistic_sum(b0, b) - other.statistic_sum(b0, b)).abs();
+                assert!(
+                    moved <= 2.0 * 9.0 + 1e-9,
+                    "{moved} at ({yr}, {mr}), ({b0}, {b})"
+                );
+            }
+            assert!((base.response_sum - other.response_sum).abs() <= 4.0 + 1e-12);
         }
-        assert_eq!(check_term(0.0, 1e9, 0.0, 0.0), -9.0);
-        assert_eq!(check_term(1e9, 1e9, 0.0, 0.0), 9.0);
+        // the flat layout of a pass's result round-trips
+        assert_eq!(CheckReads::from_flat(&base.to_flat()), Some(base));
     }
 }
