@@ -16,10 +16,10 @@ setup_log=$(mktemp)
 bash scripts/setup-python.sh >"$setup_log" 2>&1 &
 setup_pid=$!
 
-# 1. Rust: compile every crate's tests (this also builds target/debug/heavydp, the CLI the
-#    Python tests compare against). The examples are type-checked by clippy (.ci/run)
-#    and not built here.
-cargo test --workspace --lib --bins --tests --no-run
+# 1. The CLI the Python tests compare against (target/debug/heavydp) and the core it
+#    links, with the features and profile `cargo test --workspace` builds them with
+#    (so step 4 reuses them and does not touch the binary while pytest runs it).
+cargo build --workspace --bins
 
 if ! wait "$setup_pid"; then
     cat "$setup_log" >&2
@@ -31,17 +31,20 @@ rm -f "$setup_log"
 
 # 2. Python: build the extension and install the package. The dev profile has the test
 #    profile's settings (Cargo.toml) and heavydp/default gives the core the features
-#    `cargo test` built it with, so the extension links the core compiled in step 1
+#    `cargo test` builds it with, so the extension links the core compiled in step 1
 #    instead of compiling it again. (A user's `pip install ./python` builds release.)
 MATURIN_PEP517_ARGS="--profile dev --features heavydp/default" \
     "$VPY" -m pip install --quiet --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps ./python
 
-# 3. pytest (against the CLI built in step 1: same core, bit-identical results) runs
-#    alongside the Rust tests: it waits on the JVM and on subprocesses for about half of
-#    its time, which the Rust tests fill. Its output is shown when both are done.
+# 3. pytest (against the CLI of step 1: same core, bit-identical results) runs alongside
+#    step 4: it waits on the JVM and on subprocesses for about half of its time, which
+#    the Rust compilation and tests fill. Its output is shown when both are done.
 pytest_log=$(mktemp)
 HEAVYDP_CLI="$PWD/target/debug/heavydp" "$VPY" -m pytest -q python/tests >"$pytest_log" 2>&1 &
 pytest_pid=$!
+
+# 4. Rust: every crate's tests. The examples are type-checked by clippy (.ci/run) and not
+#    built here.
 rust_ok=0
 cargo test --workspace --lib --bins --tests && cargo test --workspace --doc || rust_ok=$?
 pytest_ok=0
