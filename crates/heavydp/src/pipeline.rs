@@ -1210,21 +1210,7 @@ fn fit_with(
         gate,
         rng,
     )?;
-    let nothing = Budget {
-        epsilon: 0.0,
-        delta: 0.0,
-    };
-    let intercept_budget = if opts.intercept == InterceptMode::Private && plan.intercept_frac > 0.0
-    {
-        ledger.share(plan.intercept_frac)
-    } else {
-        nothing
-    };
-    let check_budget = if plan.check_frac > 0.0 {
-        ledger.share(plan.check_frac)
-    } else {
-        nothing
-    };
+    let (intercept_budget, check_budget) = intercept_and_check_budgets(&plan, opts, &ledger);
     let mut fitted = fit_phase(
         &plan,
         &data,
@@ -1278,7 +1264,53 @@ fn fit_with(
             intercept.value,
         )?
     };
-    // 5. the model file
+    let model = model_phase(
+        &plan, opts, &data, scaled, fitted, intercept, fit_check, intervals, &ledger,
+    );
+    Ok(FitOutcome { model, messages })
+}
+
+/// The budgets of phases 4 (the private intercept) and 4b (the fit check): their shares
+/// of the fit's budget ([`FitPlan`]), or nothing when the phase does not run.
+fn intercept_and_check_budgets(
+    plan: &FitPlan,
+    opts: &FitOptions,
+    ledger: &PhasedLedger,
+) -> (Budget, Budget) {
+    let share = |runs: bool, frac: f64| {
+        if runs && frac > 0.0 {
+            ledger.share(frac)
+        } else {
+            Budget {
+                epsilon: 0.0,
+                delta: 0.0,
+            }
+        }
+    };
+    (
+        share(
+            opts.intercept == InterceptMode::Private,
+            plan.intercept_frac,
+        ),
+        share(true, plan.check_frac),
+    )
+}
+
+/// Phase 5 of a fit: the model file ([`ModelFile::from_fit`], raw units) of the phases'
+/// results — what `auto` or a fallback selected and why, the notes, the ledger's
+/// summary, the fit check and the intervals.
+#[allow(clippy::too_many_arguments)]
+fn model_phase(
+    plan: &FitPlan,
+    opts: &FitOptions,
+    data: &Dataset,
+    scaled: ScalePhase,
+    fitted: FitPhase,
+    intercept: InterceptPhase,
+    fit_check: Option<preprocess::fit_check::FitCheck>,
+    intervals: Option<crate::inference::Intervals>,
+    ledger: &PhasedLedger,
+) -> ModelFile {
     let algorithm = fitted.algorithm.clone();
     let selected = match (&plan.fallback, &plan.auto) {
         (Some(reason), _) => Some(model::Selection {
@@ -1297,7 +1329,7 @@ fn fit_with(
     notes.extend(plan.not_private.clone());
     notes.extend(plan.fallback.clone());
     let private_scale = matches!(opts.scale, ScaleMode::Private);
-    let model = ModelFile::from_fit(model::FitRecord {
+    ModelFile::from_fit(model::FitRecord {
         algorithm: if selected.is_some() {
             opts.algorithm.clone()
         } else {
@@ -1306,7 +1338,7 @@ fn fit_with(
         selected,
         loss: &plan.loss,
         domain: fitted.domain,
-        data: &data,
+        data,
         standardization: &scaled.standardization,
         preprocessing: scaled.preprocessing.map(|mut p| {
             p.intercept_method = intercept.method;
@@ -1326,8 +1358,7 @@ fn fit_with(
             (private_scale && !plan.logistic() && !plan.intercept_only())
                 .then(|| scaled.standardization.target_bounds())
         }),
-    });
-    Ok(FitOutcome { model, messages })
+    })
 }
 
 /// Phase 1b of a fit with private scaling: the plan, after the private scaling's binary
