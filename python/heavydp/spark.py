@@ -363,8 +363,8 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
     ``n_passes_``: the Spark jobs that read the DataFrame (the validation job, the
     materialisation of the chunked algorithms, and one per pass of the fit: 4 for the
     private scaling, one per gradient or chunk of the algorithm, 1 or 2 for the
-    intercept, 1 for the private fit check of a regression (its first sum is read in the
-    intercept's pass); also in ``notes_``). ``verbose=True`` prints each pass on stderr.
+    intercept, and for the private fit check of a regression none when its reads come
+    with the intercept's clipped-mean pass (the default), else 1; also in ``notes_``). ``verbose=True`` prints each pass on stderr.
     """
     from ._estimators import PrivateClassifier
 
