@@ -77,3 +77,20 @@ def test_no_falsely_narrow_intervals_when_the_noise_swamps_the_fit():
     )
     with pytest.raises(ValueError, match="the intercept-only model has no intervals"):
         est.fit(X, y)
+
+
+def test_unbounded_intervals_where_the_feature_scales_are_not_certified():
+    # n = 10^4, d = 20, eps = 0.5: each feature's private scale is released at
+    # n*eps0 = 26.3, below the 42.6 that certifies it, so a raw coefficient may be off by
+    # orders of magnitude: every interval is unbounded (no refit runs) and the note says why
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((10_000, 20))
+    y = 1.0 + X @ np.tile([1.0, -0.5, 0.25, 0.0], 5) + rng.standard_t(3, 10_000)
+    est = heavydp.PrivateRegressor(epsilon=0.5, random_state=3, intervals=0.95).fit(X, y)
+    plain = heavydp.PrivateRegressor(epsilon=0.5, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(est.coef_, plain.coef_)
+    ci = est.conf_int(alpha=0.05)
+    assert ci.shape == (21, 2)
+    assert np.all(ci[:, 0] == -np.inf) and np.all(ci[:, 1] == np.inf)
+    text = " ".join(str(est.summary()).split())  # the notes are wrapped
+    assert "not certified" in text and "26.3" in text

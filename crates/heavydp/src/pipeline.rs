@@ -783,6 +783,10 @@ pub struct FitPlan {
     /// of δ for a pure algorithm whose private scaling uses the default δ), accountant
     /// and binary gate.
     pub scaling: Option<preprocess::ScalingPlan>,
+    /// The public reliability check of a feature scaled by quantiles (`None` without
+    /// private scaling or when every feature is released binary):
+    /// [`preprocess::ScalingPlan::feature_check`]; below it the intervals are unbounded.
+    pub feature_check: Option<preprocess::ScalingCheck>,
     /// The share of `budget` for the intercept (taken after the scaling phase).
     pub intercept_frac: f64,
     /// The share of `budget` for the private fit check ([`preprocess::fit_check`]; 0
@@ -1040,6 +1044,15 @@ fn close_plan(
             ));
         }
     }
+    let feature_check = scaling
+        .filter(|_| !intercept_only)
+        .and_then(|s| s.feature_check(scaled.unwrap_or(d)));
+    if let Some(c) = feature_check.filter(|c| !c.reliable()) {
+        messages.push(format!(
+            "--scale private: at this n, d and ε a feature's private scale is not certified (n·ε₀ = {:.1} < {:.1} per release, preprocess::ScalingPlan::feature_check): a column's scale may be off by orders of magnitude, and its raw coefficient with it (predictions stay in range: the column is winsorised), and confidence intervals are unbounded; give --scale public:FILE.json, a larger --preprocess-share or epsilon, or fewer features",
+            c.n_eps0, c.needed
+        ));
+    }
     // The private fit check of every regression with a model, a private intercept and
     // a scaled target, in memory or on external rows (preprocess::fit_check).
     let check_frac = if !intercept_only
@@ -1060,6 +1073,7 @@ fn close_plan(
         privacy_model,
         budget,
         scaling: scaling.filter(|_| !intercept_only),
+        feature_check,
         intercept_frac,
         check_frac,
         raw_target_intercept,
@@ -1780,8 +1794,28 @@ fn intervals_phase(
             };
             let names = data.feature_names();
             let boot = crate::inference::Bootstrap::at(level);
-            Some(match released {
-                Some(ssp) => crate::inference::ssp_intervals(
+            let uncertified = plan.feature_check.filter(|c| !c.reliable());
+            Some(match (released, uncertified) {
+                // the features' private scales are not certified: unbounded, no refit
+                (_, Some(c)) => {
+                    let method = match released {
+                        Some(_) => (crate::inference::METHOD, crate::inference::COVERS),
+                        None => (
+                            crate::inference::REFIT_METHOD,
+                            crate::inference::REFIT_COVERS,
+                        ),
+                    };
+                    let (w_raw, b_raw) = standardization.unscale(weights_s, b_s);
+                    crate::inference::uncertified_scales(
+                        method,
+                        (&w_raw, b_raw),
+                        &icpt,
+                        names,
+                        boot,
+                        (c.n_eps0, c.needed),
+                    )
+                }
+                (Some(ssp), None) => crate::inference::ssp_intervals(
                     ssp,
                     weights_s,
                     &icpt,
@@ -1791,7 +1825,7 @@ fn intervals_phase(
                 ),
                 // the same private fit (scaling, algorithm, intercept) on data simulated
                 // from released values (post-processing)
-                None => {
+                (None, None) => {
                     let mut again = opts.clone();
                     again.intervals = None;
                     again.seed = None;

@@ -45,6 +45,13 @@
 //!   The released statistics then do not bound the coefficients, and the intervals say
 //!   so: (−∞, ∞) for every coefficient and the intercept, with a note.
 //!
+//! * **Scales not certified** (both algorithms, [`uncertified_scales`]): the intervals
+//!   are in raw units through the released feature scales, and where a feature release's
+//!   n·ε₀ is below the bound of [`crate::preprocess::ScalingPlan::feature_check`] (≈ 42.6)
+//!   a released scale may be off by orders of magnitude — and the raw coefficient with it
+//!   — in a column nothing released identifies. Every interval is then (−∞, ∞), with a
+//!   note, and no bootstrap runs.
+//!
 //! * **Sampling noise.** Xᵀy = XᵀXθ + Xᵀe with Var(Xᵀe) = σ²·XᵀX for homoscedastic
 //!   errors; σ² is not released. It is bounded by a public quantity: the residual of the
 //!   least-squares fit through the origin has E e² ≤ E y_c² ≤ B_Y² (responses are clipped
@@ -134,7 +141,7 @@ pub fn check(algorithm: &str, loss: Option<&str>, scaled: bool) -> Result<(), St
 }
 
 /// The method, as written into the model file.
-pub const METHOD: &str = "parametric bootstrap of the released sufficient statistics (Ferrando, Wang & Sheldon, AISTATS 2022): replicates of the noisy X^T X, X^T y and intercept simulated from the released values with the public noise levels and a sampling term of variance B_Y^2 X^T X (B_Y^2 bounds the residual variance), solved as the fit; basic (pivotal) bootstrap interval; unbounded when AdaSSP's ridge is on (the released X^T X does not identify the coefficients)";
+pub const METHOD: &str = "parametric bootstrap of the released sufficient statistics (Ferrando, Wang & Sheldon, AISTATS 2022): replicates of the noisy X^T X, X^T y and intercept simulated from the released values with the public noise levels and a sampling term of variance B_Y^2 X^T X (B_Y^2 bounds the residual variance), solved as the fit; basic (pivotal) bootstrap interval; unbounded when AdaSSP's ridge is on (the released X^T X does not identify the coefficients) or the features' private scales are not certified (preprocess::ScalingPlan::feature_check)";
 
 /// What the intervals cover, as written into the model file.
 pub const COVERS: &str = "sampling noise and the privacy noise of every release, for the parameter of the clipped, privately standardised problem (least squares through the origin on the standardised data with features winsorised, rows clipped to ||x|| <= B_X and responses to [-B_Y, B_Y], plus the mean residual) mapped to raw units by the released centres and scales; the clipping bias (attenuation by roughly the clipped fraction of responses) is not included";
@@ -438,6 +445,53 @@ fn unidentified(
     names: &[String],
     boot: Bootstrap,
 ) -> Intervals {
+    let note = format!(
+        "not identified: the released X^T X is not certified to dominate its privacy noise (ridge {:e} > 0 by AdaSSP line 3: the private lower bound on lambda_min(X^T X) is below the noise's operator-norm bound {:e}); the estimate is shrunk toward 0 whatever the truth, so every interval is unbounded. More data, a larger epsilon or fewer features identify them",
+        ssp.ridge_used, ssp.plan.threshold
+    );
+    unbounded(
+        (METHOD, COVERS),
+        (w_est, b_est),
+        intercept,
+        names,
+        boot,
+        note,
+    )
+}
+
+/// The intervals of a fit whose features' private scales are not certified
+/// ([`crate::preprocess::ScalingPlan::feature_check`] fails: n·ε₀ of a feature release
+/// below 4·ln(4 282/β), β = 0.1): a released scale may then be off by orders of
+/// magnitude, and with it the raw coefficient wⱼ = s_y·w̃ⱼ/sⱼ (and the raw intercept,
+/// through the centres), while nothing released tells which column. A bootstrap around
+/// such a fit is centred on the wrong raw value (its world has the released scale), so
+/// every interval is (−∞, ∞), with a note; no refit runs. `method`: the algorithm's
+/// (method, covers) strings; `check`: (n·ε₀, the bound).
+pub fn uncertified_scales(
+    method: (&str, &str),
+    est: (&[f64], f64),
+    intercept: &InterceptInput,
+    names: &[String],
+    boot: Bootstrap,
+    check: (f64, f64),
+) -> Intervals {
+    let note = format!(
+        "not certified: the features' private scales are released at n*eps0 = {:.1} per release, below the {:.1} that bounds a column's chance of a scale off by orders of magnitude by 0.1 (preprocess::ScalingPlan::feature_check); a raw coefficient, and the raw intercept through the centres, is then not bounded by the released values and nothing released tells which column, so every interval is unbounded. --scale public:FILE.json, a larger --epsilon or --preprocess-share, or fewer features certify them",
+        check.0, check.1
+    );
+    unbounded(method, est, intercept, names, boot, note)
+}
+
+/// Every coefficient's interval (−∞, ∞), and the intercept's where it has one, with
+/// `note` saying why.
+fn unbounded(
+    (method, covers): (&str, &str),
+    (w_est, b_est): (&[f64], f64),
+    intercept: &InterceptInput,
+    names: &[String],
+    boot: Bootstrap,
+    note: String,
+) -> Intervals {
     let open = |name: &str, est: f64| Term {
         name: name.to_string(),
         estimate: est,
@@ -445,19 +499,15 @@ fn unidentified(
         lower: f64::NEG_INFINITY,
         upper: f64::INFINITY,
     };
-    let notes = vec![format!(
-        "not identified: the released X^T X is not certified to dominate its privacy noise (ridge {:e} > 0 by AdaSSP line 3: the private lower bound on lambda_min(X^T X) is below the noise's operator-norm bound {:e}); the estimate is shrunk toward 0 whatever the truth, so every interval is unbounded. More data, a larger epsilon or fewer features identify them",
-        ssp.ridge_used, ssp.plan.threshold
-    )];
     Intervals {
         level: boot.level,
-        method: METHOD.into(),
-        covers: COVERS.into(),
+        method: method.into(),
+        covers: covers.into(),
         replicates: 0,
         coefficients: names.iter().zip(w_est).map(|(n, w)| open(n, *w)).collect(),
         intercept: matches!(intercept, InterceptInput::ClippedMean { .. })
             .then(|| open("intercept", b_est)),
-        notes,
+        notes: vec![note],
     }
 }
 

@@ -469,6 +469,11 @@ pub const TARGET_EPSILON_RATIO: f64 = 2.0;
 /// intercept-only model's grid median, `pipeline`).
 pub const SCALING_FAILURE: f64 = 0.1;
 
+/// The grid points of a column's median releases that can lie outside its data (the
+/// signed-octave grid, the centre's grid and the spread's octave grid: 123 + 4 097 + 62),
+/// the |G| of [`target_scaling_check`]'s bound.
+const MEDIAN_FAR_POINTS: f64 = 4_282.0;
+
 /// The failure probability β that [`target_scaling_check`] allows for the target's
 /// releases together: 1 %. Chosen on the design half of the suite (`docs/benchmark.md`):
 /// at β = 0.1 (n·ε₀ ≥ 42.6) ggplot2_txhousing at ε = 1 passed the check at n·ε₀ = 43.4
@@ -797,11 +802,29 @@ impl ScalingPlan {
     /// released it.
     pub fn target_check(&self, scaled: usize) -> ScalingCheck {
         let (_, eps_target) = self.epsilons(scaled);
-        let far_points = (SignedOctaveGrid.len() + 2 * COARSE_STEPS + 1 + OctaveGrid.len()) as f64;
         ScalingCheck {
             n_eps0: self.n as f64 * eps_target,
-            needed: 4.0 * (far_points / TARGET_SCALING_FAILURE).ln(),
+            needed: 4.0 * (MEDIAN_FAR_POINTS / TARGET_SCALING_FAILURE).ln(),
         }
+    }
+
+    /// The [`ScalingCheck`] of one feature scaled by quantiles when `scaled` of the d
+    /// features are (`None` when none is): the bound of [`target_scaling_check`] for a
+    /// single column's median releases at a feature release's ε₀ ([`ScalingPlan::epsilons`])
+    /// and β = [`SCALING_FAILURE`]: n·ε₀ ≥ 4·ln(4 282/β) ≈ 42.6. Below it a feature's
+    /// released scale is not certified: it may be off by orders of magnitude, and nothing
+    /// released tells which column. The winsorisation keeps the predictions of such a fit
+    /// in range, but its raw coefficients are not bounded by the released values, so
+    /// confidence intervals are unbounded there (`crate::inference::uncertified_scales`).
+    /// Measured (`inference_coverage::tests::clipped_gd_sampling_probe`, N(0, 1)
+    /// features, 200 fits): n = 10⁴, d = 20, ε = 0.5 (n·ε₀ = 26.3) — 6.3 % of the
+    /// released feature scales off by more than 10×, 15 % by more than 2×; d = 5, ε = 0.5
+    /// (43.2) — 0.1 % and 1.1 %; d = 20, ε = 1 (54.2) — none and 0.4 %.
+    pub fn feature_check(&self, scaled: usize) -> Option<ScalingCheck> {
+        (scaled > 0).then(|| ScalingCheck {
+            n_eps0: self.n as f64 * self.epsilons(scaled).0,
+            needed: 4.0 * (MEDIAN_FAR_POINTS / SCALING_FAILURE).ln(),
+        })
     }
 
     /// The most favourable [`ScalingCheck`] the binary gate can lead to: every feature
@@ -2861,6 +2884,35 @@ mod tests {
         assert!(!target_scaling_check(1_600, 8, Budget::new(0.15, delta).unwrap()).reliable());
         assert!(target_scaling_check(1_600, 8, Budget::new(0.30, delta).unwrap()).reliable());
         assert!(target_scaling_check(10, 8, Budget::non_private()).reliable());
+    }
+
+    #[test]
+    fn feature_check_is_the_documented_bound_at_a_feature_release() {
+        assert_eq!(
+            MEDIAN_FAR_POINTS,
+            (SignedOctaveGrid.len() + 2 * COARSE_STEPS + 1 + OctaveGrid.len()) as f64
+        );
+        // the pipeline's scaling budget of ε: 3/4 of the preprocessing share 0.2, δ = n^-1.1
+        let plan = |n: usize, d: usize, eps: f64| {
+            let frac = 0.75 * DEFAULT_PREPROCESS_SHARE;
+            let budget = Budget::new(eps * frac, (n as f64).powf(-1.1) * frac).unwrap();
+            ScalingPlan::new(n, d, budget, true)
+        };
+        let p = plan(10_000, 20, 0.5);
+        let c = p.feature_check(20).unwrap();
+        assert!((c.needed - 4.0 * (4282.0f64 / 0.1).ln()).abs() < 1e-12);
+        assert_eq!(c.n_eps0, 10_000.0 * p.epsilons(20).0);
+        // the coverage study's cells: d = 20 at ε = 0.5 is below (n·ε₀ ≈ 26.3), d = 5 at
+        // ε = 0.5 (≈ 43.2) and d = 20 at ε = 1 (≈ 54.2) above
+        assert!(!c.reliable() && (c.n_eps0 - 26.3).abs() < 0.1);
+        assert!(plan(10_000, 5, 0.5).feature_check(5).unwrap().reliable());
+        assert!(plan(10_000, 20, 1.0).feature_check(20).unwrap().reliable());
+        // a feature's ε₀ is half the target's, and no feature scaled: no check
+        assert_eq!(p.feature_check(0), None);
+        let t = p.target_check(20);
+        assert!((t.n_eps0 - 2.0 * c.n_eps0).abs() < 1e-6 * t.n_eps0);
+        let free = ScalingPlan::new(10, 20, Budget::non_private(), true);
+        assert!(free.feature_check(20).unwrap().reliable());
     }
 
     #[test]
