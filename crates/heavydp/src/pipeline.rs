@@ -1049,7 +1049,7 @@ fn close_plan(
         .and_then(|s| s.feature_check(scaled.unwrap_or(d)));
     if let Some(c) = feature_check.filter(|c| !c.reliable()) {
         messages.push(format!(
-            "--scale private: at this n, d and ε a feature's private scale is not certified (n·ε₀ = {:.1} < {:.1} per release, preprocess::ScalingPlan::feature_check): a column's scale may be off by orders of magnitude, and its raw coefficient with it (predictions stay in range: the column is winsorised), and confidence intervals are unbounded; give --scale public:FILE.json, a larger --preprocess-share or epsilon, or fewer features",
+            "--scale private: at this n, d and ε a feature's private scale is not certified (n·ε₀ = {:.1} < {:.1} per release, preprocess::ScalingPlan::feature_check): a column's scale may be off by orders of magnitude, and its raw coefficient with it (predictions stay in range: the column is winsorised), and confidence intervals, where the algorithm has them, are unbounded; give --scale public:FILE.json, a larger --preprocess-share or epsilon, or fewer features",
             c.n_eps0, c.needed
         ));
     }

@@ -785,6 +785,11 @@ mod tests {
                     .unwrap_or_default()
             };
             let (c1, c2) = (c(1), c(2));
+            // the columns whose released scale is off by more than 2× (the truth is 1)
+            let off: Vec<usize> = (0..d)
+                .filter(|&j| !(0.5..=2.0).contains(&st.features[j].scale))
+                .collect();
+            line.push_str(&format!(" scales_off={off:?}"));
             println!(
                 "rep {r}: err {:?}{line}\n   world1-est {:?}\n   c1 {:?}\n   c2 {:?}",
                 est.iter()
