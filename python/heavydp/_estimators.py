@@ -430,7 +430,10 @@ class PrivateRegressor(RegressorMixin, _PrivateBase):
     Fits ``y ~ <x, coef_> + intercept_`` with one of heavydp's private algorithms,
     spending at most (epsilon, delta): the privacy accounting is the Rust core's and is
     reported in ``privacy_``. Same seed, data and parameters as the CLI give
-    bit-identical weights.
+    bit-identical weights. With private scaling, a fit whose model would be the private
+    median of the responses at n*epsilon < 56.2 (too few rows to locate even the median
+    on the public grid) raises ValueError, whatever the algorithm: declare the target's
+    range with ``scale="public:FILE.json"`` or give a larger epsilon.
 
     Examples
     --------

@@ -15,9 +15,13 @@ import heavydp
 # `poor_score = True` (noise is added by design), and the classifier is binary
 # (`multi_class = False`: check_classifier_not_supporting_multiclass verifies the
 # error). With random_state set, a fit is deterministic, so the idempotence and
-# invariance checks apply unchanged; no check needs an xfail.
+# invariance checks apply unchanged; no check needs an xfail. The checks fit regressors
+# on 10-30 rows: at the default epsilon = 1 the default regressor refuses there (its
+# model would be the private median of the responses at n*epsilon < 56.2, which may land
+# anywhere on the public grid; test_the_default_regressor_refuses_too_few_rows), so the
+# checks run it at epsilon = 100, where the same code path writes a model.
 ESTIMATORS = [
-    heavydp.PrivateRegressor(random_state=0),
+    heavydp.PrivateRegressor(epsilon=100.0, random_state=0),
     heavydp.PrivateClassifier(random_state=0),
     heavydp.PrivateRegressor(algorithm="clipped-gd", scale="none", fit_intercept=False,
                              params={"T": 20}, random_state=1),
@@ -27,6 +31,20 @@ ESTIMATORS = [
 @parametrize_with_checks(ESTIMATORS)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+def test_the_default_regressor_refuses_too_few_rows():
+    # n*epsilon = 30 < 56.2: a ValueError naming the remedy, no fitted attributes; at
+    # epsilon = 2 (n*epsilon = 60) the private median is certified and the fit runs
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), rng.normal(size=30)
+    est = heavydp.PrivateRegressor(random_state=0)
+    with pytest.raises(ValueError, match=r"n·ε = 30\.0 < 56\.2.*--scale public"):
+        est.fit(X, y)
+    assert not hasattr(est, "coef_")
+    fitted = heavydp.PrivateRegressor(epsilon=2.0, random_state=0).fit(X, y)
+    assert fitted.model_["selected"]["algorithm"] == "intercept-only"
+    assert np.all(fitted.coef_ == 0.0)
 
 
 def test_tags_declare_the_private_exceptions():

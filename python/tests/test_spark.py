@@ -339,11 +339,16 @@ def test_logistic_and_intercept_only_fits(spark, small):
     # a label other than 0/1/-1: the CLI's message
     with pytest.raises(ValueError, match="y: logistic loss needs labels"):
         hs.fit(frame(spark, X, labels * 2.0), loss="logistic", **kw)
-    # auto at a small n*epsilon: the private intercept alone (scaled target)
-    got = hs.fit(frame(spark, X, y, ids=np.arange(len(y))), id_col="id", epsilon=0.01, random_state=4)
-    want = in_memory(X, y, epsilon=0.01, random_state=4)
+    # auto at a small n*epsilon (100): the private intercept alone (scaled target)
+    got = hs.fit(frame(spark, X, y, ids=np.arange(len(y))), id_col="id", epsilon=0.05, random_state=4)
+    want = in_memory(X, y, epsilon=0.05, random_state=4)
     assert got.model_["selected"]["algorithm"] == "intercept-only"
     _same_release(got, want)
+    # n*epsilon = 20 < 56.2: the uncertified private median is refused, as in memory
+    with pytest.raises(ValueError, match=r"auto: .*n·ε = 20\.0 < 56\.2"):
+        hs.fit(frame(spark, X, y, ids=np.arange(len(y))), id_col="id", epsilon=0.01, random_state=4)
+    with pytest.raises(ValueError, match=r"auto: .*n·ε = 20\.0 < 56\.2"):
+        in_memory(X, y, epsilon=0.01, random_state=4)
 
 
 # --- stable chunk membership and the Budget charge (docs/privacy.md, guarantees 1, 4) ---

@@ -341,17 +341,16 @@ pub fn grid_median_min_n_eps() -> f64 {
     4.0 * (PublicGrid::LEN as f64 / preprocess::SCALING_FAILURE).ln()
 }
 
-/// Whether a regression whose model is the private median of the responses (an explicit
-/// `intercept-only`, or the reliability fallback of any explicit algorithm, with
-/// `--scale private`) refuses: n·ε below [`grid_median_min_n_eps`], where the median may
-/// land anywhere on the grid's range (measured: `adassp` and `ht-lasso` on
+/// Whether a regression whose model is the private median of the responses (an
+/// `intercept-only` fit, the reliability fallback of an explicit algorithm, or `auto`'s
+/// choice, with `--scale private`) refuses: n·ε below [`grid_median_min_n_eps`], where the
+/// median may land anywhere on the grid's range (measured: `adassp` and `ht-lasso` on
 /// carData_Prestige at ε = 0.5, 78 rows, n·ε = 39, one split each at 10¹¹–10¹⁶ times the
-/// mean's MSE; docs/benchmark.md "Every algorithm's defaults"). `auto` writes that model
-/// with a warning instead: scikit-learn's estimator checks fit it on as few as 10 rows. A
-/// function of the algorithm's name, n and ε.
-pub fn grid_median_refused(algorithm: &str, n: usize, epsilon: f64) -> bool {
-    algorithm != "auto"
-        && !preprocess::mean_intercept_applies(n, epsilon)
+/// mean's MSE; `auto` on bladderbatch_krt19 at ε = 0.5, 46 rows, n·ε = 23, one split at
+/// 10²² times; docs/benchmark.md "The intercept alone"). The same rule for every
+/// algorithm, `auto` included. A function of n and ε.
+pub fn grid_median_refused(n: usize, epsilon: f64) -> bool {
+    !preprocess::mean_intercept_applies(n, epsilon)
         && (n as f64) * epsilon < grid_median_min_n_eps()
 }
 
@@ -1014,16 +1013,11 @@ fn close_plan(
         ));
         let needed = grid_median_min_n_eps();
         let ne = n as f64 * budget.epsilon;
-        if grid_median_refused(&opts.algorithm, n, budget.epsilon) {
+        if grid_median_refused(n, budget.epsilon) {
             return Err(PipelineError::UnlocatableTarget(format!(
-                "{}: the model would be the private intercept alone, the private median of the responses, at n·ε = {ne:.1} < {needed:.1}, where it may land orders of magnitude away from them (no ε-DP estimator can place a constant near n records at this n·ε without a public range; pipeline::grid_median_refused); nothing written: declare the target's centre and scale with --scale public:FILE.json, or give a larger --epsilon (--algorithm auto writes this model with a warning)",
+                "{}: the model would be the private intercept alone, the private median of the responses, at n·ε = {ne:.1} < {needed:.1}, where it may land orders of magnitude away from them (no ε-DP estimator can place a constant near n records at this n·ε without a public range; pipeline::grid_median_refused); nothing written: declare the target's centre and scale with --scale public:FILE.json, or give a larger --epsilon",
                 opts.algorithm
             )));
-        }
-        if ne < needed {
-            messages.push(format!(
-                "intercept-only: n·ε = {ne:.1} < {needed:.1}: even the private median of the responses may land far outside them; declare the target's centre and scale with --scale public:FILE.json"
-            ));
         }
     }
     // the scales' share is the scaling plan's (scaling_fraction)

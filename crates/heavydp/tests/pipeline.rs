@@ -163,7 +163,8 @@ fn delta_default_and_explicit_zero() {
 #[test]
 fn auto_picks_by_public_quantities_and_says_why() {
     // n·ε ≥ 2d and a target the scaling can locate (ε = 2 at n = 4 000; ε = 1 is not
-    // enough there, see the next test): a fit; tiny n·ε: the private intercept alone
+    // enough there, see the next test): a fit; small n·ε (200 rows at ε = 0.5, n·ε = 100):
+    // the private intercept alone
     let ds = cps(4000);
     let out = pipeline::fit(
         ds.clone(),
@@ -175,7 +176,7 @@ fn auto_picks_by_public_quantities_and_says_why() {
     assert_eq!(out.model.algorithm, "auto");
     let sel = out.model.selected.as_ref().unwrap();
     assert_ne!(sel["algorithm"], pipeline::INTERCEPT_ONLY);
-    let small = cps(10);
+    let small = cps(200);
     let out = pipeline::fit(
         small,
         &FitOptions::new("auto", 0.5),
@@ -288,33 +289,37 @@ fn small_n_regression_auto_never_blows_up_the_target_scale() {
 }
 
 /// The refusal rule's threshold: n·ε ≥ 4·ln(|G|/β) certifies the grid median (β = 0.1,
-/// |G| = 124 929 points), ≈ 56.2; `auto` is never refused.
+/// |G| = 124 929 points), ≈ 56.2; the same for every algorithm, `auto` included.
 #[test]
 fn grid_median_refusal_threshold() {
     let t = pipeline::grid_median_min_n_eps();
     assert!((t - 4.0 * (124_929.0f64 / 0.1).ln()).abs() < 1e-9, "{t}");
     assert!((t - 56.2).abs() < 0.05, "{t}");
     // n·ε = 56 refused, 56.5 not (ε = 0.5: 112 and 113 rows)
-    for alg in ["adassp", "ht-lasso", "clipped-gd", pipeline::INTERCEPT_ONLY] {
-        assert!(pipeline::grid_median_refused(alg, 112, 0.5), "{alg}");
-        assert!(!pipeline::grid_median_refused(alg, 113, 0.5), "{alg}");
-        assert!(!pipeline::grid_median_refused(alg, 10_000, 0.5), "{alg}");
-    }
-    assert!(!pipeline::grid_median_refused("auto", 10, 1.0));
-    assert!(!pipeline::grid_median_refused("auto", 112, 0.5));
+    assert!(pipeline::grid_median_refused(112, 0.5));
+    assert!(!pipeline::grid_median_refused(113, 0.5));
+    assert!(!pipeline::grid_median_refused(10_000, 0.5));
+    assert!(pipeline::grid_median_refused(10, 1.0));
 }
 
 /// 78 rows at ε = 0.5 (n·ε = 39, carData_Prestige's training part, where `adassp` and
 /// `ht-lasso` with their defaults each had a benchmark split at 10¹¹–10¹⁶ times the
 /// mean's MSE: the reliability fallback's private median landed far from the data).
 /// An explicit algorithm or `intercept-only` refuses before any release, naming the
-/// remedy; `auto` writes the model with the warning; from n·ε = 56.2 the explicit
-/// algorithm falls back to the median and stays near the responses.
+/// remedy, and so does `auto` (whose model there would be the same median); from
+/// n·ε = 56.2 the explicit algorithm falls back to the median and stays near the
+/// responses.
 #[test]
-fn explicit_algorithms_refuse_the_uncertified_median_intercept() {
+fn every_algorithm_refuses_the_uncertified_median_intercept() {
     let all = data::read_csv(CPS, "y").unwrap();
     let small = all.select_rows(&(0..78).collect::<Vec<_>>());
-    for alg in ["adassp", "ht-lasso", "clipped-gd", pipeline::INTERCEPT_ONLY] {
+    for alg in [
+        "adassp",
+        "ht-lasso",
+        "clipped-gd",
+        pipeline::INTERCEPT_ONLY,
+        "auto",
+    ] {
         let err = pipeline::fit(
             small.clone(),
             &FitOptions::new(alg, 0.5),
@@ -343,17 +348,6 @@ fn explicit_algorithms_refuse_the_uncertified_median_intercept() {
         .unwrap_err();
         assert_eq!(err2.to_string(), msg);
     }
-    let out = pipeline::fit(
-        small.clone(),
-        &FitOptions::new("auto", 0.5),
-        &mut rng_from_seed(1),
-        &mut NoObserver,
-    )
-    .unwrap();
-    assert!(out
-        .messages
-        .iter()
-        .any(|m| m.contains("even the private median of the responses")));
     // ε = 0.75 (n·ε = 58.5): the explicit algorithm falls back to the median, which is
     // certified there; on 20 seeds it stays within the responses' range
     let (lo, hi) = small
@@ -688,7 +682,8 @@ fn external_pipeline_equals_the_in_memory_fit() {
         (&reg, opts("dp-iht-huber", &keyed)),
         (&reg, opts("ht-frank-wolfe", &keyed)),
         (&reg, opts("intercept-only", &|_| {})),
-        (&reg, opts("auto", &|o| o.epsilon = 0.002)),
+        // n·ε = 90: the intercept alone, the private median of the responses
+        (&reg, opts("auto", &|o| o.epsilon = 0.03)),
         (
             &cls,
             opts("clipped-gd", &|o| o.loss = Some("logistic".into())),
