@@ -70,8 +70,8 @@ pub enum PipelineError {
     /// that has none.
     #[error("{0}")]
     Intervals(String),
-    /// An explicit algorithm whose model would be the uncertified private median of the
-    /// responses ([`grid_median_refused`]).
+    /// A fit, by any algorithm (`auto` included), whose model would be the uncertified
+    /// private median of the responses ([`grid_median_refused`]).
     #[error("{0}")]
     UnlocatableTarget(String),
     /// The response column does not suit the loss (e.g. logistic labels).
