@@ -136,6 +136,60 @@ fn local_row_sums_are_the_old_kernels_bit_for_bit() {
     assert_eq!(bits(&got), bits(&old));
 }
 
+/// `clipped-gd`'s sum, read a span of rows at a time, is the per-row
+/// [`clipped_row_sum`] bit for bit: over several blocks of rows, through a column map,
+/// with and without the intercept's constant feature, for a smooth and a bounded loss,
+/// and with rows whose gradient overflows (they count as the zero vector).
+#[test]
+fn the_clipped_gradient_sum_is_the_per_row_sum_bit_for_bit() {
+    let (base, _) = hu_lognormal(90_001, 6, 3);
+    let d = base.d();
+    let mut x = base.x().to_vec();
+    x[17 * d..18 * d].iter_mut().for_each(|v| *v = 1e200);
+    x[50_000 * d] = -1e300;
+    let mut y = base.y().to_vec();
+    y[18] = 1e300;
+    let raw = Dataset::from_rows(x, y, d).unwrap();
+    let mut mapped = raw.clone();
+    mapped.map_lazily(ColumnMap {
+        centre: (0..d).map(|j| 0.3 * j as f64).collect(),
+        scale: (0..d).map(|j| 0.5 + j as f64).collect(),
+        bound: 4.0,
+    });
+    for data in [&raw, &mapped] {
+        for loss in [LossKind::Squared, LossKind::Huber { tau: 0.8 }] {
+            for intercept in [None, Some(0.75)] {
+                let width = d + usize::from(intercept.is_some());
+                assert!(data.n() > 2 * block_rows(width), "several blocks");
+                let w: Vec<f64> = (0..width).map(|j| 0.2 * j as f64 - 0.3).collect();
+                let k = Kernel::ClippedGradient {
+                    loss,
+                    radius: 2.5,
+                    intercept,
+                };
+                let mut got = vec![0.0; width];
+                LocalRowSums::new(data)
+                    .sum(&k, Selection::All, &w, &mut got)
+                    .unwrap();
+                let row = |i: usize, out: &mut [f64]| {
+                    data.read_row(i, &mut out[..d]);
+                    let mut margin = dot(&out[..d], &w[..d]);
+                    if let Some(u) = intercept {
+                        out[d] = u;
+                        margin += u * w[d];
+                    }
+                    let r = loss.derivative(margin, data.y()[i]);
+                    out.iter_mut().for_each(|o| *o *= r);
+                };
+                let mut old = vec![0.0; width];
+                clipped_row_sum(data.n(), width, 2.5, row, &mut old);
+                assert!(got.iter().all(|v| v.is_finite()));
+                assert_eq!(bits(&got), bits(&old), "{loss:?}, intercept {intercept:?}");
+            }
+        }
+    }
+}
+
 /// A stand-in for Spark: the rows as column batches of uneven sizes, the partial sums
 /// of each batch from [`batch_sum`] (after a JSON round trip of the request).
 fn batched_pass<'a>(data: &'a Dataset, ids: Vec<i64>, sizes: &'a [usize]) -> Box<Pass<'a>> {

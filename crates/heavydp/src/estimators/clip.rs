@@ -66,11 +66,20 @@ use rayon::prelude::*;
 
 /// ‖v‖₂ without overflow or underflow: the plain √⟨v, v⟩ when that is a normal finite
 /// number, a rescaled sum otherwise. Assumes finite entries.
+#[inline]
 pub(crate) fn l2_norm(v: &[f64]) -> f64 {
     let s = dot(v, v);
     if s.is_finite() && s >= 1e-290 {
         return s.sqrt();
     }
+    l2_norm_rescaled(v)
+}
+
+/// [`l2_norm`] where ⟨v, v⟩ overflows or is subnormal: the sum of the squares of v over
+/// its largest magnitude.
+#[cold]
+#[inline(never)]
+fn l2_norm_rescaled(v: &[f64]) -> f64 {
     let amax = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     if amax == 0.0 {
         return 0.0;
@@ -83,6 +92,7 @@ pub(crate) fn l2_norm(v: &[f64]) -> f64 {
 /// Clip(x, R) = min{1, R/‖x‖₂}·x in place (spec §0). The zero vector stays 0; a vector
 /// with any NaN or ±∞ entry becomes the zero vector (a fixed, in-ball value per record,
 /// which keeps the sensitivity 2R/m). R = ∞ leaves finite vectors unchanged.
+#[inline]
 pub fn clip_l2(v: &mut [f64], radius: f64) {
     if v.iter().any(|x| !x.is_finite()) {
         v.iter_mut().for_each(|x| *x = 0.0);
@@ -127,6 +137,12 @@ pub fn clipped_row_sum<F: Fn(usize, &mut [f64]) + Sync>(
             acc
         })
         .collect();
+    add_in_block_order(partials, out);
+}
+
+/// `out` = 0 + p₀ + p₁ + … (coordinate-wise, in the order given): the blocks' partial
+/// sums added in block order, the same bits for any thread count.
+pub(crate) fn add_in_block_order(partials: Vec<Vec<f64>>, out: &mut [f64]) {
     out.iter_mut().for_each(|o| *o = 0.0);
     for p in partials {
         for (o, v) in out.iter_mut().zip(p) {

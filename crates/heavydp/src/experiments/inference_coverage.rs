@@ -683,7 +683,8 @@ mod tests {
     /// (1 batch: the basic interval; 2 batches with unit slope; 2 and 3 batches with the
     /// secant slope) the coverage of the slopes and the intercept and the median slope
     /// width, over the repetitions of one cell (`HEAVYDP_PROBE=n,d,eps,reps`, default
-    /// 10000,5,0.5,20; `HEAVYDP_PROBE_B` refits a batch, default 200): `cargo test
+    /// 10000,5,0.5,20; `HEAVYDP_PROBE_B` refits a batch, default 200; `HEAVYDP_PROBE_FIRST`
+    /// the first repetition, default 0): `cargo test
     /// --workspace --lib inference_coverage::tests::clipped_gd_recentre_probe --
     /// --ignored --nocapture`.
     #[test]
@@ -701,6 +702,8 @@ mod tests {
                 .unwrap_or(default)
         };
         let (b, nb) = (env("HEAVYDP_PROBE_B", 200), env("HEAVYDP_PROBE_BATCHES", 3));
+        // the first repetition (`HEAVYDP_PROBE_FIRST`, default 0): a cell can be run in parts
+        let first = env("HEAVYDP_PROBE_FIRST", 0) as u64;
         // the coverage study's seeds (for its report), or the design seeds
         let study = std::env::var("HEAVYDP_PROBE_SEEDS").as_deref() == Ok("study");
         let key = format!("algorithm=clipped-gd,n={n},d={d},eps={eps}");
@@ -725,7 +728,7 @@ mod tests {
         let mut cov = vec![vec![vec![0usize; d + 1]; 4]; 1];
         let mut widths = vec![Vec::new(); 4];
         let start = std::time::Instant::now();
-        for r in 0..reps as u64 {
+        for r in first..first + reps as u64 {
             let (data_seed, fit_seed) = seeds(r);
             let data = sample(n, d, data_seed).unwrap();
             let (_, se) = ols_with_se(&data).unwrap();
