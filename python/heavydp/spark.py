@@ -197,6 +197,7 @@ _PHASES = {
     "catoni_psi": "algorithm",
     "clipped_huber": "algorithm",
     "fit_check_reads": "fit check",
+    "logistic_check_reads": "fit check",
     "clipped_residual_and_check_reads": "intercept",
 }
 
@@ -364,7 +365,8 @@ def fit(df, target="y", id_col=None, features=None, persist=True, **estimator_pa
     materialisation of the chunked algorithms, and one per pass of the fit: 4 for the
     private scaling, one per gradient or chunk of the algorithm, 1 or 2 for the
     intercept, and for the private fit check of a regression none when its reads come
-    with the intercept's clipped-mean pass (the default), else 1; also in ``notes_``). ``verbose=True`` prints each pass on stderr.
+    with the intercept's clipped-mean pass (the default), else 1, of a logistic model 1;
+    also in ``notes_``). ``verbose=True`` prints each pass on stderr.
     """
     from ._estimators import PrivateClassifier
 

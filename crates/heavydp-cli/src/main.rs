@@ -85,9 +85,9 @@ enum Command {
 
 const FIT_HELP: &str = "Fit a private model and write the model file (JSON, format heavydp-model/2; docs/model-file.md).\n\n\
 The whole budget (epsilon, delta) covers everything released: by default a share (--preprocess-share, 0.2) \
-buys private column centres/scales and the private intercept, 0.05 of epsilon the private fit check of a \
-regression (the model falls back to the intercept alone when a released comparison says it predicts worse; \
-docs/privacy.md), the rest the algorithm. Notes (defaults chosen, \
+buys private column centres/scales and the private intercept, 0.05 of epsilon the private fit check \
+(the model falls back to the intercept alone, or the base rate for the logistic loss, when a released \
+comparison of in-sample squared errors or log-losses says it predicts worse; docs/privacy.md), the rest the algorithm. Notes (defaults chosen, \
 delta defaulted to n^-1.1, degenerate settings) go to stderr and into the model's \"notes\".\n\n\
 The model's \"status\" says how the fit ended; it depends on public quantities only:\n\
   completed              the fit ran to its end (every fit that returns a model). Whether an inner solver met\n\

@@ -451,6 +451,55 @@ fn the_fit_checks_fallback_differs_only_in_released_values() {
     );
 }
 
+/// The logistic fit check's fallback path: `clipped-gd --loss logistic` at ε = 2 on the
+/// real set `cells_ps` (2 019 rows, 56 features whose private scales are not certified)
+/// predicts worse than the base rate, and the check writes the base rate alone on both
+/// neighbours (row 0 of one replaced by a row of 10⁹ labelled 1).
+#[test]
+fn the_logistic_fit_checks_fallback_differs_only_in_released_values() {
+    let dir = TempDir::new().unwrap();
+    let cells = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/real/cells_ps.csv");
+    let text = std::fs::read_to_string(cells).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let d = lines[0].split(',').count() - 1;
+    let a = dir.path().join("cells-a.csv").to_str().unwrap().to_string();
+    let b = dir.path().join("cells-b.csv").to_str().unwrap().to_string();
+    std::fs::write(&a, lines.join("\n") + "\n").unwrap();
+    lines[1] = format!("1,{}", vec!["1e9"; d].join(","));
+    std::fs::write(&b, lines.join("\n") + "\n").unwrap();
+    let fit = [
+        "fit",
+        "--algorithm",
+        "clipped-gd",
+        "--loss",
+        "logistic",
+        "--epsilon",
+        "2",
+        "--seed",
+        "5",
+    ];
+    let (ra, rb) = run_pair(&fit, &a, &b, "cells");
+    for r in [&ra, &rb] {
+        assert_eq!(r.file["preprocessing"]["fit_check"]["kept"], false);
+        assert!(r.file["weights"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w.as_f64() == Some(0.0)));
+        assert!(
+            r.stderr.contains("log-loss is worse than the base rate's"),
+            "{}",
+            r.stderr
+        );
+    }
+    check(
+        "clipped-gd --loss logistic's fit check fallback",
+        &ra,
+        &rb,
+        &released_model_field,
+    );
+}
+
 #[test]
 #[should_panic(expected = ".hyperparameters.T differs")]
 fn a_public_number_that_differs_is_caught() {

@@ -10,7 +10,7 @@
 //! | 2 `scale_phase` | labels checked for the loss; centres and scales ([`crate::preprocess::private_scales_after_gate`]); the data standardised | f·ε (·3/4 when the intercept is private), f·δ |
 //! | 3 `fit_phase` | the algorithm on the standardised data | what is left minus the intercept's and the check's shares |
 //! | 4 `intercept_phase` | intercept ([`crate::preprocess::private_intercept_of`]) | f·ε/4 (f·ε when the scales are not private) |
-//! | 4b `check_phase` | a regression with a model, a private intercept and a scaled target: the private fit check ([`crate::preprocess::fit_check`]); the intercept alone when the model predicts worse | 0.05·ε |
+//! | 4b `check_phase` | a regression with a model, a private intercept and a scaled target, or a logistic model with a private intercept: the private fit check ([`crate::preprocess::fit_check`]); the intercept alone (the base rate) when the model predicts worse | 0.05·ε |
 //! | 4c `intervals_phase` | `--intervals` (post-processing) | — |
 //! | 5 [`ModelFile::from_fit`] | the model file, mapped back to raw columns | — |
 //!
@@ -1048,11 +1048,11 @@ fn close_plan(
         ));
     }
     // The private fit check of every regression with a model, a private intercept and
-    // a scaled target, in memory or on external rows (preprocess::fit_check).
+    // a scaled target, and of every logistic model with a private intercept, in memory
+    // or on external rows (preprocess::fit_check).
     let check_frac = if !intercept_only
-        && !logistic
         && private_intercept
-        && !matches!(opts.scale, ScaleMode::None)
+        && (logistic || !matches!(opts.scale, ScaleMode::None))
     {
         preprocess::fit_check::CHECK_SHARE
     } else {
@@ -1228,7 +1228,10 @@ fn fit_with(
         rng,
         observer,
     )?;
-    if let Some(ext) = external.as_deref_mut().filter(|_| plan.check_frac > 0.0) {
+    if let Some(ext) = external
+        .as_deref_mut()
+        .filter(|_| plan.check_frac > 0.0 && !plan.logistic())
+    {
         // the fit check reads its sum and histograms in the intercept's pass (no pass of its own)
         ext.prefetch_check_reads(preprocess::fit_check::response_clip(data.n(), check_budget));
     }
@@ -1697,7 +1700,8 @@ fn intercept_phase(
 /// Phase 4b of a fit: the private fit check ([`preprocess::fit_check`], at its share,
 /// recorded as `check`) where the plan runs it. When the fitted model predicts worse
 /// than the intercept alone, its weights become 0 and its intercept the check's
-/// clipped mean of the responses (a note and a remark say so).
+/// clipped mean of the responses, or the logit of its private base rate for the
+/// logistic loss (a note and a remark say so).
 #[allow(clippy::too_many_arguments)]
 fn check_phase(
     plan: &FitPlan,
@@ -1734,7 +1738,11 @@ fn check_phase(
             &mut local
         }
     };
-    let check = preprocess::fit_check::private_fit_check(src, intercept.value, check_budget, rng)?;
+    let check = if plan.logistic() {
+        preprocess::fit_check::private_logistic_fit_check(src, intercept.value, check_budget, rng)
+    } else {
+        preprocess::fit_check::private_fit_check(src, intercept.value, check_budget, rng)
+    }?;
     ledger.record("check", check.spent.clone())?;
     if !check.kept {
         fitted.weights.iter_mut().for_each(|w| *w = 0.0);
@@ -1742,9 +1750,7 @@ fn check_phase(
         intercept.value = check.fallback_intercept;
         intercept.method = Some(check.fallback_method.clone());
         messages.push(check.remark());
-        fitted
-            .notes
-            .push(preprocess::fit_check::FitCheck::FELL_BACK.into());
+        fitted.notes.push(check.note().into());
     }
     Ok(Some(check))
 }

@@ -141,6 +141,7 @@ audit_suite! {
     intercept_mean => "intercept-mean",
     intercept_mean_of_responses => "intercept-mean-of-responses",
     fit_check => "fit-check",
+    fit_check_logistic => "fit-check-logistic",
     intercept_logistic => "intercept-logistic",
 }
 

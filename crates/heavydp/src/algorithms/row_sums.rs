@@ -81,6 +81,11 @@ pub enum Kernel {
     /// the private intercept's pass also reads all the fit check needs, so the check
     /// makes no pass of its own ([`ExternalRowSums::prefetch_check_reads`]).
     ClippedResidualAndCheckReads { c: f64, c_responses: f64 },
+    /// The logistic fit check's reads ([`preprocess::fit_check::LogisticCheckReads`],
+    /// flat: the counts of ⟨x̃ᵢ, w⟩ of the rows with yᵢ > 0, then of the others, in the
+    /// cells of the check's grid; 2·[`CHECK_CELLS`](preprocess::fit_check::CHECK_CELLS)
+    /// values).
+    LogisticCheckReads,
     /// S(b) = Σ σ(⟨x̃ᵢ, w⟩ + b) − 1{yᵢ > 0} for the 513 points b of
     /// [`preprocess::logistic_grid`]: the logistic intercept's scores.
     LogisticScores,
@@ -105,6 +110,7 @@ impl Kernel {
             Kernel::ClippedResidualAndCheckReads { .. } => {
                 2 + 2 * preprocess::fit_check::CHECK_CELLS
             }
+            Kernel::LogisticCheckReads => 2 * preprocess::fit_check::CHECK_CELLS,
             Kernel::LogisticScores => LOGISTIC_GRID_LEN,
             Kernel::ResidualHistogram => quantile::histogram_cells(PublicGrid::LEN),
             Kernel::StageHistograms { ref columns } => *preprocess::stage_offsets(columns)
@@ -372,6 +378,10 @@ fn preprocess_sum<X: RowSource + ?Sized>(
                 w,
             ));
             out
+        }
+        Kernel::LogisticCheckReads => {
+            let margins: Vec<f64> = (0..len).map(margin).collect();
+            preprocess::fit_check::LogisticCheckReads::of(&margins, y).to_flat()
         }
         Kernel::LogisticScores => {
             let margins: Vec<f64> = (0..len).map(margin).collect();
@@ -798,7 +808,7 @@ impl<'a> ExternalRowSums<'a> {
         self.passes[match kernel {
             Kernel::StageHistograms { .. } => 0,
             ref k if !k.preprocessing() => 1,
-            Kernel::FitCheckReads { .. } => 3,
+            Kernel::FitCheckReads { .. } | Kernel::LogisticCheckReads => 3,
             _ => 2,
         }] += 1;
         let req = SumRequest {
@@ -1073,7 +1083,8 @@ impl InterceptSource for ExternalIntercept<'_, '_> {
 
 /// The private fit check's [`CheckSource`] on external rows: its reads
 /// ([`Kernel::FitCheckReads`] at w, through the public standardisation) in one pass, or
-/// none when the intercept's pass read them ([`ExternalRowSums::prefetch_check_reads`]).
+/// none when the intercept's pass read them ([`ExternalRowSums::prefetch_check_reads`]);
+/// the logistic check's ([`Kernel::LogisticCheckReads`]) in a pass of their own.
 pub struct ExternalCheck<'s, 'a> {
     sums: &'s mut ExternalRowSums<'a>,
     w: Vec<f64>,
@@ -1109,6 +1120,18 @@ impl CheckSource for ExternalCheck<'_, '_> {
             .reduce_all(Kernel::FitCheckReads { c }, t, &self.w)
             .map_err(PreprocessError::Pass)?;
         preprocess::fit_check::CheckReads::from_flat(&v).ok_or_else(|| {
+            PreprocessError::Pass("the pass returned a result of the wrong length".into())
+        })
+    }
+    fn logistic_check_reads(
+        &mut self,
+    ) -> Result<preprocess::fit_check::LogisticCheckReads, PreprocessError> {
+        let t = self.sums.transform.clone();
+        let v = self
+            .sums
+            .reduce_all(Kernel::LogisticCheckReads, t, &self.w)
+            .map_err(PreprocessError::Pass)?;
+        preprocess::fit_check::LogisticCheckReads::from_flat(&v).ok_or_else(|| {
             PreprocessError::Pass("the pass returned a result of the wrong length".into())
         })
     }

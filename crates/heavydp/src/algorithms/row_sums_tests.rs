@@ -529,6 +529,32 @@ fn the_intercept_pass_reads_the_fit_checks_sums_and_histograms() {
     assert!((local.response_sum - s0.response_sum).abs() < 1e-9 * n as f64);
 }
 
+/// The logistic fit check's pass on external rows (labels 0/1, read as ±1 by the
+/// executors): one pass of its own, counted as the check's, with the in-memory counts.
+#[test]
+fn the_logistic_check_pass_reads_the_in_memory_histograms() {
+    use crate::preprocess::fit_check::{CheckSource, LogisticCheckReads};
+    let (data, _) = hu_lognormal(3000, 4, 5);
+    let (n, d) = (data.n(), data.d());
+    let mut sorted = data.y().to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let cut = sorted[n / 3];
+    let labels: Vec<f64> = data.y().iter().map(|v| f64::from(*v > cut)).collect();
+    let data = Dataset::from_rows(data.x().to_vec(), labels, d).unwrap();
+    let sizes = [700, 333, 1024];
+    let w: Vec<f64> = (0..d).map(|j| 0.8 - 0.5 * j as f64).collect();
+    let mut ext = ExternalRowSums::new(n, d, batched_pass(&data, (0..n as i64).collect(), &sizes));
+    ext.set_labels(true);
+    let s = ext.check_source(&w).logistic_check_reads().unwrap();
+    assert_eq!(ext.passes(), (0, 0, 0, 1));
+    let local = LogisticCheckReads::of(&data.margins(&w), data.y());
+    assert_eq!(s, local);
+    let positives = data.y().iter().filter(|v| **v > 0.0).count();
+    assert!(positives > n / 10 && positives < 9 * n / 10, "{positives}");
+    assert_eq!(s.positives_count(), positives as f64);
+    assert_eq!(s.negatives.iter().sum::<f64>(), (n - positives) as f64);
+}
+
 /// `intercept = Some(u)`: the sum over (x, u) with the margin ⟨x, w⟩ + u·b is the plain
 /// kernel on the data with a constant column u appended, bit for bit (d + 1 values; the
 /// clip covers the whole row, so the sensitivity is still 2R).

@@ -17,6 +17,7 @@
 //! | `target-moment` | the mean of min(1.5·o, K·M)² over the octaves o of \|y − c₀\| of 10 responses (c₀ = 0, M = 1, K = 16) + N(0, σ²), Δ = (K·M)²/n, σ = Δ/√(2ρ), ρ = ε₀²/8 (one bounded-range quantile release's charge), minus its 0.9-level noise bound ([`crate::preprocess::release_target_moment`]) | 10 zeros; D′: y₁ = 10⁶ | the released bound | run at 4·ε₀ |
 //! | `intercept-mean` | clipped mean of 20 residuals at C + Lap(2C/(nε)) (`fit`'s intercept, squared loss) | 19 zeros and −C; D′: +C | the released value | Δ halved |
 //! | `fit-check` | b₀ = clipped mean of 20 scaled responses + Lap at ε/2, then D = mean of min((y − b₀)², 9) − min((y − m − b)², 9) + Lap(18/(n·ε/2)) (`fit`'s fit check, [`crate::preprocess::fit_check`]) | 20 rows y = 0, m = 0; D′: the first row's margin 10⁶ | the released D | D's noise draw skipped |
+//! | `fit-check-logistic` | b₀ = logit of (count of positives among 20 labels + Lap at ε/2)/n, then D = mean of min(ℓ(b₀; y), L) − min(ℓ(m + b; y), L) + Lap(2L/(n·ε/2)), L = 10·ln 2 (`fit`'s logistic fit check, [`crate::preprocess::fit_check::private_logistic_fit_check`]) | 20 rows, ten labelled 1, margins 0; D′: the first row's margin 10⁶ | the released D | D's noise draw skipped |
 //! | `intercept-logistic` | exponential mechanism on −\|Σ(σ(b) − yᵢ)\| over b ∈ [−8, 8] step 1/32 (Δ_u = 2; `fit`'s logistic intercept) | labels 1×5, 0×5; D′: the first label 0 | the released value | run at 16·ε |
 //! | `catoni` | Catoni–Giulini column means (k, β = 1, spec A.5) + Lap(d·4√2k/(3nε)), n = 20, d = 2, τ = 1 | 19 zeros and x₁ = −a*·(1, 1); D′: x₁ = +a*·(1, 1), a* = the value maximising a record's contribution Ψ (a huge outlier, ≈ 10¹⁵k) | the last coordinate | its noise draw skipped |
 //!
@@ -443,6 +444,16 @@ pub const ROWS: &[Row] = &[
         prepare: fit_check,
     },
     Row {
+        name: "fit-check-logistic",
+        kind: TargetKind::Mechanism,
+        privacy: PrivacyModel::Pure,
+        release: "the private logistic fit check of 20 labels (preprocess::fit_check::private_logistic_fit_check): b0 = logit of the base rate, its count of positives + Laplace at epsilon/2, then D = mean of min(l(b0; y), L) - min(l(m + b; y), L) over the rows (l the log-loss, L = 10 ln 2) + Lap(2L/(n epsilon/2)), with b = 0",
+        neighbours: "D: 20 rows, ten labelled 1, margin m = 0; D': the first row (labelled 0) with its features replaced so that its margin is 10^6 (its term moves from 0 to ln 2 - L; b0 is the same on both)",
+        statistic: "the released D",
+        defect: "D's noise draw skipped: D released exactly",
+        prepare: fit_check_logistic,
+    },
+    Row {
         name: "intercept-mean-of-responses",
         kind: TargetKind::Mechanism,
         privacy: PrivacyModel::Pure,
@@ -819,6 +830,44 @@ fn fit_check(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
         let b0 = lap.run_uncharged(&[0.0], rng)[0];
         let d = fit_check::CheckReads::of(margins, &y, c).statistic_sum(b0, 0.0);
         Ok(d / n as f64)
+    }))
+}
+
+/// `fit-check-logistic`: the logistic fit check's released D on a pair that moves one
+/// row's margin (twin: D released without its Laplace draw).
+fn fit_check_logistic(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
+    use crate::preprocess::fit_check::{self, LocalCheck};
+    let name = "fit-check-logistic";
+    let budget = Budget::pure(claim.epsilon).map_err(|e| setup_err(name, e))?;
+    let n = 20;
+    let y: Vec<f64> = (0..n).map(|i| f64::from(i >= n / 2)).collect();
+    let m = vec![0.0; n];
+    let mut mp = m.clone();
+    mp[0] = 1e6;
+    Ok(on_pair(m, mp, move |margins, rng| {
+        let mut src = LocalCheck { margins, y: &y };
+        if !broken {
+            return fit_check::private_logistic_fit_check(&mut src, 0.0, budget, rng)
+                .map(|c| c.statistic)
+                .map_err(|e| setup_err(name, e));
+        }
+        // b₀ released as in the check (half the budget), D exact
+        let eps = calibration_target(budget.epsilon) / 2.0;
+        let mut ledger = crate::privacy::PrivacyLedger::new(
+            Budget::pure(eps).map_err(|e| setup_err(name, e))?,
+            crate::privacy::Accountant::Basic,
+        );
+        let reads = fit_check::LogisticCheckReads::of(margins, &y);
+        let b0 = crate::preprocess::release_base_rate(
+            &mut ledger,
+            "base rate",
+            n as f64,
+            reads.positives_count(),
+            eps,
+            rng,
+        )
+        .map_err(|e| setup_err(name, e))?;
+        Ok(reads.statistic_sum(b0, 0.0) / n as f64)
     }))
 }
 

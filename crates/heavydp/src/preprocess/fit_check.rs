@@ -1,6 +1,7 @@
 //! The private fit check: a fitted regression falls back to the intercept alone when a
 //! released comparison of its in-sample squared errors with the intercept alone's says
-//! that it predicts worse.
+//! that it predicts worse; a fitted logistic model falls back to the base rate alone on
+//! the same comparison of clipped log-losses ("The logistic loss" below).
 //!
 //! # Why
 //!
@@ -35,6 +36,29 @@
 //! exactly when its clipped in-sample squared error (of residuals at their cells'
 //! midpoints) is at most the intercept alone's.
 //!
+//! # The logistic loss
+//!
+//! Explicit logistic fits whose private scales are not certified can saturate their
+//! margins and predict one class with near certainty: on the real set `cells_ps`
+//! `clipped-gd --loss logistic` with its defaults wrote models whose test log-loss was
+//! 19 times the base rate's (`docs/benchmark.md`, "The six real sets"). The check for a
+//! logistic model with a private intercept (its own release, or `clipped-gd`'s jointly
+//! fitted one) is the same two releases, in log-odds:
+//!
+//! 1. b₀ = the logit of the private base rate, (#{yᵢ > 0} + Lap(1/(ε_c/2)))/n clamped to
+//!    [1/(n + 2), 1 − 1/(n + 2)] ([`super::release_base_rate`]: the intercept-only
+//!    logistic model's release);
+//! 2. D = (1/n)·Σᵢ [ℓ_L(b₀; yᵢ) − ℓ_L(⌊mᵢ⌉ + b̃; yᵢ)], ℓ_L(z; y) the log-loss of label y at
+//!    log-odds z clipped at L = [`LOGISTIC_CHECK_CLIP`] nats, ⌊mᵢ⌉ the midpoint of the
+//!    margin's cell on the check's grid, released as D̃ = D + Lap(2L/(n·ε_c/2)) (each
+//!    term lies in [−L, L]); D is a function of the two histograms of the margins of the
+//!    positive and of the negative rows ([`LogisticCheckReads`], one pass);
+//! 3. the model is kept unless D̃ < −τ; else it is the base rate alone, (0, b₀).
+//!
+//! Privacy as below: b₀ is ε_c/2-DP (a count, sensitivity 1); given b₀, b̃ and w̃,
+//! replacing one row moves one count of one histogram out and one in, so n·D by at most
+//! 2L.
+//!
 //! # Privacy
 //!
 //! b₀ is ε_c/2-DP (the `intercept-mean` mechanism); given b₀, b̃ and w̃ (released before),
@@ -49,6 +73,7 @@
 //! |---|---|---|---|
 //! | share of ε | ε_c/ε | [`CHECK_SHARE`] = 0.05, taken from the algorithm's share | a twentieth of ε: the algorithm keeps 0.75 of ε instead of 0.8 (its noise scales grow by ≈ 7 %) |
 //! | clip of a squared error | C² | [`CHECK_CLIP`]² = 9 (scaled units) | three robust standard deviations, the convention of `bound=auto` ([`super::AUTO_BOUND`]) |
+//! | clip of a log-loss (logistic) | L | [`LOGISTIC_CHECK_CLIP`] = 10·ln 2 ≈ 6.93 nats | ten times a base rate of ½'s log-loss: an exploded model (test log-loss over 10× the constant's, `docs/benchmark.md`) has in-sample losses of that size, and D̃'s power to see a saturated model grows with L (its noise grows with L too, so a larger L sees a mildly worse model less well); against L = 3 on the binary tables' design half (`docs/benchmark.md`, "The logistic fit check") |
 //! | margin | τ | [`CHECK_MARGIN`] = 3 Laplace scales | a model exactly as good as the intercept alone falls back with probability ½·e⁻³ ≈ 2.5 % |
 //! | grid | — | cells of [`CHECK_CELL`] = 1/32 on ±[`CHECK_RANGE`] = ±16 (scaled units) | a term moves by at most 3/32 of its C² = 9 within a cell (a midpoint's error averages out); 16 robust sds hold every b̃ and b₀ of a scaled target but a wild draw, whose terms stay valid (bounded) but inexact near the edges |
 
@@ -83,6 +108,9 @@ pub struct FitCheck {
     pub kept: bool,
     /// The two releases' spend.
     pub spent: PrivacySpent,
+    /// The logistic check ([`private_logistic_fit_check`]: log-losses against the base
+    /// rate's) rather than the squared-error one.
+    pub logistic: bool,
 }
 
 impl FitCheck {
@@ -90,8 +118,26 @@ impl FitCheck {
     /// `preprocessing.fit_check`).
     pub const FELL_BACK: &'static str = "fit check: the released D (the intercept alone's clipped in-sample squared error minus the model's, scaled units; preprocess::fit_check) is below -threshold: the fitted model predicts worse than the intercept alone on the training rows, so the model is the private intercept alone (its weights are 0)";
 
+    /// The model note of a logistic fit that fell back.
+    pub const FELL_BACK_LOGISTIC: &'static str = "fit check: the released D (the base rate's clipped in-sample log-loss minus the model's, nats; preprocess::fit_check) is below -threshold: the fitted model predicts worse than the base rate on the training rows, so the model is the private base rate alone (its weights are 0)";
+
+    /// The model note of a fit that fell back.
+    pub fn note(&self) -> &'static str {
+        if self.logistic {
+            Self::FELL_BACK_LOGISTIC
+        } else {
+            Self::FELL_BACK
+        }
+    }
+
     /// The remark of a fit that fell back, with the released values.
     pub fn remark(&self) -> String {
+        if self.logistic {
+            return format!(
+                "fit check: released D = {:.4} < -{:.4}: the fitted model's log-loss is worse than the base rate's on the training rows (preprocess::fit_check); the model written is the private base rate alone",
+                self.statistic, self.threshold
+            );
+        }
         format!(
             "fit check: released D = {:.4} < -{:.4}: the fitted model predicts worse than the intercept alone on the training rows (preprocess::fit_check); the model written is the private intercept alone",
             self.statistic, self.threshold
@@ -216,6 +262,8 @@ pub trait CheckSource {
     fn rows(&self) -> usize;
     /// The [`CheckReads`] at the fitted margins with the responses clipped at `c`.
     fn check_reads(&mut self, c: f64) -> Result<CheckReads, PreprocessError>;
+    /// The [`LogisticCheckReads`] at the fitted margins (labels: yᵢ > 0 is positive).
+    fn logistic_check_reads(&mut self) -> Result<LogisticCheckReads, PreprocessError>;
 }
 
 /// The in-memory [`CheckSource`]: margins and scaled responses.
@@ -230,6 +278,9 @@ impl CheckSource for LocalCheck<'_> {
     }
     fn check_reads(&mut self, c: f64) -> Result<CheckReads, PreprocessError> {
         Ok(CheckReads::of(self.margins, self.y, c))
+    }
+    fn logistic_check_reads(&mut self) -> Result<LogisticCheckReads, PreprocessError> {
+        Ok(LogisticCheckReads::of(self.margins, self.y))
     }
 }
 
@@ -291,6 +342,133 @@ pub fn private_fit_check<R: RngCore + ?Sized>(
         ),
         kept: statistic >= -threshold,
         spent,
+        logistic: false,
+    })
+}
+
+/// A logistic log-loss counts at most L = 10·ln 2 ≈ 6.93 nats in the logistic check's D:
+/// ten times the log-loss of a base rate of ½, the level of the benchmark's "log-loss
+/// over 10× the constant's" (`docs/benchmark.md`).
+pub const LOGISTIC_CHECK_CLIP: f64 = 10.0 * std::f64::consts::LN_2;
+
+/// A term of the logistic D: the log-loss min(ln(1 + e^(−z)), L) of a positive label at
+/// log-odds z, min(ln(1 + e^z), L) of a negative one (L for a NaN z; the outer cells'
+/// ∓∞ count L or 0).
+#[inline]
+fn clipped_log_loss(z: f64, positive: bool) -> f64 {
+    let t = if positive { -z } else { z };
+    if t.is_nan() {
+        LOGISTIC_CHECK_CLIP
+    } else {
+        crate::loss::softplus(t).min(LOGISTIC_CHECK_CLIP)
+    }
+}
+
+/// The Laplace scale of the logistic D̃ at n rows and the release's ε: 2L/(n·ε).
+pub fn logistic_check_noise_scale(n: usize, epsilon: f64) -> f64 {
+    2.0 * LOGISTIC_CHECK_CLIP / (n as f64 * epsilon)
+}
+
+/// What the logistic check reads of the rows, in one pass: the counts of the fitted
+/// margins mᵢ = ⟨x̃ᵢ, w̃⟩ of the positive rows (yᵢ > 0) and of the negative rows in the
+/// cells of the check's grid ([`check_cell`]; counts as f64, exact). The count of
+/// positives is the first histogram's total.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogisticCheckReads {
+    pub positives: Vec<f64>,
+    pub negatives: Vec<f64>,
+}
+
+impl LogisticCheckReads {
+    /// The reads of the labels `y` (yᵢ > 0: positive) at the fitted `margins`.
+    pub fn of(margins: &[f64], y: &[f64]) -> Self {
+        let mut reads = LogisticCheckReads {
+            positives: vec![0.0; CHECK_CELLS],
+            negatives: vec![0.0; CHECK_CELLS],
+        };
+        for (m, yi) in margins.iter().zip(y) {
+            let h = if *yi > 0.0 {
+                &mut reads.positives
+            } else {
+                &mut reads.negatives
+            };
+            h[check_cell(*m)] += 1.0;
+        }
+        reads
+    }
+
+    /// The flat layout of a pass's result: the positives' histogram, then the negatives'.
+    pub fn to_flat(&self) -> Vec<f64> {
+        [self.positives.as_slice(), &self.negatives].concat()
+    }
+
+    /// The inverse of [`LogisticCheckReads::to_flat`] (None: not its length).
+    pub fn from_flat(v: &[f64]) -> Option<Self> {
+        (v.len() == 2 * CHECK_CELLS).then(|| LogisticCheckReads {
+            positives: v[..CHECK_CELLS].to_vec(),
+            negatives: v[CHECK_CELLS..].to_vec(),
+        })
+    }
+
+    /// The number of positive rows (exact: a sum of integer counts).
+    pub fn positives_count(&self) -> f64 {
+        self.positives.iter().sum()
+    }
+
+    /// n·D of the base rate's log-odds `b0` and the model's intercept `b`: Σ over the
+    /// cells of each label's count × (its clipped log-loss at b₀ minus that at the cell's
+    /// value + b), in a fixed order.
+    pub fn statistic_sum(&self, b0: f64, b: f64) -> f64 {
+        let (pos0, neg0) = (clipped_log_loss(b0, true), clipped_log_loss(b0, false));
+        (0..CHECK_CELLS)
+            .map(|k| {
+                let z = check_cell_value(k) + b;
+                self.positives[k] * (pos0 - clipped_log_loss(z, true))
+                    + self.negatives[k] * (neg0 - clipped_log_loss(z, false))
+            })
+            .sum()
+    }
+}
+
+/// The private fit check of a logistic model (module doc, "The logistic loss"): the
+/// fitted margins and released intercept `intercept` (log-odds) against the private base
+/// rate, on the labels of `src`, at `budget` (pure; ε = ∞: exact).
+pub fn private_logistic_fit_check<R: RngCore + ?Sized>(
+    src: &mut dyn CheckSource,
+    intercept: f64,
+    budget: Budget,
+    rng: &mut R,
+) -> Result<FitCheck, PreprocessError> {
+    let n = src.rows();
+    let mut ledger = PrivacyLedger::new(budget, Accountant::Basic);
+    let eps = release_epsilon(budget);
+    let reads = src.logistic_check_reads()?;
+    // 1. b₀: the logit of the private base rate (the intercept of zero weights)
+    let b0 = super::release_base_rate(
+        &mut ledger,
+        "fit check base rate",
+        n as f64,
+        reads.positives_count(),
+        eps,
+        rng,
+    )?;
+    // 2. D and its release
+    let d = reads.statistic_sum(b0, intercept) / n as f64;
+    let lap = LaplaceMechanism::new(2.0 * LOGISTIC_CHECK_CLIP / n as f64, eps)?;
+    let statistic = mechanisms::release(&mut ledger, "fit check", &lap, &[d], rng)?[0];
+    let threshold = if eps.is_finite() {
+        CHECK_MARGIN * logistic_check_noise_scale(n, eps)
+    } else {
+        0.0
+    };
+    Ok(FitCheck {
+        statistic,
+        threshold,
+        fallback_intercept: b0,
+        fallback_method: "the fit check's logit of the private base rate (Laplace on the count of positives, sensitivity 1; the weights are all zero)".into(),
+        kept: statistic >= -threshold,
+        spent: ledger.summary(PrivacyModel::Pure),
+        logistic: true,
     })
 }
 
@@ -446,5 +624,146 @@ mod tests {
         }
         // the flat layout of a pass's result round-trips
         assert_eq!(CheckReads::from_flat(&base.to_flat()), Some(base));
+    }
+    /// Labels with P(y = 1) = σ(2x), x ~ N(0, 1): n rows of (w·2x, y) for the weight `w`.
+    fn labelled(n: usize, w: f64, seed: u64) -> (Vec<f64>, Vec<f64>) {
+        let mut rng = rng_from_seed(seed);
+        let g = Normal::new(0.0, 1.0).unwrap();
+        (0..n)
+            .map(|_| {
+                let x: f64 = g.sample(&mut rng);
+                let u: f64 = rand::Rng::random(&mut rng);
+                (w * 2.0 * x, f64::from(u < crate::loss::sigmoid(2.0 * x)))
+            })
+            .unzip()
+    }
+
+    fn logistic_check(margins: &[f64], y: &[f64], eps: f64, seed: u64) -> FitCheck {
+        let budget = if eps.is_finite() {
+            Budget::pure(eps).unwrap()
+        } else {
+            Budget::non_private()
+        };
+        let mut src = LocalCheck { margins, y };
+        private_logistic_fit_check(&mut src, 0.0, budget, &mut rng_from_seed(seed)).unwrap()
+    }
+
+    #[test]
+    fn the_logistic_checks_noise_scale_and_threshold_follow_the_formula() {
+        // Laplace scale 2L/(n·ε/2) of D̃, τ = 3 scales; the spend is the budget
+        let (m, y) = labelled(1000, 1.0, 1);
+        let c = logistic_check(&m, &y, 0.4, 2);
+        let l = LOGISTIC_CHECK_CLIP;
+        let scale = 2.0 * l / (1000.0 * calibration_target(0.4) / 2.0);
+        assert!(
+            (logistic_check_noise_scale(1000, calibration_target(0.4) / 2.0) - scale).abs() < 1e-15
+        );
+        assert!((c.threshold - 3.0 * scale).abs() < 1e-12, "{}", c.threshold);
+        assert_eq!(c.spent.releases, 2);
+        assert!(c.spent.epsilon <= 0.4 && c.spent.epsilon > 0.399);
+        assert!(c.logistic);
+        // the released D's spread over seeds: the Laplace part's sd √2·2L/(n·ε/2), plus a
+        // little from b₀'s own noise
+        let (m, y) = labelled(200, 1.0, 3);
+        let draws: Vec<f64> = (0..4000)
+            .map(|s| logistic_check(&m, &y, 2.0, s).statistic)
+            .collect();
+        let mean = draws.iter().sum::<f64>() / draws.len() as f64;
+        let sd =
+            (draws.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / draws.len() as f64).sqrt();
+        let want = 2f64.sqrt() * 2.0 * l / (200.0 * 1.0);
+        assert!(sd > 0.95 * want && sd < 1.15 * want, "sd {sd} vs {want}");
+    }
+
+    #[test]
+    fn the_non_private_logistic_check_is_exact() {
+        let (m, y) = labelled(500, 1.0, 4);
+        let c = logistic_check(&m, &y, f64::INFINITY, 5);
+        let p = y.iter().sum::<f64>() / 500.0;
+        let b0 = (p / (1.0 - p)).ln();
+        assert!((c.fallback_intercept - b0).abs() < 1e-12);
+        // D row by row at the margins' cell midpoints, and at the margins themselves
+        let mid = |v: f64| check_cell_value(check_cell(v));
+        let term = |mi: f64, yi: f64| {
+            let pos = yi > 0.0;
+            clipped_log_loss(b0, pos) - clipped_log_loss(mi, pos)
+        };
+        let d = m
+            .iter()
+            .zip(&y)
+            .map(|(mi, yi)| term(mid(*mi), *yi))
+            .sum::<f64>()
+            / 500.0;
+        let exact = m.iter().zip(&y).map(|(mi, yi)| term(*mi, *yi)).sum::<f64>() / 500.0;
+        assert!((c.statistic - d).abs() < 1e-12, "{} vs {d}", c.statistic);
+        assert!((d - exact).abs() < 2e-3, "{d} vs {exact}");
+        assert_eq!(c.threshold, 0.0);
+        // the true model beats the base rate by a clear margin of log-loss
+        assert!(c.kept && d > 0.1, "{d}");
+        // a clipped log-loss: a margin far on the wrong side counts L, a NaN too
+        assert_eq!(clipped_log_loss(-40.0, true), LOGISTIC_CHECK_CLIP);
+        assert_eq!(clipped_log_loss(f64::NAN, false), LOGISTIC_CHECK_CLIP);
+        assert!((LOGISTIC_CHECK_CLIP - 6.931_471_805_599_453).abs() < 1e-12);
+        assert_eq!(clipped_log_loss(f64::INFINITY, true), 0.0);
+        assert!((clipped_log_loss(0.0, false) - 2f64.ln()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_saturated_logistic_model_falls_back_and_a_good_one_is_kept() {
+        // the truth is kept at ε = 1 on 2 000 rows in 50 seeds of 50; margins of the wrong
+        // sign and 20 times the size (near-certain wrong predictions) fall back in all of
+        // them, to the base rate's log-odds; a zero-weight model (as good as the base
+        // rate) is kept in about 97.5 %
+        let (good, y) = labelled(2000, 1.0, 6);
+        let bad: Vec<f64> = good.iter().map(|m| -20.0 * m).collect();
+        let zero = vec![0.0; y.len()];
+        let p = y.iter().sum::<f64>() / y.len() as f64;
+        let mut kept_zero = 0;
+        for s in 0..50 {
+            assert!(logistic_check(&good, &y, 1.0, s).kept, "seed {s}");
+            let c = logistic_check(&bad, &y, 1.0, s);
+            assert!(!c.kept, "seed {s}: {}", c.statistic);
+            assert!(
+                (c.fallback_intercept - (p / (1.0 - p)).ln()).abs() < 0.1,
+                "{}",
+                c.fallback_intercept
+            );
+            kept_zero += usize::from(logistic_check(&zero, &y, 1.0, s).kept);
+        }
+        assert!(kept_zero >= 45, "{kept_zero}");
+    }
+
+    #[test]
+    fn one_row_moves_the_logistic_sum_by_at_most_twice_the_clip() {
+        let (m, y) = labelled(300, 1.0, 7);
+        let base = LogisticCheckReads::of(&m, &y);
+        for (yr, mr) in [
+            (1.0, 1e9),
+            (0.0, 1e9),
+            (1.0, -1e9),
+            (0.0, f64::NAN),
+            (-1.0, 3.0),
+        ] {
+            let (mut m2, mut y2) = (m.clone(), y.clone());
+            m2[0] = mr;
+            y2[0] = yr;
+            let other = LogisticCheckReads::of(&m2, &y2);
+            for (b0, b) in [(0.0, 0.0), (0.3, -0.4), (-6.0, 14.0), (6.0, -40.0)] {
+                let moved = (base.statistic_sum(b0, b) - other.statistic_sum(b0, b)).abs();
+                assert!(
+                    moved <= 2.0 * LOGISTIC_CHECK_CLIP + 1e-9,
+                    "{moved} at ({yr}, {mr}), ({b0}, {b})"
+                );
+            }
+            assert!((base.positives_count() - other.positives_count()).abs() <= 1.0);
+        }
+        assert_eq!(
+            LogisticCheckReads::from_flat(&base.to_flat()),
+            Some(base.clone())
+        );
+        assert_eq!(
+            base.positives_count(),
+            y.iter().filter(|v| **v > 0.0).count() as f64
+        );
     }
 }

@@ -18,6 +18,7 @@
 //! | intercept, absolute loss or no scales | median of the residuals | [`quantile::QuantileMechanism`] | ε-DP | as above |
 //! | intercept of the intercept-only regression, n·ε ≥ 186.4 ([`private_mean_intercept_of`]) | the responses' median m, the octave s of their MAD (and its 0.9-level octave for an atom at m), then their mean clipped to [m − c, m + c], c = 2·C·s | quantile mechanism ×3, Laplace Δ₁ = 2c/n | ε-DP (basic composition) | McSherry & Talwar 2007; Dwork & Roth Thm 3.6 |
 //! | fit check ([`fit_check::private_fit_check`]), a regression with a model | b₀, the clipped mean of the scaled responses, then D = mean of min((ỹ − b₀)², 9) − min((ỹ − m − b̃)², 9); the model becomes (0, b₀) when D̃ < −3 Laplace scales | Laplace, Δ₁ = 2C_b/n and 18/n | ε-DP (two releases at ε/2) | Dwork & Roth Thm 3.6 |
+//! | fit check ([`fit_check::private_logistic_fit_check`]), a logistic model | b₀, the logit of the private base rate, then D = mean of min(ℓ(b₀; y), L) − min(ℓ(m + b̃; y), L), ℓ the log-loss, L = 10·ln 2; the model becomes (0, b₀) when D̃ < −3 Laplace scales | Laplace, Δ₁ = 1 and 2L/n | ε-DP (two releases at ε/2) | Dwork & Roth Thm 3.6 |
 //! | intercept, logistic loss (not `clipped-gd`'s `intercept=fit`, which fits it with the weights: `crate::algorithms::private_gd::JOINT_INTERCEPT_UNIT`) | root of Σᵢ (σ(mᵢ + b) − 1{yᵢ = 1}) on the public grid b ∈ [−8, 8] step 1/32 | exponential mechanism, utility −\|S(b)\|, Δ_u = 2 | ε-DP | McSherry & Talwar 2007 |
 //!
 //! Why stages: a quantile on one grid wide enough for every unit (10⁻⁶ … 10¹²) puts 10⁵
@@ -2111,15 +2112,32 @@ pub fn private_base_rate_intercept_of<R: RngCore + ?Sized>(
         calibration_target(budget.epsilon)
     };
     let count = src.positives()?;
-    let lap = LaplaceMechanism::new(1.0, eps)?;
-    let c = mechanisms::release(&mut ledger, "intercept (base rate)", &lap, &[count], rng)?[0];
-    let lo = 1.0 / (n + 2.0);
-    let p = (c / n).clamp(lo, 1.0 - lo);
+    let b = release_base_rate(&mut ledger, "intercept (base rate)", n, count, eps, rng)?;
     Ok((
-        (p / (1.0 - p)).ln(),
+        b,
         ledger.summary(PrivacyModel::Pure),
         "logit of the private base rate (Laplace on the count of positives, sensitivity 1; the weights are all zero)".into(),
     ))
+}
+
+/// The logit of the private base rate of `n` rows with `positives` positive labels:
+/// p̂ = (positives + Lap(1/ε))/n clamped to [1/(n + 2), 1 − 1/(n + 2)], released through
+/// `ledger` (charged first; the count has sensitivity 1). The intercept of a logistic
+/// model with zero weights ([`private_base_rate_intercept_of`]) and the logistic fit
+/// check's base rate ([`fit_check::private_logistic_fit_check`]) are this release.
+pub fn release_base_rate<R: RngCore + ?Sized>(
+    ledger: &mut PrivacyLedger,
+    label: &str,
+    n: f64,
+    positives: f64,
+    eps: f64,
+    rng: &mut R,
+) -> Result<f64, PreprocessError> {
+    let lap = LaplaceMechanism::new(1.0, eps)?;
+    let c = mechanisms::release(ledger, label, &lap, &[positives], rng)?[0];
+    let lo = 1.0 / (n + 2.0);
+    let p = (c / n).clamp(lo, 1.0 - lo);
+    Ok((p / (1.0 - p)).ln())
 }
 
 fn median_intercept<R: RngCore + ?Sized>(
