@@ -69,7 +69,7 @@ fn list_names_every_target_and_its_twin() {
     let v = stdout_json(&out);
     let rows = v.as_array().unwrap();
     assert_eq!(rows.len(), heavydp::audit::targets().len());
-    assert_eq!(rows.len(), 68);
+    assert_eq!(rows.len(), 70);
     for r in rows {
         for key in [
             "name",

@@ -431,7 +431,7 @@ fn classification_on_raw_columns_learns_the_base_rate() {
         "log-loss {logloss} vs constant {constant}"
     );
     // clipped-gd fitted the intercept with the weights: no intercept phase, its share
-    // went to the algorithm
+    // went to the algorithm; the logistic fit check (0.05 of ε) kept the model
     let m = &out.model;
     assert_eq!(m.hyperparameters["intercept"], "fit");
     let method = m.preprocessing.as_ref().unwrap()["intercept_method"]
@@ -445,7 +445,16 @@ fn classification_on_raw_columns_learns_the_base_rate() {
         .iter()
         .map(|x| x["name"].as_str().unwrap())
         .collect();
-    assert_eq!(phases, ["preprocessing", "algorithm"]);
+    assert_eq!(phases, ["preprocessing", "algorithm", "check"]);
+    let check = &m.privacy["phases"][2];
+    assert!(
+        (check["epsilon"].as_f64().unwrap() - 0.1).abs() < 1e-6,
+        "{check}"
+    );
+    assert_eq!(
+        m.preprocessing.as_ref().unwrap()["fit_check"]["kept"],
+        serde_json::json!(true)
+    );
     assert!(m.privacy["epsilon"].as_f64().unwrap() <= 2.0);
     // --param intercept=fit needs the private intercept it replaces
     let mut none = opts.clone();
