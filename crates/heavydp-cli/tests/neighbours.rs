@@ -415,6 +415,17 @@ fn the_logistic_fit_with_its_joint_intercept_differs_only_in_released_values() {
     );
 }
 
+/// The fit check fell back: `kept` is false, every weight 0, and stderr says `remark`.
+fn assert_fell_back(r: &Run, remark: &str) {
+    assert_eq!(r.file["preprocessing"]["fit_check"]["kept"], false);
+    assert!(r.file["weights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|w| w.as_f64() == Some(0.0)));
+    assert!(r.stderr.contains(remark), "{}", r.stderr);
+}
+
 /// The private fit check's fallback path: `dp-slr` (s = 4) at ε = 200 on 3 000 rows of the
 /// CPS wages predicts worse than the intercept alone, and the check writes the intercept
 /// alone on both neighbours (the extreme worker of the binary-gate test in row 0 of one).
@@ -435,13 +446,7 @@ fn the_fit_checks_fallback_differs_only_in_released_values() {
     ];
     let (ra, rb) = run_pair(&fit, &a, &b, "m");
     for r in [&ra, &rb] {
-        assert_eq!(r.file["preprocessing"]["fit_check"]["kept"], false);
-        assert!(r.file["weights"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|w| w.as_f64() == Some(0.0)));
-        assert!(r.stderr.contains("fit check: released D"), "{}", r.stderr);
+        assert_fell_back(r, "fit check: released D");
     }
     check(
         "dp-slr's fit check fallback",
@@ -480,17 +485,7 @@ fn the_logistic_fit_checks_fallback_differs_only_in_released_values() {
     ];
     let (ra, rb) = run_pair(&fit, &a, &b, "cells");
     for r in [&ra, &rb] {
-        assert_eq!(r.file["preprocessing"]["fit_check"]["kept"], false);
-        assert!(r.file["weights"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|w| w.as_f64() == Some(0.0)));
-        assert!(
-            r.stderr.contains("log-loss is worse than the base rate's"),
-            "{}",
-            r.stderr
-        );
+        assert_fell_back(r, "log-loss is worse than the base rate's");
     }
     check(
         "clipped-gd --loss logistic's fit check fallback",

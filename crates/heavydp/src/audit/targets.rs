@@ -805,6 +805,15 @@ fn intercept_mean_of_responses(claim: &Budget, broken: bool) -> Result<RunFn, Au
     }))
 }
 
+/// The fit checks' pair: n margins 0, and the same with the first row's margin 10⁶ (its
+/// features replaced).
+fn moved_margin_pair(n: usize) -> (Vec<f64>, Vec<f64>) {
+    let m = vec![0.0; n];
+    let mut mp = m.clone();
+    mp[0] = 1e6;
+    (m, mp)
+}
+
 /// `fit-check`: the private fit check's released D on a pair that moves one row's margin
 /// (twin: D released without its Laplace draw).
 fn fit_check(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
@@ -813,9 +822,7 @@ fn fit_check(claim: &Budget, broken: bool) -> Result<RunFn, AuditError> {
     let budget = Budget::pure(claim.epsilon).map_err(|e| setup_err(name, e))?;
     let n = 20;
     let y = vec![0.0; n];
-    let m = vec![0.0; n];
-    let mut mp = m.clone();
-    mp[0] = 1e6;
+    let (m, mp) = moved_margin_pair(n);
     Ok(on_pair(m, mp, move |margins, rng| {
         let mut src = LocalCheck { margins, y: &y };
         if !broken {
@@ -841,9 +848,7 @@ fn fit_check_logistic(claim: &Budget, broken: bool) -> Result<RunFn, AuditError>
     let budget = Budget::pure(claim.epsilon).map_err(|e| setup_err(name, e))?;
     let n = 20;
     let y: Vec<f64> = (0..n).map(|i| f64::from(i >= n / 2)).collect();
-    let m = vec![0.0; n];
-    let mut mp = m.clone();
-    mp[0] = 1e6;
+    let (m, mp) = moved_margin_pair(n);
     Ok(on_pair(m, mp, move |margins, rng| {
         let mut src = LocalCheck { margins, y: &y };
         if !broken {

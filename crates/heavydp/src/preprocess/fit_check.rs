@@ -490,14 +490,18 @@ mod tests {
             .unzip()
     }
 
-    fn check(margins: &[f64], y: &[f64], eps: f64, seed: u64) -> FitCheck {
-        let budget = if eps.is_finite() {
+    /// A pure budget of ε (ε = ∞: non-private).
+    fn budget(eps: f64) -> Budget {
+        if eps.is_finite() {
             Budget::pure(eps).unwrap()
         } else {
             Budget::non_private()
-        };
+        }
+    }
+
+    fn check(margins: &[f64], y: &[f64], eps: f64, seed: u64) -> FitCheck {
         let mut src = LocalCheck { margins, y };
-        private_fit_check(&mut src, 0.0, budget, &mut rng_from_seed(seed)).unwrap()
+        private_fit_check(&mut src, 0.0, budget(eps), &mut rng_from_seed(seed)).unwrap()
     }
 
     #[test]
@@ -639,13 +643,8 @@ mod tests {
     }
 
     fn logistic_check(margins: &[f64], y: &[f64], eps: f64, seed: u64) -> FitCheck {
-        let budget = if eps.is_finite() {
-            Budget::pure(eps).unwrap()
-        } else {
-            Budget::non_private()
-        };
         let mut src = LocalCheck { margins, y };
-        private_logistic_fit_check(&mut src, 0.0, budget, &mut rng_from_seed(seed)).unwrap()
+        private_logistic_fit_check(&mut src, 0.0, budget(eps), &mut rng_from_seed(seed)).unwrap()
     }
 
     #[test]
