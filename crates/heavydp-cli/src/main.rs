@@ -87,7 +87,9 @@ const FIT_HELP: &str = "Fit a private model and write the model file (JSON, form
 The whole budget (epsilon, delta) covers everything released: by default a share (--preprocess-share, 0.2) \
 buys private column centres/scales and the private intercept, 0.05 of epsilon the private fit check \
 (the model falls back to the intercept alone, or the base rate for the logistic loss, when a released \
-comparison of in-sample squared errors or log-losses says it predicts worse; docs/privacy.md), the rest the algorithm. Notes (defaults chosen, \
+comparison of in-sample squared errors or log-losses says it predicts worse; docs/privacy.md; a logistic \
+model's check takes 120/(n*epsilon) of epsilon where that is more, at most 0.5, and below n*epsilon = 240, \
+where it could not see a bad model, the model is the base rate alone), the rest the algorithm. Notes (defaults chosen, \
 delta defaulted to n^-1.1, degenerate settings) go to stderr and into the model's \"notes\".\n\n\
 The model's \"status\" says how the fit ended; it depends on public quantities only:\n\
   completed              the fit ran to its end (every fit that returns a model). Whether an inner solver met\n\

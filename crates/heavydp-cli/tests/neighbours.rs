@@ -459,7 +459,8 @@ fn the_fit_checks_fallback_differs_only_in_released_values() {
 /// The logistic fit check's fallback path: `clipped-gd --loss logistic` at ε = 2 on the
 /// real set `cells_ps` (2 019 rows, 56 features whose private scales are not certified)
 /// predicts worse than the base rate, and the check writes the base rate alone on both
-/// neighbours (row 0 of one replaced by a row of 10⁹ labelled 1).
+/// neighbours (row 0 of one replaced by a row of 10⁹ labelled 1); at ε = 0.1, where the
+/// check would be blind, both are the base rate by the public rule.
 #[test]
 fn the_logistic_fit_checks_fallback_differs_only_in_released_values() {
     let dir = TempDir::new().unwrap();
@@ -489,6 +490,22 @@ fn the_logistic_fit_checks_fallback_differs_only_in_released_values() {
     }
     check(
         "clipped-gd --loss logistic's fit check fallback",
+        &ra,
+        &rb,
+        &released_model_field,
+    );
+    // at ε = 0.1 (n·ε = 202 < 240) the check would be blind: the public fallback to the
+    // base rate, before any release (no check, no fit)
+    let mut blind = fit;
+    blind[6] = "0.1";
+    let (ra, rb) = run_pair(&blind, &a, &b, "cells-blind");
+    for r in [&ra, &rb] {
+        assert!(r.stderr.contains("logistic_check_blind"), "{}", r.stderr);
+        assert_eq!(r.file["selected"]["algorithm"], "intercept-only");
+        assert!(r.file["preprocessing"]["fit_check"].is_null());
+    }
+    check(
+        "clipped-gd --loss logistic's blind-check fallback",
         &ra,
         &rb,
         &released_model_field,

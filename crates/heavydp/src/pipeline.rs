@@ -5,12 +5,12 @@
 //!
 //! | phase | what | budget |
 //! |---|---|---|
-//! | 1 [`plan`] → [`FitPlan`] | every choice, from the options, n and d before any row is read: `--algorithm auto` by [`auto_rule`]; loss, domain and hyperparameters (`bound`, `R`, `--radius` … `auto` on scaled data); δ (`--delta`, or n^−1.1 for an (ε, δ)/zCDP algorithm, said on stderr; an explicit 0 for one is an error); the ledger's budget and its split; the private scaling's public plan ([`crate::preprocess::ScalingPlan`]: its budget, accountant and binary gate, computed once); the public fallback to the intercept alone. [`planned_privacy`] (what Python charges) reads the same plan | — |
+//! | 1 [`plan`] → [`FitPlan`] | every choice, from the options, n and d before any row is read: `--algorithm auto` by [`auto_rule`]; loss, domain and hyperparameters (`bound`, `R`, `--radius` … `auto` on scaled data); δ (`--delta`, or n^−1.1 for an (ε, δ)/zCDP algorithm, said on stderr; an explicit 0 for one is an error); the ledger's budget and its split; the private scaling's public plan ([`crate::preprocess::ScalingPlan`]: its budget, accountant and binary gate, computed once); the public fallbacks to the intercept alone (a regression whose target scaling is not certified, a logistic model where the fit check would be blind: [`preprocess::fit_check::logistic_check_blind`]). [`planned_privacy`] (what Python charges) reads the same plan | — |
 //! | 1b `gate_phase` | with private scaling: the binary gate's release, then the plan completed with the released count (`close_plan`: the fallback may then apply) | the gate's charge, part of phase 2's |
 //! | 2 `scale_phase` | labels checked for the loss; centres and scales ([`crate::preprocess::private_scales_after_gate`]); the data standardised | f·ε (·3/4 when the intercept is private), f·δ |
 //! | 3 `fit_phase` | the algorithm on the standardised data | what is left minus the intercept's and the check's shares |
 //! | 4 `intercept_phase` | intercept ([`crate::preprocess::private_intercept_of`]) | f·ε/4 (f·ε when the scales are not private) |
-//! | 4b `check_phase` | a regression with a model, a private intercept and a scaled target, or a logistic model with a private intercept: the private fit check ([`crate::preprocess::fit_check`]); the intercept alone (the base rate) when the model predicts worse | 0.05·ε |
+//! | 4b `check_phase` | a regression with a model, a private intercept and a scaled target, or a logistic model with a private intercept: the private fit check ([`crate::preprocess::fit_check`]); the intercept alone (the base rate) when the model predicts worse | 0.05·ε (logistic: [`preprocess::fit_check::check_share`], 120/(n·ε) in [0.05, 0.5]) |
 //! | 4c `intervals_phase` | `--intervals` (post-processing) | — |
 //! | 5 [`ModelFile::from_fit`] | the model file, mapped back to raw columns | — |
 //!
@@ -308,6 +308,28 @@ fn scaling_fraction(opts: &FitOptions) -> f64 {
     } else {
         share
     }
+}
+
+/// The public reliability rule of every logistic model with a private intercept,
+/// explicit or `auto`: where the private fit check is blind
+/// ([`preprocess::fit_check::logistic_check_blind`], n·ε < 240) no released value could
+/// reveal a model that predicts worse than the base rate, and there the fits measured
+/// did (`clipped-gd` on MASS_birthwt and pd_speech_pd, test log-loss up to 10²× the base
+/// rate's; `docs/benchmark.md`, "The logistic fit check"), so the model is the private
+/// base rate alone: returns the message (stderr and a model note). A function of the
+/// options, n and ε.
+fn logistic_fallback(opts: &FitOptions, name: &str, n: usize) -> Option<String> {
+    let (sight, max_share) = (
+        preprocess::fit_check::LOGISTIC_CHECK_SIGHT,
+        preprocess::fit_check::LOGISTIC_CHECK_MAX_SHARE,
+    );
+    (opts.intercept == InterceptMode::Private
+        && preprocess::fit_check::logistic_check_blind(n, opts.epsilon))
+    .then(|| format!(
+        "{name}: at n·ε = {:.1} < {:.0} the private fit check cannot tell a logistic model from one worse than the base rate (preprocess::fit_check::logistic_check_blind), so the model is the private base rate alone ({INTERCEPT_ONLY}); give a larger --epsilon for a fitted model",
+        n as f64 * opts.epsilon,
+        sight / max_share
+    ))
 }
 
 /// The public reliability check every d-dimensional regression on privately scaled
@@ -967,11 +989,28 @@ fn close_plan(
     // The public reliability check of every d-dimensional regression on privately scaled
     // columns (explicit or auto): when the scaling cannot locate the target, the model is
     // the private intercept alone.
-    let fallback = check.and_then(|c| scaling_fallback(opts, &name, d, c));
+    let fallback = check
+        .and_then(|c| scaling_fallback(opts, &name, d, c))
+        .or_else(|| {
+            (logistic && resolved.is_some())
+                .then(|| logistic_fallback(opts, &name, n))
+                .flatten()
+        });
     if let Some(reason) = &fallback {
-        // the flags are checked all the same (a bad --sparsity is an error, not a fallback)
+        // the flags are checked all the same (a bad --sparsity or a loss the algorithm
+        // does not take is an error, not a fallback)
         if let Some(r) = &resolved {
-            r.domain.build(d)?;
+            let domain = r.domain.build(d)?;
+            if let Some(a) = crate::algorithms::registry::descriptor(&name) {
+                let info = (a.info)();
+                crate::algorithms::check_loss_and_domain(
+                    a.name,
+                    r.loss.name(),
+                    domain.describe()["kind"].as_str().unwrap_or(""),
+                    &info.losses,
+                    &info.domains,
+                )?;
+            }
         }
         if opts.intervals.is_some() {
             // a public decision, before any release
@@ -1054,7 +1093,7 @@ fn close_plan(
         && private_intercept
         && (logistic || !matches!(opts.scale, ScaleMode::None))
     {
-        preprocess::fit_check::CHECK_SHARE
+        preprocess::fit_check::check_share(logistic, n, opts.epsilon)
     } else {
         0.0
     };

@@ -431,7 +431,8 @@ fn classification_on_raw_columns_learns_the_base_rate() {
         "log-loss {logloss} vs constant {constant}"
     );
     // clipped-gd fitted the intercept with the weights: no intercept phase, its share
-    // went to the algorithm; the logistic fit check (0.05 of ε) kept the model
+    // went to the algorithm; the logistic fit check (0.05 of ε at n·ε = 16 000) kept the
+    // model
     let m = &out.model;
     assert_eq!(m.hyperparameters["intercept"], "fit");
     let method = m.preprocessing.as_ref().unwrap()["intercept_method"]
@@ -468,6 +469,96 @@ fn classification_on_raw_columns_learns_the_base_rate() {
         e.contains("--param intercept=fit applies only to --intercept private"),
         "{e}"
     );
+}
+
+/// The logistic fit check's share grows as n·ε falls (120/(n·ε) of ε, at most 0.5), and
+/// below n·ε = 240, where it is blind, every logistic model with a private intercept is
+/// the private base rate alone: public decisions of n and ε, the same for an explicit
+/// algorithm and for `auto`.
+#[test]
+fn small_logistic_fits_spend_more_on_the_check_and_fall_back_where_it_is_blind() {
+    let raw = cps(600);
+    let y: Vec<f64> = raw.y().iter().map(|w| f64::from(*w > 600.0)).collect();
+    let ds = Dataset::new(
+        raw.x().to_vec(),
+        y,
+        raw.d(),
+        raw.feature_names().to_vec(),
+        "y".into(),
+    )
+    .unwrap();
+    let phases = |m: &ModelFile| -> Vec<(String, f64)> {
+        // a single-phase model (the intercept alone) lists no phases
+        m.privacy["phases"]
+            .as_array()
+            .map_or(&[][..], |v| v.as_slice())
+            .iter()
+            .map(|x| {
+                (
+                    x["name"].as_str().unwrap().to_string(),
+                    x["budget_epsilon"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let mut opts = FitOptions::new("clipped-gd", 1.0);
+    opts.loss = Some("logistic".into());
+    // n·ε = 600: the check takes 120/600 = 0.2 of ε (0.05 at n·ε ≥ 2 400)
+    let out = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(5), &mut NoObserver).unwrap();
+    let p = phases(&out.model);
+    assert_eq!(p.last().unwrap().0, "check", "{p:?}");
+    assert!((p.last().unwrap().1 - 0.2).abs() < 1e-9, "{p:?}");
+    assert_eq!(out.model.algorithm, "clipped-gd");
+    // n·ε = 0.39·600 = 234 < 240: the check would be blind, the model is the base rate
+    for alg in ["clipped-gd", "ht-frank-wolfe"] {
+        let mut o = opts.clone();
+        o.algorithm = alg.into();
+        o.epsilon = 0.39;
+        let out = pipeline::fit(ds.clone(), &o, &mut rng_from_seed(5), &mut NoObserver).unwrap();
+        let m = &out.model;
+        assert_eq!(m.algorithm, alg);
+        assert_eq!(
+            m.selected.as_ref().unwrap()["algorithm"],
+            pipeline::INTERCEPT_ONLY
+        );
+        assert!(
+            out.messages
+                .iter()
+                .any(|n| n.contains("logistic_check_blind")),
+            "{alg}"
+        );
+        assert!(m.weights.iter().all(|w| *w == 0.0), "{alg}");
+        assert!(m.intercept.is_finite() && m.intercept.abs() < 8.0, "{alg}");
+        assert!(
+            m.notes.iter().any(|n| n.contains("logistic_check_blind")),
+            "{alg}: {:?}",
+            m.notes
+        );
+        assert!(
+            phases(m).iter().all(|(name, _)| name != "algorithm"),
+            "{alg}"
+        );
+        assert!(m.privacy["epsilon"].as_f64().unwrap() <= 0.39);
+        // the same decision without a private intercept is no decision: nothing to fall
+        // back to, the fit runs (and is the user's to judge)
+        let mut none = o.clone();
+        none.intercept = InterceptMode::None;
+        let out = pipeline::fit(ds.clone(), &none, &mut rng_from_seed(5), &mut NoObserver).unwrap();
+        assert_eq!(out.model.algorithm, alg);
+    }
+    // ε = ∞ is never blind: the non-private fit and its exact check
+    let mut inf = opts.clone();
+    inf.epsilon = f64::INFINITY;
+    let small = Dataset::new(
+        ds.x()[..20 * ds.d()].to_vec(),
+        ds.y()[..20].to_vec(),
+        ds.d(),
+        ds.feature_names().to_vec(),
+        "y".into(),
+    )
+    .unwrap();
+    let out = pipeline::fit(small, &inf, &mut rng_from_seed(5), &mut NoObserver).unwrap();
+    assert_eq!(out.model.algorithm, "clipped-gd");
 }
 
 /// `auto` for `--radius`, `R`, `K`, `tau` and `M` on scaled data — a

@@ -343,6 +343,36 @@ pub fn clip_for(data: &Dataset, loss: &LossKind, bound: f64) -> Dataset {
     data.clipped_view(bound, !matches!(loss, LossKind::Logistic))
 }
 
+/// That the algorithm takes the loss `loss` and the domain of kind `domain` (its
+/// `losses` and `domains`): the error names the supported ones.
+pub fn check_loss_and_domain(
+    algorithm: &'static str,
+    loss: &str,
+    domain: &str,
+    losses: &[&str],
+    domains: &[&str],
+) -> Result<(), FitError> {
+    if !losses.contains(&loss) {
+        return Err(FitError::Unsupported {
+            algorithm,
+            reason: format!(
+                "loss '{loss}' is not supported (supported: {})",
+                losses.join(", ")
+            ),
+        });
+    }
+    if !domains.contains(&domain) {
+        return Err(FitError::Unsupported {
+            algorithm,
+            reason: format!(
+                "domain '{domain}' is not supported (supported: {})",
+                domains.join(", ")
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Common checks: shapes, loss parameters and labels are validated by the caller; this
 /// checks the budget's δ against the privacy model and that the loss/domain are accepted.
 pub fn check_common(
@@ -353,29 +383,11 @@ pub fn check_common(
     losses: &[&str],
     domains: &[&str],
 ) -> Result<(), FitError> {
-    if !losses.contains(&problem.loss.name()) {
-        return Err(FitError::Unsupported {
-            algorithm,
-            reason: format!(
-                "loss '{}' is not supported (supported: {})",
-                problem.loss.name(),
-                losses.join(", ")
-            ),
-        });
-    }
-    let dname = problem.domain.describe()["kind"]
+    let kind = problem.domain.describe()["kind"]
         .as_str()
         .unwrap_or("")
         .to_string();
-    if !domains.contains(&dname.as_str()) {
-        return Err(FitError::Unsupported {
-            algorithm,
-            reason: format!(
-                "domain '{dname}' is not supported (supported: {})",
-                domains.join(", ")
-            ),
-        });
-    }
+    check_loss_and_domain(algorithm, problem.loss.name(), &kind, losses, domains)?;
     if problem.domain.dim() != problem.data.d() {
         return Err(FitError::Unsupported {
             algorithm,

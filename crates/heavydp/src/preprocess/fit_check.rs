@@ -56,6 +56,15 @@
 //!    positive and of the negative rows ([`LogisticCheckReads`], one pass);
 //! 3. the model is kept unless D̃ < −τ; else it is the base rate alone, (0, b₀).
 //!
+//! Its share of ε grows as n·ε falls ([`check_share`]): 120/(n·ε) clamped to [0.05, 0.5],
+//! so that τ is at most ln 2 nats (the check sees a model worse than the base rate by a
+//! coin's whole log-loss) wherever n·ε ≥ 240. At the regression check's 0.05 it could not
+//! see even a model that puts every row's probability on the wrong label below
+//! n·ε ≈ 264, and there the fits measured did (`docs/benchmark.md`, "The logistic fit
+//! check"). Below n·ε = 240 ([`logistic_check_blind`]) no share up to 0.5 gives that
+//! sight, and `pipeline` writes the base rate alone with the whole budget, a public
+//! decision of n and ε (no check, no fit).
+//!
 //! Privacy as below: b₀ is ε_c/2-DP (a count, sensitivity 1); given b₀, b̃ and w̃,
 //! replacing one row moves one count of one histogram out and one in, so n·D by at most
 //! 2L.
@@ -72,7 +81,7 @@
 //!
 //! | name | symbol | default | source |
 //! |---|---|---|---|
-//! | share of ε | ε_c/ε | [`CHECK_SHARE`] = 0.05, taken from the algorithm's share | a twentieth of ε: the algorithm keeps 0.75 of ε instead of 0.8 (its noise scales grow by ≈ 7 %) |
+//! | share of ε | ε_c/ε | [`CHECK_SHARE`] = 0.05, taken from the algorithm's share; logistic: [`check_share`] = 120/(n·ε) in [0.05, [`LOGISTIC_CHECK_MAX_SHARE`] = 0.5] | a twentieth of ε: the algorithm keeps 0.75 of ε instead of 0.8 (its noise scales grow by ≈ 7 %); the logistic check's [`LOGISTIC_CHECK_SIGHT`] = 12·L/ln 2 = 120 makes τ = ln 2 nats, and below n·ε = 240 it is blind ([`logistic_check_blind`]): measured on the binary tables' design half and confirmed on subsamples of the confirm half (`docs/benchmark.md`, "The logistic fit check") |
 //! | clip of a squared error | C² | [`CHECK_CLIP`]² = 9 (scaled units) | three robust standard deviations, the convention of `bound=auto` ([`super::AUTO_BOUND`]) |
 //! | clip of a log-loss (logistic) | L | [`LOGISTIC_CHECK_CLIP`] = 10·ln 2 ≈ 6.93 nats | ten times a base rate of ½'s log-loss: an exploded model (test log-loss over 10× the constant's, `docs/benchmark.md`) has in-sample losses of that size, and D̃'s power to see a saturated model grows with L (its noise grows with L too, so a larger L sees a mildly worse model less well); against L = 3 on the binary tables' design half (`docs/benchmark.md`, "The logistic fit check") |
 //! | margin | τ | [`CHECK_MARGIN`] = 3 Laplace scales | a model exactly as good as the intercept alone falls back with probability ½·e⁻³ ≈ 2.5 % |
@@ -85,8 +94,43 @@ use crate::privacy::{
 };
 use rand::RngCore;
 
-/// The check's share of the fit's ε (pure ε-DP: no δ), taken from the algorithm's.
+/// The check's share of the fit's ε (pure ε-DP: no δ), taken from the algorithm's: the
+/// regression check's always, the logistic check's where n·ε is large enough
+/// ([`check_share`]).
 pub const CHECK_SHARE: f64 = 0.05;
+
+/// The logistic check's sight: its share s of ε is at least this over n·ε, so that at
+/// [`CHECK_MARGIN`] Laplace scales it sees a model whose clipped in-sample log-loss
+/// exceeds the base rate's by ln 2 nats (a coin's whole loss): 3·2L/(n·s·ε/2) ≤ ln 2 ⇔
+/// n·ε·s ≥ 12·L/ln 2 = 120 at L = [`LOGISTIC_CHECK_CLIP`] = 10·ln 2.
+pub const LOGISTIC_CHECK_SIGHT: f64 = 12.0 * LOGISTIC_CHECK_CLIP / std::f64::consts::LN_2;
+
+/// The most of ε the logistic check takes ([`check_share`]): the algorithm keeps at
+/// least 0.3 of ε (0.5 with the 0.2 preprocessing share).
+pub const LOGISTIC_CHECK_MAX_SHARE: f64 = 0.5;
+
+/// The check's share of ε at n rows (a public function of the loss, n and ε): the
+/// regression check's [`CHECK_SHARE`]; the logistic check's
+/// [`LOGISTIC_CHECK_SIGHT`]/(n·ε) clamped to [[`CHECK_SHARE`], [`LOGISTIC_CHECK_MAX_SHARE`]]
+/// (0.05 from n·ε = 2 400, the most below n·ε = 240). Where n·ε is small a logistic fit
+/// is the least reliable (its feature scales are not certified, its margins can
+/// saturate: `docs/benchmark.md`, "The logistic fit check") and a check at 0.05 of ε
+/// cannot see it: below n·ε ≈ 264 no model could move D̃ below its threshold.
+/// Whether the logistic check is blind at n rows and ε: even at its largest share it
+/// cannot see a model worse than the base rate by ln 2 nats (n·ε < [`LOGISTIC_CHECK_SIGHT`]
+/// / [`LOGISTIC_CHECK_MAX_SHARE`] = 240). A logistic model there is not certified, and
+/// `heavydp fit` writes the base rate alone (`pipeline`'s public fallback). A function of
+/// n and ε only; never blind at ε = ∞.
+pub fn logistic_check_blind(n: usize, epsilon: f64) -> bool {
+    epsilon.is_finite() && (n as f64) * epsilon * LOGISTIC_CHECK_MAX_SHARE < LOGISTIC_CHECK_SIGHT
+}
+
+pub fn check_share(logistic: bool, n: usize, epsilon: f64) -> f64 {
+    if !logistic || !epsilon.is_finite() {
+        return CHECK_SHARE;
+    }
+    (LOGISTIC_CHECK_SIGHT / (n as f64 * epsilon)).clamp(CHECK_SHARE, LOGISTIC_CHECK_MAX_SHARE)
+}
 
 /// A squared error counts at most C² = 9 in D (scaled units: three robust sds).
 pub const CHECK_CLIP: f64 = 3.0;
@@ -765,5 +809,40 @@ mod tests {
             base.positives_count(),
             y.iter().filter(|v| **v > 0.0).count() as f64
         );
+    }
+
+    #[test]
+    fn the_logistic_checks_share_gives_it_sight_of_a_coins_loss() {
+        // the regression check's share is fixed; the logistic one's is 120/(n·ε) in
+        // [0.05, 0.5]
+        assert_eq!(check_share(false, 100, 0.5), CHECK_SHARE);
+        assert_eq!(check_share(true, 100, f64::INFINITY), CHECK_SHARE);
+        assert_eq!(check_share(true, 10_000, 1.0), CHECK_SHARE);
+        assert_eq!(check_share(true, 2_400, 1.0), CHECK_SHARE);
+        assert!((check_share(true, 1_000, 1.2) - 0.1).abs() < 1e-12);
+        assert_eq!(check_share(true, 240, 1.0), LOGISTIC_CHECK_MAX_SHARE);
+        assert_eq!(check_share(true, 100, 1.0), LOGISTIC_CHECK_MAX_SHARE);
+        assert!((LOGISTIC_CHECK_SIGHT - 120.0).abs() < 1e-12);
+        // at its share the check's threshold (3 Laplace scales of D̃, released at half the
+        // share) is ln 2 nats exactly where the share is 120/(n·ε), at most ln 2 above,
+        // more below n·ε = 240 (blind)
+        let threshold = |n: usize, eps: f64| {
+            CHECK_MARGIN * logistic_check_noise_scale(n, check_share(true, n, eps) * eps / 2.0)
+        };
+        let ln2 = std::f64::consts::LN_2;
+        assert!((threshold(1_000, 1.0) - ln2).abs() < 1e-12);
+        assert!((threshold(240, 1.0) - ln2).abs() < 1e-12);
+        assert!(threshold(20_000, 1.0) < ln2 && threshold(20_000, 1.0) > 0.1 * ln2);
+        assert!(threshold(239, 1.0) > ln2);
+        assert!(logistic_check_blind(239, 1.0) && logistic_check_blind(479, 0.5));
+        assert!(!logistic_check_blind(240, 1.0) && !logistic_check_blind(480, 0.5));
+        assert!(!logistic_check_blind(1, f64::INFINITY));
+        // a saturated model's D (L minus the base rate's loss, about 6.2 nats at a base
+        // rate of ½) is then below -threshold with room to spare: the check sees it
+        // wherever it is not blind, and could not at the regression check's 0.05 below
+        // n·ε = 264
+        let worst = LOGISTIC_CHECK_CLIP - ln2;
+        assert!(threshold(240, 1.0) < worst);
+        assert!(CHECK_MARGIN * logistic_check_noise_scale(263, CHECK_SHARE / 2.0) > worst);
     }
 }
