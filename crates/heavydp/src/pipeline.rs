@@ -231,11 +231,36 @@ pub const INTERCEPT_ONLY: &str = "intercept-only";
 /// |---|---|---|
 /// | regression, n·ε < 2·d | `intercept-only` | d ≥ n sets (bladderbatch): every d-dimensional private fit is worse than the constant by orders of magnitude |
 /// | regression, otherwise | `clipped-gd` (squared loss, data-free R) | the best private default on cps1988 and gss_wages (0.92–0.95 and 0.83 of the gain at ε = 1) |
-/// | classification, n·ε < 100·d | `intercept-only` (the private base rate) | cells (n·ε ≤ 3 230, d = 56) and pd_speech: no private fit beat the constant's log-loss on every split; the base rate never loses much |
+/// | classification, n·ε < 100·d ([`AUTO_LOGISTIC_FACTOR`]) | `intercept-only` (the private base rate) | cells (n·ε ≤ 3 230, d = 56) and pd_speech: no private fit beat the constant's log-loss on every split; the base rate never loses much |
 /// | classification, otherwise | `clipped-gd` (logistic loss) | the only dense private logistic fit whose noise shrinks with n at a data-free R |
+///
+/// With `--scale public:FILE.json` the classification threshold is
+/// [`AUTO_LOGISTIC_PUBLIC_FACTOR`]·d instead ([`auto_choice`]).
 pub fn auto_rule(logistic: bool, n: usize, d: usize, epsilon: f64) -> AutoChoice {
+    let factor = if logistic { AUTO_LOGISTIC_FACTOR } else { 2.0 };
+    auto_rule_at(factor, logistic, n, d, epsilon)
+}
+
+/// `auto`'s classification threshold on privately scaled columns: the base rate alone
+/// below n·ε = 100·d ([`auto_rule`]).
+pub const AUTO_LOGISTIC_FACTOR: f64 = 100.0;
+
+/// `auto`'s classification threshold when the user declares the columns' centres and
+/// scales (`--scale public:FILE.json`): the base rate alone below n·ε = 50·d. Known scales
+/// remove the private scaling's failures, which set the factor 100; what is left is the
+/// fit's own noise. On the binary design half with declared scales (the training part's
+/// quartiles, `scripts/logistic-check-share.py --scales exact`), `clipped-gd` predicted
+/// worse than the base rate at n·ε = 33.6·d (MASS_birthwt, ε = 2: log-loss 1.9 times the
+/// base rate's) and better from 105·d (carData_TitanicSurvival); 50 is the lower half of
+/// that range. Confirmed on the confirm half: AER_SwissLabor (58·d–233·d, log-loss 0.91–0.97
+/// times the base rate's), cells_ps at ε = 2 (57.7·d, AUC 0.842 against the floor's
+/// 0.878), and cells_ps at ε = 0.5 (14.4·d, a fit would be 1.2 times worse: the base
+/// rate); `docs/benchmark.md`, "The six real sets".
+pub const AUTO_LOGISTIC_PUBLIC_FACTOR: f64 = 50.0;
+
+/// [`auto_rule`] at the threshold n·ε < `factor`·d.
+fn auto_rule_at(factor: f64, logistic: bool, n: usize, d: usize, epsilon: f64) -> AutoChoice {
     let ne = n as f64 * if epsilon.is_finite() { epsilon } else { 1e12 };
-    let factor = if logistic { 100.0 } else { 2.0 };
     if ne < factor * d as f64 {
         return AutoChoice {
             algorithm: INTERCEPT_ONLY.into(),
@@ -258,7 +283,8 @@ pub fn auto_rule(logistic: bool, n: usize, d: usize, epsilon: f64) -> AutoChoice
     }
 }
 
-/// `--algorithm auto` for these options: [`auto_rule`], then, for a regression on
+/// `--algorithm auto` for these options: [`auto_rule`] (a classification on declared
+/// scales at [`AUTO_LOGISTIC_PUBLIC_FACTOR`]), then, for a regression on
 /// privately scaled columns, the public check that the scaling can locate the target
 /// ([`preprocess::target_scaling_check`] at the scaling phase's budget): when it cannot,
 /// the model is the private intercept alone (a d-dimensional fit's raw-unit predictions
@@ -266,7 +292,11 @@ pub fn auto_rule(logistic: bool, n: usize, d: usize, epsilon: f64) -> AutoChoice
 /// n and d only.
 pub fn auto_choice(opts: &FitOptions, n: usize, d: usize) -> AutoChoice {
     let logistic = opts.loss.as_deref() == Some("logistic");
-    let choice = auto_rule(logistic, n, d, opts.epsilon);
+    let choice = if logistic && matches!(opts.scale, ScaleMode::Public(_)) {
+        auto_rule_at(AUTO_LOGISTIC_PUBLIC_FACTOR, true, n, d, opts.epsilon)
+    } else {
+        auto_rule(logistic, n, d, opts.epsilon)
+    };
     if logistic || choice.algorithm == INTERCEPT_ONLY || !matches!(opts.scale, ScaleMode::Private) {
         return choice;
     }
@@ -1957,7 +1987,7 @@ pub fn algorithms_listing() -> serde_json::Value {
 
 /// What `--algorithm auto` picks: the rule of [`auto_rule`] and [`auto_choice`], as
 /// `heavydp algorithms` lists it.
-pub const AUTO_RULE: &str = "regression: intercept-only when n*eps < 2*d, else clipped-gd (squared loss); classification (--loss logistic): intercept-only when n*eps < 100*d, else clipped-gd (logistic loss); intercept-only also when the private scaling of a regression cannot locate the target. A public rule of the loss, n, d and eps, never of the data (pipeline::auto_rule; evidence: docs/benchmark.md)";
+pub const AUTO_RULE: &str = "regression: intercept-only when n*eps < 2*d, else clipped-gd (squared loss); classification (--loss logistic): intercept-only when n*eps < 100*d (50*d with --scale public:FILE.json), else clipped-gd (logistic loss); intercept-only also when the private scaling of a regression cannot locate the target. A public rule of the loss, n, d and eps, never of the data (pipeline::auto_rule; evidence: docs/benchmark.md)";
 
 /// What `--algorithm intercept-only` fits, as `heavydp algorithms` lists it.
 pub const INTERCEPT_ONLY_RULE: &str = "the model predicts the private intercept alone (the private mean of the target, or the private base rate with --loss logistic), with no coefficients; auto's choice when n*eps is too small for a d-dimensional fit";

@@ -417,6 +417,36 @@ fn classification_on_raw_columns_learns_the_base_rate() {
         pipeline::auto_rule(true, 1615, 56, 2.0).algorithm,
         pipeline::INTERCEPT_ONLY
     );
+    // with declared scales the threshold is 50·d: cells_ps at ε = 2 (n·ε = 3 230 ≥ 2 800)
+    // is fitted, at ε = 1 it is the base rate; on private scales both are the base rate
+    let declared = |scale| {
+        let mut o = opts.clone();
+        o.scale = scale;
+        o
+    };
+    let public = declared(ScaleMode::Public(heavydp::preprocess::PublicScales {
+        path: "declared.json".into(),
+        columns: Default::default(),
+        ranges: Default::default(),
+    }));
+    let choice = |o: &FitOptions, eps: f64| {
+        let mut o = o.clone();
+        o.epsilon = eps;
+        pipeline::auto_choice(&o, 1615, 56).algorithm
+    };
+    assert_eq!(choice(&public, 2.0), "clipped-gd");
+    assert_eq!(choice(&public, 1.0), pipeline::INTERCEPT_ONLY);
+    assert_eq!(choice(&public, 2800.0 / 1615.0), "clipped-gd");
+    assert_eq!(choice(&public, 2799.0 / 1615.0), pipeline::INTERCEPT_ONLY);
+    assert_eq!(choice(&opts, 2.0), pipeline::INTERCEPT_ONLY);
+    assert_eq!(
+        choice(&declared(ScaleMode::None), 2.0),
+        pipeline::INTERCEPT_ONLY
+    );
+    // a regression's threshold does not depend on the scale mode
+    let mut reg = public.clone();
+    reg.loss = None;
+    assert_eq!(choice(&reg, 0.1), "clipped-gd");
     let out = pipeline::fit(ds.clone(), &opts, &mut rng_from_seed(4), &mut NoObserver).unwrap();
     let p = out.model.predict(&ds);
     let logloss = p
