@@ -266,9 +266,14 @@ fn auto_rule_at(factor: f64, logistic: bool, n: usize, d: usize, epsilon: f64) -
             algorithm: INTERCEPT_ONLY.into(),
             params: ParamMap::new(),
             reason: format!(
-                "n·ε = {ne:.4} < {factor}·d = {}: a d-dimensional private {} fit would be swamped by its noise (real-data benchmark); the model is the private intercept alone",
+                "n·ε = {ne:.4} < {factor}·d = {}: a d-dimensional private {} fit would be swamped by its noise (real-data benchmark); the model is the private intercept alone{}",
                 factor * d as f64,
-                if logistic { "classification" } else { "regression" }
+                if logistic { "classification" } else { "regression" },
+                if logistic && factor > AUTO_LOGISTIC_PUBLIC_FACTOR {
+                    format!(" (with the columns' centres and scales declared, --scale public:FILE.json, the threshold is {AUTO_LOGISTIC_PUBLIC_FACTOR}·d)")
+                } else {
+                    String::new()
+                }
             ),
         };
     }
