@@ -1992,7 +1992,7 @@ pub fn algorithms_listing() -> serde_json::Value {
 
 /// What `--algorithm auto` picks: the rule of [`auto_rule`] and [`auto_choice`], as
 /// `heavydp algorithms` lists it.
-pub const AUTO_RULE: &str = "regression: intercept-only when n*eps < 2*d, else clipped-gd (squared loss); classification (--loss logistic): intercept-only when n*eps < 100*d (50*d with --scale public:FILE.json), else clipped-gd (logistic loss); intercept-only also when the private scaling of a regression cannot locate the target. A public rule of the loss, n, d and eps, never of the data (pipeline::auto_rule; evidence: docs/benchmark.md)";
+pub const AUTO_RULE: &str = "regression: intercept-only when n*eps < 2*d, else clipped-gd (squared loss); classification (--loss logistic): intercept-only when n*eps < 100*d (50*d with --scale public:FILE.json), else clipped-gd (logistic loss); intercept-only also when the private scaling of a regression cannot locate the target, and for a logistic model (any algorithm) below n*eps = 240, where the private fit check could not see a bad one. A public rule of the loss, n, d and eps, never of the data (pipeline::auto_rule; evidence: docs/benchmark.md)";
 
 /// What `--algorithm intercept-only` fits, as `heavydp algorithms` lists it.
 pub const INTERCEPT_ONLY_RULE: &str = "the model predicts the private intercept alone (the private mean of the target, or the private base rate with --loss logistic), with no coefficients; auto's choice when n*eps is too small for a d-dimensional fit";

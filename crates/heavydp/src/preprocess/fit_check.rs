@@ -105,17 +105,10 @@ pub const CHECK_SHARE: f64 = 0.05;
 /// n·ε·s ≥ 12·L/ln 2 = 120 at L = [`LOGISTIC_CHECK_CLIP`] = 10·ln 2.
 pub const LOGISTIC_CHECK_SIGHT: f64 = 12.0 * LOGISTIC_CHECK_CLIP / std::f64::consts::LN_2;
 
-/// The most of ε the logistic check takes ([`check_share`]): the algorithm keeps at
-/// least 0.3 of ε (0.5 with the 0.2 preprocessing share).
+/// The most of ε the logistic check takes ([`check_share`]): the algorithm then keeps
+/// 1 − f − 0.5 of ε, 0.3 at the default preprocessing share f = 0.2.
 pub const LOGISTIC_CHECK_MAX_SHARE: f64 = 0.5;
 
-/// The check's share of ε at n rows (a public function of the loss, n and ε): the
-/// regression check's [`CHECK_SHARE`]; the logistic check's
-/// [`LOGISTIC_CHECK_SIGHT`]/(n·ε) clamped to [[`CHECK_SHARE`], [`LOGISTIC_CHECK_MAX_SHARE`]]
-/// (0.05 from n·ε = 2 400, the most below n·ε = 240). Where n·ε is small a logistic fit
-/// is the least reliable (its feature scales are not certified, its margins can
-/// saturate: `docs/benchmark.md`, "The logistic fit check") and a check at 0.05 of ε
-/// cannot see it: below n·ε ≈ 264 no model could move D̃ below its threshold.
 /// Whether the logistic check is blind at n rows and ε: even at its largest share it
 /// cannot see a model worse than the base rate by ln 2 nats (n·ε < [`LOGISTIC_CHECK_SIGHT`]
 /// / [`LOGISTIC_CHECK_MAX_SHARE`] = 240). A logistic model there is not certified, and
@@ -125,6 +118,13 @@ pub fn logistic_check_blind(n: usize, epsilon: f64) -> bool {
     epsilon.is_finite() && (n as f64) * epsilon * LOGISTIC_CHECK_MAX_SHARE < LOGISTIC_CHECK_SIGHT
 }
 
+/// The check's share of ε at n rows (a public function of the loss, n and ε): the
+/// regression check's [`CHECK_SHARE`]; the logistic check's
+/// [`LOGISTIC_CHECK_SIGHT`]/(n·ε) clamped to [[`CHECK_SHARE`], [`LOGISTIC_CHECK_MAX_SHARE`]]
+/// (0.05 from n·ε = 2 400, the most below n·ε = 240). Where n·ε is small a logistic fit
+/// is the least reliable (its feature scales are not certified, its margins can
+/// saturate: `docs/benchmark.md`, "The logistic fit check") and a check at 0.05 of ε
+/// cannot see it: below n·ε ≈ 264 no model could move D̃ below its threshold.
 pub fn check_share(logistic: bool, n: usize, epsilon: f64) -> f64 {
     if !logistic || !epsilon.is_finite() {
         return CHECK_SHARE;
