@@ -732,7 +732,8 @@ mod tests {
             let (data_seed, fit_seed) = seeds(r);
             let data = sample(n, d, data_seed).unwrap();
             let (_, se) = ols_with_se(&data).unwrap();
-            ols_widths.extend(se[..d].iter().map(|s| 2.0 * Z975 * s));
+            let ols_rep: Vec<f64> = se[..d].iter().map(|s| 2.0 * Z975 * s).collect();
+            ols_widths.extend(&ols_rep);
             let opts = FitOptions::new("clipped-gd", eps);
             let m = pipeline::fit(data, &opts, &mut rng_from_seed(fit_seed), &mut NoObserver)
                 .unwrap()
@@ -765,10 +766,12 @@ mod tests {
             let mut line = String::new();
             for (vi, (_, k, secant)) in variants.iter().enumerate().filter(|(_, v)| v.1 <= nb) {
                 let bounds = recentred_bounds(&est, &batches[..*k], *secant, 1.0 - LEVEL);
+                let mut rep_widths = Vec::with_capacity(d);
                 for (j, (lo, hi, _)) in bounds.iter().enumerate() {
                     cov[0][vi][j] += usize::from(*lo <= truth_all[j] && truth_all[j] <= *hi);
                     if j < d {
                         widths[vi].push(hi - lo);
+                        rep_widths.push(format!("{:.4e}", hi - lo));
                     }
                 }
                 // the terms (slopes 0..d, then the intercept) whose interval missed
@@ -780,6 +783,10 @@ mod tests {
                     .map(|(j, _)| j)
                     .collect();
                 line.push_str(&format!(" v{vi}missed={missed:?}"));
+                // this repetition's slope widths, so that a cell run in parts
+                // (`HEAVYDP_PROBE_FIRST`) can be summed up with its widths
+                // (`scripts/coverage-parts.py`)
+                line.push_str(&format!(" v{vi}width=[{}]", rep_widths.join(",")));
             }
             let c = |k: usize| {
                 batches
@@ -793,6 +800,8 @@ mod tests {
                 .filter(|&j| !(0.5..=2.0).contains(&st.features[j].scale))
                 .collect();
             line.push_str(&format!(" scales_off={off:?}"));
+            let ols: Vec<String> = ols_rep.iter().map(|w| format!("{w:.4e}")).collect();
+            line.push_str(&format!(" olswidth=[{}]", ols.join(",")));
             println!(
                 "rep {r}: err {:?}{line}\n   world1-est {:?}\n   c1 {:?}\n   c2 {:?}",
                 est.iter()
