@@ -48,3 +48,33 @@ fn guide_example_script_runs_on_a_subsample() {
     }
     assert!(out.contains("note: --algorithm auto"), "{out}");
 }
+
+/// The output pasted into docs/guide.md is the script's output on the whole wage data
+/// (seeded fits, so the same on every machine): a change that moves a figure of the
+/// worked example fails here until the guide is pasted again
+/// (`HEAVYDP=target/release/heavydp scripts/guide_example.sh data/real/cps1988_wage.csv y 1 1`).
+#[test]
+fn guide_pastes_the_scripts_current_output() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let guide = std::fs::read_to_string(root.join("docs/guide.md")).expect("docs/guide.md");
+    let marker = "<!-- output of scripts/guide_example.sh, pasted -->\n```text\n";
+    let start = guide.find(marker).expect("the guide's pasted output") + marker.len();
+    let end = start
+        + guide[start..]
+            .find("```\n")
+            .expect("the end of the pasted output");
+    let o = std::process::Command::new("sh")
+        .arg(root.join("scripts/guide_example.sh"))
+        .args(["data/real/cps1988_wage.csv", "y", "1", "1"])
+        .env("HEAVYDP", assert_cmd::cargo::cargo_bin("heavydp"))
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        guide[start..end].trim_end(),
+        out.trim_end(),
+        "docs/guide.md's pasted output is not the script's"
+    );
+}
