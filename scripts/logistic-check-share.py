@@ -15,6 +15,17 @@ that of the training base rate (a probability of exactly 0 or 1 on the wrong lab
   exact    centres and scales from the training part's quartiles, declared public (a
            yardstick of known scales, NOT private); 0/1 columns as the range [0, 1];
   coarse   the training median and the power of two nearest 1.4826 x its MAD (the same).
+  octave-private, median-octave-private
+           a PROTOTYPE of cheaper private scales (not the product's scaling, and its
+           generator is Python's, not a cryptographic one): per column one exponential-
+           mechanism release of the octave of the median |x| (centre 0), or two: the
+           median on the signed octave grid +-2^k, 0 and the octave of the median
+           |x - centre|; both on the 62-point octave grid 0, 2^-20..2^40 of the product,
+           utility minus the rank distance to n/2, sampled as exp(eps0 * u / 2) by
+           Gumbel-max. The k releases are charged eps0^2/8 each (bounded range) to zCDP
+           and converted at delta/2 to the share --scale-share of epsilon; the fit then
+           gets epsilon x (1 - share) and delta/2. 0/1 columns take no release (declared
+           [0, 1]; the product's binary gate spends a noisy count on them).
 --subsample M draws M rows of each table once (seed 99) before splitting (the confirm
 half's small versions). Prints one line per (table, variant, epsilon): mean and worst split.
 
@@ -32,6 +43,10 @@ ap.add_argument("--scales", default="private")
 ap.add_argument("--algo", default="clipped-gd")
 ap.add_argument("--splits", type=int, default=5)
 ap.add_argument("--subsample", type=int, action="append", default=[])
+ap.add_argument("--scale-share", type=float, default=0.2,
+                help="the share of epsilon of the prototype private scales (octave-private, ...)")
+ap.add_argument("--octave-factor", type=float, default=1.0,
+                help="the prototype's scale: this factor times the released octave")
 ap.add_argument("--bin", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "target", "release", "heavydp"))
 ap.add_argument("--work", default=tempfile.mkdtemp(prefix="logistic-check-share-"))
 a = ap.parse_args()
@@ -58,12 +73,67 @@ def quantile(col, p):
     return c[lo] + (c[hi] - c[lo]) * (k - lo)
 
 
-def declared(header, train, mode):
+PROTOTYPES = {"octave-private": 1, "median-octave-private": 2}   # releases per column
+OCTAVES = [0.0] + [2.0 ** e for e in range(-20, 41)]
+SIGNED = [-v for v in reversed(OCTAVES[1:])] + OCTAVES
+
+
+def octave_floor(v):
+    v = abs(v)
+    if v < 2.0 ** -20:
+        return 0.0
+    return 2.0 ** min(math.floor(math.log2(v)), 40)
+
+
+def snap_signed(v):
+    # the largest point of the signed octave grid <= v (the smallest point below it)
+    if v >= 0:
+        return octave_floor(v)
+    a = -v
+    k = 2.0 ** math.ceil(math.log2(a)) if a >= 2.0 ** -20 else 2.0 ** -20
+    return -min(k, 2.0 ** 40)
+
+
+def grid_median(values, grid, eps0, rng):
+    # exponential mechanism for the median on a public grid: utility -(rank distance)
+    xs = sorted(values)
+    n, t = len(xs), len(xs) / 2.0
+    best, arg = -math.inf, grid[0]
+    import bisect
+    for g in grid:
+        lo, hi = bisect.bisect_left(xs, g), bisect.bisect_right(xs, g)
+        u = -max(0.0, lo - t, t - hi)
+        score = eps0 * u / 2.0 - math.log(-math.log(rng.random() or 1e-300))
+        if score > best:
+            best, arg = score, g
+    return arg
+
+
+def release_epsilon0(k, eps_share, delta_share):
+    # k releases of eps0^2/8 zCDP each, converted: eps = rho + 2 sqrt(rho ln(1/delta))
+    ln = math.log(1.0 / delta_share)
+    sqrt_rho = -math.sqrt(ln) + math.sqrt(ln + eps_share)
+    return math.sqrt(8.0 * sqrt_rho ** 2 / k)
+
+
+def declared(header, train, mode, eps=None, seed=0):
     cols = {}
+    binary = [set(float(r[j]) for r in train) <= {0.0, 1.0} for j in range(1, len(header))]
+    if mode in PROTOTYPES:
+        k = PROTOTYPES[mode] * sum(1 for b in binary if not b)
+        eps0 = release_epsilon0(k, a.scale_share * eps, 0.5e-6)
+        rng = random.Random(seed)
     for j, name in enumerate(header[1:], start=1):
         col = [float(r[j]) for r in train]
-        if set(col) <= {0.0, 1.0}:
+        if binary[j - 1]:
             cols[name] = {"min": 0.0, "max": 1.0}
+            continue
+        if mode in PROTOTYPES:
+            c = 0.0
+            if mode == "median-octave-private":
+                c = grid_median([snap_signed(x) for x in col], SIGNED, eps0, rng)
+            s = grid_median([octave_floor(x - c) for x in col], OCTAVES, eps0, rng)
+            cols[name] = {"centre": c, "scale": a.octave_factor * s if s > 0 else 2.0 ** -20}
             continue
         if mode == "exact":
             q1, q3 = quantile(col, 0.25), quantile(col, 0.75)
@@ -105,15 +175,18 @@ def run(path, label):
         p0 = sum(ytr) / len(ytr)
         base = sum(-math.log(p0 if y else 1 - p0) for y in yte)
         for v in a.scales.split(","):
-            extra = []
-            if v != "private":
-                sf = os.path.join(a.work, f"{label}-sc{split}-{v}.json")
-                json.dump(declared(header, train, v), open(sf, "w"))
-                extra = ["--scale", "public:" + sf]
             for e in a.eps.split(","):
+                extra, fit_eps, fit_delta = [], e, "1e-6"
+                if v != "private":
+                    sf = os.path.join(a.work, f"{label}-sc{split}-{v}-{e}.json")
+                    json.dump(declared(header, train, v, float(e), 7 + split), open(sf, "w"))
+                    extra = ["--scale", "public:" + sf]
+                if v in PROTOTYPES:
+                    fit_eps, fit_delta = repr(float(e) * (1 - a.scale_share)), "5e-7"
                 mf = os.path.join(a.work, f"{label}-m{split}-{v}-{e}.json")
                 fit = [a.bin, "fit", "--algorithm", a.algo, "--loss", "logistic", "--data", ftr,
-                       "--epsilon", e, "--delta", "1e-6", "--seed", str(7 + split), "--out", mf]
+                       "--epsilon", fit_eps, "--delta", fit_delta, "--seed", str(7 + split),
+                       "--out", mf]
                 subprocess.run(fit + extra, check=True, capture_output=True)
                 out = subprocess.run([a.bin, "predict", "--model", mf, "--data", fte],
                                      check=True, capture_output=True, text=True).stdout.split()
