@@ -5,6 +5,7 @@
 
 use heavydp::algorithms::{self, NoObserver, ParamMap, Problem};
 use heavydp::data::{self, Dataset};
+use heavydp::experiments::benchmark::{split_indices, Task};
 use heavydp::model::ModelFile;
 use heavydp::noise::rng_from_seed;
 use heavydp::pipeline::{self, FitOptions};
@@ -34,31 +35,43 @@ fn variance(y: &[f64]) -> f64 {
 
 #[test]
 fn raw_real_columns_fit_beats_the_mean_and_spends_at_most_the_budget() {
-    // Raw wages (heavy right tail), years and dummies; ε = 1, defaults everywhere.
-    // Seed 1 is one of the good draws on this fixed split: with seeds 1–10 the test MSE is
-    // 0.74–2.20× the constant's, and 4 fits are above 1. region_west is all 0 in these
-    // 20 000 rows but not in the test rows: the binary gate maps it 0/1 → 0/4, its weight
-    // is the algorithm's noise alone, and the test rows with region_west = 1 carry 4 times
-    // that weight (seed 7: 2.20). The six dummies' atom releases, before the gate, gave
-    // scales of 10⁻⁶ that clamped those rows to 0 (0.75–1.53 over the same seeds).
-    let train = cps(20_000);
-    let test = data::read_csv(CPS, "y")
-        .unwrap()
-        .select_rows(&(20_000..28_155).collect::<Vec<_>>());
+    // Raw wages (heavy right tail), years and dummies; ε = 1, defaults everywhere; a seeded
+    // random 80/20 split, as the real-data benchmark splits (the file is sorted by region:
+    // its last rows are all region_west, which the first 20 000 rows have none of, so a
+    // contiguous split tests extrapolation to an unseen dummy value, where the weight of
+    // that all-0 training column is the algorithm's noise alone). Every one of five seeds
+    // must beat the mean (the benchmark keeps 0.97 of the gain at ε = 1, an MSE ratio of
+    // about 0.77).
+    let all = data::read_csv(CPS, "y").unwrap();
+    let (tr, te) = split_indices(all.y(), Task::Regression, 1);
+    let (train, test) = (all.select_rows(&tr), all.select_rows(&te));
     let opts = FitOptions::new("clipped-gd", 1.0);
-    let out = pipeline::fit(train.clone(), &opts, &mut rng_from_seed(1), &mut NoObserver).unwrap();
+    let mean = train.y().iter().sum::<f64>() / train.n() as f64;
+    let constant = test.y().iter().map(|y| (y - mean).powi(2)).sum::<f64>() / test.n() as f64;
+    let fits: Vec<_> = (1..=5)
+        .map(|seed| {
+            let out = pipeline::fit(
+                train.clone(),
+                &opts,
+                &mut rng_from_seed(seed),
+                &mut NoObserver,
+            );
+            let out = out.unwrap();
+            let err = mse(&out.model, &test);
+            assert!(
+                err < 0.9 * constant,
+                "seed {seed}: private fit {err} vs constant {constant}"
+            );
+            out
+        })
+        .collect();
+    let out = &fits[0];
     let m = &out.model;
-    let constant = variance(test.y());
-    let err = mse(m, &test);
-    assert!(
-        err < 0.9 * constant,
-        "private fit {err} vs constant {constant}"
-    );
     // privacy: the phases sum to at most the budget, each listed
     let p = &m.privacy;
     assert!(p["epsilon"].as_f64().unwrap() <= 1.0);
     assert!(p["epsilon"].as_f64().unwrap() > 0.999);
-    assert!(p["delta"].as_f64().unwrap() <= pipeline::default_delta(20_000));
+    assert!(p["delta"].as_f64().unwrap() <= pipeline::default_delta(train.n()));
     let phases: Vec<&str> = p["phases"]
         .as_array()
         .unwrap()
