@@ -34,7 +34,7 @@ Example (the confirm subsamples; --bin the build to measure):
       ../shared/data/suite/{AER_SwissLabor,survival_flchain,stevedata_TV16}.csv \
       ../shared/data/real/cells_ps.csv
 """
-import argparse, csv, json, math, os, random, subprocess, tempfile
+import argparse, bisect, csv, json, math, os, random, subprocess, tempfile
 
 ap = argparse.ArgumentParser()
 ap.add_argument("tables", nargs="+")
@@ -99,7 +99,6 @@ def grid_median(values, grid, eps0, rng):
     xs = sorted(values)
     n, t = len(xs), len(xs) / 2.0
     best, arg = -math.inf, grid[0]
-    import bisect
     for g in grid:
         lo, hi = bisect.bisect_left(xs, g), bisect.bisect_right(xs, g)
         u = -max(0.0, lo - t, t - hi)

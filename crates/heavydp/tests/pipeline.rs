@@ -50,13 +50,8 @@ fn raw_real_columns_fit_beats_the_mean_and_spends_at_most_the_budget() {
     let constant = test.y().iter().map(|y| (y - mean).powi(2)).sum::<f64>() / test.n() as f64;
     let fits: Vec<_> = (1..=5)
         .map(|seed| {
-            let out = pipeline::fit(
-                train.clone(),
-                &opts,
-                &mut rng_from_seed(seed),
-                &mut NoObserver,
-            );
-            let out = out.unwrap();
+            let mut rng = rng_from_seed(seed);
+            let out = pipeline::fit(train.clone(), &opts, &mut rng, &mut NoObserver).unwrap();
             let err = mse(&out.model, &test);
             assert!(
                 err < 0.9 * constant,
