@@ -1349,6 +1349,17 @@ fn fit_with(
             intercept.value,
         )?
     };
+    let world_note = crate::inference::REFIT_FEATURES_NOTE;
+    // said where it is seen: the bootstrap world's features are independent (a note
+    // that depends on the algorithm only)
+    if intervals
+        .as_ref()
+        .is_some_and(|iv| iv.notes.iter().any(|n| n == world_note))
+    {
+        messages.push(format!(
+            "--intervals: {world_note}; --algorithm adassp's intervals use its released XᵀX instead"
+        ));
+    }
     let model = model_phase(
         &plan, opts, &data, scaled, fitted, intercept, fit_check, intervals, &ledger,
     );

@@ -94,7 +94,8 @@ use serde::{Deserialize, Serialize};
 mod refit;
 pub use refit::{
     recentred_bounds, refit_batches, refit_intervals, slopes, Batch, Recentre, MIN_SLOPE, RECENTRE,
-    REFIT_COVERS, REFIT_METHOD, REFIT_REPLICATES, SLOPE_RESOLUTION, T3_ROBUST_SD,
+    REFIT_COVERS, REFIT_FEATURES_NOTE, REFIT_METHOD, REFIT_REPLICATES, SLOPE_RESOLUTION,
+    T3_ROBUST_SD,
 };
 
 /// The algorithms with intervals, in registry order: those whose descriptor has the

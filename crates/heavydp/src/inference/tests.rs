@@ -372,12 +372,18 @@ fn clipped_gd_intervals_change_no_released_value_and_spend_no_budget() {
             // (one seeded draw: the coverage check below is a sanity check of one fit,
             // which misses 2 of 3 slopes at 1 seed of the 6 tried, 12–17)
             let mut rng = rng_from_seed(13);
-            pipeline::fit(data.clone(), &o, &mut rng, &mut NoObserver)
-                .unwrap()
-                .model
+            let out = pipeline::fit(data.clone(), &o, &mut rng, &mut NoObserver).unwrap();
+            // stderr says what the world assumes of the features, with the alternative
+            let said = out
+                .messages
+                .iter()
+                .any(|m| m.contains(REFIT_FEATURES_NOTE) && m.contains("--algorithm adassp"));
+            assert_eq!(said, intervals.is_some(), "{:?}", out.messages);
+            out.model
         };
         let plain = fit(None);
         let with = fit(Some(0.95));
+        assert!(with.intervals.as_ref().unwrap().notes[0] == REFIT_FEATURES_NOTE);
         if alg == "auto" {
             assert_eq!(with.selected.as_ref().unwrap()["algorithm"], "clipped-gd");
         }
