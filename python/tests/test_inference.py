@@ -62,6 +62,10 @@ def test_clipped_gd_intervals_by_auto_refit_bootstrap():
     assert abs(est.coef_[0] - 1.0) < 0.2 and abs(est.coef_[1] + 0.5) < 0.2
     text = str(est.summary())
     assert "refitting" in text and "correlation is not released" in text
+    # the fit's messages say it too, with the alternative (the plain fit's do not)
+    said = [m for m in est.notes_ if m.startswith("--intervals:") and "adassp" in m]
+    assert said and "correlation is not released" in said[0]
+    assert not any(m.startswith("--intervals:") for m in plain.notes_)
     with pytest.raises(ValueError, match="squared loss only"):
         heavydp.PrivateRegressor(
             algorithm="clipped-gd", loss="huber", intervals=0.95, random_state=1
