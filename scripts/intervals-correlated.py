@@ -36,7 +36,7 @@ n, d, rho = a.n, a.d, a.rho
 w = [[1.0, -0.5, 0.25, 0.0][j % 4] for j in range(d)]
 truth = w + [0.0]
 work = tempfile.mkdtemp(prefix="intervals-correlated-")
-cover, widths = [0] * (d + 1), [[] for _ in range(d + 1)]
+cover, widths, bounded = [0] * (d + 1), [[] for _ in range(d + 1)], 0
 for rep in range(a.reps):
     rng = random.Random(1000 * rep + int(round(100 * rho)))
     path = os.path.join(work, f"data-{rep}.csv")
@@ -55,6 +55,7 @@ for rep in range(a.reps):
     iv = json.load(open(out))["intervals"]
     terms = iv["coefficients"] + ([iv["intercept"]] if iv.get("intercept") else [])
     line = []
+    bounded += all(t["lower"] is not None and t["upper"] is not None for t in terms)
     for j, t in enumerate(terms):
         lo = -math.inf if t["lower"] is None else t["lower"]
         hi = math.inf if t["upper"] is None else t["upper"]
@@ -67,5 +68,6 @@ for rep in range(a.reps):
 slopes = cover[:d]
 print(f"{a.algo} rho={rho} n={n} d={d} eps={a.eps} reps={a.reps}: coverage per term "
       f"{[round(c / a.reps, 3) for c in cover]} (the last is the intercept); slopes pooled "
-      f"{sum(slopes) / (a.reps * d):.3f}, worst {min(slopes) / a.reps:.3f}; median width "
+      f"{sum(slopes) / (a.reps * d):.3f}, worst {min(slopes) / a.reps:.3f}; every term bounded in "
+      f"{bounded} of {a.reps}; median width "
       f"{[round(sorted(x)[len(x) // 2], 4) for x in widths]}")
