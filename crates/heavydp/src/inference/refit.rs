@@ -64,8 +64,11 @@
 //!   bootstrap world draws independent normal columns with the released centres and
 //!   robust scales. Their correlation is not released: on correlated or discrete columns
 //!   the gradient descent's convergence in the low-curvature directions — and so the
-//!   estimate's bias and spread there — is not reproduced, and the intervals can be too
-//!   narrow.
+//!   estimate's bias and spread there — is not reproduced, and the intervals are too
+//!   narrow (measured: `docs/inference.md`, "Assumptions"; the released noisy gradients
+//!   do not reveal the correlation either, `scripts/gradient-trajectory-hessian.py`).
+//!   `heavydp fit --intervals` says so on stderr and names `adassp`, whose released XᵀX
+//!   carries the correlation.
 //! * **Residuals.** The residual scale is not released either. The world's residuals
 //!   have the target's robust sd s_y — a residual is at most as spread as the response
 //!   it is part of, so this is conservative when the features explain part of the
@@ -119,7 +122,7 @@ pub const SLOPE_RESOLUTION: f64 = 0.25;
 pub const REFIT_METHOD: &str = "parametric bootstrap by refitting (Ferrando, Wang & Sheldon, AISTATS 2022), bias-corrected: batches of B data sets of n rows drawn from a bootstrap world (features independent normal with the released centres and scales, residuals Student t3 with the target's released robust scale), each fitted by the same private pipeline (private scaling, the algorithm with the fit's parameters and budget, private intercept); the first world is the released model, the next one is moved by the bias (released estimate minus the replicates' median) divided by the slope measured between batches; the interval is the last batch's basic (pivotal) interval around its world, divided by that slope; unbounded, without refits, when the features' private scales are not certified (preprocess::ScalingPlan::feature_check)";
 
 /// What the intervals cover, as written into the model file.
-pub const REFIT_COVERS: &str = "sampling noise, the privacy noise of the scales, of every gradient step and of the intercept, the gradient clipping and the shrinkage of the private fit, for the least-squares parameter, under the bootstrap world's assumptions: independent features (their correlation is not released; correlated or discrete columns can make the intervals too narrow) and residuals no more spread than the target";
+pub const REFIT_COVERS: &str = "sampling noise, the privacy noise of the scales, of every gradient step and of the intercept, the gradient clipping and the shrinkage of the private fit, for the least-squares parameter, under the bootstrap world's assumptions: independent features (their correlation is not released; correlated or discrete columns make the intervals too narrow) and residuals no more spread than the target";
 
 /// The model file's note on the bootstrap world's features (also said on stderr by
 /// `heavydp fit --intervals`, with the alternative).
