@@ -1351,7 +1351,8 @@ fn fit_with(
     };
     let world_note = crate::inference::REFIT_FEATURES_NOTE;
     // said where it is seen: the bootstrap world's features are independent (a note
-    // that depends on the algorithm only)
+    // that depends on released or public values only: the algorithm, the public
+    // scaling check and the fit check's released decision)
     if intervals
         .as_ref()
         .is_some_and(|iv| iv.notes.iter().any(|n| n == world_note))
