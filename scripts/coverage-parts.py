@@ -19,8 +19,20 @@ lines carry widths).
     python3 scripts/coverage-parts.py part1.log part2.log [--reps 200]
 
 `--reps N` fails (exit 1) unless repetitions 0..N-1 are all present.
+
+A cell that takes longer than one working session is kept between sessions in
+`docs/benchmark-results/inference-coverage/` (one file a cell, its `rep` lines only):
+
+    python3 scripts/coverage-parts.py STORE part1.log part2.log --store STORE --todo 200
+
+`--store FILE` writes the merged `rep` lines, sorted, to FILE (through a temporary file,
+so a failed run leaves it as it was); `--todo N` prints the ranges of repetitions
+0..N-1 still missing and, for each, the `HEAVYDP_PROBE_FIRST` and repetition count of a
+part that runs it, starting at the stored repetition before it (run twice, it checks
+that the build of the new part gives the same line as the stored one).
 """
 import argparse
+import os
 import re
 import statistics
 import sys
@@ -48,14 +60,46 @@ def parse(paths):
     return reps
 
 
+def ranges(numbers):
+    """[(first, last)] of the runs of consecutive numbers in a sorted list."""
+    out = []
+    for k in numbers:
+        if out and out[-1][1] == k - 1:
+            out[-1][1] = k
+        else:
+            out.append([k, k])
+    return [tuple(r) for r in out]
+
+
+def store(reps, path):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for r in sorted(reps):
+            f.write(f"rep {r}: {reps[r][0]}\n")
+    os.replace(tmp, path)
+    print(f"stored {len(reps)} repetitions in {path}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("logs", nargs="+")
     ap.add_argument("--reps", type=int, help="require repetitions 0..N-1")
+    ap.add_argument("--store", help="write the merged rep lines to this file")
+    ap.add_argument("--todo", type=int, help="print the missing ranges of 0..N-1")
     a = ap.parse_args()
-    reps = parse(a.logs)
+    reps = parse([p for p in a.logs if os.path.exists(p) or p != a.store])
     if not reps:
         sys.exit("no repetition lines found")
+    if a.store:
+        store(reps, a.store)
+    if a.todo is not None:
+        todo = ranges(sorted(set(range(a.todo)) - set(reps)))
+        parts = []
+        for f, l in todo:
+            start = f - 1 if f - 1 in reps else f  # re-run the stored one before it
+            parts.append(f"{f}..{l} (HEAVYDP_PROBE_FIRST={start}, "
+                         f"HEAVYDP_PROBE=...,{l - start + 1})")
+        print("missing: " + (", ".join(parts) or "none"))
     if a.reps is not None:
         missing = sorted(set(range(a.reps)) - set(reps))
         if missing:
