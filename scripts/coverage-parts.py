@@ -30,6 +30,12 @@ so a failed run leaves it as it was); `--todo N` prints the ranges of repetition
 0..N-1 still missing and, for each, the `HEAVYDP_PROBE_FIRST` and repetition count of a
 part that runs it, starting at the stored repetition before it (run twice, it checks
 that the build of the new part gives the same line as the stored one).
+
+`--misses` adds, for the shipped interval (v2), where its misses fall: each term's
+estimate error over the repetitions (median and the 10 % / 90 % quantiles) and, for every
+missed (repetition, term), that repetition's error beside the term's median.
+
+    python3 scripts/coverage-parts.py STORE --reps 200 --misses
 """
 import argparse
 import os
@@ -40,6 +46,7 @@ import sys
 NAMES = ["basic (1 batch)", "2 batches, unit slope", "2 batches, secant (shipped)",
          "3 batches, secant"]
 REP = re.compile(r"^rep (\d+): (.*)$")
+ERR = re.compile(r"^err \[([^\]]*)\]")
 FIELD = re.compile(r"(v\d+missed|v\d+width|olswidth|scales_off)=\[([^\]]*)\]")
 
 
@@ -80,12 +87,38 @@ def store(reps, path):
     print(f"stored {len(reps)} repetitions in {path}")
 
 
+def misses(reps, d):
+    """Where the shipped interval (v2) misses: per term, the error's spread and the
+    errors of the missed repetitions."""
+    errs = {}
+    for r, (rest, _) in reps.items():
+        m = ERR.match(rest)
+        if not m:
+            sys.exit(f"repetition {r} has no err list")
+        errs[r] = [float(x.strip().strip('"')) for x in m.group(1).split(",")]
+    total = 0
+    for j in range(d + 1):
+        col = sorted(e[j] for e in errs.values())
+        q = statistics.quantiles(col, n=10)
+        missed = sorted(r for r, (_, f) in reps.items() if str(j) in f.get("v2missed", []))
+        total += len(missed)
+        name = "intercept" if j == d else f"slope {j}"
+        line = (f"  {name}: error median {statistics.median(col):+.3f}, "
+                f"10-90 % [{q[0]:+.3f}, {q[-1]:+.3f}]; {len(missed)} missed")
+        if missed:
+            line += ": " + ", ".join(f"rep {r} {errs[r][j]:+.3f}" for r in missed)
+        print(line)
+    print(f"shipped interval: {total} misses in all")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("logs", nargs="+")
     ap.add_argument("--reps", type=int, help="require repetitions 0..N-1")
     ap.add_argument("--store", help="write the merged rep lines to this file")
     ap.add_argument("--todo", type=int, help="print the missing ranges of 0..N-1")
+    ap.add_argument("--misses", action="store_true",
+                    help="where the shipped interval misses (errors per term)")
     a = ap.parse_args()
     reps = parse([p for p in a.logs if os.path.exists(p) or p != a.store])
     if not reps:
@@ -130,6 +163,8 @@ def main():
         print(line)
     off = sum(1 for _, f in reps.values() if f.get("scales_off"))
     print(f"repetitions with a released feature scale off by more than 2x: {off}")
+    if a.misses:
+        misses(reps, d)
 
 
 if __name__ == "__main__":
