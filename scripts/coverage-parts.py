@@ -63,6 +63,10 @@ def parse(paths):
                     sys.exit(f"repetition {r} differs between the parts ({path})")
                 fields = {k: [x.strip() for x in v.split(",") if x.strip()]
                           for k, v in FIELD.findall(rest)}
+                err = ERR.match(rest)
+                if not err:
+                    sys.exit(f"repetition {r} has no err list ({path})")
+                fields["err"] = [float(x.strip().strip('"')) for x in err.group(1).split(",")]
                 reps[r] = (rest, fields)
     return reps
 
@@ -90,12 +94,7 @@ def store(reps, path):
 def misses(reps, d):
     """Where the shipped interval (v2) misses: per term, the error's spread and the
     errors of the missed repetitions."""
-    errs = {}
-    for r, (rest, _) in reps.items():
-        m = ERR.match(rest)
-        if not m:
-            sys.exit(f"repetition {r} has no err list")
-        errs[r] = [float(x.strip().strip('"')) for x in m.group(1).split(",")]
+    errs = {r: f["err"] for r, (_, f) in reps.items()}
     total = 0
     for j in range(d + 1):
         col = sorted(e[j] for e in errs.values())
@@ -139,7 +138,7 @@ def main():
             sys.exit(f"{len(missing)} repetitions missing, the first {missing[:10]}")
         reps = {r: v for r, v in reps.items() if r < a.reps}
     n = len(reps)
-    d = len(next(iter(reps.values()))[0].split("]")[0].split(",")) - 1
+    d = len(next(iter(reps.values()))[1]["err"]) - 1
     print(f"{n} repetitions ({min(reps)}..{max(reps)}), d = {d}")
     ols = [float(w) for _, f in reps.values() for w in f.get("olswidth", [])]
     ols_med = statistics.median(ols) if ols else None
